@@ -1,0 +1,66 @@
+"""Small value types shared by the whole engine: marks, rules, outcomes and move errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum, IntEnum
+
+Cell = tuple[int, int]
+
+
+class Mark(IntEnum):
+    """A stone. The integer values are what the board stores internally (0 is an empty cell)."""
+
+    X = 1
+    O = 2  # noqa: E741 - the name of the mark is the letter
+
+    @property
+    def other(self) -> Mark:
+        return Mark.O if self is Mark.X else Mark.X
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Rule(Enum):
+    """Which lines of k count as a win."""
+
+    FREESTYLE = "freestyle"  # k or more in a row
+    EXACT = "exact"  # exactly k; an overline does not win
+    CARO = "caro"  # exactly k, and not blocked by the opponent at both ends
+
+    @classmethod
+    def parse(cls, text: str) -> Rule:
+        """Rule from its name, case-insensitive; ValueError listing the choices otherwise."""
+        try:
+            return cls(text.strip().lower())
+        except ValueError:
+            choices = ", ".join(r.value for r in cls)
+            raise ValueError(f"unknown rule {text!r}: choose one of {choices}") from None
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a finished game ended. `winner` is None for a draw; `line` is empty then."""
+
+    winner: Mark | None
+    line: tuple[Cell, ...] = ()
+
+    @property
+    def is_draw(self) -> bool:
+        return self.winner is None
+
+
+class MoveError(ValueError):
+    """Base class of every error about a move."""
+
+
+class InvalidMoveError(MoveError):
+    """The text does not name a cell of this board (e.g. "Z99", "", "8H")."""
+
+
+class IllegalMoveError(MoveError):
+    """The cell exists but cannot be played now (occupied, or the game is over)."""
