@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
@@ -14,11 +15,15 @@ DIRECTIONS: tuple[tuple[int, int], ...] = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 EMPTY = 0
 
+_SIZE_RE = re.compile(r"([0-9]+)[xX]([0-9]+)")
+_K_RE = re.compile(r"[kK][0-9]+")
+
 
 @lru_cache(maxsize=64)
-def zobrist_keys(size: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
-    """Random 64-bit keys per (mark, cell), fixed per board size so hashes are reproducible."""
-    rng = random.Random(0xCA20 + size)
+def zobrist_keys(rows: int, cols: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """Random 64-bit keys per (mark, cell), fixed per board shape so hashes are reproducible."""
+    size = rows * cols
+    rng = random.Random(f"caro-zobrist-{rows}x{cols}")
     empty = tuple(0 for _ in range(size))
     x_keys = tuple(rng.getrandbits(64) for _ in range(size))
     o_keys = tuple(rng.getrandbits(64) for _ in range(size))
@@ -89,7 +94,7 @@ class Board:
         self._moves: list[int] = []
         self._outcome: Outcome | None = None
         self._hash = 0
-        self._keys = zobrist_keys(rows * cols)
+        self._keys = zobrist_keys(rows, cols)
 
     # ----------------------------------------------------------------- reading the position
     @property
@@ -238,16 +243,16 @@ class Board:
 
     @classmethod
     def from_text(cls, text: str) -> Board:
-        parts = text.split()
+        parts = text.split() if isinstance(text, str) else []
         if len(parts) < 3:
             raise ValueError(f"expected 'ROWSxCOLS kK RULE moves...', got {text!r}")
         size, k_part, rule_part, *names = parts
-        try:
-            rows_s, cols_s = size.lower().split("x")
-            rows, cols = int(rows_s), int(cols_s)
-        except ValueError:
-            raise ValueError(f"bad board size {size!r}: write it like 15x15") from None
-        if not (k_part[:1].lower() == "k" and k_part[1:].isdigit()):
+        # ASCII digits only: int() alone would also take "1_5" and str.isdigit() takes "²".
+        size_match = _SIZE_RE.fullmatch(size)
+        if size_match is None:
+            raise ValueError(f"bad board size {size!r}: write it like 15x15")
+        rows, cols = int(size_match.group(1)), int(size_match.group(2))
+        if _K_RE.fullmatch(k_part) is None:
             raise ValueError(f"bad k {k_part!r}: write it like k5")
         board = cls(rows, cols, int(k_part[1:]), Rule.parse(rule_part))
         for name in names:

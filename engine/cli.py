@@ -1,7 +1,8 @@
 """The `caro` command line: one subcommand per engine tool.
 
-Each tool module exposes `add_arguments(parser)` and `run(args) -> int`; they are imported only when
-their subcommand is used, so `caro play` never pays for the arena or the solver tables.
+Each tool module exposes `add_arguments(parser)` and `run(args) -> int`. Only the chosen
+subcommand's module is imported, so `caro play` never pays for the arena or the solver, and one
+tool's import error cannot break the others.
 """
 
 from __future__ import annotations
@@ -14,20 +15,28 @@ from collections.abc import Sequence
 # subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("engine.play", "play in the terminal, two people or against the AI"),
+    "solve": ("engine.solver_cli", "perfect play on small boards: who wins, best move, plies"),
+    "arena": ("engine.arena", "round-robin tournament between AI levels, with Elo estimates"),
+    "bench": ("engine.bench", "move latency per level and board size, and solver times"),
+    "pbrain": ("engine.pbrain", "Gomocup/piskvork engine protocol (pbrain) on stdin/stdout"),
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The full parser, with arguments filled in for `command` only (all listed in --help)."""
     parser = argparse.ArgumentParser(prog="caro", description="m,n,k games: tic-tac-toe, caro, gomoku")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (module_name, help_text) in COMMANDS.items():
-        module = importlib.import_module(module_name)
-        module.add_arguments(sub.add_parser(name, help=help_text, description=help_text))
+        sub_parser = sub.add_parser(name, help=help_text, description=help_text)
+        if name == command:
+            importlib.import_module(module_name).add_arguments(sub_parser)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    args = build_parser(command).parse_args(argv)
     module = importlib.import_module(COMMANDS[args.command][0])
     try:
         return int(module.run(args))

@@ -33,7 +33,8 @@ class Rule(Enum):
     def parse(cls, text: str) -> Rule:
         """Rule from its name, case-insensitive; ValueError listing the choices otherwise."""
         try:
-            return cls(text.strip().lower())
+            # A non-string (None from a missing option) deserves the same helpful message.
+            return cls(text.strip().lower() if isinstance(text, str) else text)
         except ValueError:
             choices = ", ".join(r.value for r in cls)
             raise ValueError(f"unknown rule {text!r}: choose one of {choices}") from None

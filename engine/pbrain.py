@@ -1,0 +1,477 @@
+"""`caro pbrain`: the Gomocup / piskvork engine protocol on stdin and stdout.
+
+A manager (piskvork, liskvork, gomocup tournament scripts) starts the brain and talks to it one
+line at a time: START/RECTSTART set up a board, BEGIN/TURN/BOARD ask for a move ("x,y" with x the
+column and y the row, both 0-based), INFO passes time limits and the rule, END stops the process.
+Protocol: https://plastovicka.github.io/protocl2en.htm
+
+The brain answers every line before reading the next one, so it thinks only while a move is due
+and the time for that move comes from the INFO limits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import ClassVar, TextIO
+
+from .board import Board
+from .types import Cell, IllegalMoveError, Mark, Rule
+
+NAME = "caro"
+VERSION = "0.1.0"
+ABOUT = f'name="{NAME}", version="{VERSION}", author="caro team", country="Vietnam"'
+
+MIN_SIDE, MAX_SIDE = 5, 26  # below 5 a five cannot fit; above 26 cells have no name
+K = 5  # every game of the protocol is five in a row
+
+# Bits of INFO rule.
+RULE_EXACT, RULE_CONTINUOUS, RULE_RENJU, RULE_CARO = 1, 2, 4, 8
+
+# Time defaults until INFO says otherwise (milliseconds), as in the protocol's example brain.
+DEFAULT_TIMEOUT_TURN_MS = 30_000
+# How many more of our own moves a game is assumed to last when sharing out the match clock:
+# short enough to spend time early, long enough never to run the clock out.
+MOVES_LEFT_GUESS = 25
+MIN_THINK = 0.02  # seconds: even "play fast" gets a glance at immediate wins and blocks
+SAFETY = 0.85  # share of the computed time actually used, for process and pipe latency
+SAFETY_FIXED = 0.05  # seconds kept back on top of that
+REBUILD_BUDGET = 50_000  # pushes allowed when searching a move order for a BOARD position
+
+ChooseFn = Callable[[Board, float], Cell]
+
+
+class ProtocolError(ValueError):
+    """A command the brain cannot act on; its message goes back after ERROR."""
+
+
+def rule_from_bits(bits: int) -> tuple[Rule, list[str]]:
+    """The board rule for an INFO rule bitmask, and messages about what is not supported."""
+    notes = []
+    if bits & RULE_CONTINUOUS:
+        notes.append("continuous games are not supported: the game ends at the first win")
+    if bits & RULE_RENJU:
+        notes.append("renju is not supported: playing freestyle (five or more wins)")
+        return Rule.FREESTYLE, notes
+    if bits & RULE_CARO:
+        return Rule.CARO, notes
+    if bits & RULE_EXACT:
+        return Rule.EXACT, notes
+    return Rule.FREESTYLE, notes
+
+
+def move_time(
+    timeout_turn_ms: int, timeout_match_ms: int, time_left_ms: int | None, empty_cells: int
+) -> float:
+    """Seconds to think on this move: the turn limit, or a fair share of the match clock if less."""
+    # timeout_turn 0 means "as fast as possible"; timeout_match 0 means no match limit.
+    limit = timeout_turn_ms / 1000 if timeout_turn_ms > 0 else MIN_THINK
+    if timeout_match_ms > 0 and time_left_ms is not None:
+        moves_left = max(1, min(MOVES_LEFT_GUESS, math.ceil(empty_cells / 2)))
+        limit = min(limit, max(0, time_left_ms) / 1000 / moves_left)
+    return max(MIN_THINK, limit * SAFETY - SAFETY_FIXED)
+
+
+def finished_line(rule: Rule, stones: dict[Cell, Mark]) -> list[Cell] | None:
+    """A winning line already on this set of stones, if any.
+
+    Checked up front because such a position has no legal move order at all: whichever stone of
+    the line came last would have ended the game, and stones never go away.
+    """
+    for (r, c), mark in stones.items():
+        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            if stones.get((r - dr, c - dc)) is mark:
+                continue  # not the first stone of its run
+            run = [(r, c)]
+            while stones.get((run[-1][0] + dr, run[-1][1] + dc)) is mark:
+                run.append((run[-1][0] + dr, run[-1][1] + dc))
+            if len(run) < K or (rule is not Rule.FREESTYLE and len(run) != K):
+                continue
+            if rule is Rule.CARO:
+                before = stones.get((r - dr, c - dc))
+                after = stones.get((run[-1][0] + dr, run[-1][1] + dc))
+                if before is mark.other and after is mark.other:
+                    continue
+            return run
+    return None
+
+
+def arrange(rows: int, cols: int, rule: Rule, xs: list[Cell], os: list[Cell]) -> Board:
+    """A board with these stones, pushed in an order where no push before the last ends the game.
+
+    Stones arrive without their history, and under the exact rules a line can be a win on the
+    way and not at the end (a five later made six, or closed at both ends), so the order matters;
+    a depth-first search over orders finds one, trying the given order first.
+    """
+    if len(xs) - len(os) not in (0, 1):
+        raise ProtocolError(
+            f"X has {len(xs)} stones and O {len(os)}: X must have as many or one more"
+        )
+    stones = {cell: Mark.X for cell in xs} | {cell: Mark.O for cell in os}
+    line = finished_line(rule, stones)
+    if line is not None:
+        names = " ".join(f"{c},{r}" for r, c in line)
+        raise ProtocolError(f"the position is already won: {stones[line[0]]} has {names}")
+    if len(stones) == rows * cols:
+        raise ProtocolError("the board is full")
+    board = Board(rows, cols, K, rule)
+    pools = {Mark.X: list(xs), Mark.O: list(os)}
+    budget = [REBUILD_BUDGET]
+
+    def place() -> bool:
+        pool = pools[board.turn]
+        if not pool:
+            return not pools[board.turn.other]
+        for i in range(len(pool)):
+            if budget[0] <= 0:
+                raise ProtocolError("position too tangled to rebuild a move order")
+            budget[0] -= 1
+            cell = pool.pop(i)
+            board.push(cell)
+            if not board.is_over() and place():
+                return True
+            board.pop()
+            pool.insert(i, cell)
+        return False
+
+    if not place():
+        raise ProtocolError("no move order reaches this position without the game ending first")
+    return board
+
+
+@dataclass
+class Brain:
+    """The protocol state machine: feed it lines, it writes answers to `out`."""
+
+    out: TextIO
+    choose: ChooseFn
+    rows: int | None = None
+    cols: int | None = None
+    board: Board | None = None
+    rule_bits: int = 0
+    timeout_turn: int = DEFAULT_TIMEOUT_TURN_MS
+    timeout_match: int = 0
+    time_left: int | None = None
+    info: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def rule(self) -> Rule:
+        return rule_from_bits(self.rule_bits)[0]
+
+    # ----------------------------------------------------------------- output
+    def send(self, line: str) -> None:
+        self.out.write(line + "\n")
+        self.out.flush()
+
+    def send_move(self, cell: Cell) -> None:
+        row, col = cell
+        self.send(f"{col},{row}")
+
+    # ----------------------------------------------------------------- input
+    def run(self, lines: Iterator[str]) -> None:
+        """Answer lines until END or the end of input."""
+        for raw in lines:
+            if not self.handle(raw, lines):
+                return
+
+    def handle(self, raw: str, lines: Iterator[str]) -> bool:
+        """Act on one command line (BOARD reads its stones from `lines`); False after END."""
+        line = raw.strip()
+        if not line:
+            return True
+        command, _, rest = line.partition(" ")
+        command = command.upper()
+        rest = rest.strip()
+        if command == "END":
+            return False
+        handler = self.HANDLERS.get(command)
+        if handler is None:
+            self.send(f"UNKNOWN command {command!r} is not supported")
+            return True
+        try:
+            handler(self, rest, lines)
+        except ProtocolError as error:
+            self.send(f"ERROR {error}")
+        return True
+
+    def parse_cell(self, text: str) -> Cell:
+        """A board cell from "x,y" (column, row)."""
+        board = self.need_board()
+        parts = text.replace(" ", "").split(",")
+        try:
+            x, y = (int(p) for p in parts)
+        except ValueError:
+            raise ProtocolError(f"bad coordinates {text!r}: expected x,y") from None
+        if not (0 <= x < board.cols and 0 <= y < board.rows):
+            raise ProtocolError(f"{x},{y} is off the {board.cols}x{board.rows} board")
+        return y, x
+
+    def need_board(self) -> Board:
+        if self.board is None:
+            raise ProtocolError("no board yet: send START first")
+        return self.board
+
+    # ----------------------------------------------------------------- commands
+    def cmd_start(self, rest: str, lines: Iterator[str]) -> None:
+        try:
+            size = int(rest)
+        except ValueError:
+            raise ProtocolError(f"bad board size {rest!r}") from None
+        self.new_board(size, size)
+
+    def cmd_rectstart(self, rest: str, lines: Iterator[str]) -> None:
+        try:
+            width, height = (int(p) for p in rest.replace(" ", "").split(","))
+        except ValueError:
+            raise ProtocolError(f"bad board size {rest!r}: expected width,height") from None
+        self.new_board(height, width)
+
+    def new_board(self, rows: int, cols: int) -> None:
+        if not (MIN_SIDE <= rows <= MAX_SIDE and MIN_SIDE <= cols <= MAX_SIDE):
+            raise ProtocolError(
+                f"unsupported board size {cols}x{rows}: "
+                f"caro plays sides from {MIN_SIDE} to {MAX_SIDE}"
+            )
+        self.rows, self.cols = rows, cols
+        self.board = Board(rows, cols, K, self.rule)
+        self.send("OK")
+
+    def cmd_restart(self, rest: str, lines: Iterator[str]) -> None:
+        if self.rows is None or self.cols is None:
+            raise ProtocolError("no board yet: send START first")
+        self.new_board(self.rows, self.cols)
+
+    def cmd_begin(self, rest: str, lines: Iterator[str]) -> None:
+        board = self.need_board()
+        if board.ply:
+            raise ProtocolError("BEGIN needs an empty board: send RESTART or BOARD")
+        self.reply()
+
+    def cmd_turn(self, rest: str, lines: Iterator[str]) -> None:
+        self.push(self.parse_cell(rest))
+        self.reply()
+
+    def cmd_play(self, rest: str, lines: Iterator[str]) -> None:
+        # The manager imposes our own move (after a SUGGEST); we play it and confirm it.
+        cell = self.parse_cell(rest)
+        self.push(cell)
+        self.send_move(cell)
+
+    def push(self, cell: Cell) -> None:
+        board = self.need_board()
+        where = f"{cell[1]},{cell[0]}"
+        if board[cell] is not None:
+            raise ProtocolError(f"illegal move {where}: the cell is already taken")
+        try:
+            board.push(cell)
+        except IllegalMoveError as error:
+            raise ProtocolError(f"illegal move {where}: {error}") from None
+
+    def cmd_board(self, rest: str, lines: Iterator[str]) -> None:
+        # Read the whole block first, so that an error never leaves stone lines to be taken
+        # for commands.
+        block: list[str] = []
+        for raw in lines:
+            line = raw.strip()
+            if line.upper() == "DONE":
+                break
+            if line:
+                block.append(line)
+        board = self.need_board()
+        own: list[Cell] = []
+        opp: list[Cell] = []
+        problems: list[str] = []
+        seen: set[Cell] = set()
+        for line in block:
+            parts = line.replace(" ", "").split(",")
+            try:
+                x, y, who = (int(p) for p in parts)
+            except ValueError:
+                problems.append(f"bad stone line {line!r}")
+                continue
+            cell = (y, x)
+            if not (0 <= x < board.cols and 0 <= y < board.rows):
+                problems.append(f"{x},{y} is off the board")
+            elif cell in seen:
+                problems.append(f"two stones on {x},{y}")
+            elif who == 1:
+                own.append(cell)
+            elif who == 2:
+                opp.append(cell)
+            elif who == 3:
+                problems.append(
+                    f"{x},{y} is a continuous-game stone (3), which caro does not support"
+                )
+            else:
+                problems.append(f"{x},{y} has an unknown owner {who}")
+            seen.add(cell)
+        if problems:
+            raise ProtocolError("; ".join(problems))
+        # We are to move: with equal counts we are X (first player), else the opponent started.
+        if len(own) == len(opp):
+            xs, os = own, opp
+        elif len(opp) == len(own) + 1:
+            xs, os = opp, own
+        else:
+            raise ProtocolError(
+                f"{len(own)} own and {len(opp)} opponent stones: it cannot be our turn "
+                "(we need as many stones as the opponent, or one fewer)"
+            )
+        self.board = arrange(board.rows, board.cols, self.rule, xs, os)
+        self.reply()
+
+    def cmd_takeback(self, rest: str, lines: Iterator[str]) -> None:
+        cell = self.parse_cell(rest)
+        board = self.need_board()
+        if board[cell] is None:
+            raise ProtocolError(f"nothing to take back at {rest}")
+        if cell == board.last_move:
+            board.pop()
+        elif board[cell] is board.turn.other:
+            # Rebuilt from a BOARD, the stones' order is ours, not the game's: rebuild without it.
+            self.board = self.rebuild(board, drop=cell)
+        else:
+            raise ProtocolError(f"{rest} was not the last move")
+        self.send("OK")
+
+    def rebuild(self, board: Board, drop: Cell | None = None) -> Board:
+        stones: dict[Mark, list[Cell]] = {Mark.X: [], Mark.O: []}
+        for cell in board.moves:
+            if cell != drop:
+                mark = board[cell]
+                assert mark is not None
+                stones[mark].append(cell)
+        return arrange(board.rows, board.cols, self.rule, stones[Mark.X], stones[Mark.O])
+
+    def cmd_info(self, rest: str, lines: Iterator[str]) -> None:
+        key, _, value = rest.partition(" ")
+        key = key.lower()
+        value = value.strip()
+        self.info[key] = value
+        numeric = {"timeout_turn", "timeout_match", "time_left", "max_memory", "game_type", "rule"}
+        if key not in numeric:
+            return  # evaluate, folder and future keys: nothing to do (the protocol says ignore)
+        try:
+            number = int(value)
+        except ValueError:
+            self.send(f"MESSAGE ignored INFO {key} {value!r}: not a whole number")
+            return
+        if key == "timeout_turn":
+            self.timeout_turn = number
+        elif key == "timeout_match":
+            self.timeout_match = number
+        elif key == "time_left":
+            self.time_left = number
+        elif key == "rule":
+            self.set_rule(number)
+
+    def set_rule(self, bits: int) -> None:
+        rule, notes = rule_from_bits(bits)
+        for note in notes:
+            self.send(f"MESSAGE {note}")
+        old = self.rule
+        self.rule_bits = bits
+        if self.board is not None and rule is not old:
+            try:
+                self.board = self.rebuild(self.board)
+            except ProtocolError as error:
+                raise ProtocolError(
+                    f"the stones on the board do not fit rule {rule}: {error}"
+                ) from None
+
+    def cmd_about(self, rest: str, lines: Iterator[str]) -> None:
+        self.send(ABOUT)
+
+    # ----------------------------------------------------------------- thinking
+    def reply(self) -> None:
+        """Choose, play and send our move on the current board."""
+        board = self.need_board()
+        if board.is_over():
+            outcome = board.outcome()
+            assert outcome is not None
+            result = "a draw" if outcome.winner is None else f"won by {outcome.winner}"
+            raise ProtocolError(f"the game is over ({result}): no move to make")
+        seconds = move_time(
+            self.timeout_turn, self.timeout_match, self.time_left, len(board.legal_moves)
+        )
+        try:
+            cell = self.choose(board, seconds)
+            board.push(cell)
+        except Exception as error:  # a lost game beats a brain that hangs or dies
+            cell = fallback_move(board)
+            self.send(
+                f"MESSAGE the AI failed ({type(error).__name__}: {error}); "
+                f"playing {cell[1]},{cell[0]}"
+            )
+            board.push(cell)
+        self.send_move(cell)
+
+    HANDLERS: ClassVar[dict[str, Callable[[Brain, str, Iterator[str]], None]]] = {
+        "START": cmd_start,
+        "RECTSTART": cmd_rectstart,
+        "RESTART": cmd_restart,
+        "BEGIN": cmd_begin,
+        "TURN": cmd_turn,
+        "PLAY": cmd_play,
+        "BOARD": cmd_board,
+        "TAKEBACK": cmd_takeback,
+        "INFO": cmd_info,
+        "ABOUT": cmd_about,
+    }
+
+
+def fallback_move(board: Board) -> Cell:
+    """The free cell nearest the centre: used only if the AI itself fails."""
+    mid_r, mid_c = (board.rows - 1) / 2, (board.cols - 1) / 2
+    return min(board.legal_moves, key=lambda c: (abs(c[0] - mid_r) + abs(c[1] - mid_c), c))
+
+
+def ai_chooser(level: str, rng: random.Random, node_limit: int | None = None) -> ChooseFn:
+    """engine.ai at `level` as the brain's move source (imported only when a brain starts)."""
+    from .ai import choose_move
+
+    def choose(board: Board, seconds: float) -> Cell:
+        return choose_move(board, level, rng=rng, time_limit=seconds, node_limit=node_limit)
+
+    return choose
+
+
+def lines_of(stream: TextIO) -> Iterator[str]:
+    # readline, not iteration, so each command is handled as soon as its line arrives.
+    while True:
+        line = stream.readline()
+        if not line:
+            return
+        yield line
+
+
+def serve(inp: TextIO, out: TextIO, choose: ChooseFn) -> int:
+    Brain(out=out, choose=choose).run(lines_of(inp))
+    return 0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--level",
+        default="impossible",
+        choices=("easy", "normal", "hard", "impossible"),
+        help="AI level (default: impossible)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the AI's random choices (default 0)"
+    )
+    parser.add_argument(
+        "--node-limit",
+        type=int,
+        default=None,
+        help="search nodes per move instead of the clock (reproducible games; ignores INFO times)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    choose = ai_chooser(args.level, random.Random(args.seed), args.node_limit)
+    return serve(sys.stdin, sys.stdout, choose)

@@ -1,0 +1,224 @@
+"""`caro play`: a game in the terminal, two people at one keyboard or one person against the AI.
+
+The game loop only talks through `input_fn` / `output_fn`, so tests drive whole games with
+scripted input; the AI is imported only when a computer player actually moves, so two people can
+play even where engine.ai is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from .board import Board
+from .notation import column_letter
+from .types import Cell, Mark, MoveError, Outcome, Rule
+
+LEVELS = ("easy", "normal", "hard", "impossible")  # mirrors engine.ai.LEVELS without importing it
+HELP = "Type a cell like B2, 'undo' to take back your last move, or 'quit'."
+
+InputFn = Callable[[str], str]
+OutputFn = Callable[[str], None]
+
+
+@dataclass
+class Computer:
+    """An AI player: a level of engine.ai with its own random stream, so games replay exactly."""
+
+    level: str
+    rng: random.Random
+    time_limit: float | None = None
+
+    def choose(self, board: Board) -> tuple[Cell, str | None]:
+        """The move and a short reason code for it (None if the AI gives none)."""
+        from . import ai  # lazily: human play must not need the AI package
+
+        move = ai.choose_move(board.copy(), self.level, rng=self.rng, time_limit=self.time_limit)
+        try:
+            reason: str | None = ai.explain(board, move)
+        except (AttributeError, ValueError):
+            reason = None
+        return move, reason
+
+
+# None stands for a person at the keyboard.
+Players = Mapping[Mark, Computer | None]
+
+
+def render(board: Board) -> str:
+    """The board with coordinates; the last move is bracketed, like `.[X].`."""
+    width = len(str(board.rows))
+    lines = [" " * width + "".join(" " + column_letter(c) for c in range(board.cols))]
+    symbols = {0: ".", int(Mark.X): "X", int(Mark.O): "O"}
+    last = board.last_move
+    for r in range(board.rows):
+        # Each cell is a separator then a symbol; the separators around the last move become [ ].
+        seps = [" "] * (board.cols + 1)
+        if last is not None and last[0] == r:
+            seps[last[1]] = "["
+            seps[last[1] + 1] = "]"
+        row = board.grid[r * board.cols : (r + 1) * board.cols]
+        body = "".join(seps[c] + symbols[v] for c, v in enumerate(row)) + seps[board.cols]
+        lines.append(f"{r + 1:>{width}}{body}".rstrip())
+    return "\n".join(lines)
+
+
+def describe_result(board: Board, outcome: Outcome) -> str:
+    if outcome.winner is None:
+        return "Draw"
+    return f"{outcome.winner} wins: " + " ".join(board.move_name(c) for c in outcome.line)
+
+
+def example_cell(board: Board) -> str:
+    """A cell to show in the prompt: the free cell nearest the centre, so the hint is playable."""
+    mid_r, mid_c = (board.rows - 1) / 2, (board.cols - 1) / 2
+    best = min(board.legal_moves, key=lambda c: (abs(c[0] - mid_r) + abs(c[1] - mid_c), c))
+    return board.move_name(best)
+
+
+def _undo(board: Board, players: Players) -> int:
+    """Take back moves until a person who has moved is to move again; returns plies taken back."""
+    humans = {mark for mark, player in players.items() if player is None}
+    # A person's earlier move must exist, or undo would just hand the AI its opening again.
+    if not any((Mark.X if i % 2 == 0 else Mark.O) in humans for i in range(board.ply)):
+        return 0
+    taken = 0
+    while board.ply:
+        mover = board.turn.other  # the side that made the last move
+        board.pop()
+        taken += 1
+        if mover in humans:
+            break
+    return taken
+
+
+def play_game(
+    board: Board, players: Players, input_fn: InputFn, output_fn: OutputFn
+) -> Outcome | None:
+    """Play from `board` until the end; returns the outcome, or None if a person quit (or EOF)."""
+    output_fn(HELP)
+    while True:
+        outcome = board.outcome()
+        if outcome is not None:
+            output_fn(render(board))
+            output_fn(describe_result(board, outcome))
+            return outcome
+        mark = board.turn
+        player = players.get(mark)
+        if player is not None:
+            move, reason = player.choose(board)
+            name = board.move_name(move)
+            board.push(move)
+            because = f" ({reason})" if reason else ""
+            output_fn(f"{mark} ({player.level}) plays {name}{because}")
+            continue
+        output_fn(render(board))
+        try:
+            text = input_fn(f"{mark} to move (e.g. {example_cell(board)}): ")
+        except EOFError:
+            output_fn("")
+            output_fn("Bye.")
+            return None
+        command = text.strip().lower()
+        if command in ("quit", "exit", "q"):
+            output_fn("Bye.")
+            return None
+        if command in ("help", "?"):
+            output_fn(HELP)
+            continue
+        if command == "undo":
+            taken = _undo(board, players)
+            output_fn(
+                f"Took back {taken} move{'s' if taken != 1 else ''}."
+                if taken
+                else "Nothing to undo."
+            )
+            continue
+        try:
+            board.push_name(text)
+        except MoveError as error:
+            output_fn(f"{error}. Try again.")
+
+
+# ----------------------------------------------------------------- command line
+def parse_size(text: str) -> tuple[int, int]:
+    """Rows and columns from ROWSxCOLS like "15x15" or "9x7", or one number for a square."""
+    parts = text.lower().replace("×", "x").split("x")
+    if len(parts) == 1:
+        parts = parts * 2
+    if len(parts) != 2 or not all(p.strip().isdecimal() for p in parts):
+        raise ValueError(f"bad size {text!r}: write ROWSxCOLS like 15x15 or 9x7")
+    return int(parts[0]), int(parts[1])
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--size", default="3x3", help="ROWSxCOLS, e.g. 3x3 (default), 15x15, 9x7")
+    parser.add_argument(
+        "--k", type=int, default=None, help="stones in a row to win (default: min(5, longest side))"
+    )
+    parser.add_argument("--rule", default="freestyle", help="freestyle (default), exact or caro")
+    parser.add_argument(
+        "--vs", default="human", choices=("human", *LEVELS), help="opponent (default: human)"
+    )
+    parser.add_argument(
+        "--first",
+        default="me",
+        choices=("me", "ai", "random"),
+        help="who plays X against the AI (default: me)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=None, help="seed for the AI's choices and --first random"
+    )
+    parser.add_argument(
+        "--time-limit", type=float, default=None, help="seconds per AI move (default: the level's)"
+    )
+
+
+def build_game(args: argparse.Namespace) -> tuple[Board, dict[Mark, Computer | None], int]:
+    """The board, the players and the seed in use, from parsed arguments; ValueError if bad."""
+    rows, cols = parse_size(args.size)
+    k = args.k if args.k is not None else min(5, max(rows, cols))
+    board = Board(rows, cols, k, Rule.parse(args.rule))
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    rng = random.Random(seed)
+    players: dict[Mark, Computer | None] = {Mark.X: None, Mark.O: None}
+    if args.vs != "human":
+        first = args.first if args.first != "random" else rng.choice(("me", "ai"))
+        ai_mark = Mark.O if first == "me" else Mark.X
+        players[ai_mark] = Computer(args.vs, rng, args.time_limit)
+    return board, players, seed
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        board, players, seed = build_game(args)
+    except ValueError as error:
+        print(f"caro play: {error}", file=sys.stderr)
+        return 2
+    print(f"caro {board.rows}x{board.cols}, {board.k} in a row, rule {board.rule}. X moves first.")
+    ai = [(mark, p) for mark, p in players.items() if p is not None]
+    if ai:
+        mark, computer = ai[0]
+        print(f"You play {mark.other}; the AI ({computer.level}) plays {mark}. Seed {seed}.")
+
+    def output(line: str) -> None:
+        print(line, flush=True)
+
+    def read(prompt: str) -> str:
+        text = input(prompt)
+        if not sys.stdin.isatty():
+            # Piped input is not echoed by a terminal; show it so the transcript reads naturally.
+            print(text)
+        return text
+
+    try:
+        play_game(board, players, read, output)
+    except BrokenPipeError:
+        # The reader went away (`caro play | head`): silence the flush at exit too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return 0

@@ -1,0 +1,409 @@
+"""`caro pbrain`: the Gomocup/piskvork protocol through in-memory streams and a real subprocess."""
+
+from __future__ import annotations
+
+import io
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import Board, Cell, Mark, Rule
+from engine.pbrain import (
+    ABOUT,
+    Brain,
+    ChooseFn,
+    ProtocolError,
+    ai_chooser,
+    arrange,
+    fallback_move,
+    lines_of,
+    move_time,
+    rule_from_bits,
+    serve,
+)
+
+
+class Recorder:
+    """A stand-in AI: plays the free cell nearest the centre and remembers what it was given."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, float]] = []
+
+    def __call__(self, board: Board, seconds: float) -> Cell:
+        self.calls.append((board.text(), seconds))
+        return fallback_move(board)
+
+
+def talk(script: str, choose: ChooseFn | None = None) -> tuple[list[str], Brain]:
+    """Feed the brain the lines of `script`; its answers, one per line."""
+    out = io.StringIO()
+    brain = Brain(out=out, choose=choose or Recorder())
+    brain.run(lines_of(io.StringIO(script)))
+    return out.getvalue().splitlines(), brain
+
+
+def xy(line: str) -> Cell:
+    """(row, col) from a reply "x,y"."""
+    x, y = (int(p) for p in line.split(","))
+    return y, x
+
+
+# ----------------------------------------------------------------- set-up commands
+def test_start_about_and_end() -> None:
+    replies, brain = talk("START 15\nABOUT\nEND\nABOUT\n")
+    assert replies == ["OK", ABOUT]
+    assert ABOUT == 'name="caro", version="0.1.0", author="caro team", country="Vietnam"'
+    assert brain.board is not None and brain.board.spec == "15x15 k5 freestyle"
+
+
+@pytest.mark.parametrize("size", ["4", "27", "30", "0", "-5", "x", ""])
+def test_start_refuses_unsupported_sizes(size: str) -> None:
+    replies, brain = talk(f"START {size}\n")
+    assert len(replies) == 1 and replies[0].startswith("ERROR ")
+    assert len(replies[0]) > len("ERROR ") + 5
+    assert brain.board is None
+
+
+def test_start_accepts_the_limits() -> None:
+    assert talk("START 5\n")[0] == ["OK"]
+    assert talk("START 26\n")[0] == ["OK"]
+
+
+def test_rectstart_is_width_then_height() -> None:
+    replies, brain = talk("RECTSTART 20,10\nBEGIN\n")
+    assert replies[0] == "OK"
+    assert brain.board is not None and (brain.board.rows, brain.board.cols) == (10, 20)
+    x, y = (int(p) for p in replies[1].split(","))
+    assert 0 <= x < 20 and 0 <= y < 10
+    assert talk("RECTSTART 30,10\n")[0][0].startswith("ERROR")
+    assert talk("RECTSTART 10\n")[0][0].startswith("ERROR")
+
+
+def test_commands_before_start_are_errors() -> None:
+    replies, _ = talk("BEGIN\nTURN 1,1\nRESTART\nTAKEBACK 1,1\nBOARD\nDONE\n")
+    assert len(replies) == 5 and all(r.startswith("ERROR ") for r in replies)
+
+
+def test_unknown_commands_and_blank_lines() -> None:
+    replies, _ = talk("\r\n\nSWAP2BOARD\nhello world\nSTART 15\n")
+    assert replies[0].startswith("UNKNOWN ") and "SWAP2BOARD" in replies[0]
+    assert replies[1].startswith("UNKNOWN ") and "HELLO" in replies[1]
+    assert replies[2] == "OK"
+
+
+def test_commands_are_case_insensitive_and_crlf_tolerant() -> None:
+    replies, _ = talk("start 15\r\nabout\r\nend\r\n")
+    assert replies == ["OK", ABOUT]
+
+
+# ----------------------------------------------------------------- moves
+def test_begin_plays_first_and_turn_answers() -> None:
+    chooser = Recorder()
+    replies, brain = talk("START 15\nBEGIN\nTURN 0,0\nTURN 14,14\n", chooser)
+    assert replies[0] == "OK"
+    assert xy(replies[1]) == (7, 7)  # the recorder's centre move, in x,y order
+    assert brain.board is not None
+    assert brain.board.moves[:2] == ((7, 7), (0, 0))
+    assert brain.board.moves[3] == (14, 14)
+    assert brain.board.moves[2] == xy(replies[2]) and brain.board.moves[4] == xy(replies[3])
+    assert [text.count(" ") for text, _ in chooser.calls] == [2, 4, 6]
+
+
+def test_coordinates_are_column_then_row() -> None:
+    # TURN 3,1 is column 3 (D), row 1 (2nd row): cell D2.
+    replies, brain = talk("START 15\nTURN 3,1\n")
+    assert brain.board is not None and brain.board.moves[0] == (1, 3)
+    assert brain.board.move_name(brain.board.moves[0]) == "D2"
+
+
+def test_illegal_opponent_moves_are_errors_and_the_brain_keeps_going() -> None:
+    replies, brain = talk("START 15\nTURN 7,7\nTURN 7,7\nTURN 15,0\nTURN a,b\nTURN 1\nTURN 0,0\n")
+    assert replies[0] == "OK"
+    assert "," in replies[1] and not replies[1].startswith("ERROR")
+    assert replies[2] == "ERROR illegal move 7,7: the cell is already taken"
+    assert replies[3].startswith("ERROR 15,0 is off the 15x15 board")
+    assert replies[4].startswith("ERROR bad coordinates")
+    assert replies[5].startswith("ERROR bad coordinates")
+    assert not replies[6].startswith("ERROR")
+    assert brain.board is not None and brain.board.ply == 4
+
+
+def test_begin_on_a_board_with_stones_is_an_error() -> None:
+    replies, _ = talk("START 15\nTURN 7,7\nBEGIN\n")
+    assert replies[2].startswith("ERROR") and "BEGIN" in replies[2]
+
+
+def test_restart_empties_the_board() -> None:
+    replies, brain = talk("START 10\nTURN 1,1\nRESTART\nBEGIN\n")
+    assert replies[2] == "OK"
+    assert brain.board is not None and brain.board.ply == 1 and brain.board.rows == 10
+
+
+def test_play_imposes_our_move() -> None:
+    ours = talk("START 15\nTURN 7,7\n")[0][1]
+    replies, brain = talk(f"START 15\nTURN 7,7\nTAKEBACK {ours}\nPLAY 2,3\nPLAY 2,3\n")
+    assert replies[2:4] == ["OK", "2,3"]
+    assert replies[4].startswith("ERROR illegal move 2,3")
+    assert brain.board is not None and brain.board.moves == ((7, 7), (3, 2))
+
+
+def test_takeback_of_the_last_moves() -> None:
+    replies, brain = talk("START 15\nTURN 0,0\n")
+    ours = replies[1]
+    replies, brain = talk(f"START 15\nTURN 0,0\nTAKEBACK {ours}\nTAKEBACK 0,0\nTAKEBACK 0,0\n")
+    assert replies[2:4] == ["OK", "OK"]
+    assert replies[4].startswith("ERROR nothing to take back")
+    assert brain.board is not None and brain.board.ply == 0
+
+
+def test_takeback_of_an_older_stone_is_an_error() -> None:
+    replies, _ = talk("START 15\nTURN 0,0\nTAKEBACK 0,0\n")
+    assert replies[2].startswith("ERROR") and "last move" in replies[2]
+
+
+def test_the_game_over_is_reported_not_played_on() -> None:
+    # Opponent (X) gets five in a row through TURN: there is nothing left to answer.
+    script = "START 15\n" + "".join(f"TURN {x},0\n" for x in range(5))
+    replies, brain = talk(script, lambda b, s: (14, 14 - b.ply))
+    assert brain.board is not None and brain.board.outcome() is not None
+    assert replies[1:5] == ["13,14", "11,14", "9,14", "7,14"]
+    assert replies[5] == "ERROR the game is over (won by X): no move to make"
+
+
+def test_ai_failure_falls_back_to_a_legal_move() -> None:
+    def broken(board: Board, seconds: float) -> Cell:
+        raise RuntimeError("boom")
+
+    replies, brain = talk("START 15\nBEGIN\n", broken)
+    assert replies[1].startswith("MESSAGE the AI failed (RuntimeError: boom)")
+    assert replies[2] == "7,7"
+    assert brain.board is not None and brain.board.moves == ((7, 7),)
+
+
+# ----------------------------------------------------------------- BOARD
+def test_board_with_equal_counts_makes_us_x() -> None:
+    replies, brain = talk("START 15\nBOARD\n7,7,1\n8,8,2\n7,8,1\n6,6,2\nDONE\n")
+    board = brain.board
+    assert board is not None and board.ply == 5
+    assert board[7, 7] is Mark.X and board[8, 7] is Mark.X  # own stones (x,y) -> (row=y, col=x)
+    assert board[8, 8] is Mark.O and board[6, 6] is Mark.O
+    assert board[xy(replies[1])] is Mark.X
+
+
+def test_board_with_one_more_opponent_stone_makes_us_o() -> None:
+    replies, brain = talk("START 15\nBOARD\n7,7,2\nDONE\n")
+    board = brain.board
+    assert board is not None and board[7, 7] is Mark.X
+    assert board[xy(replies[1])] is Mark.O
+
+
+def test_board_on_an_empty_board_is_like_begin() -> None:
+    replies, brain = talk("START 15\nBOARD\nDONE\n")
+    assert xy(replies[1]) == (7, 7) and brain.board is not None and brain.board.ply == 1
+
+
+@pytest.mark.parametrize(
+    ("stones", "words"),
+    [
+        ("7,7,1\n", "cannot be our turn"),
+        ("7,7,2\n8,8,2\n", "cannot be our turn"),
+        ("7,7,1\n7,7,2\n", "two stones"),
+        ("7,7,3\n8,8,2\n", "continuous"),
+        ("7,7,4\n", "unknown owner"),
+        ("99,7,1\n", "off the board"),
+        ("7,7\n", "bad stone line"),
+        ("0,0,1\n0,1,2\n1,0,1\n1,1,2\n2,0,1\n2,1,2\n3,0,1\n3,1,2\n4,0,1\n4,1,2\n", "already won"),
+    ],
+)
+def test_board_errors(stones: str, words: str) -> None:
+    replies, brain = talk(f"START 15\nTURN 3,3\nBOARD\n{stones}DONE\nABOUT\n")
+    assert replies[2].startswith("ERROR") and words in replies[2], replies[2]
+    assert replies[3] == ABOUT  # still answering after the error
+    assert brain.board is not None and brain.board.moves[0] == (3, 3)  # old position kept
+
+
+def test_board_order_avoids_a_premature_exact_five() -> None:
+    # Exact rule, our (X) six in a row on row 0: pushed in the given order the first five stones
+    # would already "win"; the rebuild must find an order where it stays an overline.
+    own = "".join(f"{x},0,1\n" for x in range(6))
+    opp = "".join(f"{x},5,2\n" for x in (0, 2, 4, 6, 8, 10))
+    replies, brain = talk(f"INFO rule 1\nSTART 15\nBOARD\n{own}{opp}DONE\n")
+    board = brain.board
+    assert board is not None and board.rule is Rule.EXACT
+    assert all(board[0, c] is Mark.X for c in range(6))
+    assert board.ply == 13 and not replies[1].startswith("ERROR")
+
+
+def test_board_order_puts_caro_blockers_before_the_five() -> None:
+    # Caro: our five on row 7 is closed at both ends by the opponent; the blockers come last in
+    # the message, but they must be played before the five's last stone.
+    own = "".join(f"{x},7,1\n" for x in range(3, 8))
+    opp = "0,0,2\n14,0,2\n0,14,2\n2,7,2\n8,7,2\n"
+    replies, brain = talk(f"INFO rule 8\nSTART 15\nBOARD\n{own}{opp}DONE\n")
+    board = brain.board
+    assert board is not None and board.rule is Rule.CARO
+    assert board.ply == 11 and not replies[1].startswith("ERROR")
+    assert board[7, 2] is Mark.O and board[7, 8] is Mark.O
+
+
+def test_open_caro_five_is_already_won() -> None:
+    own = "".join(f"{x},7,1\n" for x in range(3, 8))
+    opp = "0,0,2\n14,0,2\n0,14,2\n2,7,2\n9,7,2\n"
+    replies, _ = talk(f"INFO rule 8\nSTART 15\nBOARD\n{own}{opp}DONE\n")
+    assert replies[1].startswith("ERROR the position is already won")
+
+
+def test_takeback_after_board_rebuilds_without_the_stone() -> None:
+    replies, brain = talk("START 15\nBOARD\n7,7,1\n8,8,2\nDONE\n")
+    ours = replies[1]
+    replies, brain = talk(f"START 15\nBOARD\n7,7,1\n8,8,2\nDONE\nTAKEBACK {ours}\nTAKEBACK 8,8\n")
+    assert replies[2:] == ["OK", "OK"]
+    assert brain.board is not None and brain.board.moves == ((7, 7),)
+
+
+# ----------------------------------------------------------------- INFO and time
+@pytest.mark.parametrize(
+    ("bits", "rule", "notes"),
+    [
+        (0, Rule.FREESTYLE, 0),
+        (1, Rule.EXACT, 0),
+        (8, Rule.CARO, 0),
+        (9, Rule.CARO, 0),
+        (4, Rule.FREESTYLE, 1),
+        (2, Rule.FREESTYLE, 1),
+        (3, Rule.EXACT, 1),
+    ],
+)
+def test_rule_bits(bits: int, rule: Rule, notes: int) -> None:
+    assert rule_from_bits(bits)[0] is rule
+    assert len(rule_from_bits(bits)[1]) == notes
+
+
+def test_info_rule_before_and_after_start() -> None:
+    replies, brain = talk("INFO rule 8\nSTART 15\n")
+    assert brain.board is not None and brain.board.rule is Rule.CARO and replies == ["OK"]
+    replies, brain = talk("START 15\nTURN 7,7\nINFO rule 1\n")
+    assert brain.board is not None and brain.board.rule is Rule.EXACT and brain.board.ply == 2
+    replies, _ = talk("START 15\nINFO rule 4\n")
+    assert replies[1].startswith("MESSAGE renju is not supported")
+
+
+def test_info_times_set_the_thinking_time() -> None:
+    chooser = Recorder()
+    talk(
+        "INFO timeout_turn 5000\nINFO timeout_match 0\nSTART 15\nBEGIN\n"
+        "INFO timeout_match 100000\nINFO time_left 10000\nTURN 0,0\n"
+        "INFO timeout_turn 0\nTURN 0,1\n"
+        "INFO max_memory 83886080\nINFO folder C:\\tmp\nINFO evaluate 1,1\n",
+        chooser,
+    )
+    seconds = [s for _, s in chooser.calls]
+    assert seconds[0] == pytest.approx(5 * 0.85 - 0.05)
+    assert seconds[1] == pytest.approx(10 / 25 * 0.85 - 0.05)  # 10 s left shared over 25 moves
+    assert seconds[2] == pytest.approx(0.02)  # timeout_turn 0: as fast as possible
+
+
+def test_bad_info_numbers_are_ignored_with_a_message() -> None:
+    replies, brain = talk("INFO timeout_turn soon\nSTART 15\n")
+    assert replies[0].startswith("MESSAGE ignored INFO timeout_turn")
+    assert brain.timeout_turn == 30_000 and replies[1] == "OK"
+
+
+def test_move_time() -> None:
+    assert move_time(1000, 0, None, 200) == pytest.approx(0.8)
+    assert move_time(30_000, 180_000, 60_000, 200) == pytest.approx(60 / 25 * 0.85 - 0.05)
+    # Late in the game fewer moves remain, so a bigger share of the clock is allowed.
+    assert move_time(30_000, 180_000, 10_000, 4) == pytest.approx(10 / 2 * 0.85 - 0.05)
+    assert move_time(30_000, 180_000, 0, 100) == pytest.approx(0.02)
+    assert move_time(30_000, 180_000, -500, 100) == pytest.approx(0.02)
+
+
+# ----------------------------------------------------------------- arrange
+def test_arrange_refuses_impossible_counts() -> None:
+    with pytest.raises(ProtocolError):
+        arrange(15, 15, Rule.FREESTYLE, [(0, 0)], [(1, 1), (2, 2)])
+    with pytest.raises(ProtocolError):
+        arrange(15, 15, Rule.FREESTYLE, [(0, 0), (1, 1)], [])
+
+
+def test_arrange_random_positions_keep_every_stone() -> None:
+    rng = random.Random(5)
+    for rule in Rule:
+        for _ in range(20):
+            board = Board(9, 9, 5, rule)
+            for _ in range(rng.randrange(30)):
+                if board.is_over():
+                    break
+                board.push(rng.choice(list(board.legal_moves)))
+            if board.is_over():
+                board.pop()
+            xs = [c for c in board.moves if board[c] is Mark.X]
+            os = [c for c in board.moves if board[c] is Mark.O]
+            rng.shuffle(xs)
+            rng.shuffle(os)
+            rebuilt = arrange(9, 9, rule, xs, os)
+            assert sorted(rebuilt.moves) == sorted(board.moves)
+            assert list(rebuilt.grid) == list(board.grid)
+            assert rebuilt.outcome() is None
+
+
+# ----------------------------------------------------------------- with the real AI
+def test_real_ai_takes_the_win_and_blocks() -> None:
+    choose = ai_chooser("impossible", random.Random(0), node_limit=20_000)
+    # We (X) have four on row 7 open at one end: the AI must complete the five.
+    own = "".join(f"{x},7,1\n" for x in range(3, 7))
+    opp = "2,7,2\n0,0,2\n14,14,2\n0,14,2\n"
+    replies, _ = talk(f"START 15\nBOARD\n{own}{opp}DONE\n", choose)
+    assert replies[1] == "7,7"
+    # The opponent (X) has four with its left end closed by us: we must block the right end.
+    opp = "".join(f"{x},3,2\n" for x in range(3, 7))
+    own = "2,3,1\n10,10,1\n12,12,1\n"
+    replies, _ = talk(f"START 15\nBOARD\n{own}{opp}DONE\n", choose)
+    assert replies[1] == "7,3"
+
+
+def test_real_ai_answers_a_short_game() -> None:
+    choose = ai_chooser("normal", random.Random(1), node_limit=3_000)
+    replies, brain = talk("START 15\nBEGIN\nTURN 0,0\nTURN 14,0\nTURN 0,14\n", choose)
+    assert replies[0] == "OK" and len(replies) == 5
+    assert all(not r.startswith(("ERROR", "MESSAGE")) for r in replies[1:])
+    assert brain.board is not None and brain.board.ply == 7
+
+
+def test_serve_returns_zero_at_end_of_input() -> None:
+    out = io.StringIO()
+    assert serve(io.StringIO("START 7\n"), out, Recorder()) == 0
+    assert out.getvalue() == "OK\n"
+
+
+# ----------------------------------------------------------------- the real console script
+def caro_command() -> list[str]:
+    script = Path(sys.executable).parent / "caro"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "engine"]
+
+
+def test_console_script_speaks_the_protocol() -> None:
+    script = (
+        "INFO timeout_turn 300\nINFO timeout_match 0\nSTART 15\nBEGIN\nTURN 6,6\n"
+        "BOARD\n7,7,1\n6,6,2\n8,8,2\nDONE\nABOUT\nBOGUS\nEND\n"
+    )
+    proc = subprocess.run(
+        [*caro_command(), "pbrain", "--seed", "1"],
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "OK"
+    moves = [xy(line) for line in lines[1:4]]
+    assert all(0 <= r < 15 and 0 <= c < 15 for r, c in moves)
+    assert moves[1] != (6, 6)
+    assert moves[2] not in ((7, 7), (6, 6), (8, 8))
+    assert lines[4] == ABOUT
+    assert lines[5].startswith("UNKNOWN")
+    assert len(lines) == 6

@@ -1,0 +1,301 @@
+"""`caro play`: whole terminal games driven by scripted input, and the real console script."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import subprocess
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from engine import Board, Cell, Mark, Outcome, Rule
+from engine.play import Computer, add_arguments, build_game, parse_size, play_game, render, run
+
+
+class Script:
+    """input() stand-in: answers from a list, then EOF; remembers the prompts it was shown."""
+
+    def __init__(self, answers: Iterable[str]) -> None:
+        self.answers = list(answers)
+        self.prompts: list[str] = []
+
+    def __call__(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        if not self.answers:
+            raise EOFError
+        return self.answers.pop(0)
+
+
+class Scripted(Computer):
+    """A computer player that plays fixed cells: the game loop without engine.ai."""
+
+    def __init__(self, cells: Iterable[Cell]) -> None:
+        super().__init__("scripted", random.Random(0))
+        self.cells = list(cells)
+
+    def choose(self, board: Board) -> tuple[Cell, str | None]:
+        return self.cells.pop(0), "develop"
+
+
+def run_game(
+    board: Board, answers: Iterable[str], players: dict[Mark, Computer | None] | None = None
+) -> tuple[Outcome | None, list[str], Script]:
+    script = Script(answers)
+    out: list[str] = []
+    result = play_game(board, players or {Mark.X: None, Mark.O: None}, script, out.append)
+    return result, out, script
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return parser.parse_args(argv)
+
+
+# ----------------------------------------------------------------- drawing
+def test_render_marks_the_last_move() -> None:
+    board = Board.from_text("3x3 k3 freestyle B2 A1")
+    assert render(board) == "  A B C\n1[O]. .\n2 . X .\n3 . . ."
+    board.push_name("C3")
+    assert render(board) == "  A B C\n1 O . .\n2 . X .\n3 . .[X]"
+    assert render(Board(3, 3, 3)) == str(Board(3, 3, 3))
+
+
+def test_render_aligns_two_digit_rows() -> None:
+    board = Board.from_text("12x3 k3 freestyle B12")
+    lines = render(board).splitlines()
+    assert lines[0] == "   A B C"
+    assert lines[1] == " 1 . . ."
+    assert lines[12] == "12 .[X]."
+
+
+def test_prompt_example_is_a_free_cell_near_the_centre() -> None:
+    board = Board(15, 15, 5)
+    _, _, script = run_game(board, ["H8", "quit"])
+    assert script.prompts == ["X to move (e.g. H8): ", "O to move (e.g. H7): "]
+    _, _, script = run_game(Board(4, 6, 4), ["quit"])
+    assert script.prompts == ["X to move (e.g. C2): "]
+
+
+# ----------------------------------------------------------------- games between two people
+def test_two_people_play_to_a_win() -> None:
+    result, out, script = run_game(Board(), ["A1", "A2", "B1", "B2", "C1"])
+    assert result == Outcome(Mark.X, ((0, 0), (0, 1), (0, 2)))
+    assert out[-1] == "X wins: A1 B1 C1"
+    assert script.prompts[0] == "X to move (e.g. B2): "
+    assert script.prompts[1] == "O to move (e.g. B2): "
+    assert [p.split()[0] for p in script.prompts] == ["X", "O", "X", "O", "X"]
+    assert "1 X X[X]" in out[-2]
+
+
+def test_two_people_play_to_a_draw() -> None:
+    moves = ["A1", "B1", "C1", "B2", "A2", "C2", "B3", "A3", "C3"]
+    result, out, _ = run_game(Board(), moves)
+    assert result == Outcome(None, ())
+    assert out[-1] == "Draw"
+
+
+def test_bad_input_is_asked_again_with_the_reason() -> None:
+    result, out, script = run_game(Board(), ["Z9", "hello", "B2", "b2", "", "A1", "quit"])
+    assert result is None
+    text = "\n".join(out)
+    assert "Z9 is off the board (A1 to C3). Try again." in text
+    assert "'hello' is not a move" in text
+    assert "B2 is already taken. Try again." in text
+    assert "'' is not a move" in text
+    assert [p[0] for p in script.prompts] == ["X", "X", "X", "O", "O", "O", "X"]
+    assert out[-1] == "Bye."
+
+
+def test_undo_between_two_people_takes_back_one_move() -> None:
+    board = Board()
+    result, out, script = run_game(board, ["B2", "A1", "undo", "C1", "quit"])
+    assert result is None
+    assert "Took back 1 move." in out
+    assert board.moves == ((1, 1), (0, 2))
+    assert [p[0] for p in script.prompts] == ["X", "O", "X", "O", "X"]
+
+
+def test_undo_on_an_empty_board_does_nothing() -> None:
+    board = Board()
+    _, out, _ = run_game(board, ["undo", "quit"])
+    assert "Nothing to undo." in out and board.ply == 0
+
+
+def test_eof_ends_cleanly() -> None:
+    board = Board()
+    result, out, _ = run_game(board, ["B2"])
+    assert result is None
+    assert out[-1] == "Bye." and board.moves == ((1, 1),)
+
+
+def test_play_on_a_rectangular_caro_board() -> None:
+    board = Board(4, 6, 4, Rule.CARO)
+    result, out, _ = run_game(board, ["A1", "A2", "B1", "B2", "C1", "C2", "D1"])
+    assert result is not None and result.winner is Mark.X
+    assert out[-1] == "X wins: A1 B1 C1 D1"
+
+
+# ----------------------------------------------------------------- games against a computer
+def test_computer_moves_are_announced_and_played() -> None:
+    board = Board()
+    ai = Scripted([(0, 0), (0, 1), (1, 0)])
+    result, out, script = run_game(board, ["B2", "C3", "A3", "C1"], {Mark.X: None, Mark.O: ai})
+    assert "O (scripted) plays A1 (develop)" in out
+    assert "O (scripted) plays B1 (develop)" in out
+    assert "O (scripted) plays A2 (develop)" in out
+    assert result == Outcome(Mark.X, ((0, 2), (1, 1), (2, 0)))
+    assert all(p.startswith("X to move") for p in script.prompts)
+
+
+def test_undo_against_the_computer_takes_back_both_moves() -> None:
+    board = Board()
+    ai = Scripted([(0, 0), (2, 2), (0, 2)])
+    result, out, _ = run_game(board, ["B2", "undo", "C2", "quit"], {Mark.X: None, Mark.O: ai})
+    assert result is None
+    assert "Took back 2 moves." in out
+    # After the undo X replays C2 and the computer answers with its next scripted cell.
+    assert board.moves == ((1, 2), (2, 2))
+
+
+def test_undo_when_the_computer_moved_first() -> None:
+    board = Board()
+    ai = Scripted([(1, 1), (0, 0), (0, 2)])
+    result, out, _ = run_game(
+        board, ["undo", "A3", "undo", "C3", "quit"], {Mark.X: ai, Mark.O: None}
+    )
+    assert result is None
+    # The computer's opening is not the person's to take back...
+    assert out.count("Nothing to undo.") == 1
+    # ...but later undo takes back the computer's reply (A1) and the person's A3, keeping B2.
+    assert "Took back 2 moves." in out
+    assert board.moves == ((1, 1), (2, 2), (0, 2))
+
+
+def test_computer_wins_are_reported() -> None:
+    board = Board()
+    ai = Scripted([(0, 0), (0, 1), (0, 2)])
+    result, out, _ = run_game(board, ["B2", "C3"], {Mark.X: ai, Mark.O: None})
+    assert result is not None and result.winner is Mark.X
+    assert out[-1] == "X wins: A1 B1 C1"
+
+
+def test_impossible_ai_never_loses_tic_tac_toe_from_the_terminal() -> None:
+    # The real engine.ai through the game loop: a person trying the classic corner trap.
+    for preference in (
+        ["A1", "C3", "A3", "C1", "B1", "B2", "A2", "B3", "C2"],
+        ["B2", "A1", "C3", "A3"],
+    ):
+        board = Board()
+
+        def person(prompt: str, board: Board = board, preference: list[str] = preference) -> str:
+            # The first cell of the plan still free, then any free cell.
+            free = [board.move_name(c) for c in board.legal_moves]
+            return next((name for name in preference if name in free), free[0])
+
+        out: list[str] = []
+        ai = Computer("impossible", random.Random(3))
+        result = play_game(board, {Mark.X: None, Mark.O: ai}, person, out.append)
+        assert result is not None and result == board.outcome(), out
+        assert result.winner is not Mark.X
+
+
+# ----------------------------------------------------------------- command-line arguments
+def test_default_game_is_tic_tac_toe_between_people() -> None:
+    board, players, _ = build_game(parse([]))
+    assert board.spec == "3x3 k3 freestyle"
+    assert players == {Mark.X: None, Mark.O: None}
+
+
+@pytest.mark.parametrize(
+    ("argv", "spec"),
+    [
+        (["--size", "15x15"], "15x15 k5 freestyle"),
+        (["--size", "9x7", "--rule", "caro"], "9x7 k5 caro"),
+        (["--size", "4x4"], "4x4 k4 freestyle"),
+        (["--size", "3x7"], "3x7 k5 freestyle"),
+        (["--size", "19", "--k", "6", "--rule", "EXACT"], "19x19 k6 exact"),
+        (["--size", "1x1"], "1x1 k1 freestyle"),
+    ],
+)
+def test_size_and_default_k(argv: list[str], spec: str) -> None:
+    board, _, _ = build_game(parse(argv))
+    assert board.spec == spec
+
+
+@pytest.mark.parametrize("text", ["", "x", "3x", "3x3x3", "ax3", "-3x3", "3.5x3"])
+def test_bad_sizes(text: str) -> None:
+    with pytest.raises(ValueError, match="size"):
+        parse_size(text)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--size", "30x30"], ["--size", "3x3", "--k", "4"], ["--rule", "renju"], ["--size", "big"]],
+)
+def test_run_reports_bad_arguments(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(parse(argv)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("caro play: ") and len(err) > len("caro play: \n")
+
+
+def test_vs_ai_seats_and_seeded_first() -> None:
+    _, players, seed = build_game(parse(["--vs", "hard", "--seed", "5"]))
+    assert players[Mark.X] is None and isinstance(players[Mark.O], Computer)
+    assert seed == 5 and players[Mark.O].level == "hard"  # type: ignore[union-attr]
+    _, players, _ = build_game(parse(["--vs", "easy", "--first", "ai", "--time-limit", "0.5"]))
+    assert players[Mark.O] is None
+    computer = players[Mark.X]
+    assert computer is not None and computer.time_limit == 0.5
+
+    def person_is_x(seed: int) -> bool:
+        argv = ["--vs", "easy", "--first", "random", "--seed", str(seed)]
+        return build_game(parse(argv))[1][Mark.X] is None
+
+    assert {person_is_x(s) for s in range(20)} == {True, False}
+    assert len({person_is_x(9) for _ in range(3)}) == 1  # a seed always seats the same way
+
+
+def test_unknown_level_is_refused_by_argparse() -> None:
+    with pytest.raises(SystemExit):
+        parse(["--vs", "godlike"])
+
+
+# ----------------------------------------------------------------- the real console script
+def caro_command() -> list[str]:
+    script = Path(sys.executable).parent / "caro"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "engine"]
+
+
+def test_console_script_plays_a_full_game_from_piped_stdin() -> None:
+    moves = "a1\nB1\nZ9\nC1\nb2\nA2\nC2\nB3\nA3\nC3\n"
+    proc = subprocess.run(
+        [*caro_command(), "play", "--size", "3x3", "--k", "3"],
+        input=moves,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "Z9 is off the board (A1 to C3). Try again." in out
+    assert "X to move (e.g. B2):" in out
+    assert out.rstrip().endswith("Draw")
+
+
+def test_console_script_against_the_ai() -> None:
+    proc = subprocess.run(
+        [*caro_command(), "play", "--vs", "impossible", "--first", "ai", "--seed", "1"],
+        input="A1\nC3\nA3\nC1\nB1\nB3\nC2\nA2\nB2\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "the AI (impossible) plays X. Seed 1." in proc.stdout
+    assert "X (impossible) plays" in proc.stdout
+    last = proc.stdout.rstrip().splitlines()[-1]
+    assert last in ("Draw", "Bye.") or last.startswith("X wins:")
