@@ -1,0 +1,85 @@
+"""Settings read from the environment (and a .env file in the working directory)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from dotenv import load_dotenv
+
+from .texts import t
+
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+class SettingsError(ValueError):
+    """A setting is missing or malformed; the message tells the operator how to fix it."""
+
+
+class MissingTokenError(SettingsError):
+    pass
+
+
+@dataclass(frozen=True)
+class Settings:
+    token: str = field(repr=False)  # never shown: repr() of settings may end up in logs
+    db_path: str = "caro.db"
+    guild_id: int | None = None
+    api_base: str | None = None
+    gateway_url: str | None = None
+    log_level: int = logging.INFO
+    # Seconds one AI move may take; None keeps the engine's per-level default (under a second).
+    ai_time_limit: float | None = None
+
+
+def load_settings(environ: Mapping[str, str] | None = None, *, dotenv: bool = True) -> Settings:
+    """Settings from `environ` (default os.environ, after loading ./.env without overriding)."""
+    if environ is None:
+        if dotenv:
+            load_dotenv(os.path.join(os.getcwd(), ".env"), override=False)
+        environ = os.environ
+
+    def get(name: str) -> str:
+        return environ.get(name, "").strip()
+
+    token = get("DISCORD_TOKEN")
+    if not token:
+        raise MissingTokenError(t("console.no_token"))
+
+    guild_id: int | None = None
+    if get("DISCORD_GUILD_ID"):
+        raw = get("DISCORD_GUILD_ID")
+        if not raw.isdigit():
+            problem = t("console.not_a_number", value=raw)
+            raise SettingsError(t("console.bad_setting", name="DISCORD_GUILD_ID", problem=problem))
+        guild_id = int(raw)
+
+    level_name = (get("CARO_LOG_LEVEL") or "INFO").upper()
+    if level_name not in _LOG_LEVELS:
+        problem = t("console.bad_log_level", value=level_name)
+        raise SettingsError(t("console.bad_setting", name="CARO_LOG_LEVEL", problem=problem))
+
+    ai_time_limit: float | None = None
+    if get("CARO_AI_TIME_LIMIT"):
+        raw = get("CARO_AI_TIME_LIMIT")
+        try:
+            ai_time_limit = float(raw)
+        except ValueError:
+            ai_time_limit = -1.0
+        if not 0 < ai_time_limit < 3600:
+            problem = t("console.not_positive", value=raw)
+            raise SettingsError(
+                t("console.bad_setting", name="CARO_AI_TIME_LIMIT", problem=problem)
+            )
+
+    return Settings(
+        token=token,
+        db_path=get("CARO_DB") or "caro.db",
+        guild_id=guild_id,
+        api_base=get("DISCORD_API_BASE").rstrip("/") or None,
+        gateway_url=get("DISCORD_GATEWAY_URL") or None,
+        log_level=getattr(logging, level_name),
+        ai_time_limit=ai_time_limit,
+    )

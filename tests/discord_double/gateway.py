@@ -1,0 +1,226 @@
+"""The gateway websocket: HELLO, heartbeats, IDENTIFY/READY, RESUME and numbered dispatches.
+
+Frames go out as uncompressed JSON text even when the bot asks for zlib-stream: discord.py only
+runs its decompressor on binary frames, and Discord itself accepts either.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import WSMsgType, web
+
+if TYPE_CHECKING:
+    from .server import DiscordDouble
+
+DISPATCH, HEARTBEAT, IDENTIFY, PRESENCE, VOICE, RESUME = 0, 1, 2, 3, 4, 6
+RECONNECT, REQUEST_MEMBERS, INVALID_SESSION, HELLO, HEARTBEAT_ACK = 7, 8, 9, 10, 11
+GUILD_MEMBERS_INTENT = 1 << 1
+GUILD_MESSAGES_INTENT = 1 << 9
+
+
+@dataclass
+class Session:
+    id: str
+    intents: int
+    seq: int = 0
+    sent: list[dict[str, Any]] = field(default_factory=list)
+    ws: web.WebSocketResponse | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class Gateway:
+    def __init__(self, double: DiscordDouble, heartbeat_interval: int) -> None:
+        self._double = double
+        self.heartbeat_interval = heartbeat_interval
+        self.sessions: dict[str, Session] = {}
+        self.current: Session | None = None
+        self.sockets: set[web.WebSocketResponse] = set()
+        self.identifies = 0
+        self.resumes = 0
+
+    @property
+    def connected(self) -> bool:
+        cur = self.current
+        return cur is not None and cur.ws is not None and not cur.ws.closed
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse(max_msg_size=0)
+        await ws.prepare(request)
+        self.sockets.add(ws)
+        session: Session | None = None
+        try:
+            await self._send(ws, {"op": HELLO, "d": {"heartbeat_interval": self.heartbeat_interval}})
+            async for msg in ws:
+                if msg.type is not WSMsgType.TEXT:
+                    if msg.type is WSMsgType.BINARY:
+                        await self._reject(ws, 4002, "binary frames are not JSON")
+                    break
+                try:
+                    payload = json.loads(msg.data)
+                    op = payload["op"]
+                except (ValueError, KeyError, TypeError):
+                    await self._reject(ws, 4002, f"undecodable gateway payload {msg.data[:80]!r}")
+                    break
+                session = await self._on_op(ws, session, op, payload.get("d"))
+                if ws.closed:
+                    break
+        finally:
+            self.sockets.discard(ws)
+            if session is not None and session.ws is ws:
+                session.ws = None
+            self._double.store.changes.notify()
+        return ws
+
+    async def _on_op(self, ws: web.WebSocketResponse, session: Session | None, op: int,
+                     data: Any) -> Session | None:
+        if op == HEARTBEAT:
+            await self._send(ws, {"op": HEARTBEAT_ACK, "d": None})
+        elif op == IDENTIFY:
+            if session is not None:
+                await self._reject(ws, 4005, "IDENTIFY sent twice on one connection")
+            elif not isinstance(data, dict) or data.get("token") != self._double.token:
+                await self._reject(ws, 4004, "IDENTIFY with a wrong token")
+            else:
+                session = await self._identify(ws, data)
+        elif op == RESUME:
+            session = await self._resume(ws, data)
+        elif session is None:
+            await self._reject(ws, 4003, f"op {op} sent before IDENTIFY")
+        elif op == REQUEST_MEMBERS:
+            await self._members_chunk(session, data or {})
+        elif op in (PRESENCE, VOICE):
+            pass
+        else:
+            await self._reject(ws, 4001, f"unknown gateway opcode {op}")
+        return session
+
+    async def _identify(self, ws: web.WebSocketResponse, data: dict[str, Any]) -> Session:
+        double = self._double
+        session = Session(id=secrets.token_hex(16), intents=int(data.get("intents") or 0), ws=ws)
+        self.sessions[session.id] = session
+        self.current = session
+        self.identifies += 1
+        ready: dict[str, Any] = {
+            "v": 10,
+            "user": double.bot_user,
+            "user_settings": {},
+            "guilds": [{"id": gid, "unavailable": True} for gid in double.guild_ids],
+            "presences": [],
+            "private_channels": [],
+            "relationships": [],
+            "guild_join_requests": [],
+            "geo_ordered_rtc_regions": ["local"],
+            "session_type": "normal",
+            "session_id": session.id,
+            "resume_gateway_url": double.gateway_url,
+            "application": {"id": double.application_id, "flags": double.application_flags},
+            "auth": {},
+            "_trace": ['["discord-double",{"micros":0}]'],
+        }
+        if "shard" in data:
+            ready["shard"] = data["shard"]
+        await self.dispatch("READY", ready, session=session)
+        await self.dispatch("GUILD_CREATE", double.guild_create_payload(), session=session)
+        double.bot_ready = True
+        double.store.changes.notify()
+        return session
+
+    async def _resume(self, ws: web.WebSocketResponse, data: Any) -> Session | None:
+        data = data if isinstance(data, dict) else {}
+        if data.get("token") != self._double.token:
+            await self._reject(ws, 4004, "RESUME with a wrong token")
+            return None
+        session = self.sessions.get(str(data.get("session_id")))
+        if session is None:
+            await self._send(ws, {"op": INVALID_SESSION, "d": False})
+            return None
+        old = session.ws
+        session.ws = ws
+        self.current = session
+        self.resumes += 1
+        if old is not None and not old.closed:
+            await old.close(code=4000)
+        last = int(data.get("seq") or 0)
+        async with session.lock:
+            for event in session.sent:
+                if event["s"] > last:
+                    await self._send(ws, event)
+        await self.dispatch("RESUMED", {"_trace": ['["discord-double",{"micros":0}]']},
+                            session=session)
+        self._double.store.changes.notify()
+        return session
+
+    async def _members_chunk(self, session: Session, data: dict[str, Any]) -> None:
+        double = self._double
+        members = double.all_member_payloads()
+        wanted = data.get("user_ids")
+        if wanted:
+            wanted_ids = {str(u) for u in (wanted if isinstance(wanted, list) else [wanted])}
+            members = [m for m in members if m["user"]["id"] in wanted_ids]
+        query = data.get("query")
+        if query:
+            members = [m for m in members if m["user"]["username"].startswith(query)]
+        limit = int(data.get("limit") or 0)
+        if limit:
+            members = members[:limit]
+        chunk: dict[str, Any] = {
+            "guild_id": str(data.get("guild_id", double.guild_id)),
+            "members": members,
+            "chunk_index": 0,
+            "chunk_count": 1,
+        }
+        if data.get("nonce"):
+            chunk["nonce"] = data["nonce"]
+        await self.dispatch("GUILD_MEMBERS_CHUNK", chunk, session=session)
+
+    async def dispatch(self, event: str, data: dict[str, Any], *, session: Session | None = None,
+                       intent: int = 0) -> bool:
+        """Send an event to the bot's session (kept for replay on RESUME). False if no session."""
+        session = session or self.current
+        if session is None or (intent and not session.intents & intent):
+            return False
+        async with session.lock:
+            session.seq += 1
+            frame = {"op": DISPATCH, "t": event, "s": session.seq, "d": data}
+            session.sent.append(frame)
+            ws = session.ws
+            if ws is not None and not ws.closed:
+                with contextlib.suppress(ConnectionError):
+                    await self._send(ws, frame)
+        return True
+
+    async def disconnect(self, code: int, *, resumable: bool) -> None:
+        session = self.current
+        if session is None:
+            return
+        if not resumable:
+            self.sessions.pop(session.id, None)
+        ws = session.ws
+        if ws is not None and not ws.closed:
+            await ws.close(code=code)
+
+    async def reconnect_request(self) -> None:
+        """Ask the bot to reconnect and resume (op 7), as Discord does during restarts."""
+        session = self.current
+        if session is not None and session.ws is not None and not session.ws.closed:
+            await self._send(session.ws, {"op": RECONNECT, "d": None})
+
+    async def close_all(self) -> None:
+        for ws in list(self.sockets):
+            await ws.close(code=1001)
+
+    async def _reject(self, ws: web.WebSocketResponse, code: int, why: str) -> None:
+        self._double.violate(f"gateway: {why} (closed with {code})")
+        await ws.close(code=code, message=why.encode()[:120])
+
+    @staticmethod
+    async def _send(ws: web.WebSocketResponse, payload: dict[str, Any]) -> None:
+        payload.setdefault("s", None)
+        payload.setdefault("t", None)
+        await ws.send_str(json.dumps(payload))

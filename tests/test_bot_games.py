@@ -1,0 +1,251 @@
+"""The game service on a real database, with the real AI called in-process."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+import pytest
+
+from bot import ai_worker
+from bot.games import (
+    GameOptions,
+    GameService,
+    MoveRef,
+    UserError,
+    ai_seed,
+    custom_id,
+    parse_custom_id,
+    parse_options,
+    points_for,
+)
+from bot.storage import ActiveGameExists, Record, Storage
+from engine import Board, Rule
+from engine.solver import perfect_move
+
+GUILD, CHANNEL, ALICE, BOB = 10, 20, 30, 40
+
+
+class Thinker:
+    """The real AI worker function, run in-process; counts calls and can be held back."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, str]] = []
+        self.gate: asyncio.Event | None = None
+
+    async def __call__(self, board: Board, level: str, seed: str) -> tuple[tuple[int, int], str]:
+        self.calls.append((board.text(), level, seed))
+        if self.gate is not None:
+            await self.gate.wait()
+        row, col, reason = ai_worker.think(board.text(), level, seed, None)
+        return (row, col), reason
+
+
+@pytest.fixture
+async def service(tmp_path: Path):
+    storage = await Storage.open(tmp_path / "caro.db")
+    thinker = Thinker()
+    yield GameService(storage, thinker), thinker
+    await storage.close()
+
+
+def options(level: str = "normal", size: str = "3x3", first: str = "me") -> GameOptions:
+    return parse_options(level, size, "freestyle", first)
+
+
+async def start(service: GameService, player: int = ALICE, **kw: str):
+    state = await service.start(
+        guild_id=GUILD, channel_id=CHANNEL, player_id=player, options=options(**kw),
+        rng=random.Random(1),
+    )
+    await service.attach_message(state.id, 5000 + state.id)
+    return state
+
+
+def test_options_defaults_and_choices() -> None:
+    assert parse_options() == GameOptions("normal", 3, 3, 3, Rule.FREESTYLE, "me")
+    assert parse_options("Impossible", "5x5", "caro", "ai") == GameOptions(
+        "impossible", 5, 5, 4, Rule.CARO, "ai"
+    )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"difficulty": "godlike"}, "**godlike** is not a valid difficulty. Choose one of: easy,"),
+        ({"size": "99x99"}, "**99x99** is not a valid size. Choose one of: 3x3, 4x4, 5x5."),
+        ({"rule": "renju"}, "**renju** is not a valid rule. Choose one of: freestyle, exact, caro."),
+        ({"first": "nobody"}, "**nobody** is not a valid first player. Choose one of: me, ai,"),
+        ({"difficulty": ""}, "**(empty)** is not a valid difficulty"),
+    ],
+)
+def test_hostile_options_get_clear_errors(kwargs: dict[str, str], message: str) -> None:
+    with pytest.raises(UserError) as refused:
+        parse_options(**kwargs)
+    assert str(refused.value).startswith(message)
+    assert isinstance(refused.value, ValueError)
+
+
+def test_points_are_weighted_by_difficulty() -> None:
+    assert [points_for("win", lvl) for lvl in ("easy", "normal", "hard", "impossible")] == [
+        3, 6, 9, 12,
+    ]
+    assert points_for("draw", "hard") == 3
+    assert points_for("loss", "impossible") == 0
+
+
+def test_custom_ids_round_trip_and_forgeries_are_refused() -> None:
+    text = custom_id(12, 3, (1, 1))
+    assert text == "caro:m:12:3:B2"
+    assert parse_custom_id(text) == MoveRef(12, 3, "B2")
+    for forged in [
+        "caro:forged:1", "caro:m:0:0:A1", "caro:m:1:-1:A1", "caro:m:1:0:a1", "caro:m:1:0:A0",
+        "caro:m:1:0:A100", "caro:m:1:1000:A1", "caro:m:01:0:A1", "caro:m:1:0:A1:x",
+        "caro:m:99999999999999999999:0:A1", "", "caro:m:1:0:B2\n",
+    ]:
+        with pytest.raises(UserError, match="not one of this bot's game buttons"):
+            parse_custom_id(forged)
+
+
+async def test_player_moves_then_ai_answers(service) -> None:
+    games, thinker = service
+    state = await start(games, level="impossible")
+    assert state.player_mark.name == "X" and not state.ai_to_move
+    after = await games.play(MoveRef(state.id, 0, "B2"), user_id=ALICE, message_id=None)
+    assert after.board.text() == "3x3 k3 freestyle B2" and after.ai_to_move
+    answered = await games.ai_move(state.id)
+    assert answered is not None and answered.board.ply == 2 and not answered.ai_to_move
+    assert thinker.calls == [("3x3 k3 freestyle B2", "impossible", ai_seed(state.id, 1))]
+    cell, reason = answered.last_ai_move or ("", "")
+    assert answered.board.parse_move(cell) in [(0, 0), (0, 2), (2, 0), (2, 2)]  # only corners hold
+    assert reason in {"center", "develop", "defend", "block", "threat", "fork", "win"}
+    assert await games.ai_move(state.id) is None  # nothing owed any more
+
+
+async def test_ai_moves_are_reproducible_per_game_and_ply(service) -> None:
+    games, _ = service
+    board = Board(5, 5, 4)
+    board.push((0, 0))
+    seed = ai_seed(7, 1)
+    first = ai_worker.think(board.text(), "easy", seed, None)
+    assert all(ai_worker.think(board.text(), "easy", seed, None) == first for _ in range(3))
+
+
+@pytest.mark.parametrize(
+    ("ref", "user", "message"),
+    [
+        (MoveRef(999, 0, "A1"), ALICE, "does not exist"),
+        (MoveRef(1, 0, "A1"), BOB, "not your game"),
+        (MoveRef(1, 1, "A1"), ALICE, "out of date"),
+        (MoveRef(1, 0, "D1"), ALICE, "no cell D1"),
+        (MoveRef(1, 0, "A9"), ALICE, "no cell A9"),
+    ],
+)
+async def test_refused_clicks_change_nothing(service, ref: MoveRef, user: int, message: str) -> None:
+    games, _ = service
+    state = await start(games)
+    assert state.id == 1
+    before = await games.storage.row_counts()
+    with pytest.raises(UserError, match=message):
+        await games.play(ref, user_id=user, message_id=None)
+    assert await games.storage.row_counts() == before
+
+
+async def test_click_on_another_message_is_stale(service) -> None:
+    games, _ = service
+    state = await start(games)
+    with pytest.raises(UserError, match="out of date"):
+        await games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=123)
+
+
+async def test_clicks_while_the_ai_thinks_and_taken_cells(service) -> None:
+    games, _ = service
+    state = await start(games, first="ai")
+    assert state.player_mark.name == "O" and state.ai_to_move
+    with pytest.raises(UserError, match="Wait for the AI"):
+        await games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
+    answered = await games.ai_move(state.id)
+    assert answered is not None
+    taken = answered.last_ai_move[0] if answered.last_ai_move else ""
+    with pytest.raises(UserError, match=f"{taken} is already taken"):
+        await games.play(MoveRef(state.id, 1, taken), user_id=ALICE, message_id=None)
+
+
+async def test_two_clicks_on_the_same_turn_apply_one_move(service) -> None:
+    games, _ = service
+    state = await start(games)
+    results = await asyncio.gather(
+        games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None),
+        games.play(MoveRef(state.id, 0, "C3"), user_id=ALICE, message_id=None),
+        return_exceptions=True,
+    )
+    applied = [r for r in results if not isinstance(r, BaseException)]
+    refused = [r for r in results if isinstance(r, UserError)]
+    assert len(applied) == 1 and len(refused) == 1
+    assert "out of date" in str(refused[0])
+    row = await games.storage.game(state.id)
+    assert row is not None and row.ply == 1
+
+
+async def test_late_ai_answer_is_dropped_if_the_game_moved_on(service) -> None:
+    games, thinker = service
+    state = await start(games, first="ai")
+    thinker.gate = asyncio.Event()
+    pending = asyncio.create_task(games.ai_move(state.id))
+    await asyncio.sleep(0.05)
+    assert await games.ai_move(state.id) is None  # already thinking about this game
+    await games.storage.abandon_game(state.id)
+    thinker.gate.set()
+    assert await pending is None
+    assert (await games.storage.row_counts())["moves"] == 0
+
+
+async def test_second_game_in_channel_is_refused(service) -> None:
+    games, _ = service
+    state = await start(games)
+    with pytest.raises(ActiveGameExists) as refused:
+        await start(games)
+    assert refused.value.game.id == state.id
+
+
+async def _play_to_end(games: GameService, game_id: int, pick) -> None:
+    while True:
+        state = await games.state(game_id)
+        assert state is not None
+        if not state.active:
+            return
+        if state.ai_to_move:
+            await games.ai_move(game_id)
+            continue
+        cell = pick(state.board)
+        name = state.board.move_name(cell)
+        await games.play(MoveRef(game_id, state.board.ply, name), user_id=ALICE, message_id=None)
+
+
+async def test_perfect_play_draws_and_bad_play_loses_against_impossible(service) -> None:
+    games, _ = service
+    draw = await start(games, level="impossible")
+    await _play_to_end(games, draw.id, perfect_move)
+    lose = await start(games, player=BOB, level="impossible")
+
+    def worst(board: Board):
+        return next(iter(board.legal_moves))  # the first empty cell, row by row
+
+    # Bob's moves are made with user id ALICE in _play_to_end, so play his game by hand.
+    while True:
+        state = await games.state(lose.id)
+        assert state is not None
+        if not state.active:
+            break
+        if state.ai_to_move:
+            await games.ai_move(lose.id)
+        else:
+            name = state.board.move_name(worst(state.board))
+            await games.play(MoveRef(lose.id, state.board.ply, name), user_id=BOB, message_id=None)
+    alice = await games.storage.user_stats(GUILD, ALICE)
+    bob = await games.storage.user_stats(GUILD, BOB)
+    assert alice.overall == Record(draws=1) and alice.points == 4
+    assert bob.overall == Record(losses=1) and bob.points == 0
+    final = await games.state(lose.id)
+    assert final is not None and final.row.winner == "O" and final.board.outcome() is not None

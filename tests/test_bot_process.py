@@ -1,0 +1,290 @@
+"""The real bot process (`python -m bot`) against the Discord double: whole games, refusals,
+restarts and responsiveness, as a Discord user would see them."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from engine import Board
+from engine.solver import perfect_move
+from tests.conftest import TOKEN, BotHandle, StartBot
+
+FINAL = ("**You win!**", "**The AI wins.**", "**Draw.**")
+Pick = Callable[[Board], tuple[int, int]]
+
+
+def is_over(message: Any) -> bool:
+    return any(text in message.content for text in FINAL)
+
+
+def board_of(message: Any, k: int) -> Board:
+    """The position drawn on a game message (its buttons), as an engine board."""
+    buttons = message.buttons
+    side = int(len(buttons) ** 0.5)
+    board = Board(side, side, k)
+    stones: dict[str, list[tuple[int, int]]] = {"X": [], "O": []}
+    for button in buttons:
+        label = button.get("label")
+        if label in stones:
+            cell = board.parse_move(button["custom_id"].rsplit(":", 1)[1])
+            stones[label].append(cell)
+    # Any interleaving of the stones gives the same position.
+    order = [stones["X"], stones["O"]]
+    for i in range(len(stones["X"]) + len(stones["O"])):
+        board.push(order[i % 2][i // 2])
+    return board
+
+
+def ply_of(message: Any) -> int:
+    return int(message.buttons[0]["custom_id"].split(":")[3])
+
+
+async def play_out(member: Any, message: Any, pick: Pick, k: int = 3) -> Any:
+    """Play `member`'s side with `pick` until the game ends; the final message."""
+    while True:
+        message = await message.wait_for(
+            lambda m: "Your turn" in m.content or is_over(m), timeout=20
+        )
+        if is_over(message):
+            return message
+        board = board_of(message, k)
+        result = await member.click(message, board.move_name(pick(board)))
+        assert result.callback_type == 7, result
+        assert not result.ephemeral
+
+
+def first_empty(board: Board) -> tuple[int, int]:
+    return next(iter(board.legal_moves))
+
+
+def refusal(result: Any) -> str:
+    assert result.callback_type == 4 and result.ephemeral, result
+    return str(result.content)
+
+
+async def test_win_draw_and_loss_then_stats_and_leaderboard(running_bot: BotHandle) -> None:
+    double = running_bot.double
+    alice = double.add_member("alice")
+
+    win = await alice.slash("caro start", difficulty="easy")
+    assert win.callback_type == 4 and not win.ephemeral
+    assert "vs AI (O, easy)" in str(win.content) and "Your turn (X)." in str(win.content)
+    end = await play_out(alice, win.message, perfect_move)
+    assert "**You win!**" in end.content
+    green = [b for b in end.buttons if b["style"] == 3]
+    assert len(green) == 3 and all(b["label"] == "X" for b in green)
+    assert all(b["disabled"] for b in end.buttons)
+
+    draw = await alice.slash("caro start", difficulty="impossible")
+    end = await play_out(alice, draw.message, perfect_move)
+    assert "**Draw.**" in end.content and not any(b["style"] == 3 for b in end.buttons)
+
+    loss = await alice.slash("caro start", difficulty="impossible", first="ai")
+    assert "vs AI (X, impossible)" in str(loss.content) and "thinking" in str(loss.content)
+    end = await play_out(alice, loss.message, first_empty)
+    assert "**The AI wins.**" in end.content
+    assert re.search(r"AI played \*\*[A-C][1-3]\*\*: completes a winning line\.", end.content)
+
+    stats = await alice.slash("caro stats")
+    assert stats.callback_type == 4
+    embed = stats.embeds[0]
+    fields = {f["name"]: f["value"] for f in embed["fields"]}
+    assert fields["Overall"] == "1 W / 1 D / 1 L, 3 played, win rate 33%"
+    assert fields["easy"] == "1 W / 0 D / 0 L, 1 played, win rate 100%"
+    assert fields["impossible"] == "0 W / 1 D / 1 L, 2 played, win rate 0%"
+    assert "Points: 7" in embed["description"]  # easy win 3 + impossible draw 4
+    assert fields["Leaderboard"] == f"**1.** <@{alice.id}>: 7 pts (1 W / 1 D / 1 L, 33%)"
+
+    bob = double.add_member("bob")
+    about_alice = await bob.slash("caro stats", user=alice)
+    assert about_alice.embeds[0]["title"].lower() == "stats of alice"
+    own = await bob.slash("caro stats")
+    assert "No finished games" in own.embeds[0]["description"]
+    board = await bob.slash("caro leaderboard")
+    assert board.embeds[0]["description"] == f"**1.** <@{alice.id}>: 7 pts (1 W / 1 D / 1 L, 33%)"
+    assert "win 3, draw 1" in board.embeds[0]["footer"]["text"]
+    helped = await bob.slash("caro help")
+    assert helped.ephemeral and "k of your marks in a row" in helped.embeds[0]["description"]
+
+    assert running_bot.db_counts()["results"] == 3
+    rows = running_bot.db_rows("SELECT status, result FROM games ORDER BY id")
+    assert rows == [("finished", "win"), ("finished", "draw"), ("finished", "loss")]
+
+
+async def test_strangers_forgeries_and_replays_change_nothing(running_bot: BotHandle) -> None:
+    double = running_bot.double
+    alice, bob = double.add_member("alice"), double.add_member("bob")
+    start = await alice.slash("caro start", difficulty="impossible")
+    message = start.message
+    game_id = int(message.buttons[0]["custom_id"].split(":")[2])
+    before, edits = running_bot.db_counts(), message.edits
+
+    assert "This is not your game" in refusal(await bob.click(message, "B2"))
+    forged = {
+        "caro:forged:1": "not one of this bot's game buttons",
+        f"caro:m:{game_id}:0:Z9": "There is no cell Z9 on this board",
+        f"caro:m:{game_id}:7:A1": "That board is out of date",
+        "caro:m:999:0:A1": "That game does not exist",
+        "something-else": "not one of this bot's game buttons",
+        "caro:m:1:0:" + "A" * 200: "not one of this bot's game buttons",
+    }
+    for custom_id, text in forged.items():
+        assert text in refusal(await alice.click_custom_id(message, custom_id)), custom_id
+    assert running_bot.db_counts() == before
+    assert message.edits == edits
+
+    again = await alice.slash("caro start", difficulty="easy")
+    text = refusal(again)
+    assert "already have a game running in this channel" in text
+    assert f"/channels/{double.guild_id}/{double.channel_id}/{message.id}" in text
+    assert running_bot.db_counts() == before
+
+    # Two clicks on the same turn (sent before either is answered): one move is applied.
+    first_id = message.button("A1")["custom_id"]
+    second_id = message.button("C3")["custom_id"]
+    results = await asyncio.gather(
+        alice.click_custom_id(message, first_id), alice.click_custom_id(message, second_id)
+    )
+    types = sorted(r.callback_type for r in results)
+    assert types == [4, 7], results
+    stale = next(r for r in results if r.callback_type == 4)
+    assert stale.ephemeral and "out of date" in str(stale.content)
+    message = await message.wait_for(lambda m: "Your turn" in m.content, timeout=20)
+    assert running_bot.db_rows("SELECT ply FROM games WHERE id = ?", (game_id,)) == [(2,)]
+    # Replaying the first click (a stale board) is refused too.
+    assert "out of date" in refusal(await alice.click_custom_id(message, first_id))
+    assert running_bot.db_rows("SELECT COUNT(*) FROM moves") == [(2,)]
+
+    # Finish the game; then its buttons only explain that it is over.
+    end = await play_out(alice, message, first_empty)
+    assert is_over(end)
+    last = end.buttons[-1]["custom_id"]
+    assert "This game is over" in refusal(await alice.click_custom_id(end, last))
+
+
+async def test_hostile_options_are_refused_and_create_nothing(running_bot: BotHandle) -> None:
+    alice = running_bot.double.add_member("alice")
+    cases = [
+        ({"difficulty": "godlike"}, "**godlike** is not a valid difficulty"),
+        ({"size": "99x99"}, "**99x99** is not a valid size. Choose one of: 3x3, 4x4, 5x5."),
+        ({"rule": "'; DROP TABLE games; --"}, "is not a valid rule"),
+        ({"first": "both"}, "**both** is not a valid first player"),
+    ]
+    for options, text in cases:
+        assert text in refusal(await alice.slash("caro start", **options)), options
+    assert running_bot.db_counts() == {"games": 0, "moves": 0, "results": 0}
+    assert running_bot.double.messages() == []
+    ok = await alice.slash("caro start", size="5x5", rule="caro", difficulty="hard")
+    assert "**5x5, 4 in a row, caro rule**" in str(ok.content)
+    assert len(ok.message.buttons) == 25
+
+
+async def test_restart_mid_game_then_finish(start_bot: StartBot) -> None:
+    # DEBUG logging shows every request discord.py makes: the token must still never appear
+    # (the fixture greps the log for it).
+    bot = await start_bot(CARO_LOG_LEVEL="DEBUG")
+    alice = bot.double.add_member("alice")
+    start = await alice.slash("caro start", difficulty="normal")
+    await alice.click(start.message, "B2")
+    message = await start.message.wait_for(lambda m: "Your turn" in m.content, timeout=20)
+    await bot.restart()  # SIGTERM, exit 0, start again on the same database
+    end = await play_out(alice, message, perfect_move)
+    assert is_over(end) and "**The AI wins.**" not in end.content
+    assert bot.db_counts()["results"] == 1
+    assert await bot.stop(signal.SIGINT) == 0
+    assert "shut down cleanly" in bot.log_text()
+    assert bot.exit_codes == [0, 0]
+
+
+async def test_stats_answered_while_the_ai_thinks_and_pending_move_resumed(
+    start_bot: StartBot,
+) -> None:
+    # A 3 s budget makes "impossible" think for seconds on 5x5, like a slow machine would.
+    bot = await start_bot(CARO_AI_TIME_LIMIT="3")
+    double = bot.double
+    alice, bob = double.add_member("alice"), double.add_member("bob")
+    start = await alice.slash("caro start", difficulty="impossible", size="5x5")
+    message = start.message
+    await alice.click(message, "A1")
+    assert "The AI is thinking" in message.content  # messages are live: updated in place
+
+    stats = await bob.slash("caro stats")
+    assert stats.callback_type == 4
+    # The stats answer came back while the board still waits for the AI's move.
+    assert "The AI is thinking" in message.content
+    message = await message.wait_for(lambda m: "Your turn" in m.content, timeout=20)
+    edit_times = [r.time for r in double.requests if r.method == "PATCH"]
+    stats_time = next(
+        r.time for r in double.requests
+        if r.method == "POST" and f"/interactions/{stats.interaction_id}/" in r.path
+    )
+    assert edit_times and stats_time < max(edit_times)
+
+    # The player moves, the bot dies before the AI answers, a new process finishes that move.
+    await alice.click(message, "B2")
+    assert "thinking" in message.content
+    code = await bot.stop(signal.SIGKILL)  # no chance to answer
+    assert code == -signal.SIGKILL
+    await bot.start()
+    message = await message.wait_for(lambda m: "Your turn" in m.content, timeout=30)
+    assert ply_of(message) == 4
+    patched = [
+        r for r in double.requests
+        if r.method == "PATCH" and r.path.endswith(f"/channels/{double.channel_id}/messages/{message.id}")
+    ]
+    assert patched, "the resumed move is drawn through the channel message endpoint"
+    assert bot.db_rows("SELECT COUNT(*) FROM moves") == [(4,)]
+
+
+def _run_bot(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "CARO_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "bot"], env=base | env, cwd=cwd, capture_output=True, text=True,
+        timeout=60,
+    )
+
+
+def test_missing_token_explains_how_to_get_one(tmp_path: Path) -> None:
+    done = _run_bot({"CARO_DB": str(tmp_path / "x.db")}, tmp_path)
+    assert done.returncode == 2
+    assert "Developer Portal" in done.stderr and "Reset Token" in done.stderr
+    assert "DISCORD_TOKEN=" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_token_from_dotenv_file_and_bad_setting(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("DISCORD_TOKEN=from-dotenv\nDISCORD_GUILD_ID=not-a-number\n")
+    done = _run_bot({}, tmp_path)
+    assert done.returncode == 2
+    assert "DISCORD_GUILD_ID" in done.stderr and "from-dotenv" not in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+async def test_refused_token_exits_1_without_showing_it(tmp_path: Path) -> None:
+    from tests.discord_double import DiscordDouble
+
+    double = DiscordDouble(token=TOKEN)
+    await double.start()
+    try:
+        env = {
+            "DISCORD_TOKEN": "wrong-secret-token",
+            "DISCORD_API_BASE": double.api_base,
+            "DISCORD_GATEWAY_URL": double.gateway_url,
+            "CARO_DB": str(tmp_path / "caro.db"),
+        }
+        done = await asyncio.to_thread(_run_bot, env, tmp_path)
+    finally:
+        await double.stop()
+    assert done.returncode == 1
+    assert "Discord refused the bot token" in done.stderr
+    assert "wrong-secret-token" not in done.stderr + done.stdout
+    assert "Traceback" not in done.stderr

@@ -1,0 +1,242 @@
+"""Storage on real SQLite files: migrations, the one-running-game rule, moves, exactly-once stats."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.storage import (
+    ActiveGameExists,
+    Finish,
+    NewGame,
+    Record,
+    Storage,
+    StorageError,
+    migration_files,
+)
+
+GUILD, CHANNEL, ALICE, BOB = 111, 222, 333, 444
+
+
+def new_game(player: int = ALICE, channel: int = CHANNEL, level: str = "normal") -> NewGame:
+    return NewGame(
+        guild_id=GUILD,
+        channel_id=channel,
+        player_id=player,
+        player_mark="X",
+        ai_level=level,
+        rows=3,
+        cols=3,
+        k=3,
+        rule="freestyle",
+    )
+
+
+@pytest.fixture
+async def storage(tmp_path: Path):
+    store = await Storage.open(tmp_path / "caro.db")
+    yield store
+    await store.close()
+
+
+async def test_fresh_database_is_migrated_and_in_wal_mode(tmp_path: Path) -> None:
+    path = tmp_path / "caro.db"
+    store = await Storage.open(path)
+    try:
+        assert await store.journal_mode() == "wal"
+        assert await store.schema_version() == len(migration_files())
+        assert await store.row_counts() == {"games": 0, "moves": 0, "results": 0}
+    finally:
+        await store.close()
+    with sqlite3.connect(path) as db:
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        assert {"games", "moves", "results"} <= tables
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+async def test_migrations_are_idempotent_and_keep_data(tmp_path: Path) -> None:
+    path = tmp_path / "caro.db"
+    store = await Storage.open(path)
+    game = await store.create_game(new_game())
+    assert await store.migrate() == []  # nothing left to apply on the open database
+    await store.close()
+    store = await Storage.open(path)  # reopening applies nothing either
+    try:
+        assert await store.schema_version() == len(migration_files())
+        again = await store.game(game.id)
+        assert again is not None and again.player_id == ALICE
+    finally:
+        await store.close()
+
+
+async def test_new_migration_is_applied_once_in_order(tmp_path: Path) -> None:
+    migrations = tmp_path / "migrations"
+    migrations.mkdir()
+    for _, path in migration_files():
+        (migrations / path.name).write_text(path.read_text())
+    (migrations / "002_notes.sql").write_text("CREATE TABLE notes (id INTEGER PRIMARY KEY);")
+    path = tmp_path / "caro.db"
+    store = await Storage.open(path)  # only the shipped migrations
+    await store.close()
+    store = await Storage.open(path, migrations=migrations)
+    try:
+        assert await store.schema_version() == 2
+        assert await store.migrate(migrations) == []
+    finally:
+        await store.close()
+
+
+async def test_failed_migration_rolls_back_entirely(tmp_path: Path) -> None:
+    migrations = tmp_path / "migrations"
+    migrations.mkdir()
+    for _, path in migration_files():
+        (migrations / path.name).write_text(path.read_text())
+    (migrations / "002_broken.sql").write_text(
+        "CREATE TABLE half (id INTEGER);\nINSERT INTO nowhere VALUES (1);"
+    )
+    path = tmp_path / "caro.db"
+    with pytest.raises(StorageError, match="002_broken.sql"):
+        await Storage.open(path, migrations=migrations)
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+        names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+        assert "half" not in names
+
+
+async def test_badly_numbered_migrations_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "001_a.sql").write_text("")
+    (tmp_path / "003_c.sql").write_text("")
+    with pytest.raises(StorageError, match="without gaps"):
+        migration_files(tmp_path)
+
+
+async def test_one_running_game_per_player_per_channel(storage: Storage) -> None:
+    first = await storage.create_game(new_game())
+    with pytest.raises(ActiveGameExists) as refused:
+        await storage.create_game(new_game())
+    assert refused.value.game.id == first.id
+    other_channel = await storage.create_game(new_game(channel=CHANNEL + 1))
+    other_player = await storage.create_game(new_game(player=BOB))
+    assert len({first.id, other_channel.id, other_player.id}) == 3
+    assert await storage.abandon_game(first.id)
+    assert not await storage.abandon_game(first.id)
+    replacement = await storage.create_game(new_game())
+    assert replacement.id not in (first.id, other_channel.id, other_player.id)
+
+
+async def test_unique_index_holds_even_without_the_check(storage: Storage, tmp_path: Path) -> None:
+    await storage.create_game(new_game())
+    with sqlite3.connect(tmp_path / "caro.db") as db, pytest.raises(sqlite3.IntegrityError):
+        db.execute(
+            "INSERT INTO games (guild_id, channel_id, player_id, player_mark, ai_level, rows, cols,"
+            " k, rule) VALUES (?, ?, ?, 'X', 'easy', 3, 3, 3, 'freestyle')",
+            (GUILD, CHANNEL, ALICE),
+        )
+
+
+async def test_moves_are_numbered_and_stale_ones_refused(storage: Storage) -> None:
+    game = await storage.create_game(new_game())
+    assert await storage.add_move(game.id, 0, "B2", by_ai=False)
+    assert not await storage.add_move(game.id, 0, "A1", by_ai=False)  # replayed ply
+    assert not await storage.add_move(game.id, 2, "A1", by_ai=False)  # skipped ply
+    assert await storage.add_move(game.id, 1, "A1", by_ai=True, reason="block")
+    row = await storage.game(game.id)
+    assert row is not None
+    assert row.ply == 2
+    assert [(m.ply, m.cell, m.by_ai, m.reason) for m in row.moves] == [
+        (0, "B2", False, None),
+        (1, "A1", True, "block"),
+    ]
+    assert (await storage.row_counts())["moves"] == 2
+
+
+async def test_games_awaiting_ai(storage: Storage) -> None:
+    game = await storage.create_game(new_game())  # player is X: the AI moves on odd plies
+    ai_first = await storage.create_game(
+        NewGame(GUILD, CHANNEL, BOB, "O", "hard", 3, 3, 3, "freestyle")
+    )
+    assert await storage.games_awaiting_ai() == []  # no message posted yet
+    await storage.set_message(game.id, 9001)
+    await storage.set_message(ai_first.id, 9002)
+    assert [g.id for g in await storage.games_awaiting_ai()] == [ai_first.id]
+    await storage.add_move(game.id, 0, "B2", by_ai=False)
+    assert [g.id for g in await storage.games_awaiting_ai()] == [game.id, ai_first.id]
+
+
+async def test_finishing_move_counts_the_result_once(storage: Storage) -> None:
+    game = await storage.create_game(new_game(level="hard"))
+    finish = Finish(result="win", winner="X", points=9)
+    assert await storage.add_move(game.id, 0, "A1", by_ai=False, finish=finish)
+    assert not await storage.finish_game(game.id, finish)
+    assert not await storage.add_move(game.id, 1, "B1", by_ai=True)  # no moves after the end
+    row = await storage.game(game.id)
+    assert row is not None and (row.status, row.result, row.winner) == ("finished", "win", "X")
+    stats = await storage.user_stats(GUILD, ALICE)
+    assert stats.overall == Record(wins=1)
+    assert stats.by_level == {"hard": Record(wins=1)}
+    assert stats.points == 9
+
+
+async def test_concurrent_finish_attempts_count_once(tmp_path: Path) -> None:
+    path = tmp_path / "caro.db"
+    first = await Storage.open(path)
+    second = await Storage.open(path)  # a second connection, as if another process raced us
+    try:
+        game = await first.create_game(new_game())
+        finish = Finish(result="draw", winner=None, points=2)
+        attempts = [first.finish_game(game.id, finish) for _ in range(5)]
+        attempts += [second.finish_game(game.id, finish) for _ in range(5)]
+        outcomes = await asyncio.gather(*attempts)
+        assert sorted(outcomes) == [False] * 9 + [True]
+        assert (await first.row_counts())["results"] == 1
+        assert (await second.user_stats(GUILD, ALICE)).overall == Record(draws=1)
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_unknown_result_is_refused_and_changes_nothing(storage: Storage) -> None:
+    game = await storage.create_game(new_game())
+    with pytest.raises(ValueError, match="result must be one of"):
+        await storage.finish_game(game.id, Finish(result="triumph", winner="X", points=3))
+    row = await storage.game(game.id)
+    assert row is not None and row.status == "active"
+    assert (await storage.row_counts())["results"] == 0
+
+
+async def _play_out(storage: Storage, player: int, level: str, result: str, points: int) -> None:
+    game = await storage.create_game(new_game(player=player, level=level))
+    await storage.finish_game(game.id, Finish(result=result, winner=None, points=points))
+
+
+async def test_leaderboard_ranks_by_points_then_win_rate_then_games(storage: Storage) -> None:
+    carol, dave, erin = 555, 666, 777
+    # alice: 1 win on hard = 9 points, 100 %
+    await _play_out(storage, ALICE, "hard", "win", 9)
+    # bob: 3 draws on impossible = 12 points, 0 %
+    for _ in range(3):
+        await _play_out(storage, BOB, "impossible", "draw", 4)
+    # carol: 9 points from a win on easy (3) and 3 draws on normal (6): same points as alice,
+    # lower win rate
+    await _play_out(storage, carol, "easy", "win", 3)
+    for _ in range(3):
+        await _play_out(storage, carol, "normal", "draw", 2)
+    # dave: 9 points, 100 % like alice but in 3 games (easy wins), so ahead of her
+    for _ in range(3):
+        await _play_out(storage, dave, "easy", "win", 3)
+    # erin: only a loss
+    await _play_out(storage, erin, "hard", "loss", 0)
+    board = await storage.leaderboard(GUILD)
+    assert [(r.rank, r.user_id, r.points) for r in board] == [
+        (1, BOB, 12),
+        (2, dave, 9),
+        (3, ALICE, 9),
+        (4, carol, 9),
+        (5, erin, 0),
+    ]
+    assert board[0].record == Record(draws=3)
+    assert await storage.leaderboard(GUILD + 1) == []
+    assert len(await storage.leaderboard(GUILD, limit=2)) == 2
