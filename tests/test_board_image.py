@@ -1,0 +1,234 @@
+"""The board image: size, coordinates, stones, last move, winning line, window outline."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+from bot.board_image import (
+    THEMES,
+    RenderError,
+    cell_centre,
+    clear_caches,
+    image_size,
+    layout,
+    render_board,
+)
+from bot.window import Window
+from engine import Board, Rule
+
+WOOD = THEMES["wood"]
+PAPER = THEMES["paper"]
+RGB = tuple[int, int, int]
+
+
+def played(rows: int, cols: int, k: int, *names: str, rule: Rule = Rule.FREESTYLE) -> Board:
+    board = Board(rows, cols, k, rule)
+    for name in names:
+        board.push_name(name)
+    return board
+
+
+def decode(png: bytes) -> Image.Image:
+    image = Image.open(io.BytesIO(png))
+    assert image.format == "PNG"
+    return image.convert("RGB")
+
+
+def colour_at(image: Image.Image, xy: tuple[int, int]) -> RGB:
+    pixel = image.getpixel(xy)
+    assert isinstance(pixel, tuple)
+    return (int(pixel[0]), int(pixel[1]), int(pixel[2]))
+
+
+def centre(board: Board, name: str) -> tuple[int, int]:
+    return cell_centre(board.rows, board.cols, board.parse_move(name))
+
+
+def midpoint(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    return (a[0] + b[0]) // 2, (a[1] + b[1]) // 2
+
+
+# A mid-game 15x15 caro position: 14 stones, X first, O last (on F8), no winner yet.
+MID_GAME = ("H8", "I9", "H9", "H10", "G8", "I8", "J7", "G10", "F9", "E10", "I10", "G9", "F10", "F8")
+
+
+# ---------------------------------------------------------------------------- size
+@pytest.mark.parametrize("side", range(3, 27))
+def test_image_decodes_at_the_advertised_size(side: int) -> None:
+    image = decode(render_board(Board(side, side, min(side, 5))))
+    assert image.size == image_size(side, side)
+    width, height = image.size
+    assert width == height
+    assert 300 <= width <= 800
+
+
+def test_nineteen_by_nineteen_is_a_comfortable_size() -> None:
+    assert 600 <= image_size(19, 19)[0] <= 800
+    assert layout(19, 19).cell >= 30  # a stone stays ~20 px when Discord scales the image down
+
+
+def test_rectangular_board_is_wider_than_tall() -> None:
+    board = played(6, 20, 5, "T6", "A1")
+    image = decode(render_board(board, last_move=False))
+    width, height = image.size
+    assert (width, height) == image_size(6, 20)
+    assert width > 2 * height
+    assert colour_at(image, centre(board, "A1")) == WOOD.o_ink
+    assert colour_at(image, centre(board, "T6")) == WOOD.x_ink
+
+
+def test_board_size_out_of_range_is_refused() -> None:
+    with pytest.raises(RenderError, match="1x1 to 26x26"):
+        image_size(27, 3)
+
+
+# ---------------------------------------------------------------------------- content
+def test_stones_are_drawn_in_their_colours() -> None:
+    board = played(15, 15, 5, *MID_GAME, rule=Rule.CARO)
+    image = decode(render_board(board, last_move=False))
+    for index, name in enumerate(MID_GAME):
+        expected = WOOD.x_ink if index % 2 == 0 else WOOD.o_ink
+        assert colour_at(image, centre(board, name)) == expected, name
+    for empty in ("A1", "O15", "H7", "K10"):
+        assert colour_at(image, centre(board, empty)) == WOOD.background, empty
+
+
+def test_paper_theme_draws_red_crosses_and_blue_rings() -> None:
+    board = played(9, 9, 5, "E5", "D4")
+    image = decode(render_board(board, theme="paper", last_move=False))
+    # An X's strokes cross at the centre; an O is a ring with paper showing in the middle.
+    assert colour_at(image, centre(board, "E5")) == PAPER.x_ink
+    x, y = centre(board, "D4")
+    assert colour_at(image, (x, y)) == PAPER.background
+    ring = round(layout(9, 9).cell * 0.3)
+    assert PAPER.o_ink in {colour_at(image, (x + dx, y)) for dx in range(ring - 3, ring + 3)}
+
+
+def test_coordinates_are_written_on_all_four_sides() -> None:
+    board = Board(15, 15, 5)
+    image = decode(render_board(board))
+    geometry = layout(15, 15)
+    m, cell, lw = geometry.margin, geometry.cell, geometry.line_width
+    far = m + 15 * cell + lw
+
+    def inked(box: tuple[int, int, int, int]) -> bool:
+        colours = image.crop(box).getcolors(maxcolors=256)
+        return colours is None or any(colour != WOOD.background for _, colour in colours)
+
+    for i in range(15):
+        lo, hi = m + i * cell + lw + 1, m + (i + 1) * cell - 1
+        assert inked((lo, 0, hi, m - 2)), f"column {i} top"
+        assert inked((lo, far + 2, hi, image.height)), f"column {i} bottom"
+        assert inked((0, lo, m - 2, hi)), f"row {i} left"
+        assert inked((far + 2, lo, image.width, hi)), f"row {i} right"
+    # and nothing outside the labels' slots: the corners stay blank
+    assert not inked((0, 0, m - 2, m - 2))
+    assert not inked((far + 2, far + 2, image.width, image.height))
+
+
+def test_last_move_is_marked() -> None:
+    board = played(15, 15, 5, *MID_GAME, rule=Rule.CARO)
+    marked = decode(render_board(board))
+    plain = decode(render_board(board, last_move=False))
+    last = centre(board, "F8")
+    assert colour_at(plain, last) == WOOD.o_ink
+    assert colour_at(marked, last) == WOOD.last_dot
+    # only around the last stone
+    before = centre(board, "F10")
+    assert colour_at(marked, before) == colour_at(plain, before) == WOOD.x_ink
+
+
+def test_paper_theme_shades_the_last_cell() -> None:
+    board = played(9, 9, 5, "E5", "D4")
+    corner = layout(9, 9).inner_box(board.parse_move("D4"))[:2]
+    other = layout(9, 9).inner_box(board.parse_move("E5"))[:2]
+    image = decode(render_board(board, theme="paper"))
+    assert colour_at(image, corner) == PAPER.last_fill
+    assert colour_at(image, other) == PAPER.background
+
+
+def test_winning_line_is_drawn_through_the_five() -> None:
+    names = ("A1", "B1", "A2", "B2", "A3", "B3", "A4", "B4")
+    going = played(9, 9, 5, *names)
+    won = played(9, 9, 5, *names, "A5")
+    assert won.outcome() is not None
+    before = decode(render_board(going))
+    after = decode(render_board(won))
+    between = midpoint(centre(won, "A2"), centre(won, "A3"))  # on the grid line between stones
+    assert colour_at(before, between) != WOOD.win_line
+    assert colour_at(after, between) == WOOD.win_line
+    assert colour_at(after, centre(won, "A1")) == WOOD.win_line
+    # the losing stones are untouched
+    assert colour_at(after, centre(won, "B2")) == WOOD.o_ink
+
+
+def test_diagonal_winning_line_runs_corner_to_corner() -> None:
+    board = played(15, 15, 5, "K1", "A1", "J2", "A2", "I3", "A3", "H4", "A4", "G5")
+    outcome = board.outcome()
+    assert outcome is not None and len(outcome.line) == 5
+    image = decode(render_board(board))
+    for a, b in (("K1", "J2"), ("J2", "I3"), ("H4", "G5")):
+        assert colour_at(image, midpoint(centre(board, a), centre(board, b))) == WOOD.win_line
+
+
+def test_window_is_outlined() -> None:
+    board = played(19, 19, 5, "K10", "L11")
+    window = Window(8, 8)
+    geometry = layout(19, 19)
+    with_window = decode(render_board(board, window=window))
+    without = decode(render_board(board))
+    x0, y0 = geometry.cell_origin((8, 8))
+    x1, y1 = geometry.cell_origin((12, 13))  # one past the window's last row and column
+    half = geometry.cell // 2
+    # the middle of each side and each corner of the rectangle
+    on_outline = [(x0 + half, y0), (x0 + half, y1), (x0, y0 + half), (x1, y0 + half)]
+    on_outline += [(x0, y0), (x1, y1)]
+    for xy in on_outline:
+        assert colour_at(with_window, xy) == WOOD.window, xy
+        assert colour_at(without, xy) == WOOD.line, xy
+    # a grid line just outside the window is left alone
+    assert colour_at(with_window, (x1 + geometry.cell, y0 + half)) == WOOD.line
+    # and the cells inside show the same stones
+    assert colour_at(with_window, centre(board, "K10")) == WOOD.x_ink
+
+
+def test_highlighted_cells_are_shaded_under_their_stones() -> None:
+    board = played(15, 15, 5, "H8", "I9")
+    geometry = layout(15, 15)
+    image = decode(render_board(board, highlight=[(7, 7), (3, 3)], last_move=False))
+    assert colour_at(image, geometry.inner_box((3, 3))[:2]) == WOOD.highlight
+    assert colour_at(image, geometry.centre((3, 3))) == WOOD.highlight
+    assert colour_at(image, geometry.inner_box((7, 7))[:2]) == WOOD.highlight
+    assert colour_at(image, geometry.centre((7, 7))) == WOOD.x_ink
+    assert colour_at(image, geometry.inner_box((8, 8))[:2]) == WOOD.background
+
+
+# ---------------------------------------------------------------------------- stability and errors
+def test_same_input_gives_the_same_bytes() -> None:
+    board = played(15, 15, 5, *MID_GAME, rule=Rule.CARO)
+    window = Window(5, 5)
+    first = render_board(board, window=window, highlight=[(0, 0)])
+    clear_caches()
+    again = render_board(Board.from_text(board.text()), window=window, highlight=[(0, 0)])
+    assert first == again
+    assert render_board(board) != first
+
+
+def test_rendering_does_not_change_the_cached_empty_board() -> None:
+    empty = render_board(Board(9, 9, 5))
+    render_board(played(9, 9, 5, "E5", "D4"), window=Window(2, 2), highlight=[(0, 0)])
+    assert render_board(Board(9, 9, 5)) == empty
+
+
+def test_bad_requests_are_explained() -> None:
+    board = Board(15, 15, 5)
+    with pytest.raises(RenderError, match="unknown theme 'neon': choose one of wood, paper"):
+        render_board(board, theme="neon")
+    with pytest.raises(RenderError, match="highlighted cell \\(15, 0\\) is not on a 15x15 board"):
+        render_board(board, highlight=[(15, 0)])
+    with pytest.raises(RenderError, match="window w12.0 goes past the edge of a 15x15 board"):
+        render_board(board, window=Window(12, 0))
+    assert issubclass(RenderError, ValueError)
