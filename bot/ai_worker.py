@@ -5,9 +5,14 @@ Kept tiny and free of Discord imports so spawned worker processes start quickly.
 
 from __future__ import annotations
 
+import os
 import random
+import threading
+import time
 
 from engine import Board
+
+PARENT_CHECK_INTERVAL = 1.0
 
 
 def think(board_text: str, level: str, seed: str, time_limit: float | None) -> tuple[int, int, str]:
@@ -26,3 +31,20 @@ def warm_up() -> bool:
     import engine.ai  # noqa: F401
 
     return True
+
+
+def exit_with_parent(parent: int) -> None:
+    """Pool initializer: end this worker when the bot process `parent` is gone.
+
+    After a SIGKILL of the bot nothing tells its workers: each holds its own end of the task
+    pipe open, so it never sees EOF, and every crash would leave the workers (and
+    multiprocessing's resource tracker, which waits for them) running for ever. The pid comes
+    from the bot, not from getppid() here: the bot may already be dead when this runs.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_INTERVAL)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="caro-exit-with-parent", daemon=True).start()

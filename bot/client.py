@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
+import os
 import random
 import time
-from collections.abc import Coroutine
+from collections import OrderedDict
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+import aiohttp
 import discord
 from discord import app_commands
 
@@ -20,20 +24,35 @@ from engine import Board
 from . import ai_worker
 from .commands import caro_group
 from .config import Settings
-from .games import CUSTOM_ID, GameService, GameState, UserError, parse_custom_id, parse_options
-from .render import game_content, game_view, help_embed, jump_link, leaderboard_embed, stats_embed
-from .storage import ActiveGameExists, Storage
-from .texts import t
-from .views import CellButton, is_cell_click
+from .flows import PlayFlows, message_parts, refuse, say
+from .games import (
+    CUSTOM_ID,
+    DEFAULT_TIMEOUTS,
+    GameOptions,
+    GameService,
+    GameState,
+    UserError,
+    load_state,
+    parse_custom_id,
+    parse_options,
+)
+from .loop_lag import monitor_loop_lag
+from .ratings import LEADERBOARD_MIN_GAMES
+from .render import help_embed, jump_link, leaderboard_embed, stats_embed
+from .storage import GLOBAL_SCOPE, ActiveGameExists, GuildSettings, Storage
+from .translator import CatalogueTranslator, locale_of
+from .views import CONTROL_ID, CellButton, ControlButton, is_dispatched_click
+from .window import Window
 
 log = logging.getLogger("caro.bot")
 
 AI_WORKERS = 2
+SEEN_INTERACTIONS = 4096
 # Interaction tokens last 15 minutes; past this, edits go through the channel message endpoint.
 INTERACTION_EDIT_WINDOW = 14 * 60
 
 
-class CaroBot(discord.Client):
+class CaroBot(PlayFlows, discord.Client):
     def __init__(self, settings: Settings) -> None:
         # No privileged intents: everything arrives as interactions.
         intents = discord.Intents.none()
@@ -47,6 +66,34 @@ class CaroBot(discord.Client):
         self._pool: ProcessPoolExecutor | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._released = False
+        self._seen_interactions: OrderedDict[str, None] = OrderedDict()
+        self._draw_locks: dict[int, asyncio.Lock] = {}
+        self._drawn_ply: dict[int, int] = {}  # the newest position drawn per running game
+        # (guild, channel, player) of the /caro start commands being answered: a second one
+        # must not mistake the first one's game, whose board is not posted yet, for a leftover.
+        self._starting: set[tuple[int, int, int]] = set()
+        # Discord may deliver one INTERACTION_CREATE twice (a replayed gateway event); a second
+        # answer fails with 40060. Filtering where discord.py parses the event covers commands,
+        # buttons and modals alike, whichever handler they reach.
+        parsers: dict[str, Callable[[Any], None]] = self._connection.parsers
+        parse_interaction = parsers["INTERACTION_CREATE"]
+
+        def parse_once(data: Any) -> None:
+            if self._first_delivery(str(data.get("id"))):
+                parse_interaction(data)
+
+        parsers["INTERACTION_CREATE"] = parse_once
+
+    def _first_delivery(self, interaction_id: str) -> bool:
+        seen = self._seen_interactions
+        if interaction_id in seen:
+            log.info("ignored a repeated delivery of interaction %s", interaction_id)
+            return False
+        seen[interaction_id] = None
+        # Repeats come within seconds; a few thousand ids cover far more than that.
+        if len(seen) > SEEN_INTERACTIONS:
+            seen.popitem(last=False)
+        return True
 
     # ----------------------------------------------------------------- lifecycle
     @property
@@ -63,8 +110,17 @@ class CaroBot(discord.Client):
             await self._storage.schema_version(),
         )
         self._pool = self._new_pool()
-        self._games = GameService(self._storage, self._think)
-        self.add_dynamic_items(CellButton)
+        self._games = GameService(
+            self._storage,
+            self._think,
+            default_timeouts=GuildSettings(
+                pvp_timeout=max(DEFAULT_TIMEOUTS.pvp_timeout, self.settings.min_timeout),
+                ai_timeout=max(DEFAULT_TIMEOUTS.ai_timeout, self.settings.min_timeout),
+            ),
+            challenge_seconds=self.settings.challenge_seconds,
+        )
+        self.add_dynamic_items(CellButton, ControlButton)
+        await self.tree.set_translator(CatalogueTranslator())
         self.tree.add_command(caro_group)
         if self.settings.guild_id is not None:
             guild = discord.Object(id=self.settings.guild_id)
@@ -76,12 +132,17 @@ class CaroBot(discord.Client):
             log.info("synced %d global command(s)", len(synced))
         self.spawn(self._warm_up())
         self.spawn(self.resume_pending())
+        self.spawn(self.watch_deadlines())
+        self.spawn(monitor_loop_lag(self.settings.loop_lag_log))
 
     def _new_pool(self) -> ProcessPoolExecutor:
         # spawn, not fork: forking a process that runs the sqlite and asyncio threads can copy
         # a held lock into the child.
         return ProcessPoolExecutor(
-            max_workers=AI_WORKERS, mp_context=multiprocessing.get_context("spawn")
+            max_workers=AI_WORKERS,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=ai_worker.exit_with_parent,
+            initargs=(os.getpid(),),
         )
 
     async def _warm_up(self) -> None:
@@ -109,6 +170,14 @@ class CaroBot(discord.Client):
             await self._storage.close()
             self._storage = None
         log.info("shut down cleanly")
+
+    async def close(self) -> None:
+        # discord.py leaves its READY delay timer running on close; when it fires after close
+        # dropped the loop it dies with a traceback (a stop within ~2 s of connecting).
+        ready_timer = getattr(self._connection, "_ready_task", None)
+        if ready_timer is not None:
+            ready_timer.cancel()
+        await super().close()
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.create_task(coro)
@@ -158,22 +227,68 @@ class CaroBot(discord.Client):
         if state is None:
             return
         log.info("game %d: AI moved in %.2fs", game_id, time.monotonic() - started)
-        await self.show(state, interaction)
+        try:
+            await self.show(state, interaction)
+        except (discord.HTTPException, aiohttp.ClientError) as exc:
+            # Discord kept failing (after discord.py's own retries) or the bot is stopping: the
+            # move is stored, and the next start redraws boards whose last move was the AI's.
+            log.warning("game %d: could not draw the AI's move (%r)", game_id, exc)
 
     async def resume_pending(self) -> None:
-        """Answer the moves the AI owed when the bot last stopped."""
+        """Redraw boards a crash may have left behind, then answer the moves the AI owed when
+        the bot last stopped."""
         await self.wait_until_ready()
+        assert self._storage is not None
+        for row in await self._storage.games_to_redraw():
+            try:
+                await self.show(load_state(row), None)
+            except discord.HTTPException as exc:
+                log.warning("game %d: could not redraw its board (%s)", row.id, exc)
         for state in await self.games.games_awaiting_ai():
             log.info("game %d: resuming the AI's pending move", state.id)
-            await self.ai_turn(state.id, None)
+            if state.mode == "watch":
+                self.spawn(self.watch_loop(state.id, None))
+            else:
+                await self.ai_turn(state.id, None)
 
-    async def show(self, state: GameState, interaction: discord.Interaction[Any] | None) -> None:
+    async def show(
+        self,
+        state: GameState,
+        interaction: discord.Interaction[Any] | None,
+        *,
+        window: Window | None = None,
+    ) -> None:
+        """Draw the game on its message, one drawing of a game at a time, never an older position
+        over a newer one: an edit held back by Discord's 429/5xx retries would otherwise land
+        after later moves and show the player a stale board."""
+        lock = self._draw_locks.setdefault(state.id, asyncio.Lock())
+        async with lock:
+            if state.board.ply < self._drawn_ply.get(state.id, -1):
+                return
+            await self._draw(state, interaction, window=window)
+            self._drawn_ply[state.id] = state.board.ply
+        if not state.active:
+            self._draw_locks.pop(state.id, None)
+            self._drawn_ply.pop(state.id, None)
+
+    async def _draw(
+        self,
+        state: GameState,
+        interaction: discord.Interaction[Any] | None,
+        *,
+        window: Window | None = None,
+    ) -> None:
         """Draw the game on its message: through the interaction while its token lasts, else
         through the channel message endpoint (after a restart, or a late answer)."""
-        content, view = game_content(state), game_view(state)
+        changes = () if state.active else await self.games.storage.rating_changes(state.id)
+
+        def parts() -> dict[str, Any]:
+            # Fresh each time: an attached picture can be sent only once.
+            return message_parts(state, edit=True, window=window, changes=changes)
+
         if interaction is not None and _age(interaction) < INTERACTION_EDIT_WINDOW:
             try:
-                await interaction.edit_original_response(content=content, view=view)
+                await interaction.edit_original_response(**parts())
                 return
             except discord.HTTPException as exc:
                 log.warning("game %d: editing via the interaction failed (%s)", state.id, exc)
@@ -183,7 +298,7 @@ class CaroBot(discord.Client):
         message = self.get_partial_messageable(
             state.row.channel_id, guild_id=state.row.guild_id
         ).get_partial_message(state.row.message_id)
-        await message.edit(content=content, view=view)
+        await message.edit(**parts())
 
     # ----------------------------------------------------------------- slash commands
     async def start_game(
@@ -196,13 +311,30 @@ class CaroBot(discord.Client):
     ) -> None:
         guild_id, channel_id = interaction.guild_id, interaction.channel_id
         if guild_id is None or channel_id is None:
-            await _ephemeral(interaction, t("error.guild_only"))
+            await say(interaction, "error.guild_only")
             return
         try:
             options = parse_options(difficulty, size, rule, first)
         except UserError as exc:
-            await _ephemeral(interaction, str(exc))
+            await refuse(interaction, exc)
             return
+        key = (guild_id, channel_id, interaction.user.id)
+        if key in self._starting:
+            await say(interaction, "error.already_playing_nolink")
+            return
+        self._starting.add(key)
+        try:
+            await self._start_game(interaction, guild_id, channel_id, options)
+        finally:
+            self._starting.discard(key)
+
+    async def _start_game(
+        self,
+        interaction: discord.Interaction[Any],
+        guild_id: int,
+        channel_id: int,
+        options: GameOptions,
+    ) -> None:
         state: GameState | None = None
         for _ in range(2):
             try:
@@ -212,6 +344,7 @@ class CaroBot(discord.Client):
                     player_id=interaction.user.id,
                     options=options,
                     rng=random.Random(interaction.id),
+                    locale=locale_of(interaction),
                 )
                 break
             except ActiveGameExists as exc:
@@ -222,22 +355,20 @@ class CaroBot(discord.Client):
                     await self.games.abandon(running.id)
                     continue
                 link = jump_link(running.guild_id, running.channel_id, running.message_id)
-                await _ephemeral(interaction, t("error.already_playing", link=link))
+                await say(interaction, "error.already_playing", link=link)
                 return
         if state is None:
-            await _ephemeral(interaction, t("error.already_playing_nolink"))
+            await say(interaction, "error.already_playing_nolink")
             return
         try:
-            response = await interaction.response.send_message(
-                game_content(state), view=game_view(state)
-            )
+            response = await interaction.response.send_message(**message_parts(state))
             message_id = response.message_id
             if message_id is None:
                 message_id = (await interaction.original_response()).id
+            await self.games.attach_message(state.id, message_id)
         except BaseException:
             await self.games.abandon(state.id)
             raise
-        await self.games.attach_message(state.id, message_id)
         log.info(
             "game %d started: %s, %s, player %s plays %s",
             state.id,
@@ -253,33 +384,52 @@ class CaroBot(discord.Client):
         self, interaction: discord.Interaction[Any], user: discord.abc.User | None
     ) -> None:
         if interaction.guild_id is None:
-            await _ephemeral(interaction, t("error.guild_only"))
+            await say(interaction, "error.guild_only")
             return
         target = user or interaction.user
         assert self._storage is not None
         stats = await self._storage.user_stats(interaction.guild_id, target.id)
-        board = await self._storage.leaderboard(interaction.guild_id)
+        standings = {
+            mode: await self._storage.standing(interaction.guild_id, target.id, mode)
+            for mode in ("pvp", "ai")
+        }
         await interaction.response.send_message(
-            embed=stats_embed(target.display_name, stats, board)
+            embed=stats_embed(target.display_name, stats, standings, locale_of(interaction))
         )
 
-    async def send_leaderboard(self, interaction: discord.Interaction[Any]) -> None:
+    async def send_leaderboard(
+        self,
+        interaction: discord.Interaction[Any],
+        scope: str | None = None,
+        mode: str | None = None,
+    ) -> None:
         if interaction.guild_id is None:
-            await _ephemeral(interaction, t("error.guild_only"))
+            await say(interaction, "error.guild_only")
             return
         assert self._storage is not None
-        board = await self._storage.leaderboard(interaction.guild_id)
-        await interaction.response.send_message(embed=leaderboard_embed(board))
+        # Choices are only a client-side hint: anything else falls back to the defaults.
+        scope = scope if scope in ("server", "global") else "server"
+        mode = mode if mode in ("pvp", "ai") else "pvp"
+        rows = await self._storage.rated_leaderboard(
+            interaction.guild_id if scope == "server" else GLOBAL_SCOPE,
+            mode,
+            min_games=LEADERBOARD_MIN_GAMES,
+        )
+        await interaction.response.send_message(
+            embed=leaderboard_embed(rows, scope, mode, locale_of(interaction))
+        )
 
     async def send_help(self, interaction: discord.Interaction[Any]) -> None:
-        await interaction.response.send_message(embed=help_embed(), ephemeral=True)
+        await interaction.response.send_message(
+            embed=help_embed(locale_of(interaction)), ephemeral=True
+        )
 
     async def _on_command_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
         log.error("command failed", exc_info=error)
         if not interaction.response.is_done():
-            await _ephemeral(interaction, t("error.internal"))
+            await say(interaction, "error.internal")
 
     # ----------------------------------------------------------------- buttons
     async def handle_click(self, interaction: discord.Interaction[Any], custom_id: str) -> None:
@@ -289,16 +439,21 @@ class CaroBot(discord.Client):
             message_id = interaction.message.id if interaction.message is not None else None
             state = await self.games.play(ref, user_id=interaction.user.id, message_id=message_id)
         except UserError as exc:
-            await _ephemeral(interaction, str(exc))
+            await refuse(interaction, exc)
             return
         except Exception:
             log.exception("click %r failed", custom_id)
-            await _ephemeral(interaction, t("error.internal"))
+            await say(interaction, "error.internal")
             return
         try:
-            await interaction.response.edit_message(
-                content=game_content(state), view=game_view(state)
-            )
+            await interaction.response.edit_message(**await self.drawing(state, edit=True))
+        except discord.HTTPException as exc:
+            # Too late (10062) or Discord kept failing: the move is stored, so the board must
+            # still show it; the AI's answer redraws it anyway, otherwise draw it here.
+            log.warning("game %d: acknowledging a click failed (%s)", state.id, exc)
+            if not state.ai_to_move:
+                with contextlib.suppress(discord.HTTPException):
+                    await self.show(state, None)
         finally:
             # The move is stored: the AI must answer even if this acknowledgement failed; its
             # edit redraws the whole board anyway.
@@ -309,11 +464,18 @@ class CaroBot(discord.Client):
         # discord.py hands a click to CellButton only if the custom_id is well-formed and on the
         # clicked message; any other click (forged, or from an unknown component) is answered
         # here so that it is never left without a response.
+        if interaction.type is discord.InteractionType.modal_submit:
+            await self.handle_move_form(interaction)
+            return
         if interaction.type is not discord.InteractionType.component:
             return
         data: Any = interaction.data or {}
         custom_id = data.get("custom_id")
-        if isinstance(custom_id, str) and is_cell_click(custom_id, interaction.message):
+        if isinstance(custom_id, str) and is_dispatched_click(custom_id, interaction.message):
+            return
+        if isinstance(custom_id, str) and CONTROL_ID.fullmatch(custom_id):
+            # A control from an older drawing of the message: the handler explains.
+            await ControlButton(custom_id).callback(interaction)
             return
         if isinstance(custom_id, str) and CUSTOM_ID.fullmatch(custom_id):
             # Well-formed but not on this message (an older drawing of a board): the game
@@ -321,7 +483,7 @@ class CaroBot(discord.Client):
             await self.handle_click(interaction, custom_id)
             return
         log.info("refused an unknown component click %r", str(custom_id)[:100])
-        await _ephemeral(interaction, t("click.forged"))
+        await say(interaction, "click.forged")
 
 
 def _age(interaction: discord.Interaction[Any]) -> float:

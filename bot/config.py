@@ -32,6 +32,15 @@ class Settings:
     log_level: int = logging.INFO
     # Seconds one AI move may take; None keeps the engine's per-level default (under a second).
     ai_time_limit: float | None = None
+    # CARO_LOOP_LAG_LOG: seconds between event-loop lag reports at INFO; None: DEBUG per minute.
+    loop_lag_log: float | None = None
+    # CARO_MIN_TIMEOUT_SECONDS: the shortest turn time limit /caro settings accepts. Operators
+    # keep the default; tests lower it to watch a game time out within seconds.
+    min_timeout: float = 60.0
+    # CARO_CHALLENGE_SECONDS: how long a challenge waits for an answer.
+    challenge_seconds: float = 300.0
+    # CARO_WATCH_DELAY_SECONDS: the pause between moves of an AI-vs-AI game, so people can follow.
+    watch_delay: float = 1.5
 
 
 def load_settings(environ: Mapping[str, str] | None = None, *, dotenv: bool = True) -> Settings:
@@ -74,6 +83,30 @@ def load_settings(environ: Mapping[str, str] | None = None, *, dotenv: bool = Tr
                 t("console.bad_setting", name="CARO_AI_TIME_LIMIT", problem=problem)
             )
 
+    loop_lag_log: float | None = None
+    if get("CARO_LOOP_LAG_LOG"):
+        raw = get("CARO_LOOP_LAG_LOG")
+        try:
+            loop_lag_log = float(raw)
+        except ValueError:
+            loop_lag_log = -1.0
+        if not 0 < loop_lag_log < 86400:
+            problem = t("console.not_positive", value=raw)
+            raise SettingsError(t("console.bad_setting", name="CARO_LOOP_LAG_LOG", problem=problem))
+
+    def seconds(name: str, default: float) -> float:
+        raw = get(name)
+        if not raw:
+            return default
+        try:
+            value = float(raw)
+        except ValueError:
+            value = -1.0
+        if not 0 < value < 86400:
+            problem = t("console.not_positive", value=raw)
+            raise SettingsError(t("console.bad_setting", name=name, problem=problem))
+        return value
+
     return Settings(
         token=token,
         db_path=get("CARO_DB") or "caro.db",
@@ -82,4 +115,8 @@ def load_settings(environ: Mapping[str, str] | None = None, *, dotenv: bool = Tr
         gateway_url=get("DISCORD_GATEWAY_URL") or None,
         log_level=getattr(logging, level_name),
         ai_time_limit=ai_time_limit,
+        loop_lag_log=loop_lag_log,
+        min_timeout=seconds("CARO_MIN_TIMEOUT_SECONDS", 60.0),
+        challenge_seconds=seconds("CARO_CHALLENGE_SECONDS", 300.0),
+        watch_delay=seconds("CARO_WATCH_DELAY_SECONDS", 1.5),
     )

@@ -10,22 +10,54 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from engine import Board, IllegalMoveError, InvalidMoveError, Mark, Rule
-from engine.notation import cell_name
+from engine.ai import LEVELS
+from engine.notation import MAX_SIDE, cell_name
 
-from .storage import ActiveGameExists, Finish, GameRow, NewGame, Storage
-from .texts import t
+from . import ratings
+from .storage import (
+    ActiveGameExists,
+    ChallengeRow,
+    Finish,
+    GameRow,
+    GuildSettings,
+    NewGame,
+    Storage,
+)
+from .texts import TextId, t
 
-LEVELS: tuple[str, ...] = ("easy", "normal", "hard", "impossible")
-# Leaderboard points per result are multiplied by the difficulty's weight (see board.rule text).
+DIFFICULTIES: tuple[str, ...] = (*LEVELS, "adaptive")
+# Levels that may give hints: against the strong levels a hint would play the game for you.
+HINT_LEVELS: tuple[str, ...] = ("easy", "normal")
+# The engine level that suggests hints.
+HINT_ENGINE = "hard"
+# Points per result (shown per difficulty in /caro stats), times the difficulty's weight.
 LEVEL_WEIGHT: dict[str, int] = {"easy": 1, "normal": 2, "hard": 3, "impossible": 4}
 RESULT_POINTS: dict[str, int] = {"win": 3, "draw": 1, "loss": 0}
-SIZES: dict[str, tuple[int, int, int]] = {"3x3": (3, 3, 3), "4x4": (4, 4, 4), "5x5": (5, 5, 4)}
+SIZES: dict[str, tuple[int, int, int]] = {
+    "3x3": (3, 3, 3),
+    "4x4": (4, 4, 4),
+    "5x5": (5, 5, 4),
+    "9x9": (9, 9, 5),
+    "15x15": (15, 15, 5),
+    "19x19": (19, 19, 5),
+}
+# The Vietnamese game: 15x15, five in a row, caro rule, unless the player picks another rule.
+PRESET_RULES: dict[str, Rule] = {"15x15": Rule.CARO}
 RULES: tuple[str, ...] = tuple(r.value for r in Rule)
+# A typed size: rows x columns, optionally k (the winning line), e.g. "12x12" or "12x12k4".
+CUSTOM_SIZE = re.compile(r"(?P<rows>[0-9]{1,2})x(?P<cols>[0-9]{1,2})(?:k(?P<k>[0-9]{1,2}))?")
 FIRSTS: tuple[str, ...] = ("me", "ai", "random")
+CHALLENGE_FIRSTS: tuple[str, ...] = ("me", "them", "random")
+# Defaults of the per-server turn clock (seconds): a person waiting for another gets the move
+# back sooner; against the AI nobody waits, so a game may rest longer.
+DEFAULT_TIMEOUTS = GuildSettings(pvp_timeout=10 * 60.0, ai_timeout=30 * 60.0)
+MAX_TIMEOUT = 7 * 24 * 3600.0
+CHALLENGE_SECONDS = 5 * 60.0
 
 # caro:m:<game id>:<ply>:<cell>; the ply is the number of moves already played when the board
 # was drawn, so a click from an older drawing of the board is recognised as stale.
@@ -64,7 +96,7 @@ def _choice(value: str | None, default: str, allowed: tuple[str, ...], option: s
         raise UserError(
             "error.bad_choice",
             value=value[:40].replace("*", "").replace("`", "") or "(empty)",
-            option=t(f"option.{option}"),
+            option=TextId(f"option.{option}"),
             choices=", ".join(allowed),
         )
     return cleaned
@@ -75,20 +107,62 @@ def parse_options(
     size: str | None = None,
     rule: str | None = None,
     first: str | None = None,
+    *,
+    firsts: tuple[str, ...] = FIRSTS,
 ) -> GameOptions:
-    """Options of /caro start; UserError naming the valid choices for anything else."""
-    level = _choice(difficulty, "normal", LEVELS, "difficulty")
-    size_key = _choice(size, "3x3", tuple(SIZES), "size")
-    rule_name = _choice(rule, "freestyle", RULES, "rule")
-    who = _choice(first, "me", FIRSTS, "first")
-    rows, cols, k = SIZES[size_key]
+    """Options of /caro start (and /caro challenge, with `firsts` = CHALLENGE_FIRSTS);
+    UserError naming the valid choices for anything else."""
+    level = _choice(difficulty, "normal", DIFFICULTIES, "difficulty")
+    rows, cols, k = parse_size(size)
+    size_key = f"{rows}x{cols}"
+    default_rule = PRESET_RULES.get(size_key, Rule.FREESTYLE).value
+    rule_name = _choice(rule, default_rule, RULES, "rule")
+    who = _choice(first, "me", firsts, "first")
     return GameOptions(
         level=level, rows=rows, cols=cols, k=k, rule=Rule.parse(rule_name), first=who
     )
 
 
+def parse_size(text: str | None) -> tuple[int, int, int]:
+    """(rows, cols, k) of a preset ("15x15") or a typed size: "12x12" (k = 5, or the longer
+    side if shorter) or "12x12k4", up to 26x26."""
+    if text is None:
+        return SIZES["3x3"]
+    cleaned = text.strip().lower().replace(" ", "").replace("\u00d7", "x")
+    if cleaned in SIZES:
+        return SIZES[cleaned]
+    match = CUSTOM_SIZE.fullmatch(cleaned)
+    if match is not None:
+        rows, cols = int(match["rows"]), int(match["cols"])
+        longer = max(rows, cols)
+        k = int(match["k"]) if match["k"] else min(5, longer)
+        if 1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE and 1 <= k <= longer:
+            return rows, cols, k
+    raise UserError(
+        "error.bad_size",
+        value=text[:40].replace("*", "").replace("`", "") or "(empty)",
+        choices=", ".join(SIZES),
+    )
+
+
+def parse_timeout(minutes: float, *, minimum_seconds: float) -> float:
+    """A turn time limit given in minutes, as seconds; UserError outside the allowed range."""
+    seconds = minutes * 60.0
+    if not minimum_seconds <= seconds <= MAX_TIMEOUT:
+        raise UserError(
+            "error.bad_timeout",
+            low=_minutes_text(minimum_seconds),
+            high=_minutes_text(MAX_TIMEOUT),
+        )
+    return seconds
+
+
+def _minutes_text(seconds: float) -> str:
+    return f"{seconds / 60:g}"
+
+
 def points_for(result: str, level: str) -> int:
-    return RESULT_POINTS[result] * LEVEL_WEIGHT[level]
+    return RESULT_POINTS[result] * LEVEL_WEIGHT.get(level, 0)
 
 
 def ai_seed(game_id: int, ply: int) -> str:
@@ -128,20 +202,57 @@ class GameState:
         return self.row.id
 
     @property
+    def mode(self) -> str:
+        return self.row.mode
+
+    @property
     def player_mark(self) -> Mark:
         return Mark[self.row.player_mark]
 
     @property
     def ai_mark(self) -> Mark:
+        """The other side from player_mark (the AI's, or the opponent's in a game of two)."""
         return self.player_mark.other
 
     @property
     def active(self) -> bool:
         return self.row.status == "active"
 
+    def user_of(self, mark: Mark) -> int | None:
+        """The person playing `mark`, or None if an AI plays it."""
+        if self.mode == "watch":
+            return None
+        if mark is self.player_mark:
+            return self.row.player_id
+        return self.row.opponent_id if self.mode == "pvp" else None
+
+    def level_of(self, mark: Mark) -> str | None:
+        """The AI level playing `mark`, or None if a person plays it."""
+        if self.mode == "watch":
+            return self.row.player_level if mark is self.player_mark else self.row.ai_level
+        if self.mode == "ai" and mark is self.ai_mark:
+            return self.row.ai_level
+        return None
+
+    def mark_of(self, user_id: int) -> Mark | None:
+        """The mark `user_id` plays in this game, or None if they do not play in it."""
+        for mark in (Mark.X, Mark.O):
+            if self.user_of(mark) == user_id:
+                return mark
+        return None
+
+    @property
+    def mover_id(self) -> int | None:
+        """The person whose turn it is; None if the game is over or an AI is to move."""
+        if not self.active or self.board.is_over():
+            return None
+        return self.user_of(self.board.turn)
+
     @property
     def ai_to_move(self) -> bool:
-        return self.active and not self.board.is_over() and self.board.turn is self.ai_mark
+        if not self.active or self.board.is_over():
+            return False
+        return self.level_of(self.board.turn) is not None
 
     @property
     def last_ai_move(self) -> tuple[str, str] | None:
@@ -164,21 +275,66 @@ def result_for(board: Board, player: Mark) -> Finish | None:
     if outcome is None:
         return None
     if outcome.winner is None:
-        return Finish(result="draw", winner=None, points=0)
+        return Finish(result="draw", winner=None, points=0, reason="full")
     result = "win" if outcome.winner is player else "loss"
     return Finish(result=result, winner=outcome.winner.name, points=0)
 
 
+def finish_with_winner(state: GameState, winner: Mark, reason: str) -> Finish:
+    """The result when `winner` wins without a line (the other side resigned or ran out of time)."""
+    result = "win" if winner is state.player_mark else "loss"
+    points = points_for(result, state.row.ai_level) if state.mode == "ai" else 0
+    return Finish(result=result, winner=winner.name, points=points, reason=reason)
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    cell: str
+    reason: str
+
+
+Clock = Callable[[], float]
+
+
 class GameService:
-    def __init__(self, storage: Storage, think: Think) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        think: Think,
+        *,
+        clock: Clock = time.time,
+        default_timeouts: GuildSettings = DEFAULT_TIMEOUTS,
+        challenge_seconds: float = CHALLENGE_SECONDS,
+    ) -> None:
         self.storage = storage
         self._think = think
+        self._clock = clock
+        self.default_timeouts = default_timeouts
+        self.challenge_seconds = challenge_seconds
         self._locks: dict[int, asyncio.Lock] = {}
         self._thinking: set[int] = set()
+        # Wakes the deadline watcher when a new clock starts.
+        self.deadlines_changed = asyncio.Event()
 
     def _lock(self, game_id: int) -> asyncio.Lock:
         return self._locks.setdefault(game_id, asyncio.Lock())
 
+    # ----------------------------------------------------------------- clocks
+    async def timeouts(self, guild_id: int) -> GuildSettings:
+        return await self.storage.guild_settings(guild_id, self.default_timeouts)
+
+    async def _deadline(self, state: GameState, board: Board) -> float | None:
+        """When the side to move on `board` loses on time; None if no person is to move."""
+        if board.is_over() or state.mode == "watch":
+            return None
+        if state.user_of(board.turn) is None:
+            return None
+        limits = await self.timeouts(state.row.guild_id)
+        seconds = limits.pvp_timeout if state.mode == "pvp" else limits.ai_timeout
+        self.deadlines_changed.set()
+        return self._clock() + seconds
+
+    # ----------------------------------------------------------------- starting games
     async def start(
         self,
         *,
@@ -187,23 +343,63 @@ class GameService:
         player_id: int,
         options: GameOptions,
         rng: random.Random,
+        locale: str = "en-US",
     ) -> GameState:
-        """A new running game; ActiveGameExists if the player has one in this channel."""
+        """A new game against the AI; ActiveGameExists if the player has one in this channel."""
+        level = options.level
+        if level == "adaptive":
+            standing = await self.storage.standing(guild_id, player_id, "ai")
+            level = ratings.nearest_level(standing.rating)
         player_first = options.first == "me" or (options.first == "random" and rng.random() < 0.5)
-        row = await self.storage.create_game(
-            NewGame(
-                guild_id=guild_id,
-                channel_id=channel_id,
-                player_id=player_id,
-                player_mark="X" if player_first else "O",
-                ai_level=options.level,
-                rows=options.rows,
-                cols=options.cols,
-                k=options.k,
-                rule=options.rule.value,
-            )
+        new = NewGame(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            player_id=player_id,
+            player_mark="X" if player_first else "O",
+            ai_level=level,
+            rows=options.rows,
+            cols=options.cols,
+            k=options.k,
+            rule=options.rule.value,
+            locale=locale,
         )
-        return load_state(row)
+        return await self._create(new)
+
+    async def start_watch(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        starter_id: int,
+        x_level: str,
+        o_level: str,
+        options: GameOptions,
+        locale: str = "en-US",
+    ) -> GameState:
+        """A new AI-vs-AI game; `starter_id` only watches (player_mark X is x_level's side)."""
+        new = NewGame(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            player_id=starter_id,
+            player_mark="X",
+            ai_level=o_level,
+            player_level=x_level,
+            rows=options.rows,
+            cols=options.cols,
+            k=options.k,
+            rule=options.rule.value,
+            mode="watch",
+            locale=locale,
+        )
+        return await self._create(new)
+
+    async def _create(self, new: NewGame) -> GameState:
+        state = load_state(await self.storage.create_game(new))
+        deadline = await self._deadline(state, state.board)
+        if deadline is not None:
+            await self.storage.set_deadline(state.id, 0, deadline)
+            return await self._reload(state.id)
+        return state
 
     async def active_game(self, guild_id: int, channel_id: int, player_id: int) -> GameRow | None:
         return await self.storage.active_game(guild_id, channel_id, player_id)
@@ -218,13 +414,105 @@ class GameService:
         row = await self.storage.game(game_id)
         return None if row is None else load_state(row)
 
+    # ----------------------------------------------------------------- challenges
+    async def challenge(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        challenger_id: int,
+        opponent_id: int,
+        opponent_is_bot: bool,
+        options: GameOptions,
+        locale: str,
+    ) -> ChallengeRow:
+        if opponent_id == challenger_id:
+            raise UserError("challenge.self")
+        if opponent_is_bot:
+            raise UserError("challenge.bot")
+        for user in (challenger_id, opponent_id):
+            running = await self.storage.active_game(guild_id, channel_id, user)
+            if running is not None:
+                key = "error.already_playing_nolink" if user == challenger_id else "challenge.busy"
+                raise UserError(key, user=f"<@{user}>")
+        self.deadlines_changed.set()
+        return await self.storage.create_challenge(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            challenger_id=challenger_id,
+            opponent_id=opponent_id,
+            rows=options.rows,
+            cols=options.cols,
+            k=options.k,
+            rule=options.rule.value,
+            first=options.first,
+            locale=locale,
+            deadline=self._clock() + self.challenge_seconds,
+        )
+
+    async def answer_challenge(
+        self, challenge_id: int, user_id: int, *, accept: bool, rng: random.Random
+    ) -> tuple[ChallengeRow, GameState | None]:
+        """Accept (a new game) or decline a pending challenge; only the challenged may answer."""
+        found = await self.storage.challenge(challenge_id)
+        if found is None:
+            raise UserError("click.no_game")
+        withdrawing = user_id == found.challenger_id and not accept
+        if user_id != found.opponent_id and not withdrawing:
+            raise UserError("challenge.not_for_you", user=f"<@{found.opponent_id}>")
+        if found.status != "pending" or found.deadline <= self._clock():
+            raise UserError("challenge.closed")
+        if not accept:
+            if not await self.storage.close_challenge(challenge_id, "declined"):
+                raise UserError("challenge.closed")
+            return await self._challenge_row(challenge_id), None
+        challenger_first = found.first == "me" or (found.first == "random" and rng.random() < 0.5)
+        new = NewGame(
+            guild_id=found.guild_id,
+            channel_id=found.channel_id,
+            player_id=found.challenger_id,
+            player_mark="X" if challenger_first else "O",
+            ai_level="pvp",
+            rows=found.rows,
+            cols=found.cols,
+            k=found.k,
+            rule=found.rule,
+            mode="pvp",
+            opponent_id=found.opponent_id,
+            locale=found.locale,
+        )
+        try:
+            state = await self._create(new)
+        except ActiveGameExists:
+            raise UserError("challenge.someone_busy") from None
+        if not await self.storage.close_challenge(challenge_id, "accepted", game_id=state.id):
+            await self.storage.abandon_game(state.id)
+            raise UserError("challenge.closed")
+        return await self._challenge_row(challenge_id), state
+
+    async def _challenge_row(self, challenge_id: int) -> ChallengeRow:
+        found = await self.storage.challenge(challenge_id)
+        assert found is not None
+        return found
+
+    async def expire_challenges(self) -> list[ChallengeRow]:
+        """Close the challenges nobody answered in time; the ones this call closed."""
+        closed: list[ChallengeRow] = []
+        for found in await self.storage.due_challenges(self._clock()):
+            if await self.storage.close_challenge(found.id, "expired"):
+                closed.append(await self._challenge_row(found.id))
+        return closed
+
+    # ----------------------------------------------------------------- moves
     async def play(self, ref: MoveRef, *, user_id: int, message_id: int | None) -> GameState:
-        """The player's click; UserError (nothing changed) if it cannot be applied now."""
+        """A person's move (a click or a typed cell); UserError (nothing changed) if it cannot be
+        applied now."""
         async with self._lock(ref.game_id):
             state = await self.state(ref.game_id)
             if state is None:
                 raise UserError("click.no_game")
-            if state.row.player_id != user_id:
+            mark = state.mark_of(user_id)
+            if mark is None:
                 raise UserError("click.not_your_game")
             if not state.active:
                 raise UserError("click.finished")
@@ -233,7 +521,9 @@ class GameService:
             board = state.board
             if ref.ply != board.ply:
                 raise UserError("click.stale")
-            if board.turn is not state.player_mark:
+            if board.turn is not mark:
+                if state.mode == "pvp":
+                    raise UserError("click.wait_for", user=f"<@{state.user_of(board.turn)}>")
                 raise UserError("click.not_your_turn")
             try:
                 cell = board.parse_move(ref.cell)
@@ -245,7 +535,12 @@ class GameService:
                 raise UserError("click.taken", cell=ref.cell) from None
             finish = self._finish(board, state)
             stored = await self.storage.add_move(
-                state.id, ref.ply, ref.cell, by_ai=False, finish=finish
+                state.id,
+                ref.ply,
+                cell_name(cell),
+                by_ai=False,
+                finish=finish,
+                deadline=await self._deadline(state, board),
             )
             if not stored:
                 raise UserError("click.stale")
@@ -265,9 +560,9 @@ class GameService:
             if state is None or not state.ai_to_move:
                 return None
             ply = state.board.ply
-            cell, reason = await self._think(
-                state.board.copy(), state.row.ai_level, ai_seed(game_id, ply)
-            )
+            level = state.level_of(state.board.turn)
+            assert level is not None
+            cell, reason = await self._think(state.board.copy(), level, ai_seed(game_id, ply))
             async with self._lock(game_id):
                 state = await self.state(game_id)
                 if state is None or not state.ai_to_move or state.board.ply != ply:
@@ -281,6 +576,7 @@ class GameService:
                     by_ai=True,
                     reason=reason,
                     finish=self._finish(board, state),
+                    deadline=await self._deadline(state, board),
                 )
                 return await self._reload(game_id) if stored else None
         finally:
@@ -289,15 +585,98 @@ class GameService:
     async def games_awaiting_ai(self) -> list[GameState]:
         return [load_state(row) for row in await self.storage.games_awaiting_ai()]
 
+    async def hint(self, game_id: int, ply: int, user_id: int) -> Hint:
+        """The engine's suggestion for the player's move, counted in the game record."""
+        state = await self.state(game_id)
+        if state is None:
+            raise UserError("click.no_game")
+        if state.mark_of(user_id) is None:
+            raise UserError("click.not_your_game")
+        if not state.active:
+            raise UserError("click.finished")
+        if state.mode != "ai" or state.row.ai_level not in HINT_LEVELS:
+            raise UserError("hint.not_here")
+        if state.board.ply != ply:
+            raise UserError("click.stale")
+        if state.mover_id != user_id:
+            raise UserError("click.not_your_turn")
+        cell, reason = await self._think(
+            state.board.copy(), HINT_ENGINE, f"caro-hint-{game_id}-ply-{ply}"
+        )
+        if not await self.storage.add_hint(game_id, ply):
+            raise UserError("click.stale")
+        return Hint(cell=cell_name(cell), reason=reason)
+
+    # ----------------------------------------------------------------- ending games
+    async def resign(
+        self, game_id: int, user_id: int, *, expected_ply: int | None = None
+    ) -> GameState:
+        """`user_id` gives the game up; the other side wins."""
+        async with self._lock(game_id):
+            state = await self.state(game_id)
+            if state is None:
+                raise UserError("click.no_game")
+            mark = state.mark_of(user_id)
+            if mark is None:
+                raise UserError("click.not_your_game")
+            if not state.active:
+                raise UserError("click.finished")
+            ply = state.board.ply if expected_ply is None else expected_ply
+            finish = finish_with_winner(state, mark.other, "resign")
+            if not await self.storage.finish_game(game_id, finish, ply=ply):
+                raise UserError("click.stale")
+            return await self._reload(game_id)
+
+    async def expire_games(self) -> list[GameState]:
+        """Finish the games whose side to move ran out of time: it loses. Each game is finished
+        once, even if the bot restarts in between; the games this call finished."""
+        now = self._clock()
+        finished: list[GameState] = []
+        for row in await self.storage.due_games(now):
+            async with self._lock(row.id):
+                state = await self.state(row.id)
+                if state is None or not state.active or state.board.is_over():
+                    continue
+                finish = finish_with_winner(state, state.board.turn.other, "timeout")
+                if await self.storage.finish_game(
+                    row.id, finish, ply=state.board.ply, due_by=now
+                ):
+                    finished.append(await self._reload(row.id))
+        return finished
+
+    async def rematch_options(self, game_id: int, user_id: int) -> tuple[GameState, GameOptions]:
+        """The finished game `user_id` played in, and the options of its rematch: same board,
+        colours swapped."""
+        state = await self.state(game_id)
+        if state is None:
+            raise UserError("click.no_game")
+        mark = state.mark_of(user_id)
+        if mark is None:
+            raise UserError("click.not_your_game")
+        if state.active:
+            raise UserError("rematch.still_running")
+        if state.mode == "pvp":
+            first = "them" if mark is Mark.X else "me"
+        else:
+            first = "ai" if mark is Mark.X else "me"
+        options = GameOptions(
+            level=state.row.ai_level,
+            rows=state.row.rows,
+            cols=state.row.cols,
+            k=state.row.k,
+            rule=Rule.parse(state.row.rule),
+            first=first,
+        )
+        return state, options
+
     @staticmethod
     def _finish(board: Board, state: GameState) -> Finish | None:
         finish = result_for(board, state.player_mark)
         if finish is None:
             return None
+        points = points_for(finish.result, state.row.ai_level) if state.mode == "ai" else 0
         return Finish(
-            result=finish.result,
-            winner=finish.winner,
-            points=points_for(finish.result, state.row.ai_level),
+            result=finish.result, winner=finish.winner, points=points, reason=finish.reason
         )
 
     async def _reload(self, game_id: int) -> GameState:
@@ -310,11 +689,14 @@ class GameService:
 
 __all__ = [
     "ActiveGameExists",
+    "CHALLENGE_FIRSTS",
     "CUSTOM_ID",
+    "DIFFICULTIES",
     "FIRSTS",
     "GameOptions",
     "GameService",
     "GameState",
+    "Hint",
     "LEVELS",
     "MoveRef",
     "RULES",
@@ -325,5 +707,7 @@ __all__ = [
     "load_state",
     "parse_custom_id",
     "parse_options",
+    "parse_size",
+    "parse_timeout",
     "points_for",
 ]

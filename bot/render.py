@@ -2,84 +2,337 @@
 
 from __future__ import annotations
 
+import functools
+import io
+import math
+from collections.abc import Callable, Mapping, Sequence
+
 import discord
 
 from engine import Mark
 
-from .games import LEVELS, GameState, custom_id
-from .storage import LeaderRow, Record, UserStats
-from .texts import EN, t
-from .views import EMPTY_LABEL, CellButton
+from .board_image import render_board
+from .games import HINT_LEVELS, LEVELS, GameState, custom_id
+from .ratings import LEADERBOARD_MIN_GAMES
+from .storage import ChallengeRow, RatedRow, RatingChange, Record, Standing, UserStats
+from .texts import EN, text_in
+from .views import EMPTY_LABEL, MODAL_FIELD, CellButton, ControlButton, control_id, pan_id
+from .window import Window, initial_window
+
+Translate = Callable[..., str]
+BOARD_FILENAME = "board.png"
 
 MAX_BUTTON_SIDE = 5  # Discord allows 5 action rows of 5 buttons
 
 _MARK_STYLE = {Mark.X: discord.ButtonStyle.primary, Mark.O: discord.ButtonStyle.danger}
 
 
-def game_content(state: GameState) -> str:
+def game_content(
+    state: GameState, locale: str | None = None, changes: Sequence[RatingChange] = ()
+) -> str:
+    """The game message: the board's rules, both sides, the move count, the last AI move with
+    its reason, and whose turn it is (with the clock) or how it ended."""
+    tr = _translator(locale or state.row.locale)
     row = state.row
     lines = [
-        t("game.title", rows=row.rows, cols=row.cols, k=row.k, rule=t(f"rulename.{row.rule}")),
-        t(
-            "game.players",
-            player=f"<@{row.player_id}>",
-            player_mark=state.player_mark.name,
-            ai_mark=state.ai_mark.name,
-            level=t(f"level.{row.ai_level}"),
-        ),
+        tr("game.title", rows=row.rows, cols=row.cols, k=row.k, rule=tr(f"rulename.{row.rule}")),
+        _players_line(state, tr),
+        tr("game.moves", ply=state.board.ply),
     ]
     last = state.last_ai_move
     if last is not None:
         cell, reason = last
-        reason_key = f"reason.{reason}" if f"reason.{reason}" in EN else "reason.unknown"
-        lines.append(t("game.ai_moved", cell=cell, reason=t(reason_key)))
+        reason_text = tr(f"reason.{reason}" if f"reason.{reason}" in EN else "reason.unknown")
+        if state.mode == "watch":
+            # X makes the odd-numbered moves, so the parity of the move count names the mover.
+            last_mark = Mark.X if state.board.ply % 2 == 1 else Mark.O
+            level = tr(f"level.{state.level_of(last_mark)}")
+            lines.append(tr("game.ai_moved.watch", level=level, cell=cell, reason=reason_text))
+        else:
+            lines.append(tr("game.ai_moved", cell=cell, reason=reason_text))
+    if row.hints:
+        lines.append(tr("game.hints", count=row.hints))
     if row.status == "finished" and row.result is not None:
-        lines.append(t(f"game.result.{row.result}"))
+        lines.append(_result_line(state, tr))
+        for change in changes:
+            if change.scope == row.guild_id:
+                lines.append(
+                    tr(
+                        "game.rating",
+                        user=f"<@{change.user_id}>",
+                        before=round(change.before),
+                        after=round(change.after),
+                    )
+                )
     elif row.status == "abandoned":
-        lines.append(t("game.abandoned"))
+        lines.append(tr("game.abandoned"))
     elif state.ai_to_move:
-        lines.append(t("game.ai_thinking"))
+        turn = state.board.turn
+        if state.mode == "watch":
+            level = tr(f"level.{state.level_of(turn)}")
+            lines.append(tr("game.ai_thinking.watch", level=level, mark=turn.name))
+        else:
+            lines.append(tr("game.ai_thinking"))
     else:
-        lines.append(t("game.your_turn", mark=state.player_mark.name))
+        mover = state.mover_id
+        if state.mode == "ai":
+            lines.append(tr("game.your_turn", mark=state.player_mark.name))
+        else:
+            lines.append(tr("game.turn", user=f"<@{mover}>", mark=state.board.turn.name))
+        if row.deadline is not None:
+            lines.append(tr("game.clock", when=f"<t:{math.ceil(row.deadline)}:R>"))
     return "\n".join(lines)
 
 
-def game_view(state: GameState) -> discord.ui.View:
-    """One button per cell; clickable only while it is the player's turn."""
+def _players_line(state: GameState, tr: Translate) -> str:
+    row = state.row
+    if state.mode == "pvp":
+        return tr(
+            "game.players.pvp",
+            x=f"<@{state.user_of(Mark.X)}>",
+            o=f"<@{state.user_of(Mark.O)}>",
+        )
+    if state.mode == "watch":
+        return tr(
+            "game.players.watch",
+            x_level=tr(f"level.{state.level_of(Mark.X)}"),
+            o_level=tr(f"level.{state.level_of(Mark.O)}"),
+        )
+    return tr(
+        "game.players",
+        player=f"<@{row.player_id}>",
+        player_mark=state.player_mark.name,
+        ai_mark=state.ai_mark.name,
+        level=tr(f"level.{row.ai_level}"),
+    )
+
+
+def _result_line(state: GameState, tr: Translate) -> str:
+    row = state.row
+    reason = row.end_reason or "line"
+    if row.result == "draw":
+        return tr("game.result.draw")
+    if state.mode == "ai" or row.winner is None:
+        if row.result == "loss" and reason in ("resign", "timeout"):
+            return tr(f"game.result.ai.{reason}")
+        return tr(f"game.result.{row.result}")
+    winner = Mark[row.winner]
+    if state.mode == "watch":
+        return tr("game.result.watch.line", level=tr(f"level.{state.level_of(winner)}"),
+                  mark=winner.name)
+    key = f"game.result.pvp.{reason if reason in ('resign', 'timeout') else 'line'}"
+    return tr(
+        key,
+        winner=f"<@{state.user_of(winner)}>",
+        loser=f"<@{state.user_of(winner.other)}>",
+    )
+
+
+def uses_image(state: GameState) -> bool:
+    """Whether the board is too big for a grid of buttons and is drawn as a picture instead."""
+    return state.board.rows > MAX_BUTTON_SIDE or state.board.cols > MAX_BUTTON_SIDE
+
+
+def board_file(state: GameState, window: Window | None = None) -> discord.File:
+    """The board picture: last move marked, the winning line, and the button window outlined."""
+    outcome = state.board.outcome()
+    png = render_board(
+        state.board,
+        last_move=True,
+        highlight=outcome.line if outcome is not None else None,
+        window=window,
+    )
+    return discord.File(io.BytesIO(png), filename=BOARD_FILENAME)
+
+
+def game_view(
+    state: GameState, locale: str | None = None, window: Window | None = None
+) -> discord.ui.View:
+    """The buttons of a game: one per cell (boards up to 5x5) or a pannable window of cells
+    (bigger boards), then a row of controls if there is room."""
+    tr = _translator(locale or state.row.locale)
+    view = discord.ui.View(timeout=None)
     board = state.board
-    if board.rows > MAX_BUTTON_SIDE or board.cols > MAX_BUTTON_SIDE:
-        raise ValueError(f"a {board.rows}x{board.cols} board does not fit in buttons (5x5 at most)")
+    players_turn = state.mover_id is not None
+    if uses_image(state):
+        if state.active and state.mode != "watch":
+            window = (window or initial_window(board)).clamp(board.rows, board.cols)
+            _add_cells(view, state, window.grid(), players_turn)
+            _add_pan_controls(view, state, window, players_turn, tr, row=len(window.grid()))
+        else:
+            _add_end_controls(view, state, tr, row=0)
+        return view
+    grid = [[(r, c) for c in range(board.cols)] for r in range(board.rows)]
+    _add_cells(view, state, grid, players_turn)
+    if board.rows < MAX_BUTTON_SIDE:
+        if state.active:
+            _add_game_controls(view, state, tr, row=board.rows)
+        else:
+            _add_end_controls(view, state, tr, row=board.rows)
+    return view
+
+
+def _add_cells(
+    view: discord.ui.View,
+    state: GameState,
+    grid: Sequence[Sequence[tuple[int, int]]],
+    players_turn: bool,
+) -> None:
+    board = state.board
     outcome = board.outcome()
     winning = set(outcome.line) if outcome is not None else set()
-    players_turn = state.active and not board.is_over() and not state.ai_to_move
-    view = discord.ui.View(timeout=None)
-    for r in range(board.rows):
-        for c in range(board.cols):
-            mark = board[r, c]
+    for r, line in enumerate(grid):
+        for cell in line:
+            mark = board[cell]
             if mark is None:
                 label, style = EMPTY_LABEL, discord.ButtonStyle.secondary
             else:
                 label, style = mark.name, _MARK_STYLE[mark]
-            if (r, c) in winning:
+            # On a big board the last move is hard to spot in a window: it gets the win colour.
+            if cell in winning or (cell == board.last_move and uses_image(state)):
                 style = discord.ButtonStyle.success
             view.add_item(
                 CellButton(
-                    custom_id(state.id, board.ply, (r, c)),
+                    custom_id(state.id, board.ply, cell),
                     label=label,
                     style=style,
                     disabled=not players_turn or mark is not None,
                     row=r,
                 )
             )
+
+
+def _add_game_controls(view: discord.ui.View, state: GameState, tr: Translate, row: int) -> None:
+    if state.mode == "watch":
+        return
+    view.add_item(
+        ControlButton(
+            control_id("r", state.id, state.board.ply),
+            label=tr("button.resign"),
+            style=discord.ButtonStyle.danger,
+            row=row,
+        )
+    )
+    if state.mode == "ai" and state.row.ai_level in HINT_LEVELS:
+        view.add_item(
+            ControlButton(
+                control_id("h", state.id, state.board.ply),
+                label=tr("button.hint"),
+                disabled=state.mover_id is None,
+                row=row,
+            )
+        )
+
+
+def _add_end_controls(view: discord.ui.View, state: GameState, tr: Translate, row: int) -> None:
+    if state.row.status == "finished" and state.mode in ("ai", "pvp"):
+        view.add_item(
+            ControlButton(
+                control_id("rm", state.id, state.board.ply),
+                label=tr("button.rematch"),
+                style=discord.ButtonStyle.success,
+                row=row,
+            )
+        )
+
+
+_PAN_LABELS = {"left": "\u2b05", "up": "\u2b06", "down": "\u2b07", "right": "\u27a1"}
+
+
+def _add_pan_controls(
+    view: discord.ui.View,
+    state: GameState,
+    window: Window,
+    players_turn: bool,
+    tr: Translate,
+    row: int,
+) -> None:
+    board = state.board
+    for direction, label in _PAN_LABELS.items():
+        view.add_item(
+            ControlButton(
+                pan_id(state.id, board.ply, window, direction),
+                label=label,
+                disabled=not window.can_pan(direction, board.rows, board.cols),
+                row=row,
+            )
+        )
+    view.add_item(
+        ControlButton(
+            control_id("t", state.id, board.ply),
+            label=tr("button.type"),
+            style=discord.ButtonStyle.primary,
+            disabled=not players_turn,
+            row=row,
+        )
+    )
+
+
+def challenge_content(challenge: ChallengeRow, locale: str | None = None) -> str:
+    tr = _translator(locale or challenge.locale)
+    names = {
+        "challenger": f"<@{challenge.challenger_id}>",
+        "opponent": f"<@{challenge.opponent_id}>",
+    }
+    if challenge.status == "pending":
+        return tr(
+            "challenge.text",
+            rows=challenge.rows,
+            cols=challenge.cols,
+            k=challenge.k,
+            rule=tr(f"rulename.{challenge.rule}"),
+            first=tr(f"challenge.first.{challenge.first}", **names),
+            when=f"<t:{math.ceil(challenge.deadline)}:R>",
+            **names,
+        )
+    return tr(f"challenge.{challenge.status}", link="", **names).rstrip(": ")
+
+
+def challenge_view(challenge: ChallengeRow, locale: str | None = None) -> discord.ui.View:
+    tr = _translator(locale or challenge.locale)
+    view = discord.ui.View(timeout=None)
+    if challenge.status == "pending":
+        view.add_item(
+            ControlButton(
+                control_id("ca", challenge.id),
+                label=tr("button.accept"),
+                style=discord.ButtonStyle.success,
+            )
+        )
+        view.add_item(
+            ControlButton(
+                control_id("cd", challenge.id),
+                label=tr("button.decline"),
+                style=discord.ButtonStyle.danger,
+            )
+        )
     return view
+
+
+def move_modal(state: GameState, locale: str) -> discord.ui.Modal:
+    """The "type a move" form; its custom_id carries the game and the move number."""
+    tr = _translator(locale)
+    modal = discord.ui.Modal(
+        title=tr("modal.title"), custom_id=control_id("tm", state.id, state.board.ply)
+    )
+    modal.add_item(
+        discord.ui.TextInput(
+            label=tr("modal.label"),
+            custom_id=MODAL_FIELD,
+            placeholder=tr("modal.placeholder"),
+            min_length=2,
+            max_length=3,
+        )
+    )
+    return modal
 
 
 def jump_link(guild_id: int, channel_id: int, message_id: int) -> str:
     return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
 
 
-def _record_line(record: Record) -> str:
-    return t(
+def _record_line(record: Record, tr: Translate) -> str:
+    return tr(
         "stats.line",
         wins=record.wins,
         draws=record.draws,
@@ -89,45 +342,76 @@ def _record_line(record: Record) -> str:
     )
 
 
-def leaderboard_text(rows: list[LeaderRow]) -> str:
+def leaderboard_text(rows: Sequence[RatedRow], locale: str = "en-US") -> str:
+    tr = _translator(locale)
     if not rows:
-        return t("board.empty")
+        return tr("board.empty", min=LEADERBOARD_MIN_GAMES)
     return "\n".join(
-        t(
+        tr(
             "board.line",
             rank=row.rank,
             user=f"<@{row.user_id}>",
-            points=row.points,
+            rating=round(row.rating),
             wins=row.record.wins,
             draws=row.record.draws,
             losses=row.record.losses,
-            rate=f"{row.record.win_rate:.0%}",
         )
         for row in rows
     )
 
 
-def leaderboard_embed(rows: list[LeaderRow]) -> discord.Embed:
-    embed = discord.Embed(title=t("board.title"), description=leaderboard_text(rows))
-    embed.set_footer(text=t("board.rule"))
+def leaderboard_embed(
+    rows: Sequence[RatedRow], scope: str = "server", mode: str = "pvp", locale: str = "en-US"
+) -> discord.Embed:
+    tr = _translator(locale)
+    embed = discord.Embed(
+        title=tr("board.title", scope=tr(f"scope.{scope}"), mode=tr(f"mode.{mode}")),
+        description=leaderboard_text(rows, locale),
+    )
+    embed.set_footer(text=tr("board.rule", min=LEADERBOARD_MIN_GAMES))
     return embed
 
 
-def stats_embed(name: str, stats: UserStats, board: list[LeaderRow]) -> discord.Embed:
-    embed = discord.Embed(title=t("stats.title", name=name))
-    if stats.overall.games == 0:
-        embed.description = t("stats.none")
-    else:
-        embed.description = t("stats.points", points=stats.points)
-        embed.add_field(name=t("stats.overall"), value=_record_line(stats.overall), inline=False)
-        for level in LEVELS:
-            record = stats.by_level.get(level)
-            if record is not None and record.games:
-                embed.add_field(name=t(f"level.{level}"), value=_record_line(record), inline=False)
-    embed.add_field(name=t("board.title"), value=leaderboard_text(board), inline=False)
-    embed.set_footer(text=t("board.rule"))
+def stats_embed(
+    name: str,
+    stats: UserStats,
+    standings: Mapping[str, Standing],
+    locale: str = "en-US",
+) -> discord.Embed:
+    """Rating and record per mode (against people, against the AI), then per AI level."""
+    tr = _translator(locale)
+    embed = discord.Embed(title=tr("stats.title", name=name))
+    played = [mode for mode in ("pvp", "ai") if _games(standings.get(mode))]
+    if not played and stats.overall.games == 0:
+        embed.description = tr("stats.none")
+    for mode in played:
+        standing = standings[mode]
+        assert standing.record is not None
+        embed.add_field(
+            name=tr("stats.mode", mode=tr(f"mode.{mode}"), rating=round(standing.rating)),
+            value=_record_line(standing.record, tr),
+            inline=False,
+        )
+    for level in LEVELS:
+        record = stats.by_level.get(level)
+        if record is not None and record.games:
+            embed.add_field(
+                name=tr("stats.level", level=tr(f"level.{level}")),
+                value=_record_line(record, tr),
+                inline=False,
+            )
+    embed.set_footer(text=tr("board.rule", min=LEADERBOARD_MIN_GAMES))
     return embed
 
 
-def help_embed() -> discord.Embed:
-    return discord.Embed(title=t("help.title"), description=t("help.body"))
+def _games(standing: Standing | None) -> int:
+    return 0 if standing is None or standing.record is None else standing.record.games
+
+
+def help_embed(locale: str = "en-US") -> discord.Embed:
+    tr = _translator(locale)
+    return discord.Embed(title=tr("help.title"), description=tr("help.body"))
+
+
+def _translator(locale: str) -> Translate:
+    return functools.partial(text_in, locale)

@@ -18,11 +18,18 @@ from pathlib import Path
 
 import aiosqlite
 
+from . import ratings
+
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 _MIGRATION_NAME = re.compile(r"(\d{3})_[a-z0-9_]+\.sql")
 
 LEVELS: tuple[str, ...] = ("easy", "normal", "hard", "impossible")
 RESULTS: tuple[str, ...] = ("win", "draw", "loss")
+# A bot restarted by a supervisor is back within seconds; games that ended this recently get their
+# final board redrawn at start, in case the crash came between storing and drawing it.
+REDRAW_FINISHED_WITHIN = 600.0
+END_REASONS: tuple[str, ...] = ("line", "full", "resign", "timeout")
+GLOBAL_SCOPE = 0  # the standings scope of the cross-server leaderboard
 
 
 class StorageError(Exception):
@@ -55,6 +62,13 @@ class GameRow:
     winner: str | None
     ply: int
     moves: tuple[MoveRow, ...]
+    mode: str = "ai"  # "ai", "pvp" or "watch"
+    opponent_id: int | None = None  # pvp: the human playing the other mark
+    player_level: str | None = None  # watch: the AI level playing player_mark
+    deadline: float | None = None  # unix time the side to move loses on time
+    end_reason: str | None = None  # "line", "full", "resign" or "timeout"
+    hints: int = 0
+    locale: str = "en-US"
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +82,11 @@ class NewGame:
     cols: int
     k: int
     rule: str
+    mode: str = "ai"
+    opponent_id: int | None = None
+    player_level: str | None = None
+    deadline: float | None = None
+    locale: str = "en-US"
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +96,57 @@ class Finish:
     result: str  # from the player's side
     winner: str | None
     points: int
+    reason: str = "line"  # see END_REASONS
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A player's rating and record in one mode, in one server or globally."""
+
+    rating: float = ratings.START_RATING
+    record: Record | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RatedRow:
+    rank: int
+    user_id: int
+    rating: float
+    record: Record
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    user_id: int
+    scope: int
+    mode: str
+    before: float
+    after: float
+
+
+@dataclass(frozen=True, slots=True)
+class GuildSettings:
+    pvp_timeout: float  # seconds a person has for one move against another person
+    ai_timeout: float  # seconds a person has for one move against the AI
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeRow:
+    id: int
+    guild_id: int
+    channel_id: int
+    message_id: int | None
+    challenger_id: int
+    opponent_id: int
+    rows: int
+    cols: int
+    k: int
+    rule: str
+    first: str  # "me" (the challenger plays X), "them" or "random"
+    locale: str
+    status: str  # "pending", "accepted", "declined" or "expired"
+    deadline: float
+    game_id: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +189,12 @@ class ActiveGameExists(Exception):
 
 _GAME_COLUMNS = (
     "id, guild_id, channel_id, message_id, player_id, player_mark, ai_level, rows, cols, k, rule, "
-    "status, result, winner, ply"
+    "status, result, winner, ply, mode, opponent_id, player_level, deadline, end_reason, hints, "
+    "locale"
+)
+_CHALLENGE_COLUMNS = (
+    "id, guild_id, channel_id, message_id, challenger_id, opponent_id, rows, cols, k, rule, first, "
+    "locale, status, deadline, game_id"
 )
 _NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
@@ -212,9 +287,15 @@ class Storage:
     async def create_game(self, new: NewGame) -> GameRow:
         """Insert a running game; ActiveGameExists if the player has one in this channel."""
         async with self._lock:
-            existing = await self._active_game(new.guild_id, new.channel_id, new.player_id)
-            if existing is not None:
-                raise ActiveGameExists(existing)
+            # A watched AI-vs-AI game occupies nobody's slot; a game between two people occupies
+            # both players' slots.
+            players = [] if new.mode == "watch" else [new.player_id]
+            if new.opponent_id is not None:
+                players.append(new.opponent_id)
+            for player in players:
+                existing = await self._active_game(new.guild_id, new.channel_id, player)
+                if existing is not None:
+                    raise ActiveGameExists(existing)
             try:
                 game_id = await self._insert_game(new)
             except sqlite3.IntegrityError:
@@ -231,7 +312,8 @@ class Storage:
         async with self._transaction():
             cur = await self._db.execute(
                 "INSERT INTO games (guild_id, channel_id, player_id, player_mark, ai_level,"
-                " rows, cols, k, rule) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " rows, cols, k, rule, mode, opponent_id, player_level, deadline, locale)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     new.guild_id,
                     new.channel_id,
@@ -242,6 +324,11 @@ class Storage:
                     new.cols,
                     new.k,
                     new.rule,
+                    new.mode,
+                    new.opponent_id,
+                    new.player_level,
+                    new.deadline,
+                    new.locale,
                 ),
             )
             game_id = cur.lastrowid
@@ -274,12 +361,30 @@ class Storage:
             return await self._active_game(guild_id, channel_id, player_id)
 
     async def games_awaiting_ai(self) -> list[GameRow]:
-        """Running games with a posted message where it is the AI's turn (X moves on even plies)."""
+        """Running games with a posted message where it is the AI's turn (X moves on even plies):
+        every AI-vs-AI game, and games against the AI on the AI's move."""
         async with self._lock:
             async with self._db.execute(
                 "SELECT id FROM games WHERE status = 'active' AND message_id IS NOT NULL"
-                " AND ((player_mark = 'O' AND ply % 2 = 0) OR (player_mark = 'X' AND ply % 2 = 1))"
-                " ORDER BY id"
+                " AND (mode = 'watch' OR (mode = 'ai' AND ((player_mark = 'O' AND ply % 2 = 0)"
+                " OR (player_mark = 'X' AND ply % 2 = 1)))) ORDER BY id"
+            ) as cur:
+                ids = [int(row[0]) for row in await cur.fetchall()]
+            games = [await self._game(i) for i in ids]
+        return [g for g in games if g is not None]
+
+    async def games_to_redraw(self, finished_within: float = REDRAW_FINISHED_WITHIN) -> list[GameRow]:
+        """Games whose message may be a move behind the database after a crash: the bot stores a
+        move before it draws it, so a running game whose last move was the AI's, or a game that
+        ended in the last `finished_within` seconds, may never have been drawn."""
+        async with self._lock:
+            async with self._db.execute(
+                "SELECT g.id FROM games g WHERE g.message_id IS NOT NULL AND ("
+                " (g.status = 'active' AND EXISTS (SELECT 1 FROM moves m"
+                "  WHERE m.game_id = g.id AND m.ply = g.ply - 1 AND m.by_ai = 1))"
+                " OR (g.status = 'finished' AND g.finished_at >= strftime("
+                "'%Y-%m-%dT%H:%M:%fZ', 'now', ?))) ORDER BY g.id",
+                (f"-{float(finished_within):.0f} seconds",),
             ) as cur:
                 ids = [int(row[0]) for row in await cur.fetchall()]
             games = [await self._game(i) for i in ids]
@@ -294,17 +399,19 @@ class Storage:
         by_ai: bool,
         reason: str | None = None,
         finish: Finish | None = None,
+        deadline: float | None = None,
     ) -> bool:
         """Record move number `ply` (0-based) and, if it ended the game, the result.
 
+        `deadline` is when the next side to move loses on time (None: no clock runs).
         False (and nothing written) unless the game is running and exactly `ply` moves were
         played so far: that is how a replayed click or a late AI answer is refused.
         """
         async with self._lock, self._transaction() as ok:
             cur = await self._db.execute(
-                f"UPDATE games SET ply = ply + 1, updated_at = {_NOW}"
+                f"UPDATE games SET ply = ply + 1, deadline = ?, updated_at = {_NOW}"
                 " WHERE id = ? AND ply = ? AND status = 'active'",
-                (game_id, ply),
+                (deadline, game_id, ply),
             )
             if cur.rowcount != 1:
                 ok.rollback()
@@ -318,9 +425,33 @@ class Storage:
                 return False
             return True
 
-    async def finish_game(self, game_id: int, finish: Finish) -> bool:
-        """Finish a running game and count its result; False if it was not running."""
+    async def finish_game(
+        self,
+        game_id: int,
+        finish: Finish,
+        *,
+        ply: int | None = None,
+        due_by: float | None = None,
+    ) -> bool:
+        """Finish a running game and count its result; False if it was not running.
+
+        With `ply`, only if exactly that many moves were played (a resignation or a time-out
+        must not land after a move it did not see); with `due_by`, only if its clock ran out
+        by then (a move made meanwhile reset the clock).
+        """
         async with self._lock, self._transaction() as ok:
+            if ply is not None and not await self._scalar(
+                "SELECT COUNT(*) FROM games WHERE id = ? AND ply = ?", (game_id, ply)
+            ):
+                ok.rollback()
+                return False
+            if due_by is not None and not await self._scalar(
+                "SELECT COUNT(*) FROM games WHERE id = ? AND deadline IS NOT NULL"
+                " AND deadline <= ?",
+                (game_id, due_by),
+            ):
+                ok.rollback()
+                return False
             if not await self._finish(game_id, finish):
                 ok.rollback()
                 return False
@@ -329,19 +460,274 @@ class Storage:
     async def _finish(self, game_id: int, finish: Finish) -> bool:
         if finish.result not in RESULTS:
             raise ValueError(f"result must be one of {RESULTS}, not {finish.result!r}")
+        if finish.reason not in END_REASONS:
+            raise ValueError(f"end reason must be one of {END_REASONS}, not {finish.reason!r}")
         cur = await self._db.execute(
-            f"UPDATE games SET status = 'finished', result = ?, winner = ?, updated_at = {_NOW},"
-            f" finished_at = {_NOW} WHERE id = ? AND status = 'active'",
-            (finish.result, finish.winner, game_id),
+            "UPDATE games SET status = 'finished', result = ?, winner = ?, end_reason = ?,"
+            f" deadline = NULL, updated_at = {_NOW}, finished_at = {_NOW}"
+            " WHERE id = ? AND status = 'active'",
+            (finish.result, finish.winner, finish.reason, game_id),
         )
         if cur.rowcount != 1:
             return False
-        await self._db.execute(
-            "INSERT INTO results (game_id, guild_id, user_id, ai_level, result, points)"
-            " SELECT id, guild_id, player_id, ai_level, ?, ? FROM games WHERE id = ?",
-            (finish.result, finish.points, game_id),
-        )
+        game = await self._game(game_id)
+        assert game is not None
+        if game.mode == "ai":
+            await self._db.execute(
+                "INSERT INTO results (game_id, guild_id, user_id, ai_level, result, points)"
+                " SELECT id, guild_id, player_id, ai_level, ?, ? FROM games WHERE id = ?",
+                (finish.result, finish.points, game_id),
+            )
+        await self._rate(game, finish.result)
         return True
+
+    async def _rate(self, game: GameRow, result: str) -> None:
+        """Move the Elo ratings of the people in a finished game, in its server and globally."""
+        if game.mode == "watch":
+            return
+        flipped = {"win": "loss", "loss": "win", "draw": "draw"}
+        for scope in (game.guild_id, GLOBAL_SCOPE):
+            player = await self._standing(scope, game.player_id, game.mode)
+            if game.mode == "pvp":
+                assert game.opponent_id is not None
+                other = await self._standing(scope, game.opponent_id, "pvp")
+                await self._rate_one(game, scope, game.player_id, player, other.rating, result)
+                await self._rate_one(
+                    game, scope, game.opponent_id, other, player.rating, flipped[result]
+                )
+            else:
+                anchor = ratings.AI_ANCHORS.get(game.ai_level, ratings.START_RATING)
+                await self._rate_one(game, scope, game.player_id, player, anchor, result)
+
+    async def _rate_one(
+        self,
+        game: GameRow,
+        scope: int,
+        user_id: int,
+        standing: Standing,
+        opponent: float,
+        result: str,
+    ) -> None:
+        after = ratings.updated(standing.rating, opponent, result)
+        await self._db.execute(
+            "INSERT INTO standings (scope, user_id, mode, rating, wins, draws, losses)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scope, user_id, mode) DO UPDATE SET"
+            " rating = excluded.rating, wins = wins + excluded.wins,"
+            " draws = draws + excluded.draws, losses = losses + excluded.losses",
+            (
+                scope,
+                user_id,
+                game.mode,
+                after,
+                int(result == "win"),
+                int(result == "draw"),
+                int(result == "loss"),
+            ),
+        )
+        await self._db.execute(
+            "INSERT INTO rating_changes (game_id, scope, user_id, mode, before, after)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (game.id, scope, user_id, game.mode, standing.rating, after),
+        )
+
+    async def _standing(self, scope: int, user_id: int, mode: str) -> Standing:
+        async with self._db.execute(
+            "SELECT rating, wins, draws, losses FROM standings"
+            " WHERE scope = ? AND user_id = ? AND mode = ?",
+            (scope, user_id, mode),
+        ) as cur:
+            row = await cur.fetchone()
+        if row is None:
+            return Standing(rating=ratings.START_RATING, record=Record())
+        return Standing(
+            rating=float(row[0]),
+            record=Record(wins=int(row[1]), draws=int(row[2]), losses=int(row[3])),
+        )
+
+    # ----------------------------------------------------------------- clocks and hints
+    async def due_games(self, now: float) -> list[GameRow]:
+        """Running games whose side to move has run out of time by `now`."""
+        async with self._lock:
+            async with self._db.execute(
+                "SELECT id FROM games WHERE status = 'active' AND deadline IS NOT NULL"
+                " AND deadline <= ? ORDER BY deadline, id",
+                (now,),
+            ) as cur:
+                ids = [int(row[0]) for row in await cur.fetchall()]
+            games = [await self._game(i) for i in ids]
+        return [g for g in games if g is not None]
+
+    async def next_deadline(self) -> float | None:
+        """The earliest running clock of any game or pending challenge."""
+        async with self._lock, self._db.execute(
+            "SELECT MIN(d) FROM (SELECT MIN(deadline) AS d FROM games WHERE status = 'active'"
+            " UNION ALL SELECT MIN(deadline) FROM challenges WHERE status = 'pending')"
+        ) as cur:
+            row = await cur.fetchone()
+        return None if row is None or row[0] is None else float(row[0])
+
+    async def set_deadline(self, game_id: int, ply: int, deadline: float | None) -> bool:
+        async with self._lock:
+            cur = await self._db.execute(
+                "UPDATE games SET deadline = ? WHERE id = ? AND ply = ? AND status = 'active'",
+                (deadline, game_id, ply),
+            )
+            return cur.rowcount == 1
+
+    async def add_hint(self, game_id: int, ply: int) -> bool:
+        """Count a hint given at move `ply`; False if the game moved on or ended meanwhile."""
+        async with self._lock:
+            cur = await self._db.execute(
+                "UPDATE games SET hints = hints + 1 WHERE id = ? AND ply = ? AND status = 'active'",
+                (game_id, ply),
+            )
+            return cur.rowcount == 1
+
+    async def last_game(
+        self, guild_id: int, channel_id: int, user_id: int
+    ) -> GameRow | None:
+        """The user's most recent game in a channel in which they played, running or not."""
+        async with self._lock:
+            async with self._db.execute(
+                "SELECT id FROM games WHERE guild_id = ? AND channel_id = ? AND mode <> 'watch'"
+                " AND (player_id = ? OR opponent_id = ?) ORDER BY id DESC LIMIT 1",
+                (guild_id, channel_id, user_id, user_id),
+            ) as cur:
+                row = await cur.fetchone()
+            return None if row is None else await self._game(int(row[0]))
+
+    # ----------------------------------------------------------------- settings
+    async def guild_settings(self, guild_id: int, default: GuildSettings) -> GuildSettings:
+        async with self._lock, self._db.execute(
+            "SELECT pvp_timeout, ai_timeout FROM guild_settings WHERE guild_id = ?", (guild_id,)
+        ) as cur:
+            row = await cur.fetchone()
+        if row is None:
+            return default
+        return GuildSettings(pvp_timeout=float(row[0]), ai_timeout=float(row[1]))
+
+    async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
+        async with self._lock:
+            await self._db.execute(
+                "INSERT INTO guild_settings (guild_id, pvp_timeout, ai_timeout) VALUES (?, ?, ?)"
+                " ON CONFLICT (guild_id) DO UPDATE SET pvp_timeout = excluded.pvp_timeout,"
+                " ai_timeout = excluded.ai_timeout",
+                (guild_id, settings.pvp_timeout, settings.ai_timeout),
+            )
+
+    # ----------------------------------------------------------------- challenges
+    async def create_challenge(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        challenger_id: int,
+        opponent_id: int,
+        rows: int,
+        cols: int,
+        k: int,
+        rule: str,
+        first: str,
+        locale: str,
+        deadline: float,
+    ) -> ChallengeRow:
+        async with self._lock:
+            cur = await self._db.execute(
+                "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id, rows,"
+                " cols, k, rule, first, locale, deadline) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    guild_id,
+                    channel_id,
+                    challenger_id,
+                    opponent_id,
+                    rows,
+                    cols,
+                    k,
+                    rule,
+                    first,
+                    locale,
+                    deadline,
+                ),
+            )
+            challenge_id = cur.lastrowid
+            assert challenge_id is not None
+            found = await self._challenge(challenge_id)
+        assert found is not None
+        return found
+
+    async def challenge(self, challenge_id: int) -> ChallengeRow | None:
+        async with self._lock:
+            return await self._challenge(challenge_id)
+
+    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
+        async with self._lock:
+            await self._db.execute(
+                "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
+            )
+
+    async def close_challenge(
+        self, challenge_id: int, status: str, *, game_id: int | None = None
+    ) -> bool:
+        """Move a pending challenge to `status`; False if it was no longer pending."""
+        async with self._lock:
+            cur = await self._db.execute(
+                "UPDATE challenges SET status = ?, game_id = ? WHERE id = ? AND status = 'pending'",
+                (status, game_id, challenge_id),
+            )
+            return cur.rowcount == 1
+
+    async def due_challenges(self, now: float) -> list[ChallengeRow]:
+        async with self._lock, self._db.execute(
+            f"SELECT {_CHALLENGE_COLUMNS} FROM challenges"
+            " WHERE status = 'pending' AND deadline <= ? ORDER BY deadline, id",
+            (now,),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [_challenge_row(r) for r in rows]
+
+    async def _challenge(self, challenge_id: int) -> ChallengeRow | None:
+        async with self._db.execute(
+            f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE id = ?", (challenge_id,)
+        ) as cur:
+            row = await cur.fetchone()
+        return None if row is None else _challenge_row(row)
+
+    # ----------------------------------------------------------------- ratings
+    async def standing(self, scope: int, user_id: int, mode: str) -> Standing:
+        async with self._lock:
+            return await self._standing(scope, user_id, mode)
+
+    async def rated_leaderboard(
+        self, scope: int, mode: str, *, min_games: int, limit: int = 10
+    ) -> list[RatedRow]:
+        """Ranked by rating, then games played (more first), then user id."""
+        async with self._lock, self._db.execute(
+            "SELECT user_id, rating, wins, draws, losses FROM standings"
+            " WHERE scope = ? AND mode = ? AND wins + draws + losses >= ?"
+            " ORDER BY rating DESC, wins + draws + losses DESC, user_id ASC LIMIT ?",
+            (scope, mode, min_games, limit),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [
+            RatedRow(
+                rank=i,
+                user_id=int(user_id),
+                rating=float(rating),
+                record=Record(wins=int(w), draws=int(d), losses=int(n_loss)),
+            )
+            for i, (user_id, rating, w, d, n_loss) in enumerate(rows, start=1)
+        ]
+
+    async def rating_changes(self, game_id: int) -> list[RatingChange]:
+        async with self._lock, self._db.execute(
+            "SELECT user_id, scope, mode, before, after FROM rating_changes WHERE game_id = ?"
+            " ORDER BY scope, user_id",
+            (game_id,),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [
+            RatingChange(int(u), int(s), str(m), float(b), float(a)) for u, s, m, b, a in rows
+        ]
 
     # ----------------------------------------------------------------- stats
     async def user_stats(self, guild_id: int, user_id: int) -> UserStats:
@@ -412,24 +798,25 @@ class Storage:
         return int(row[0]) if row is not None and row[0] is not None else 0
 
     async def _game(self, game_id: int) -> GameRow | None:
-        async with self._db.execute(
+        # execute_fetchall: one trip to the database thread per query instead of three
+        # (execute, fetch, close); every click reads its game, so under load this is most of
+        # the time the storage lock is held.
+        rows = await self._db.execute_fetchall(
             f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)
-        ) as cur:
-            row = await cur.fetchone()
-        if row is None:
+        )
+        if not rows:
             return None
-        async with self._db.execute(
+        moves = await self._db.execute_fetchall(
             "SELECT ply, cell, by_ai, reason FROM moves WHERE game_id = ? ORDER BY ply",
             (game_id,),
-        ) as cur:
-            moves = await cur.fetchall()
-        return _game_row(row, moves)
+        )
+        return _game_row(next(iter(rows)), moves)
 
     async def _active_game(self, guild_id: int, channel_id: int, player_id: int) -> GameRow | None:
         async with self._db.execute(
-            "SELECT id FROM games WHERE guild_id = ? AND channel_id = ? AND player_id = ?"
-            " AND status = 'active'",
-            (guild_id, channel_id, player_id),
+            "SELECT id FROM games WHERE guild_id = ? AND channel_id = ? AND mode <> 'watch'"
+            " AND (player_id = ? OR opponent_id = ?) AND status = 'active' ORDER BY id LIMIT 1",
+            (guild_id, channel_id, player_id, player_id),
         ) as cur:
             row = await cur.fetchone()
         return None if row is None else await self._game(int(row[0]))
@@ -468,6 +855,13 @@ def _game_row(row: sqlite3.Row, moves: Iterable[sqlite3.Row]) -> GameRow:
         result=None if row["result"] is None else str(row["result"]),
         winner=None if row["winner"] is None else str(row["winner"]),
         ply=int(row["ply"]),
+        mode=str(row["mode"]),
+        opponent_id=None if row["opponent_id"] is None else int(row["opponent_id"]),
+        player_level=None if row["player_level"] is None else str(row["player_level"]),
+        deadline=None if row["deadline"] is None else float(row["deadline"]),
+        end_reason=None if row["end_reason"] is None else str(row["end_reason"]),
+        hints=int(row["hints"]),
+        locale=str(row["locale"]),
         moves=tuple(
             MoveRow(
                 ply=int(m["ply"]),
@@ -477,4 +871,24 @@ def _game_row(row: sqlite3.Row, moves: Iterable[sqlite3.Row]) -> GameRow:
             )
             for m in moves
         ),
+    )
+
+
+def _challenge_row(row: sqlite3.Row) -> ChallengeRow:
+    return ChallengeRow(
+        id=int(row["id"]),
+        guild_id=int(row["guild_id"]),
+        channel_id=int(row["channel_id"]),
+        message_id=None if row["message_id"] is None else int(row["message_id"]),
+        challenger_id=int(row["challenger_id"]),
+        opponent_id=int(row["opponent_id"]),
+        rows=int(row["rows"]),
+        cols=int(row["cols"]),
+        k=int(row["k"]),
+        rule=str(row["rule"]),
+        first=str(row["first"]),
+        locale=str(row["locale"]),
+        status=str(row["status"]),
+        deadline=float(row["deadline"]),
+        game_id=None if row["game_id"] is None else int(row["game_id"]),
     )

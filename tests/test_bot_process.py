@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bot.ratings import updated
 from engine import Board
 from engine.solver import perfect_move
 from tests.conftest import TOKEN, BotHandle, StartBot
@@ -25,9 +26,14 @@ def is_over(message: Any) -> bool:
     return any(text in message.content for text in FINAL)
 
 
+def cells(message: Any) -> list[dict[str, Any]]:
+    """The cell buttons of a game message (not its controls: resign, hint, rematch...)."""
+    return [b for b in message.buttons if str(b.get("custom_id", "")).startswith("caro:m:")]
+
+
 def board_of(message: Any, k: int) -> Board:
     """The position drawn on a game message (its buttons), as an engine board."""
-    buttons = message.buttons
+    buttons = cells(message)
     side = int(len(buttons) ** 0.5)
     board = Board(side, side, k)
     stones: dict[str, list[tuple[int, int]]] = {"X": [], "O": []}
@@ -44,7 +50,7 @@ def board_of(message: Any, k: int) -> Board:
 
 
 def ply_of(message: Any) -> int:
-    return int(message.buttons[0]["custom_id"].split(":")[3])
+    return int(cells(message)[0]["custom_id"].split(":")[3])
 
 
 async def play_out(member: Any, message: Any, pick: Pick, k: int = 3) -> Any:
@@ -79,13 +85,14 @@ async def test_win_draw_and_loss_then_stats_and_leaderboard(running_bot: BotHand
     assert "vs AI (O, easy)" in str(win.content) and "Your turn (X)." in str(win.content)
     end = await play_out(alice, win.message, perfect_move)
     assert "**You win!**" in end.content
-    green = [b for b in end.buttons if b["style"] == 3]
+    green = [b for b in cells(end) if b["style"] == 3]
     assert len(green) == 3 and all(b["label"] == "X" for b in green)
-    assert all(b["disabled"] for b in end.buttons)
+    assert all(b["disabled"] for b in cells(end))
+    assert [b["label"] for b in end.buttons if b not in cells(end)] == ["Rematch"]
 
     draw = await alice.slash("caro start", difficulty="impossible")
     end = await play_out(alice, draw.message, perfect_move)
-    assert "**Draw.**" in end.content and not any(b["style"] == 3 for b in end.buttons)
+    assert "**Draw.**" in end.content and not any(b["style"] == 3 for b in cells(end))
 
     loss = await alice.slash("caro start", difficulty="impossible", first="ai")
     assert "vs AI (X, impossible)" in str(loss.content) and "thinking" in str(loss.content)
@@ -97,20 +104,28 @@ async def test_win_draw_and_loss_then_stats_and_leaderboard(running_bot: BotHand
     assert stats.callback_type == 4
     embed = stats.embeds[0]
     fields = {f["name"]: f["value"] for f in embed["fields"]}
-    assert fields["Overall"] == "1 W / 1 D / 1 L, 3 played, win rate 33%"
-    assert fields["easy"] == "1 W / 0 D / 0 L, 1 played, win rate 100%"
-    assert fields["impossible"] == "0 W / 1 D / 1 L, 2 played, win rate 0%"
-    assert "Points: 7" in embed["description"]  # easy win 3 + impossible draw 4
-    assert fields["Leaderboard"] == f"**1.** <@{alice.id}>: 7 pts (1 W / 1 D / 1 L, 33%)"
+    # Elo against the AI's anchors: a win over easy (800), a draw and a loss against impossible.
+    rating = updated(updated(updated(1200, 800, "win"), 2000, "draw"), 2000, "loss")
+    assert fields[f"against the AI: rating {round(rating)}"] == (
+        "1 W / 1 D / 1 L, 3 played, win rate 33%"
+    )
+    assert fields["vs AI easy"] == "1 W / 0 D / 0 L, 1 played, win rate 100%"
+    assert fields["vs AI impossible"] == "0 W / 1 D / 1 L, 2 played, win rate 0%"
+    assert not any(name.startswith("against people") for name in fields)
 
     bob = double.add_member("bob")
     about_alice = await bob.slash("caro stats", user=alice)
     assert about_alice.embeds[0]["title"].lower() == "stats of alice"
     own = await bob.slash("caro stats")
     assert "No finished games" in own.embeds[0]["description"]
-    board = await bob.slash("caro leaderboard")
-    assert board.embeds[0]["description"] == f"**1.** <@{alice.id}>: 7 pts (1 W / 1 D / 1 L, 33%)"
-    assert "win 3, draw 1" in board.embeds[0]["footer"]["text"]
+    board = await bob.slash("caro leaderboard", mode="ai")
+    assert board.embeds[0]["title"] == "Leaderboard: this server, against the AI"
+    assert board.embeds[0]["description"] == (
+        f"**1.** <@{alice.id}>: {round(rating)} (1 W / 1 D / 1 L)"
+    )
+    assert "Listed after 3 rated games" in board.embeds[0]["footer"]["text"]
+    people = await bob.slash("caro leaderboard", scope="global", mode="pvp")
+    assert "Nobody has 3 rated games" in people.embeds[0]["description"]
     helped = await bob.slash("caro help")
     assert helped.ephemeral and "k of your marks in a row" in helped.embeds[0]["description"]
 
@@ -166,7 +181,7 @@ async def test_strangers_forgeries_and_replays_change_nothing(running_bot: BotHa
     # Finish the game; then its buttons only explain that it is over.
     end = await play_out(alice, message, first_empty)
     assert is_over(end)
-    last = end.buttons[-1]["custom_id"]
+    last = cells(end)[-1]["custom_id"]
     assert "This game is over" in refusal(await alice.click_custom_id(end, last))
 
 
@@ -174,7 +189,7 @@ async def test_hostile_options_are_refused_and_create_nothing(running_bot: BotHa
     alice = running_bot.double.add_member("alice")
     cases = [
         ({"difficulty": "godlike"}, "**godlike** is not a valid difficulty"),
-        ({"size": "99x99"}, "**99x99** is not a valid size. Choose one of: 3x3, 4x4, 5x5."),
+        ({"size": "99x99"}, "**99x99** is not a valid size. Choose one of: 3x3, 4x4, 5x5, 9x9,"),
         ({"rule": "'; DROP TABLE games; --"}, "is not a valid rule"),
         ({"first": "both"}, "**both** is not a valid first player"),
     ]
@@ -184,7 +199,7 @@ async def test_hostile_options_are_refused_and_create_nothing(running_bot: BotHa
     assert running_bot.double.messages() == []
     ok = await alice.slash("caro start", size="5x5", rule="caro", difficulty="hard")
     assert "**5x5, 4 in a row, caro rule**" in str(ok.content)
-    assert len(ok.message.buttons) == 25
+    assert len(cells(ok.message)) == 25 and len(ok.message.buttons) == 25
 
 
 async def test_restart_mid_game_then_finish(start_bot: StartBot) -> None:

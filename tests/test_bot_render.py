@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import string
 from typing import Any
 
 import discord
@@ -11,7 +12,7 @@ from bot import texts
 from bot.config import MissingTokenError, SettingsError, load_settings
 from bot.games import GameState, load_state
 from bot.render import game_content, game_view, leaderboard_embed, stats_embed
-from bot.storage import GameRow, LeaderRow, MoveRow, Record, UserStats
+from bot.storage import GameRow, MoveRow, RatedRow, Record, Standing, UserStats
 from bot.views import EMPTY_LABEL
 
 
@@ -27,9 +28,16 @@ def game(moves: list[tuple[str, bool, str | None]], *, status: str = "active",
 
 
 def buttons(state: GameState) -> list[dict[str, Any]]:
+    """The cell buttons (not the controls row)."""
     rows = game_view(state).to_components()
     assert all(r["type"] == 1 for r in rows)
-    return [b for r in rows for b in r["components"]]
+    return [b for r in rows for b in r["components"] if b["custom_id"].startswith("caro:m:")]
+
+
+def controls(state: GameState) -> list[str]:
+    rows = game_view(state).to_components()
+    return [b["label"] for r in rows for b in r["components"]
+            if not b["custom_id"].startswith("caro:m:")]
 
 
 def test_players_turn_shows_a_clickable_grid() -> None:
@@ -38,11 +46,13 @@ def test_players_turn_shows_a_clickable_grid() -> None:
     assert content.splitlines() == [
         "**3x3, 3 in a row, freestyle**",
         "<@42> (X) vs AI (O, hard)",
+        "Moves played: 2.",
         "AI played **A1**: builds up its position.",
         "Your turn (X).",
     ]
     rows = game_view(state).to_components()
-    assert [len(r["components"]) for r in rows] == [3, 3, 3]
+    assert [len(r["components"]) for r in rows] == [3, 3, 3, 1]
+    assert controls(state) == ["Resign"]  # no hints against the hard AI
     cells = {b["custom_id"].rsplit(":", 1)[1]: b for b in buttons(state)}
     assert cells["A1"]["label"] == "O" and cells["A1"]["style"] == discord.ButtonStyle.danger.value
     assert cells["B2"]["label"] == "X" and cells["B2"]["style"] == discord.ButtonStyle.primary.value
@@ -66,6 +76,7 @@ def test_win_highlights_the_line_and_disables_everything() -> None:
     green = sorted(name for name, b in cells.items() if b["style"] == 3)
     assert green == ["A1", "B1", "C1"]
     assert all(b["disabled"] for b in cells.values())
+    assert controls(state) == ["Rematch"]
 
 
 @pytest.mark.parametrize(("result", "line"), [("loss", "**The AI wins.**"), ("draw", "**Draw.**")])
@@ -82,6 +93,7 @@ def test_unknown_reason_still_renders() -> None:
 def test_five_by_five_fits_discord_limits() -> None:
     state = game([], size=5, k=4, mark="O")
     rows = game_view(state).to_components()
+    # The grid takes all five action rows: resign is /caro resign on 5x5 boards.
     assert len(rows) == 5 and all(len(r["components"]) == 5 for r in rows)
     assert all(len(b["custom_id"]) <= 100 for b in buttons(state))
 
@@ -92,23 +104,48 @@ def test_stats_and_leaderboard_embeds() -> None:
         by_level={"easy": Record(wins=2), "impossible": Record(draws=1, losses=1)},
         points=10,
     )
-    board = [LeaderRow(1, 42, 10, Record(wins=2, draws=1, losses=1))]
-    embed = stats_embed("alice", stats, board).to_dict()
+    standings = {
+        "ai": Standing(1234.4, Record(wins=2, draws=1, losses=1)),
+        "pvp": Standing(1200.0, Record()),
+    }
+    embed = stats_embed("alice", stats, standings).to_dict()
     assert embed["title"] == "Stats of alice"
     fields = {f["name"]: f["value"] for f in embed["fields"]}
-    assert fields["Overall"] == "2 W / 1 D / 1 L, 4 played, win rate 50%"
-    assert fields["easy"] == "2 W / 0 D / 0 L, 2 played, win rate 100%"
-    assert "normal" not in fields
-    assert fields["Leaderboard"] == "**1.** <@42>: 10 pts (2 W / 1 D / 1 L, 50%)"
+    assert fields["against the AI: rating 1234"] == "2 W / 1 D / 1 L, 4 played, win rate 50%"
+    assert fields["vs AI easy"] == "2 W / 0 D / 0 L, 2 played, win rate 100%"
+    assert "vs AI normal" not in fields and not any("people" in name for name in fields)
+    board = leaderboard_embed([RatedRow(1, 42, 1250.6, Record(wins=3))], "global", "ai").to_dict()
+    assert board["title"] == "Leaderboard: all servers, against the AI"
+    assert board["description"] == "**1.** <@42>: 1251 (3 W / 0 D / 0 L)"
     empty = leaderboard_embed([]).to_dict()
-    assert "Nobody has finished a game" in empty["description"]
+    assert "Nobody has 3 rated games" in empty["description"]
+    vietnamese = stats_embed("an", stats, standings, "vi").to_dict()
+    assert vietnamese["title"] == "Thống kê của an"
+    assert "đấu với máy: điểm xếp hạng 1234" in {f["name"] for f in vietnamese["fields"]}
 
 
 def test_every_text_id_used_exists_and_formats() -> None:
     assert texts.t("game.your_turn", mark="X") == "Your turn (X)."
-    assert texts.text_in("vi-VN", "game.your_turn", mark="O") == "Your turn (O)."  # falls back
+    assert texts.text_in("vi", "game.your_turn", mark="O") == "Đến lượt bạn (O)."
+    assert texts.text_in("ja", "game.your_turn", mark="O") == "Your turn (O)."  # falls back
     with pytest.raises(KeyError):
         texts.t("no.such.text")
+
+
+def _placeholders(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def test_vietnamese_catalogue_is_complete_with_the_same_placeholders() -> None:
+    missing = sorted(set(texts.EN) - set(texts.VI))
+    assert missing == []
+    assert sorted(set(texts.VI) - set(texts.EN)) == []
+    differ = [k for k in texts.EN if _placeholders(texts.EN[k]) != _placeholders(texts.VI[k])]
+    assert differ == []
+    # Discord's rule for localized command and option names: lower case, no spaces, <= 32.
+    for key, name in texts.VI.items():
+        if key.startswith(("cmdname.", "optname.")):
+            assert name == name.lower() and " " not in name and 1 <= len(name) <= 32, key
 
 
 def test_settings_from_environment() -> None:
@@ -122,6 +159,12 @@ def test_settings_from_environment() -> None:
     assert "abc" not in repr(settings)
     defaults = load_settings({"DISCORD_TOKEN": "t"})
     assert (defaults.db_path, defaults.guild_id, defaults.ai_time_limit) == ("caro.db", None, None)
+    assert (defaults.min_timeout, defaults.challenge_seconds, defaults.watch_delay) == (
+        60.0, 300.0, 1.5,
+    )
+    tests = load_settings({"DISCORD_TOKEN": "t", "CARO_MIN_TIMEOUT_SECONDS": "1",
+                           "CARO_CHALLENGE_SECONDS": "2", "CARO_WATCH_DELAY_SECONDS": "0.2"})
+    assert (tests.min_timeout, tests.challenge_seconds, tests.watch_delay) == (1.0, 2.0, 0.2)
 
 
 @pytest.mark.parametrize(
@@ -131,8 +174,50 @@ def test_settings_from_environment() -> None:
         ({"DISCORD_TOKEN": "t", "DISCORD_GUILD_ID": "abc"}, SettingsError, "DISCORD_GUILD_ID"),
         ({"DISCORD_TOKEN": "t", "CARO_LOG_LEVEL": "LOUD"}, SettingsError, "CARO_LOG_LEVEL"),
         ({"DISCORD_TOKEN": "t", "CARO_AI_TIME_LIMIT": "-1"}, SettingsError, "CARO_AI_TIME_LIMIT"),
+        ({"DISCORD_TOKEN": "t", "CARO_MIN_TIMEOUT_SECONDS": "soon"}, SettingsError,
+         "CARO_MIN_TIMEOUT_SECONDS"),
+        ({"DISCORD_TOKEN": "t", "CARO_WATCH_DELAY_SECONDS": "0"}, SettingsError,
+         "CARO_WATCH_DELAY_SECONDS"),
     ],
 )
 def test_bad_settings(env: dict[str, str], error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
         load_settings(env)
+
+
+def big_game(moves: list[str], *, status: str = "active", mode: str = "pvp") -> GameState:
+    row = GameRow(
+        id=9, guild_id=1, channel_id=2, message_id=3, player_id=42, player_mark="X",
+        ai_level="pvp" if mode == "pvp" else "hard", rows=15, cols=15, k=5, rule="caro",
+        status=status, result="win" if status == "finished" else None,
+        winner="X" if status == "finished" else None, ply=len(moves),
+        moves=tuple(MoveRow(i, cell, mode == "watch", None) for i, cell in enumerate(moves)),
+        mode=mode, opponent_id=43 if mode == "pvp" else None,
+        player_level="easy" if mode == "watch" else None,
+    )
+    return load_state(row)
+
+
+def test_a_big_board_gets_a_window_of_cells_and_pan_controls() -> None:
+    state = big_game(["H8", "A1"])
+    rows = game_view(state).to_components()
+    assert [len(r["components"]) for r in rows] == [5, 5, 5, 5, 5]
+    window = [b["custom_id"].rsplit(":", 1)[1] for b in buttons(state)]
+    assert window[:5] == ["A1", "B1", "C1", "D1", "E1"]  # the window follows the last move
+    assert controls(state) == ["\u2b05", "\u2b06", "\u2b07", "\u27a1", "Type a move"]
+    ids = [b["custom_id"] for r in rows for b in r["components"]]
+    assert "caro:p:9:2:w0.0:down" in ids and len(set(ids)) == len(ids)
+    assert all(len(i) <= 100 for i in ids)
+    disabled = {b["label"] for r in rows for b in r["components"] if b["disabled"]}
+    assert "\u2b05" in disabled and "\u2b06" in disabled  # nothing to the left or above
+    assert "<@42> to move (X)." in game_content(state)
+
+
+def test_a_finished_big_board_and_a_watched_one_show_no_cells() -> None:
+    done = big_game(["H8", "A1", "I8", "A2", "J8", "A3", "K8", "A4", "L8"], status="finished")
+    assert controls(done) == ["Rematch"] and buttons(done) == []
+    assert "**<@42> wins!**" in game_content(done)
+    watched = big_game(["H8"], mode="watch")
+    assert game_view(watched).to_components() == []
+    assert "AI easy (X) vs AI hard (O)" in game_content(watched)
+    assert "AI hard (O) is thinking..." in game_content(watched)

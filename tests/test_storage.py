@@ -77,13 +77,16 @@ async def test_new_migration_is_applied_once_in_order(tmp_path: Path) -> None:
     migrations.mkdir()
     for _, path in migration_files():
         (migrations / path.name).write_text(path.read_text())
-    (migrations / "002_notes.sql").write_text("CREATE TABLE notes (id INTEGER PRIMARY KEY);")
+    shipped = len(migration_files())
+    (migrations / f"{shipped + 1:03d}_notes.sql").write_text(
+        "CREATE TABLE notes (id INTEGER PRIMARY KEY);"
+    )
     path = tmp_path / "caro.db"
     store = await Storage.open(path)  # only the shipped migrations
     await store.close()
     store = await Storage.open(path, migrations=migrations)
     try:
-        assert await store.schema_version() == 2
+        assert await store.schema_version() == shipped + 1
         assert await store.migrate(migrations) == []
     finally:
         await store.close()
@@ -94,14 +97,16 @@ async def test_failed_migration_rolls_back_entirely(tmp_path: Path) -> None:
     migrations.mkdir()
     for _, path in migration_files():
         (migrations / path.name).write_text(path.read_text())
-    (migrations / "002_broken.sql").write_text(
+    shipped = len(migration_files())
+    broken = f"{shipped + 1:03d}_broken.sql"
+    (migrations / broken).write_text(
         "CREATE TABLE half (id INTEGER);\nINSERT INTO nowhere VALUES (1);"
     )
     path = tmp_path / "caro.db"
-    with pytest.raises(StorageError, match="002_broken.sql"):
+    with pytest.raises(StorageError, match=broken):
         await Storage.open(path, migrations=migrations)
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert db.execute("PRAGMA user_version").fetchone()[0] == shipped
         names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
         assert "half" not in names
 
