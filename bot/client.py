@@ -38,7 +38,14 @@ from .games import (
 )
 from .loop_lag import monitor_loop_lag
 from .ratings import LEADERBOARD_MIN_GAMES
-from .render import help_embed, jump_link, leaderboard_embed, stats_embed
+from .render import (
+    LEADERBOARD_SIZE,
+    help_embed,
+    jump_link,
+    leaderboard_embed,
+    server_leaderboard_embed,
+    stats_embed,
+)
 from .storage import GLOBAL_SCOPE, ActiveGameExists, GuildSettings, Storage
 from .translator import CatalogueTranslator, locale_of
 from .views import CONTROL_ID, CellButton, ControlButton, is_dispatched_click
@@ -265,11 +272,25 @@ class CaroBot(PlayFlows, discord.Client):
         async with lock:
             if state.board.ply < self._drawn_ply.get(state.id, -1):
                 return
+            if state.active:
+                # The game may have ended (resigned, stopped, timed out) since this state was
+                # read, at the same move count: drawing it would bring back a running board.
+                fresh = await self.games.state(state.id)
+                if fresh is not None and not fresh.active:
+                    state = fresh
             await self._draw(state, interaction, window=window)
             self._drawn_ply[state.id] = state.board.ply
         if not state.active:
             self._draw_locks.pop(state.id, None)
             self._drawn_ply.pop(state.id, None)
+
+    def redraw_if_drawing(self, state: GameState) -> None:
+        """After an answer drew a finished game through its interaction: if an older drawing
+        (the AI's last move) is still on its way to Discord, draw the end again behind it, so
+        the message does not end up showing a running game."""
+        lock = self._draw_locks.get(state.id)
+        if lock is not None and lock.locked():
+            self.spawn(self.show(state, None))
 
     async def _draw(
         self,
@@ -393,8 +414,22 @@ class CaroBot(PlayFlows, discord.Client):
             mode: await self._storage.standing(interaction.guild_id, target.id, mode)
             for mode in ("pvp", "ai")
         }
+        # Issue 4: the player's record comes with this server's leaderboard.
+        boards = {
+            mode: await self._storage.rated_leaderboard(
+                interaction.guild_id,
+                mode,
+                min_games=LEADERBOARD_MIN_GAMES,
+                limit=LEADERBOARD_SIZE,
+            )
+            for mode in ("pvp", "ai")
+        }
+        loc = locale_of(interaction)
         await interaction.response.send_message(
-            embed=stats_embed(target.display_name, stats, standings, locale_of(interaction))
+            embeds=[
+                stats_embed(target.display_name, stats, standings, loc),
+                server_leaderboard_embed(boards, loc),
+            ]
         )
 
     async def send_leaderboard(
@@ -488,10 +523,3 @@ class CaroBot(PlayFlows, discord.Client):
 
 def _age(interaction: discord.Interaction[Any]) -> float:
     return (discord.utils.utcnow() - interaction.created_at).total_seconds()
-
-
-async def _ephemeral(interaction: discord.Interaction[Any], text: str) -> None:
-    if interaction.response.is_done():
-        await interaction.followup.send(text, ephemeral=True)
-    else:
-        await interaction.response.send_message(text, ephemeral=True)

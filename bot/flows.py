@@ -24,7 +24,7 @@ from .render import (
     move_modal,
     uses_image,
 )
-from .storage import ChallengeRow, GuildSettings
+from .storage import ActiveGameExists, ChallengeRow, GuildSettings
 from .texts import TextId, text_in
 from .translator import locale_of
 from .views import MODAL_FIELD, ControlRef, parse_control_id
@@ -52,6 +52,8 @@ class PlayFlows:
         def games(self) -> GameService: ...
 
         def spawn(self, coro: Any) -> None: ...
+
+        def redraw_if_drawing(self, state: GameState) -> None: ...
 
         async def show(
             self,
@@ -184,17 +186,34 @@ class PlayFlows:
                     option=TextId("option.difficulty"),
                     choices="easy, normal, hard, impossible",
                 )
-            state = await self.games.start_watch(
-                guild_id=guild_id,
-                channel_id=channel_id,
-                starter_id=interaction.user.id,
-                x_level=x_options.level,
-                o_level=o_options.level,
-                options=x_options,
-                locale=loc,
-            )
         except UserError as exc:
             await refuse(interaction, exc)
+            return
+        state: GameState | None = None
+        for _ in range(2):
+            try:
+                state = await self.games.start_watch(
+                    guild_id=guild_id,
+                    channel_id=channel_id,
+                    starter_id=interaction.user.id,
+                    x_level=x_options.level,
+                    o_level=o_options.level,
+                    options=x_options,
+                    locale=loc,
+                )
+                break
+            except ActiveGameExists as exc:
+                running = exc.game
+                if running.message_id is None:
+                    # Its board was never posted (the bot stopped in between): nobody can
+                    # watch or stop it, so it must not hold the channel.
+                    await self.games.abandon(running.id)
+                    continue
+                link = jump_link(running.guild_id, running.channel_id, running.message_id)
+                await say(interaction, "watch.running", link=link)
+                return
+        if state is None:
+            await say(interaction, "watch.running", link="")
             return
         try:
             response = await interaction.response.send_message(**message_parts(state))
@@ -227,7 +246,7 @@ class PlayFlows:
 
     # ----------------------------------------------------------------- slash twins of buttons
     async def hint_in_channel(self, interaction: discord.Interaction[Any]) -> None:
-        """/caro hint: the Hint button for boards whose grid leaves no room for it (5x5)."""
+        """/caro hint: the Hint button as a command, for players who prefer typing."""
         guild_id, channel_id = interaction.guild_id, interaction.channel_id
         if guild_id is None or channel_id is None:
             await say(interaction, "error.guild_only")
@@ -370,6 +389,7 @@ class PlayFlows:
                     ref.target, interaction.user.id, expected_ply=ref.ply
                 )
                 await interaction.response.edit_message(**await self.drawing(state, edit=True))
+                self.redraw_if_drawing(state)
             elif ref.action == "h":
                 await self._hint(interaction, ref)
             elif ref.action == "rm":
@@ -378,6 +398,15 @@ class PlayFlows:
                 await self._pan(interaction, ref)
             elif ref.action == "t":
                 await self._open_move_form(interaction, ref)
+            elif ref.action == "s":
+                state = await self.games.stop_watch(
+                    ref.target,
+                    interaction.user.id,
+                    may_manage=interaction.permissions.manage_messages,
+                )
+                log.info("game %d: stopped by %s", state.id, interaction.user.id)
+                await interaction.response.edit_message(**await self.drawing(state, edit=True))
+                self.redraw_if_drawing(state)
             else:
                 await refuse(interaction, UserError("click.forged"))
         except UserError as exc:
@@ -468,7 +497,9 @@ class PlayFlows:
             await refuse(interaction, UserError("click.forged"))
             return
         typed = _field_value(data.get("components") or [], MODAL_FIELD).strip().upper()
-        cell = typed[:4].replace("*", "").replace("`", "") or "?"
+        # The whole text must name the cell (cutting it first read "J9(&(Q[" as J9); a long text
+        # or one with markdown names none and is shown as "?" instead of being echoed.
+        cell = typed if 0 < len(typed) <= 8 and not any(ch in typed for ch in "*`") else "?"
         message_id = interaction.message.id if interaction.message is not None else None
         try:
             state = await self.games.play(
@@ -525,10 +556,15 @@ def message_parts(
 ) -> dict[str, Any]:
     """Keyword arguments that draw a game on a message (send or edit): text, buttons and, on a
     big board, the picture."""
-    parts: dict[str, Any] = {
-        "content": game_content(state, changes=changes),
-        "view": game_view(state, window=window),
-    }
+    view = game_view(state, window=window, changes=changes)
+    parts: dict[str, Any] = {"view": view}
+    if isinstance(view, discord.ui.LayoutView):
+        # The text is a component of the layout; V2 messages carry no content or embeds, and
+        # an edit says so explicitly (a challenge's text turns into a board).
+        if edit:
+            parts.update(content=None, embeds=[])
+    else:
+        parts["content"] = game_content(state, changes=changes)
     if uses_image(state):
         picture = board_file(state, _window_for(state, window))
         if edit:

@@ -627,6 +627,23 @@ class GameService:
                 raise UserError("click.stale")
             return await self._reload(game_id)
 
+    async def stop_watch(self, game_id: int, user_id: int, *, may_manage: bool) -> GameState:
+        """End a running AI-vs-AI game as abandoned (nobody is rated). Only its starter, or a
+        member who may manage the channel's messages, may stop it."""
+        async with self._lock(game_id):
+            state = await self.state(game_id)
+            if state is None:
+                raise UserError("click.no_game")
+            if state.mode != "watch":
+                raise UserError("watch.not_watch")
+            if user_id != state.row.player_id and not may_manage:
+                raise UserError("watch.stop_denied", user=f"<@{state.row.player_id}>")
+            if not state.active:
+                raise UserError("click.finished")
+            if not await self.storage.abandon_game(game_id):
+                raise UserError("click.finished")
+            return await self._reload(game_id)
+
     async def expire_games(self) -> list[GameState]:
         """Finish the games whose side to move ran out of time: it loses. Each game is finished
         once, even if the bot restarts in between; the games this call finished."""

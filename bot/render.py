@@ -6,6 +6,7 @@ import functools
 import io
 import math
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import discord
 
@@ -22,7 +23,8 @@ from .window import Window, initial_window
 Translate = Callable[..., str]
 BOARD_FILENAME = "board.png"
 
-MAX_BUTTON_SIDE = 5  # Discord allows 5 action rows of 5 buttons
+LEADERBOARD_SIZE = 10
+MAX_BUTTON_SIDE = 5  # Discord allows 5 buttons per action row
 
 _MARK_STYLE = {Mark.X: discord.ButtonStyle.primary, Mark.O: discord.ButtonStyle.danger}
 
@@ -65,7 +67,7 @@ def game_content(
                     )
                 )
     elif row.status == "abandoned":
-        lines.append(tr("game.abandoned"))
+        lines.append(tr("game.watch.stopped" if state.mode == "watch" else "game.abandoned"))
     elif state.ai_to_move:
         turn = state.board.turn
         if state.mode == "watch":
@@ -145,43 +147,79 @@ def board_file(state: GameState, window: Window | None = None) -> discord.File:
     return discord.File(io.BytesIO(png), filename=BOARD_FILENAME)
 
 
+def uses_layout(state: GameState) -> bool:
+    """Whether the message is a Components V2 layout rather than text plus 5 action rows.
+
+    A running game needs its controls on every board: a 5-row grid plus a row of Resign/Hint,
+    or a big board's 4-row window plus a row of pan arrows and one of Resign/Hint, is more than
+    the 5 action rows of a plain message. V2 allows 40 components, enough for both. Discord never
+    takes the V2 flag off a message, so this depends on the board's size alone, not on the state.
+    """
+    return uses_image(state) or state.board.rows >= MAX_BUTTON_SIDE
+
+
 def game_view(
-    state: GameState, locale: str | None = None, window: Window | None = None
-) -> discord.ui.View:
-    """The buttons of a game: one per cell (boards up to 5x5) or a pannable window of cells
-    (bigger boards), then a row of controls if there is room."""
+    state: GameState,
+    locale: str | None = None,
+    window: Window | None = None,
+    changes: Sequence[RatingChange] = (),
+) -> discord.ui.View | discord.ui.LayoutView:
+    """The components of a game: one button per cell (boards up to 5x5) or a pannable window of
+    cells over the picture (bigger boards), then the controls: Resign (and Hint against the easy
+    and normal AI) while the game runs, Stop in an AI-vs-AI game, Rematch at the end.
+
+    On a V2 layout (see uses_layout) the text and the picture are components too."""
     tr = _translator(locale or state.row.locale)
-    view = discord.ui.View(timeout=None)
+    rows = _button_rows(state, tr, window)
+    if not uses_layout(state):
+        view = discord.ui.View(timeout=None)
+        for index, items in enumerate(rows):
+            for item in items:
+                item.row = index
+                view.add_item(item)
+        return view
+    layout = discord.ui.LayoutView(timeout=None)
+    layout.add_item(discord.ui.TextDisplay(game_content(state, locale, changes)))
+    if uses_image(state):
+        layout.add_item(
+            discord.ui.MediaGallery(discord.MediaGalleryItem(f"attachment://{BOARD_FILENAME}"))
+        )
+    for items in rows:
+        layout.add_item(discord.ui.ActionRow(*items))
+    return layout
+
+
+Buttons = list[discord.ui.Item[Any]]
+
+
+def _button_rows(state: GameState, tr: Translate, window: Window | None) -> list[Buttons]:
     board = state.board
     players_turn = state.mover_id is not None
-    if uses_image(state):
-        if state.active and state.mode != "watch":
-            window = (window or initial_window(board)).clamp(board.rows, board.cols)
-            _add_cells(view, state, window.grid(), players_turn)
-            _add_pan_controls(view, state, window, players_turn, tr, row=len(window.grid()))
-        else:
-            _add_end_controls(view, state, tr, row=0)
-        return view
-    grid = [[(r, c) for c in range(board.cols)] for r in range(board.rows)]
-    _add_cells(view, state, grid, players_turn)
-    if board.rows < MAX_BUTTON_SIDE:
-        if state.active:
-            _add_game_controls(view, state, tr, row=board.rows)
-        else:
-            _add_end_controls(view, state, tr, row=board.rows)
-    return view
+    rows: list[Buttons] = []
+    if not uses_image(state):
+        grid = [[(r, c) for c in range(board.cols)] for r in range(board.rows)]
+        rows += _cell_rows(state, grid, players_turn)
+    elif state.active and state.mode != "watch":
+        window = (window or initial_window(board)).clamp(board.rows, board.cols)
+        rows += _cell_rows(state, window.grid(), players_turn)
+        rows.append(_pan_controls(state, window, players_turn, tr))
+    controls = _game_controls(state, tr) if state.active else _end_controls(state, tr)
+    if controls:
+        rows.append(controls)
+    return rows
 
 
-def _add_cells(
-    view: discord.ui.View,
+def _cell_rows(
     state: GameState,
     grid: Sequence[Sequence[tuple[int, int]]],
     players_turn: bool,
-) -> None:
+) -> list[Buttons]:
     board = state.board
     outcome = board.outcome()
     winning = set(outcome.line) if outcome is not None else set()
-    for r, line in enumerate(grid):
+    rows: list[Buttons] = []
+    for line in grid:
+        items: Buttons = []
         for cell in line:
             mark = board[cell]
             if mark is None:
@@ -191,81 +229,79 @@ def _add_cells(
             # On a big board the last move is hard to spot in a window: it gets the win colour.
             if cell in winning or (cell == board.last_move and uses_image(state)):
                 style = discord.ButtonStyle.success
-            view.add_item(
+            items.append(
                 CellButton(
                     custom_id(state.id, board.ply, cell),
                     label=label,
                     style=style,
                     disabled=not players_turn or mark is not None,
-                    row=r,
                 )
             )
+        rows.append(items)
+    return rows
 
 
-def _add_game_controls(view: discord.ui.View, state: GameState, tr: Translate, row: int) -> None:
+def _game_controls(state: GameState, tr: Translate) -> Buttons:
     if state.mode == "watch":
-        return
-    view.add_item(
+        return [
+            ControlButton(
+                control_id("s", state.id), label=tr("button.stop"), style=discord.ButtonStyle.danger
+            )
+        ]
+    items: Buttons = [
         ControlButton(
             control_id("r", state.id, state.board.ply),
             label=tr("button.resign"),
             style=discord.ButtonStyle.danger,
-            row=row,
         )
-    )
+    ]
     if state.mode == "ai" and state.row.ai_level in HINT_LEVELS:
-        view.add_item(
+        items.append(
             ControlButton(
                 control_id("h", state.id, state.board.ply),
                 label=tr("button.hint"),
                 disabled=state.mover_id is None,
-                row=row,
             )
         )
+    return items
 
 
-def _add_end_controls(view: discord.ui.View, state: GameState, tr: Translate, row: int) -> None:
+def _end_controls(state: GameState, tr: Translate) -> Buttons:
     if state.row.status == "finished" and state.mode in ("ai", "pvp"):
-        view.add_item(
+        return [
             ControlButton(
                 control_id("rm", state.id, state.board.ply),
                 label=tr("button.rematch"),
                 style=discord.ButtonStyle.success,
-                row=row,
             )
-        )
+        ]
+    return []
 
 
 _PAN_LABELS = {"left": "\u2b05", "up": "\u2b06", "down": "\u2b07", "right": "\u27a1"}
 
 
-def _add_pan_controls(
-    view: discord.ui.View,
-    state: GameState,
-    window: Window,
-    players_turn: bool,
-    tr: Translate,
-    row: int,
-) -> None:
+def _pan_controls(
+    state: GameState, window: Window, players_turn: bool, tr: Translate
+) -> Buttons:
     board = state.board
-    for direction, label in _PAN_LABELS.items():
-        view.add_item(
-            ControlButton(
-                pan_id(state.id, board.ply, window, direction),
-                label=label,
-                disabled=not window.can_pan(direction, board.rows, board.cols),
-                row=row,
-            )
+    items: Buttons = [
+        ControlButton(
+            pan_id(state.id, board.ply, window, direction),
+            label=label,
+            disabled=not window.can_pan(direction, board.rows, board.cols),
         )
-    view.add_item(
+        for direction, label in _PAN_LABELS.items()
+    ]
+    items.append(
         ControlButton(
             control_id("t", state.id, board.ply),
             label=tr("button.type"),
             style=discord.ButtonStyle.primary,
             disabled=not players_turn,
-            row=row,
         )
     )
+    return items
 
 
 def challenge_content(challenge: ChallengeRow, locale: str | None = None) -> str:
@@ -372,6 +408,20 @@ def leaderboard_embed(
     return embed
 
 
+def server_leaderboard_embed(
+    boards: Mapping[str, Sequence[RatedRow]], locale: str = "en-US"
+) -> discord.Embed:
+    """This server's top players per mode, shown under a player's stats."""
+    tr = _translator(locale)
+    embed = discord.Embed(title=tr("board.server_title", count=LEADERBOARD_SIZE))
+    for mode, rows in boards.items():
+        embed.add_field(
+            name=tr(f"mode.{mode}"), value=leaderboard_text(rows, locale), inline=False
+        )
+    embed.set_footer(text=tr("board.rule", min=LEADERBOARD_MIN_GAMES))
+    return embed
+
+
 def stats_embed(
     name: str,
     stats: UserStats,
@@ -400,7 +450,7 @@ def stats_embed(
                 value=_record_line(record, tr),
                 inline=False,
             )
-    embed.set_footer(text=tr("board.rule", min=LEADERBOARD_MIN_GAMES))
+    # The rating rule is the footer of the server leaderboard sent with these stats.
     return embed
 
 

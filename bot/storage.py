@@ -287,8 +287,8 @@ class Storage:
     async def create_game(self, new: NewGame) -> GameRow:
         """Insert a running game; ActiveGameExists if the player has one in this channel."""
         async with self._lock:
-            # A watched AI-vs-AI game occupies nobody's slot; a game between two people occupies
-            # both players' slots.
+            # A watched AI-vs-AI game occupies no player's slot but the channel's only watch
+            # slot; a game between two people occupies both players' slots.
             players = [] if new.mode == "watch" else [new.player_id]
             if new.opponent_id is not None:
                 players.append(new.opponent_id)
@@ -296,11 +296,20 @@ class Storage:
                 existing = await self._active_game(new.guild_id, new.channel_id, player)
                 if existing is not None:
                     raise ActiveGameExists(existing)
+            if new.mode == "watch":
+                existing = await self._active_watch(new.guild_id, new.channel_id)
+                if existing is not None:
+                    raise ActiveGameExists(existing)
             try:
                 game_id = await self._insert_game(new)
             except sqlite3.IntegrityError:
-                # Another process won the race for this player's slot (unique index).
-                existing = await self._active_game(new.guild_id, new.channel_id, new.player_id)
+                # Another process won the race for the slot (unique index).
+                if new.mode == "watch":
+                    existing = await self._active_watch(new.guild_id, new.channel_id)
+                else:
+                    existing = await self._active_game(
+                        new.guild_id, new.channel_id, new.player_id
+                    )
                 if existing is None:
                     raise
                 raise ActiveGameExists(existing) from None
@@ -359,6 +368,11 @@ class Storage:
     async def active_game(self, guild_id: int, channel_id: int, player_id: int) -> GameRow | None:
         async with self._lock:
             return await self._active_game(guild_id, channel_id, player_id)
+
+    async def active_watch(self, guild_id: int, channel_id: int) -> GameRow | None:
+        """The AI-vs-AI game running in this channel, if any."""
+        async with self._lock:
+            return await self._active_watch(guild_id, channel_id)
 
     async def games_awaiting_ai(self) -> list[GameRow]:
         """Running games with a posted message where it is the AI's turn (X moves on even plies):
@@ -817,6 +831,15 @@ class Storage:
             "SELECT id FROM games WHERE guild_id = ? AND channel_id = ? AND mode <> 'watch'"
             " AND (player_id = ? OR opponent_id = ?) AND status = 'active' ORDER BY id LIMIT 1",
             (guild_id, channel_id, player_id, player_id),
+        ) as cur:
+            row = await cur.fetchone()
+        return None if row is None else await self._game(int(row[0]))
+
+    async def _active_watch(self, guild_id: int, channel_id: int) -> GameRow | None:
+        async with self._db.execute(
+            "SELECT id FROM games WHERE guild_id = ? AND channel_id = ? AND mode = 'watch'"
+            " AND status = 'active' ORDER BY id LIMIT 1",
+            (guild_id, channel_id),
         ) as cur:
             row = await cur.fetchone()
         return None if row is None else await self._game(int(row[0]))

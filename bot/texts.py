@@ -160,6 +160,7 @@ EN: dict[str, str] = {
     "button.accept": "Accept",
     "button.decline": "Decline",
     "button.type": "Type a move",
+    "button.stop": "Stop",
     "modal.title": "Type a move",
     "modal.label": "Cell: column letter, then row number",
     "modal.placeholder": "H8",
@@ -200,6 +201,16 @@ EN: dict[str, str] = {
     "game.result.watch.line": "**AI {level} ({mark}) wins.**",
     "game.rating": "Rating {user}: {before} -> {after}.",
     "game.abandoned": "This game was abandoned.",
+    "game.watch.stopped": "**Stopped before the end.**",
+    "watch.running": (
+        "Two AIs are already playing in this channel: {link}. Watch that game, or stop it "
+        "with its Stop button first."
+    ),
+    "watch.stop_denied": (
+        "Only {user}, who started this game, or a member with the Manage Messages "
+        "permission can stop it."
+    ),
+    "watch.not_watch": "Only a game between two AIs can be stopped; resign instead.",
     "reason.win": "completes a winning line",
     "reason.block": "blocks your winning line",
     "reason.fork": "makes two threats at once",
@@ -217,6 +228,7 @@ EN: dict[str, str] = {
     "stats.mode": "{mode}: rating {rating}",
     "stats.level": "vs AI {level}",
     "board.title": "Leaderboard: {scope}, {mode}",
+    "board.server_title": "Top {count} of this server",
     "board.empty": (
         "Nobody has {min} rated games here yet. Play some: `/caro start` or `/caro challenge`."
     ),
@@ -242,10 +254,10 @@ EN: dict[str, str] = {
         "picture: play with the window of buttons (pan it with the arrows) or **Type a move** "
         "such as `H8`. **/caro resign** gives up; a player who runs out of time loses "
         "(**/caro settings** sets the time per move). **/caro hint** and **/caro rematch** do "
-        "what the Hint and Rematch buttons do, for 5x5 boards where the cells fill the message."
-        "\n\n"
-        "**/caro stats** shows a player's rating and record; **/caro leaderboard** ranks players "
-        "by rating."
+        "what the Hint and Rematch buttons do. The member who started **/caro watch** (or "
+        "anyone with Manage Messages) can end it with its Stop button.\n\n"
+        "**/caro stats** shows a player's rating and record with this server's top 10; "
+        "**/caro leaderboard** ranks players by rating."
     ),
 }
 
@@ -407,6 +419,7 @@ VI: dict[str, str] = {
     "button.accept": "Nhận lời",
     "button.decline": "Từ chối",
     "button.type": "Nhập nước đi",
+    "button.stop": "Dừng",
     "modal.title": "Nhập nước đi",
     "modal.label": "Ô cờ: chữ cột rồi số hàng",
     "modal.placeholder": "H8",
@@ -447,6 +460,16 @@ VI: dict[str, str] = {
     "game.result.watch.line": "**Máy {level} ({mark}) thắng.**",
     "game.rating": "Điểm của {user}: {before} -> {after}.",
     "game.abandoned": "Ván này đã bị bỏ dở.",
+    "game.watch.stopped": "**Đã dừng trước khi kết thúc.**",
+    "watch.running": (
+        "Hai máy đang đấu trong kênh này: {link}. Hãy xem ván đó, hoặc dừng nó bằng nút Dừng "
+        "trước."
+    ),
+    "watch.stop_denied": (
+        "Chỉ {user}, người bắt đầu ván này, hoặc thành viên có quyền Quản lý tin nhắn mới "
+        "dừng được ván."
+    ),
+    "watch.not_watch": "Chỉ dừng được ván giữa hai máy; hãy chịu thua nếu muốn bỏ ván.",
     "reason.win": "hoàn thành một đường thắng",
     "reason.block": "chặn đường thắng của bạn",
     "reason.fork": "tạo hai nước đe dọa cùng lúc",
@@ -464,6 +487,7 @@ VI: dict[str, str] = {
     "stats.mode": "{mode}: điểm xếp hạng {rating}",
     "stats.level": "đấu với máy {level}",
     "board.title": "Bảng xếp hạng: {scope}, {mode}",
+    "board.server_title": "{count} người dẫn đầu máy chủ này",
     "board.empty": "Chưa ai có đủ {min} ván tính điểm ở đây. Hãy chơi vài ván: `/caro start` "
     "hoặc `/caro challenge`.",
     "board.line": "**{rank}.** {user}: {rating} ({wins} thắng / {draws} hòa / {losses} thua)",
@@ -488,10 +512,11 @@ VI: dict[str, str] = {
         "**/caro watch** cho hai máy đấu với nhau. Bàn lớn (9x9, 15x15 caro, 19x19) được vẽ thành "
         "hình: đánh bằng khung nút (dời khung bằng các mũi tên) hoặc **Nhập nước đi** như `H8`. "
         "**/caro resign** để chịu thua; ai hết giờ sẽ bị xử thua (**/caro settings** đặt thời "
-        "gian mỗi nước). **/caro hint** và **/caro rematch** làm việc của nút Gợi ý và Đấu lại, "
-        "dùng cho bàn 5x5 khi các ô đã chiếm hết tin nhắn.\n\n"
-        "**/caro stats** cho xem điểm xếp hạng và thành tích; **/caro leaderboard** xếp hạng "
-        "người chơi theo điểm."
+        "gian mỗi nước). **/caro hint** và **/caro rematch** làm việc của nút Gợi ý và Đấu lại. "
+        "Người bắt đầu **/caro watch** (hoặc ai có quyền Quản lý tin nhắn) có thể dừng ván bằng "
+        "nút Dừng.\n\n"
+        "**/caro stats** cho xem điểm xếp hạng và thành tích cùng 10 người dẫn đầu máy chủ; "
+        "**/caro leaderboard** xếp hạng người chơi theo điểm."
     ),
 }
 

@@ -18,11 +18,12 @@ EMPTY_LABEL = "\u200b"  # zero-width space: Discord needs a label, an empty cell
 MODAL_FIELD = "cell"  # custom_id of the text input of the "type a move" form
 
 # caro:<action>:<id>[:<ply>][:<window>:<direction>]. Actions: r resign, h hint, rm rematch,
-# t open the "type a move" form, tm that form's submission, ca / cd accept / decline a
+# t open the "type a move" form, tm that form's submission, s stop an AI-vs-AI game (any
+# drawing of it: stopping needs no position), ca / cd accept / decline a
 # challenge (id = challenge id), p pan the window (the window travels in the id, so a pan needs
 # no stored state and survives a restart).
 CONTROL_ID = re.compile(
-    r"caro:(?P<action>r|h|rm|t|tm|ca|cd|p):(?P<id>[1-9][0-9]{0,17})"
+    r"caro:(?P<action>r|h|rm|t|tm|ca|cd|p|s):(?P<id>[1-9][0-9]{0,17})"
     r"(?::(?P<ply>0|[1-9][0-9]{0,2}))?"
     r"(?::(?P<window>w[0-9]{1,2}\.[0-9]{1,2}(?:\.[1-5]x[1-5])?):(?P<direction>up|down|left|right))?"
 )
@@ -103,7 +104,7 @@ class CellButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=CUSTOM
 
 
 class ControlButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=CONTROL_ID.pattern):
-    """Resign, hint, rematch, pan, type-a-move and challenge answers."""
+    """Resign, hint, rematch, pan, type-a-move, stop and challenge answers."""
 
     def __init__(
         self,

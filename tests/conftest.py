@@ -112,6 +112,20 @@ class BotHandle:
 
 
 StartBot = Callable[..., Awaitable[BotHandle]]
+TEXT_DISPLAY = 10
+
+
+def text_of(shown: Any) -> str:
+    """What a person reads on a message or an interaction response: its content, or the text
+    components of a Components V2 layout (5x5 and picture boards), which carries no content."""
+    parts = [shown.content] if shown.content else []
+    stack = list(shown.components or [])
+    while stack:
+        component = stack.pop(0)
+        if component.get("type") == TEXT_DISPLAY:
+            parts.append(str(component.get("content", "")))
+        stack[:0] = component.get("components") or []
+    return "\n".join(parts)
 
 
 @pytest.fixture

@@ -8,14 +8,15 @@ import asyncio
 import re
 from typing import Any
 
-from tests.conftest import BotHandle, StartBot
+from tests.conftest import BotHandle, StartBot, text_of
 from tests.test_bot_process import cells, refusal
 
 MANAGE_GUILD = 1 << 5
+COMPONENTS_V2 = 1 << 15
 
 
 def decided(message: Any) -> bool:
-    return any(word in message.content for word in ("wins", "Draw", "thắng", "Hòa"))
+    return any(word in text_of(message) for word in ("wins", "Draw", "thắng", "Hòa"))
 
 
 async def accepted_game(alice: Any, bob: Any, **options: Any) -> Any:
@@ -31,7 +32,7 @@ async def test_full_game_between_two_members_with_ratings(running_bot: BotHandle
     double = running_bot.double
     alice, bob, carol = (double.add_member(n) for n in ("alice", "bob", "carol"))
     challenge = await alice.slash("caro challenge", opponent=bob, first="me")
-    text = str(challenge.content)
+    text = str(text_of(challenge))
     assert text.startswith(f"<@{bob.id}>, <@{alice.id}> challenges you to **3x3, 3 in a row")
     assert f"<@{alice.id}> moves first (X)." in text and "expires <t:" in text
     # The double records what the bot allowed to ping: only the challenged member.
@@ -41,10 +42,10 @@ async def test_full_game_between_two_members_with_ratings(running_bot: BotHandle
                                                                     opponent=alice))
     message = challenge.message
     await bob.click(message, "Accept")
-    assert f"<@{alice.id}> (X) vs <@{bob.id}> (O)" in message.content
-    assert "Moves played: 0." in message.content
-    assert f"<@{alice.id}> to move (X)." in message.content
-    assert "Time runs out <t:" in message.content
+    assert f"<@{alice.id}> (X) vs <@{bob.id}> (O)" in text_of(message)
+    assert "Moves played: 0." in text_of(message)
+    assert f"<@{alice.id}> to move (X)." in text_of(message)
+    assert "Time runs out <t:" in text_of(message)
     assert [b["label"] for b in message.buttons if b not in cells(message)] == ["Resign"]
 
     assert f"It is <@{alice.id}>'s turn" in refusal(await bob.click(message, "B2"))
@@ -52,10 +53,10 @@ async def test_full_game_between_two_members_with_ratings(running_bot: BotHandle
     for member, cell in [(alice, "A1"), (bob, "B1"), (alice, "A2"), (bob, "B2"), (alice, "A3")]:
         result = await member.click(message, cell)
         assert result.callback_type == 7, result
-    assert f"**<@{alice.id}> wins!**" in message.content
-    assert "Moves played: 5." in message.content
-    assert f"Rating <@{alice.id}>: 1200 -> 1216." in message.content
-    assert f"Rating <@{bob.id}>: 1200 -> 1184." in message.content
+    assert f"**<@{alice.id}> wins!**" in text_of(message)
+    assert "Moves played: 5." in text_of(message)
+    assert f"Rating <@{alice.id}>: 1200 -> 1216." in text_of(message)
+    assert f"Rating <@{bob.id}>: 1200 -> 1184." in text_of(message)
     assert all(b["disabled"] for b in cells(message))
 
     stats = await bob.slash("caro stats")
@@ -68,10 +69,10 @@ async def test_full_game_between_two_members_with_ratings(running_bot: BotHandle
     # Rematch: the colours swap, and it is a new challenge Bob must accept.
     again = await bob.click(message, "Rematch")
     assert again.callback_type == 4 and not again.ephemeral
-    assert f"<@{alice.id}>, <@{bob.id}> challenges you" in str(again.content)
-    assert f"<@{alice.id}> moves first (X)." not in str(again.content)
+    assert f"<@{alice.id}>, <@{bob.id}> challenges you" in str(text_of(again))
+    assert f"<@{alice.id}> moves first (X)." not in str(text_of(again))
     await alice.click(again.message, "Accept")
-    assert f"<@{bob.id}> (X) vs <@{alice.id}> (O)" in again.message.content
+    assert f"<@{bob.id}> (X) vs <@{alice.id}> (O)" in text_of(again.message)
 
 
 async def test_declined_and_expired_challenges(start_bot: StartBot) -> None:
@@ -80,12 +81,12 @@ async def test_declined_and_expired_challenges(start_bot: StartBot) -> None:
     first = await alice.slash("caro challenge", opponent=bob)
     declined = await bob.click(first.message, "Decline")
     assert declined.callback_type == 7
-    assert first.message.content == f"<@{alice.id}>'s challenge to <@{bob.id}> was declined."
+    assert text_of(first.message) == f"<@{alice.id}>'s challenge to <@{bob.id}> was declined."
     assert first.message.buttons == []
 
     second = await alice.slash("caro challenge", opponent=bob, size="4x4")
-    expired = await second.message.wait_for(lambda m: "expired" in m.content, timeout=10)
-    assert expired.content == (
+    expired = await second.message.wait_for(lambda m: "expired" in text_of(m), timeout=10)
+    assert text_of(expired) == (
         f"<@{alice.id}>'s challenge to <@{bob.id}> expired without an answer."
     )
     assert expired.buttons == []
@@ -99,10 +100,10 @@ async def test_ai_against_ai_to_the_end(start_bot: StartBot) -> None:
     alice = bot.double.add_member("alice")
     watch = await alice.slash("caro watch", x_level="easy", o_level="impossible")
     assert watch.callback_type == 4
-    assert "AI easy (X) vs AI impossible (O)" in str(watch.content)
+    assert "AI easy (X) vs AI impossible (O)" in str(text_of(watch))
     end = await watch.message.wait_for(decided, timeout=40)
-    assert "**AI impossible (O) wins.**" in end.content or "**Draw.**" in end.content
-    assert re.search(r"AI (easy|impossible) played \*\*[A-C][1-3]\*\*: ", end.content)
+    assert "**AI impossible (O) wins.**" in text_of(end) or "**Draw.**" in text_of(end)
+    assert re.search(r"AI (easy|impossible) played \*\*[A-C][1-3]\*\*: ", text_of(end))
     moves = bot.db_rows("SELECT COUNT(*), SUM(by_ai) FROM moves")[0]
     assert moves[0] == moves[1] >= 5  # every move by an AI, and one edit per move at least
     assert end.edits >= moves[0]
@@ -116,12 +117,13 @@ async def test_caro_15x15_with_the_window_and_typed_moves(running_bot: BotHandle
     double = running_bot.double
     alice, bob = double.add_member("alice"), double.add_member("bob")
     message = await accepted_game(alice, bob, size="15x15")
-    assert "**15x15, 5 in a row, caro rule**" in message.content
+    assert "**15x15, 5 in a row, caro rule**" in text_of(message)
     assert [a["filename"] for a in message.attachments] == ["board.png"]
     assert message.attachments[0]["data"][:8] == b"\x89PNG\r\n\x1a\n"
     assert len(cells(message)) == 20  # a 4x5 window over the centre
     labels = [b["label"] for b in message.buttons if b not in cells(message)]
-    assert labels == ["\u2b05", "\u2b06", "\u2b07", "\u27a1", "Type a move"]
+    assert labels == ["\u2b05", "\u2b06", "\u2b07", "\u27a1", "Type a move", "Resign"]
+    assert message.flags & COMPONENTS_V2 and message.content == ""
 
     await alice.click(message, "H8")  # a window button
     # Bob types a move far from the window; the form is refused to the player not to move.
@@ -133,19 +135,19 @@ async def test_caro_15x15_with_the_window_and_typed_moves(running_bot: BotHandle
     form = await bob.click(message, "Type a move")
     typed = await bob.submit_modal(message, form.modal["custom_id"], {"cell": " a1 "})
     assert typed.callback_type == 7
-    assert "Moves played: 2." in message.content
+    assert "Moves played: 2." in text_of(message)
     # The window followed Bob's move to the corner; Alice pans back to the centre.
     assert message.button("A1")["label"] == "O"
     for direction in ("down", "down", "right", "right"):
         assert (await alice.click(message, direction)).callback_type == 7
-    assert "Moves played: 2." in message.content  # panning changes no move
+    assert "Moves played: 2." in text_of(message)  # panning changes no move
     await alice.click(message, "I8")
     for alice_cell, bob_cell in [("J8", "A2"), ("K8", "A3"), ("L8", "A4")]:
         form = await bob.click(message, "Type a move")
         await bob.submit_modal(message, form.modal["custom_id"], {"cell": bob_cell})
         form = await alice.click(message, "Type a move")
         await alice.submit_modal(message, form.modal["custom_id"], {"cell": alice_cell})
-    assert f"**<@{alice.id}> wins!**" in message.content
+    assert f"**<@{alice.id}> wins!**" in text_of(message)
     assert [a["filename"] for a in message.attachments] == ["board.png"]
     assert [b["label"] for b in message.buttons] == ["Rematch"]
     rows = running_bot.db_rows("SELECT rows, k, rule, winner, ply FROM games")
@@ -163,21 +165,21 @@ async def test_resign_rematch_and_hint_against_the_ai(running_bot: BotHandle) ->
     (answer,) = await hint.followups(1)
     assert re.fullmatch(r"Hint: play \*\*[A-D][1-4]\*\* \(.+\)\. Hints used in this game: 1\.",
                         answer.content), answer.content
-    await message.wait_for(lambda m: "Hints used: 1." in m.content)
+    await message.wait_for(lambda m: "Hints used: 1." in text_of(m))
     assert running_bot.db_rows("SELECT hints FROM games") == [(1,)]
 
     assert "not your game" in refusal(await bob.click(message, "Resign"))
     resigned = await alice.click(message, "Resign")
     assert resigned.callback_type == 7
-    assert "**The AI wins: you resigned.**" in message.content
+    assert "**The AI wins: you resigned.**" in text_of(message)
 
     rematch = await alice.click(message, "Rematch")
     assert rematch.callback_type == 4 and not rematch.ephemeral
-    assert f"<@{alice.id}> (O) vs AI (X, normal)" in str(rematch.content)
-    await rematch.message.wait_for(lambda m: "Your turn (O)." in m.content, timeout=20)
+    assert f"<@{alice.id}> (O) vs AI (X, normal)" in str(text_of(rematch))
+    await rematch.message.wait_for(lambda m: "Your turn (O)." in text_of(m), timeout=20)
     gave_up = await alice.slash("caro resign")
     assert gave_up.ephemeral and "You resigned" in str(gave_up.content)
-    await rematch.message.wait_for(lambda m: "you resigned" in m.content)
+    await rematch.message.wait_for(lambda m: "you resigned" in text_of(m))
     assert "You have no running game" in refusal(await alice.slash("caro resign"))
     rows = running_bot.db_rows("SELECT player_mark, result, end_reason FROM games ORDER BY id")
     assert rows == [("X", "loss", "resign"), ("O", "loss", "resign")]
@@ -199,12 +201,12 @@ async def test_turn_timeout_forfeits_across_a_restart(start_bot: StartBot) -> No
 
     message = await accepted_game(alice, bob)
     await alice.click(message, "B2")
-    assert f"<@{bob.id}> to move (O)." in message.content
+    assert f"<@{bob.id}> to move (O)." in text_of(message)
     await bot.stop()
     await asyncio.sleep(3.5)  # Bob's 3 seconds run out while the bot is down
     await bot.start()
-    await message.wait_for(lambda m: "ran out of time" in m.content, timeout=10)
-    assert f"**<@{alice.id}> wins: <@{bob.id}> ran out of time.**" in message.content
+    await message.wait_for(lambda m: "ran out of time" in text_of(m), timeout=10)
+    assert f"**<@{alice.id}> wins: <@{bob.id}> ran out of time.**" in text_of(message)
     rows = bot.db_rows("SELECT status, winner, end_reason, deadline FROM games")
     assert rows == [("finished", "X", "timeout", None)]
     assert bot.db_rows("SELECT COUNT(*) FROM rating_changes") == [(4,)]
@@ -222,7 +224,7 @@ async def test_a_vietnamese_member_sees_vietnamese(running_bot: BotHandle) -> No
     assert start["description_localizations"]["vi"] == "Bắt đầu một ván với máy trong kênh này"
 
     game = await an.slash("caro start", difficulty="easy")
-    text = str(game.content)
+    text = str(text_of(game))
     assert "**3x3, 3 quân liên tiếp, luật tự do**" in text
     assert f"<@{an.id}> (X) đấu với máy (O, dễ)" in text and "Đến lượt bạn (X)." in text
     labels = [b["label"] for b in game.message.buttons if b not in cells(game.message)]
@@ -243,12 +245,12 @@ async def test_the_ai_answers_on_a_big_board(running_bot: BotHandle) -> None:
     alice = running_bot.double.add_member("alice")
     start = await alice.slash("caro start", size="9x9", difficulty="easy")
     message = start.message
-    assert "**9x9, 5 in a row, freestyle**" in message.content
+    assert "**9x9, 5 in a row, freestyle**" in text_of(message)
     first_picture = message.attachments[0]["data"]
     assert (await alice.click(message, "E5")).callback_type == 7
-    await message.wait_for(lambda m: "Your turn (X)." in m.content, timeout=20)
-    assert re.search(r"AI played \*\*[A-I][1-9]\*\*: ", message.content)
-    assert "Moves played: 2." in message.content
+    await message.wait_for(lambda m: "Your turn (X)." in text_of(m), timeout=20)
+    assert re.search(r"AI played \*\*[A-I][1-9]\*\*: ", text_of(message))
+    assert "Moves played: 2." in text_of(message)
     assert message.attachments[0]["data"] != first_picture
     ai_cell = running_bot.db_rows("SELECT cell FROM moves WHERE by_ai = 1")[0][0]
     assert message.button(ai_cell)["label"] == "O"  # the window shows the AI's answer
@@ -261,16 +263,17 @@ async def test_slash_hint_resign_and_rematch_on_a_five_by_five_board(
     assert "not played a game" in refusal(await alice.slash("caro rematch"))
     assert "no running game" in refusal(await alice.slash("caro hint"))
     start = await alice.slash("caro start", size="5x5", difficulty="easy")
-    assert len(start.message.buttons) == 25  # the cells fill the message: no controls row
+    # The slash twins of the buttons still work; the buttons are there too (see the test below).
+    assert len(cells(start.message)) == 25
     hint = await alice.slash("caro hint")
     (answer,) = await hint.followups(1)
     assert answer.ephemeral and answer.content.startswith("Hint: play **")
     assert "still running" in refusal(await alice.slash("caro rematch"))
     await alice.slash("caro resign")
-    await start.message.wait_for(lambda m: "you resigned" in m.content)
+    await start.message.wait_for(lambda m: "you resigned" in text_of(m))
     again = await alice.slash("caro rematch")
     assert again.callback_type == 4 and not again.ephemeral
-    assert f"<@{alice.id}> (O) vs AI (X, easy)" in str(again.content)
+    assert f"<@{alice.id}> (O) vs AI (X, easy)" in str(text_of(again))
     rows = running_bot.db_rows("SELECT rows, player_mark, hints, status FROM games ORDER BY id")
     assert rows[0] == (5, "X", 1, "finished") and rows[1][:2] == (5, "O")
 
@@ -286,7 +289,7 @@ async def test_any_size_up_to_26x26_is_offered_by_autocomplete(running_bot: BotH
     nonsense = await alice.autocomplete("caro start", "size", size="40x40")
     assert nonsense.data["choices"] == []
     game = await alice.slash("caro start", size="26x26", difficulty="easy")
-    assert "**26x26, 5 in a row, freestyle**" in str(game.content)
+    assert "**26x26, 5 in a row, freestyle**" in str(text_of(game))
     assert [a["filename"] for a in game.message.attachments] == ["board.png"]
     refused = await alice.slash("caro start", size="27x27")
     assert "up to 26x26" in refusal(refused)

@@ -16,14 +16,14 @@ from typing import Any
 from bot.ratings import updated
 from engine import Board
 from engine.solver import perfect_move
-from tests.conftest import TOKEN, BotHandle, StartBot
+from tests.conftest import TOKEN, BotHandle, StartBot, text_of
 
 FINAL = ("**You win!**", "**The AI wins.**", "**Draw.**")
 Pick = Callable[[Board], tuple[int, int]]
 
 
 def is_over(message: Any) -> bool:
-    return any(text in message.content for text in FINAL)
+    return any(text in text_of(message) for text in FINAL)
 
 
 def cells(message: Any) -> list[dict[str, Any]]:
@@ -57,7 +57,7 @@ async def play_out(member: Any, message: Any, pick: Pick, k: int = 3) -> Any:
     """Play `member`'s side with `pick` until the game ends; the final message."""
     while True:
         message = await message.wait_for(
-            lambda m: "Your turn" in m.content or is_over(m), timeout=20
+            lambda m: "Your turn" in text_of(m) or is_over(m), timeout=20
         )
         if is_over(message):
             return message
@@ -82,9 +82,9 @@ async def test_win_draw_and_loss_then_stats_and_leaderboard(running_bot: BotHand
 
     win = await alice.slash("caro start", difficulty="easy")
     assert win.callback_type == 4 and not win.ephemeral
-    assert "vs AI (O, easy)" in str(win.content) and "Your turn (X)." in str(win.content)
+    assert "vs AI (O, easy)" in str(text_of(win)) and "Your turn (X)." in str(text_of(win))
     end = await play_out(alice, win.message, perfect_move)
-    assert "**You win!**" in end.content
+    assert "**You win!**" in text_of(end)
     green = [b for b in cells(end) if b["style"] == 3]
     assert len(green) == 3 and all(b["label"] == "X" for b in green)
     assert all(b["disabled"] for b in cells(end))
@@ -92,13 +92,13 @@ async def test_win_draw_and_loss_then_stats_and_leaderboard(running_bot: BotHand
 
     draw = await alice.slash("caro start", difficulty="impossible")
     end = await play_out(alice, draw.message, perfect_move)
-    assert "**Draw.**" in end.content and not any(b["style"] == 3 for b in cells(end))
+    assert "**Draw.**" in text_of(end) and not any(b["style"] == 3 for b in cells(end))
 
     loss = await alice.slash("caro start", difficulty="impossible", first="ai")
-    assert "vs AI (X, impossible)" in str(loss.content) and "thinking" in str(loss.content)
+    assert "vs AI (X, impossible)" in str(text_of(loss)) and "thinking" in str(text_of(loss))
     end = await play_out(alice, loss.message, first_empty)
-    assert "**The AI wins.**" in end.content
-    assert re.search(r"AI played \*\*[A-C][1-3]\*\*: completes a winning line\.", end.content)
+    assert "**The AI wins.**" in text_of(end)
+    assert re.search(r"AI played \*\*[A-C][1-3]\*\*: completes a winning line\.", text_of(end))
 
     stats = await alice.slash("caro stats")
     assert stats.callback_type == 4
@@ -172,7 +172,7 @@ async def test_strangers_forgeries_and_replays_change_nothing(running_bot: BotHa
     assert types == [4, 7], results
     stale = next(r for r in results if r.callback_type == 4)
     assert stale.ephemeral and "out of date" in str(stale.content)
-    message = await message.wait_for(lambda m: "Your turn" in m.content, timeout=20)
+    message = await message.wait_for(lambda m: "Your turn" in text_of(m), timeout=20)
     assert running_bot.db_rows("SELECT ply FROM games WHERE id = ?", (game_id,)) == [(2,)]
     # Replaying the first click (a stale board) is refused too.
     assert "out of date" in refusal(await alice.click_custom_id(message, first_id))
@@ -198,8 +198,9 @@ async def test_hostile_options_are_refused_and_create_nothing(running_bot: BotHa
     assert running_bot.db_counts() == {"games": 0, "moves": 0, "results": 0}
     assert running_bot.double.messages() == []
     ok = await alice.slash("caro start", size="5x5", rule="caro", difficulty="hard")
-    assert "**5x5, 4 in a row, caro rule**" in str(ok.content)
-    assert len(cells(ok.message)) == 25 and len(ok.message.buttons) == 25
+    assert "**5x5, 4 in a row, caro rule**" in str(text_of(ok))
+    assert len(cells(ok.message)) == 25
+    assert [b["label"] for b in ok.message.buttons if b not in cells(ok.message)] == ["Resign"]
 
 
 async def test_restart_mid_game_then_finish(start_bot: StartBot) -> None:
@@ -209,10 +210,10 @@ async def test_restart_mid_game_then_finish(start_bot: StartBot) -> None:
     alice = bot.double.add_member("alice")
     start = await alice.slash("caro start", difficulty="normal")
     await alice.click(start.message, "B2")
-    message = await start.message.wait_for(lambda m: "Your turn" in m.content, timeout=20)
+    message = await start.message.wait_for(lambda m: "Your turn" in text_of(m), timeout=20)
     await bot.restart()  # SIGTERM, exit 0, start again on the same database
     end = await play_out(alice, message, perfect_move)
-    assert is_over(end) and "**The AI wins.**" not in end.content
+    assert is_over(end) and "**The AI wins.**" not in text_of(end)
     assert bot.db_counts()["results"] == 1
     assert await bot.stop(signal.SIGINT) == 0
     assert "shut down cleanly" in bot.log_text()
@@ -229,13 +230,13 @@ async def test_stats_answered_while_the_ai_thinks_and_pending_move_resumed(
     start = await alice.slash("caro start", difficulty="impossible", size="5x5")
     message = start.message
     await alice.click(message, "A1")
-    assert "The AI is thinking" in message.content  # messages are live: updated in place
+    assert "The AI is thinking" in text_of(message)  # messages are live: updated in place
 
     stats = await bob.slash("caro stats")
     assert stats.callback_type == 4
     # The stats answer came back while the board still waits for the AI's move.
-    assert "The AI is thinking" in message.content
-    message = await message.wait_for(lambda m: "Your turn" in m.content, timeout=20)
+    assert "The AI is thinking" in text_of(message)
+    message = await message.wait_for(lambda m: "Your turn" in text_of(m), timeout=20)
     edit_times = [r.time for r in double.requests if r.method == "PATCH"]
     stats_time = next(
         r.time for r in double.requests
@@ -245,11 +246,11 @@ async def test_stats_answered_while_the_ai_thinks_and_pending_move_resumed(
 
     # The player moves, the bot dies before the AI answers, a new process finishes that move.
     await alice.click(message, "B2")
-    assert "thinking" in message.content
+    assert "thinking" in text_of(message)
     code = await bot.stop(signal.SIGKILL)  # no chance to answer
     assert code == -signal.SIGKILL
     await bot.start()
-    message = await message.wait_for(lambda m: "Your turn" in m.content, timeout=30)
+    message = await message.wait_for(lambda m: "Your turn" in text_of(m), timeout=30)
     assert ply_of(message) == 4
     patched = [
         r for r in double.requests

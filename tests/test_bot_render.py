@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+from dataclasses import replace
 from typing import Any
 
 import discord
@@ -11,9 +12,18 @@ import pytest
 from bot import texts
 from bot.config import MissingTokenError, SettingsError, load_settings
 from bot.games import GameState, load_state
-from bot.render import game_content, game_view, leaderboard_embed, stats_embed
+from bot.render import (
+    game_content,
+    game_view,
+    leaderboard_embed,
+    server_leaderboard_embed,
+    stats_embed,
+)
 from bot.storage import GameRow, MoveRow, RatedRow, Record, Standing, UserStats
 from bot.views import EMPTY_LABEL
+from tests.discord_double.state import iter_components
+
+TEXT_DISPLAY, MEDIA_GALLERY = 10, 12
 
 
 def game(moves: list[tuple[str, bool, str | None]], *, status: str = "active",
@@ -27,17 +37,34 @@ def game(moves: list[tuple[str, bool, str | None]], *, status: str = "active",
     return load_state(row)
 
 
+def all_buttons(state: GameState) -> list[dict[str, Any]]:
+    return [c for c in iter_components(game_view(state).to_components()) if c["type"] == 2]
+
+
 def buttons(state: GameState) -> list[dict[str, Any]]:
     """The cell buttons (not the controls row)."""
-    rows = game_view(state).to_components()
-    assert all(r["type"] == 1 for r in rows)
-    return [b for r in rows for b in r["components"] if b["custom_id"].startswith("caro:m:")]
+    return [b for b in all_buttons(state) if b["custom_id"].startswith("caro:m:")]
 
 
 def controls(state: GameState) -> list[str]:
+    return [b["label"] for b in all_buttons(state) if not b["custom_id"].startswith("caro:m:")]
+
+
+def action_rows(state: GameState) -> list[int]:
+    """Buttons per action row; fails on anything but rows at the top level (a plain message)."""
     rows = game_view(state).to_components()
-    return [b["label"] for r in rows for b in r["components"]
-            if not b["custom_id"].startswith("caro:m:")]
+    assert all(r["type"] == 1 for r in rows)
+    return [len(r["components"]) for r in rows]
+
+
+def v2_layout(state: GameState) -> list[Any]:
+    """A Components V2 message: the top-level component types, each row given as its number of
+    buttons; checks the 40-component limit Discord puts on such messages."""
+    view = game_view(state)
+    assert isinstance(view, discord.ui.LayoutView)
+    components = view.to_components()
+    assert sum(1 for _ in iter_components(components)) <= 40
+    return [len(c["components"]) if c["type"] == 1 else c["type"] for c in components]
 
 
 def test_players_turn_shows_a_clickable_grid() -> None:
@@ -50,8 +77,7 @@ def test_players_turn_shows_a_clickable_grid() -> None:
         "AI played **A1**: builds up its position.",
         "Your turn (X).",
     ]
-    rows = game_view(state).to_components()
-    assert [len(r["components"]) for r in rows] == [3, 3, 3, 1]
+    assert action_rows(state) == [3, 3, 3, 1]
     assert controls(state) == ["Resign"]  # no hints against the hard AI
     cells = {b["custom_id"].rsplit(":", 1)[1]: b for b in buttons(state)}
     assert cells["A1"]["label"] == "O" and cells["A1"]["style"] == discord.ButtonStyle.danger.value
@@ -90,12 +116,27 @@ def test_unknown_reason_still_renders() -> None:
     assert "AI played **A1**: its choice." in game_content(state)
 
 
-def test_five_by_five_fits_discord_limits() -> None:
+def test_five_by_five_fits_discord_limits_with_its_controls() -> None:
     state = game([], size=5, k=4, mark="O")
-    rows = game_view(state).to_components()
-    # The grid takes all five action rows: resign is /caro resign on 5x5 boards.
-    assert len(rows) == 5 and all(len(r["components"]) == 5 for r in rows)
+    # Five rows of cells and a row of controls: a Components V2 layout, the text on top.
+    assert v2_layout(state) == [TEXT_DISPLAY, 5, 5, 5, 5, 5, 1]
+    assert controls(state) == ["Resign"]
+    text = game_view(state).to_components()[0]["content"]
+    assert text == game_content(state) and text.endswith("The AI is thinking...")
     assert all(len(b["custom_id"]) <= 100 for b in buttons(state))
+    easy = game([("C3", False, None)], size=5, k=4)
+    easy = load_state(replace(easy.row, ai_level="easy"))
+    assert v2_layout(easy) == [TEXT_DISPLAY, 5, 5, 5, 5, 5, 2]
+    assert controls(easy) == ["Resign", "Hint"]
+    done = game([("C3", False, None)], size=5, k=4, status="finished", result="loss")
+    assert v2_layout(done) == [TEXT_DISPLAY, 5, 5, 5, 5, 5, 1] and controls(done) == ["Rematch"]
+    assert all(b["disabled"] for b in buttons(done))
+
+
+def test_four_by_four_keeps_a_plain_message_with_resign_and_hint() -> None:
+    state = load_state(replace(game([], size=4, k=4).row, ai_level="normal"))
+    assert action_rows(state) == [4, 4, 4, 4, 2]
+    assert controls(state) == ["Resign", "Hint"]
 
 
 def test_stats_and_leaderboard_embeds() -> None:
@@ -119,6 +160,16 @@ def test_stats_and_leaderboard_embeds() -> None:
     assert board["description"] == "**1.** <@42>: 1251 (3 W / 0 D / 0 L)"
     empty = leaderboard_embed([]).to_dict()
     assert "Nobody has 3 rated games" in empty["description"]
+    server = server_leaderboard_embed(
+        {"pvp": [], "ai": [RatedRow(1, 42, 1250.6, Record(wins=3))]}
+    ).to_dict()
+    assert server["title"] == "Top 10 of this server"
+    assert [(f["name"], f["value"]) for f in server["fields"]] == [
+        ("against people", "Nobody has 3 rated games here yet. Play some: `/caro start` or "
+         "`/caro challenge`."),
+        ("against the AI", "**1.** <@42>: 1251 (3 W / 0 D / 0 L)"),
+    ]
+    assert "Listed after 3 rated games" in server["footer"]["text"]
     vietnamese = stats_embed("an", stats, standings, "vi").to_dict()
     assert vietnamese["title"] == "Thống kê của an"
     assert "đấu với máy: điểm xếp hạng 1234" in {f["name"] for f in vietnamese["fields"]}
@@ -198,26 +249,45 @@ def big_game(moves: list[str], *, status: str = "active", mode: str = "pvp") -> 
     return load_state(row)
 
 
-def test_a_big_board_gets_a_window_of_cells_and_pan_controls() -> None:
+def test_a_big_board_gets_a_window_of_cells_pan_controls_and_resign() -> None:
     state = big_game(["H8", "A1"])
-    rows = game_view(state).to_components()
-    assert [len(r["components"]) for r in rows] == [5, 5, 5, 5, 5]
+    # Text, picture, a 4x5 window, the pan row, the Resign row.
+    assert v2_layout(state) == [TEXT_DISPLAY, MEDIA_GALLERY, 5, 5, 5, 5, 5, 1]
+    picture = game_view(state).to_components()[1]["items"][0]["media"]["url"]
+    assert picture == "attachment://board.png"
     window = [b["custom_id"].rsplit(":", 1)[1] for b in buttons(state)]
     assert window[:5] == ["A1", "B1", "C1", "D1", "E1"]  # the window follows the last move
-    assert controls(state) == ["\u2b05", "\u2b06", "\u2b07", "\u27a1", "Type a move"]
-    ids = [b["custom_id"] for r in rows for b in r["components"]]
-    assert "caro:p:9:2:w0.0:down" in ids and len(set(ids)) == len(ids)
+    assert controls(state) == ["\u2b05", "\u2b06", "\u2b07", "\u27a1", "Type a move", "Resign"]
+    ids = [b["custom_id"] for b in all_buttons(state)]
+    assert "caro:p:9:2:w0.0:down" in ids and "caro:r:9:2" in ids and len(set(ids)) == len(ids)
     assert all(len(i) <= 100 for i in ids)
-    disabled = {b["label"] for r in rows for b in r["components"] if b["disabled"]}
+    disabled = {b["label"] for b in all_buttons(state) if b.get("disabled")}
     assert "\u2b05" in disabled and "\u2b06" in disabled  # nothing to the left or above
     assert "<@42> to move (X)." in game_content(state)
+    against_easy = load_state(replace(state.row, mode="ai", ai_level="easy", opponent_id=None))
+    # The AI (O) moved last: the player's turn, so Hint is there too, within 40 components.
+    assert v2_layout(against_easy) == [TEXT_DISPLAY, MEDIA_GALLERY, 5, 5, 5, 5, 5, 2]
+    assert controls(against_easy)[-2:] == ["Resign", "Hint"]
 
 
 def test_a_finished_big_board_and_a_watched_one_show_no_cells() -> None:
     done = big_game(["H8", "A1", "I8", "A2", "J8", "A3", "K8", "A4", "L8"], status="finished")
     assert controls(done) == ["Rematch"] and buttons(done) == []
+    assert v2_layout(done) == [TEXT_DISPLAY, MEDIA_GALLERY, 1]
     assert "**<@42> wins!**" in game_content(done)
     watched = big_game(["H8"], mode="watch")
-    assert game_view(watched).to_components() == []
+    assert v2_layout(watched) == [TEXT_DISPLAY, MEDIA_GALLERY, 1]
+    assert [(b["label"], b["custom_id"]) for b in all_buttons(watched)] == [("Stop", "caro:s:9")]
     assert "AI easy (X) vs AI hard (O)" in game_content(watched)
     assert "AI hard (O) is thinking..." in game_content(watched)
+    stopped = load_state(replace(watched.row, status="abandoned"))
+    assert all_buttons(stopped) == []
+    assert game_content(stopped).endswith("**Stopped before the end.**")
+
+
+def test_a_small_watched_game_has_a_stop_button() -> None:
+    row = replace(game([("B2", True, "center")]).row, mode="watch", player_level="easy")
+    watched = load_state(row)
+    assert action_rows(watched) == [3, 3, 3, 1]
+    assert controls(watched) == ["Stop"]
+    assert all(b["disabled"] for b in buttons(watched))

@@ -245,3 +245,58 @@ async def test_leaderboard_ranks_by_points_then_win_rate_then_games(storage: Sto
     assert board[0].record == Record(draws=3)
     assert await storage.leaderboard(GUILD + 1) == []
     assert len(await storage.leaderboard(GUILD, limit=2)) == 2
+
+
+def watch_game(channel: int = CHANNEL, starter: int = ALICE) -> NewGame:
+    return NewGame(
+        guild_id=GUILD, channel_id=channel, player_id=starter, player_mark="X", ai_level="hard",
+        player_level="easy", rows=3, cols=3, k=3, rule="freestyle", mode="watch",
+    )
+
+
+async def test_one_watched_game_per_channel(storage: Storage) -> None:
+    first = await storage.create_game(watch_game())
+    with pytest.raises(ActiveGameExists) as refused:
+        await storage.create_game(watch_game(starter=BOB))
+    assert refused.value.game.id == first.id
+    # Other channels, and the starter's own games, are not held by it.
+    other = await storage.create_game(watch_game(channel=CHANNEL + 1))
+    own = await storage.create_game(new_game())
+    assert await storage.active_watch(GUILD, CHANNEL) == first
+    assert other.id != first.id and own.mode == "ai"
+    assert await storage.abandon_game(first.id)
+    assert await storage.active_watch(GUILD, CHANNEL) is None
+    again = await storage.create_game(watch_game(starter=BOB))
+    assert (await storage.active_watch(GUILD, CHANNEL)) == again
+
+
+async def test_the_one_watch_migration_keeps_the_newest_of_old_duplicates(tmp_path: Path) -> None:
+    # A database from before migration 003, where two AI-vs-AI games run in one channel.
+    migrations = tmp_path / "migrations"
+    migrations.mkdir()
+    for number, path in migration_files():
+        if number < 3:
+            (migrations / path.name).write_text(path.read_text())
+    path = tmp_path / "caro.db"
+    old = await Storage.open(path, migrations=migrations)
+    try:
+        first = (await old.create_game(watch_game())).id
+        kept_elsewhere = (await old.create_game(watch_game(channel=CHANNEL + 1))).id
+    finally:
+        await old.close()
+    with sqlite3.connect(path) as db:  # the old code did not refuse a second one
+        columns = "guild_id, channel_id, player_id, player_mark, ai_level, player_level, rows, " \
+            "cols, k, rule, mode"
+        db.execute(f"INSERT INTO games ({columns}) SELECT {columns} FROM games WHERE id = ?",
+                   (first,))
+        second = db.execute("SELECT MAX(id) FROM games").fetchone()[0]
+    ids = [first, second]
+    store = await Storage.open(path)
+    try:
+        assert await store.schema_version() == len(migration_files())
+        statuses = [(await store.game(i)) for i in (*ids, kept_elsewhere)]
+        assert [g.status for g in statuses if g is not None] == ["abandoned", "active", "active"]
+        with pytest.raises(ActiveGameExists):
+            await store.create_game(watch_game())
+    finally:
+        await store.close()
