@@ -241,16 +241,21 @@ class CaroBot(PlayFlows, discord.Client):
             # move is stored, and the next start redraws boards whose last move was the AI's.
             log.warning("game %d: could not draw the AI's move (%r)", game_id, exc)
 
-    async def resume_pending(self) -> None:
-        """Redraw boards a crash may have left behind, then answer the moves the AI owed when
-        the bot last stopped."""
-        await self.wait_until_ready()
+    async def _redraw_after_crash(self) -> None:
         assert self._storage is not None
         for row in await self._storage.games_to_redraw():
             try:
                 await self.show(load_state(row), None)
-            except discord.HTTPException as exc:
-                log.warning("game %d: could not redraw its board (%s)", row.id, exc)
+            except (discord.HTTPException, aiohttp.ClientError) as exc:
+                # Discord failing, or the bot stopping meanwhile: the next start tries again.
+                log.warning("game %d: could not redraw its board (%r)", row.id, exc)
+
+    async def resume_pending(self) -> None:
+        """Answer the moves the AI owed when the bot last stopped and, in the background, redraw
+        the boards a crash may have left a move behind (those can be many: they must not hold
+        up players waiting for the AI)."""
+        await self.wait_until_ready()
+        self.spawn(self._redraw_after_crash())
         for state in await self.games.games_awaiting_ai():
             log.info("game %d: resuming the AI's pending move", state.id)
             if state.mode == "watch":
@@ -473,6 +478,10 @@ class CaroBot(PlayFlows, discord.Client):
             ref = parse_custom_id(custom_id)
             message_id = interaction.message.id if interaction.message is not None else None
             state = await self.games.play(ref, user_id=interaction.user.id, message_id=message_id)
+            if state.row.message_id is None and message_id is not None:
+                # The board was posted but the bot stopped before it stored the message id:
+                # learn it from the click, or a restart could neither redraw nor resume it.
+                await self.games.attach_message(state.id, message_id)
         except UserError as exc:
             await refuse(interaction, exc)
             return

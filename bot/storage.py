@@ -26,8 +26,9 @@ _MIGRATION_NAME = re.compile(r"(\d{3})_[a-z0-9_]+\.sql")
 LEVELS: tuple[str, ...] = ("easy", "normal", "hard", "impossible")
 RESULTS: tuple[str, ...] = ("win", "draw", "loss")
 # A bot restarted by a supervisor is back within seconds; games that ended this recently get their
-# final board redrawn at start, in case the crash came between storing and drawing it.
-REDRAW_FINISHED_WITHIN = 600.0
+# final board redrawn at start, in case the crash came between storing and drawing it. A busy bot
+# finishes hundreds of games in a few minutes, so the window stays short.
+REDRAW_FINISHED_WITHIN = 120.0
 END_REASONS: tuple[str, ...] = ("line", "full", "resign", "timeout")
 GLOBAL_SCOPE = 0  # the standings scope of the cross-server leaderboard
 
@@ -397,7 +398,9 @@ class Storage:
                 " (g.status = 'active' AND EXISTS (SELECT 1 FROM moves m"
                 "  WHERE m.game_id = g.id AND m.ply = g.ply - 1 AND m.by_ai = 1))"
                 " OR (g.status = 'finished' AND g.finished_at >= strftime("
-                "'%Y-%m-%dT%H:%M:%fZ', 'now', ?))) ORDER BY g.id",
+                "'%Y-%m-%dT%H:%M:%fZ', 'now', ?)))"
+                # Running games first: their players are waiting to move.
+                " ORDER BY g.status = 'active' DESC, g.id DESC",
                 (f"-{float(finished_within):.0f} seconds",),
             ) as cur:
                 ids = [int(row[0]) for row in await cur.fetchall()]

@@ -46,6 +46,9 @@ double.requests -> [RecordedRequest(method, path, json, time, query, status, fil
 double.fail_next(method, path_regex, status=429, retry_after=0.5, times=1)  # fault injection
     (path_regex is re.search'ed on the relative path; 429s carry Via and retry_after so
     discord.py retries them, 5xx are retried by discord.py after 1 s)
+await double.redeliver(res.interaction_id)   # the same INTERACTION_CREATE again (same id/token)
+alice.click_custom_id(msg, cid, interaction_id=double.ids.next())  # ids taken ahead: send the
+    clicks in another order than their ids, as when they reach the bot out of order
 await double.disconnect_bot(code=4000, resumable=True); await double.wait_connected()
     (resumable=False: the RESUME gets INVALID_SESSION; discord.py then waits 5 s to IDENTIFY)
 double.commands[guild_id or None] -> registered commands; double.interactions[id].payload -> what

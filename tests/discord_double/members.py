@@ -92,13 +92,19 @@ class Member:
                                  "sends no interaction")
         return await self.click_custom_id(message, str(button["custom_id"]))
 
-    async def click_custom_id(self, message: Message, custom_id: str) -> InteractionResult:
-        """Send a component interaction with any custom_id (a forged click, if not on the message)."""
+    async def click_custom_id(self, message: Message, custom_id: str, *,
+                              interaction_id: str | None = None) -> InteractionResult:
+        """Send a component interaction with any custom_id (a forged click, if not on the message).
+
+        `interaction_id` (from `double.ids.next()`) lets a test take ids in one order and send
+        the clicks in another, like clicks that reach the bot out of order.
+        """
         self._check_can_see(message)
         data = {"custom_id": custom_id, "component_type": 2}
         return await self._double.interact(MESSAGE_COMPONENT, self, data,
                                            channel_id=message.channel_id, message=message,
-                                           description=repr(custom_id))
+                                           description=repr(custom_id),
+                                           interaction_id=interaction_id)
 
     async def submit_modal(self, message: Message | None, custom_id: str,
                            values: dict[str, Any]) -> InteractionResult:

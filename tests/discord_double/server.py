@@ -396,13 +396,17 @@ class DiscordDouble:
 
     async def interact(self, kind: int, member: Member, data: dict[str, Any], *,
                        channel_id: str | None, description: str,
-                       message: Message | None = None) -> InteractionResult:
+                       message: Message | None = None,
+                       interaction_id: str | None = None) -> InteractionResult:
         channel_id = str(channel_id or self.channel_id)
         if channel_id not in self.channels:
             raise AssertionError(f"no channel {channel_id} in the guild")
         if self.gateway.current is None:
             raise AssertionError("no bot session on the gateway: start the bot and wait_ready()")
-        inter_id, token = self.ids.next(), "aW50ZXJhY3Rpb24" + secrets.token_urlsafe(48)
+        if interaction_id is not None and interaction_id in self.interactions:
+            raise AssertionError(f"interaction id {interaction_id} was already used")
+        inter_id = interaction_id or self.ids.next()
+        token = "aW50ZXJhY3Rpb24" + secrets.token_urlsafe(48)
         payload = self.interaction_payload(inter_id, token, kind, member, channel_id, data, message)
         loop = asyncio.get_running_loop()
         inter = Interaction(
@@ -424,6 +428,12 @@ class DiscordDouble:
                 "Discord shows 'This interaction failed'"
             )
         return InteractionResult(inter, self.store.changes)
+
+    async def redeliver(self, interaction_id: str) -> bool:
+        """Dispatch an interaction again with the same id and token, as Discord may when it
+        repeats a gateway event; the bot must not answer it twice. False if no session."""
+        inter = self.interactions[interaction_id]
+        return await self.gateway.dispatch("INTERACTION_CREATE", inter.payload)
 
     def _expire(self, inter: Interaction) -> None:
         if inter.acknowledged or inter.failed:

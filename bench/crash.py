@@ -1,0 +1,84 @@
+"""Crash run: SIGKILL the real bot at random moments while players play, many times over.
+
+    python -m bench.crash --kills 100 --players 6 --seed 1
+
+Each round the players (against the AI at easy and normal, on 3x3, 4x4 and 5x5) play for a random
+0.2-2.5 s, then the bot is killed with SIGKILL and restarted on the same database. After every
+kill: PRAGMA integrity_check is ok, every move the bot acknowledged to a player is stored, every
+game a player saw finish is stored finished with exactly one result, and no result belongs to an
+unfinished game; after every restart each player's board comes back to the stored position
+(playable or finished). At the end: no AI worker of a killed bot is left running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.fault_helpers import CrashCampaign, launch, settle, shutdown
+
+
+async def main(args: argparse.Namespace) -> int:
+    workdir = Path(tempfile.mkdtemp(prefix="caro-crash-"))
+    # Loop-lag reports in the log: if players ever wait, the log shows whether the bot's loop
+    # was blocked or it was waiting on something.
+    double, bot = await launch(workdir, CARO_LOOP_LAG_LOG="5")
+    campaign = CrashCampaign(double, bot, random.Random(args.seed), players=args.players)
+    problems: list[str] = []
+    started = time.perf_counter()
+    try:
+        for n in range(1, args.kills + 1):
+            found = await campaign.round(campaign.rng.uniform(0.2, 2.5))
+            problems += [f"kill {n}: {p}" for p in found]
+            for problem in found:
+                print(f"kill {n:3d}: PROBLEM {problem}", flush=True)
+            if n % 10 == 0 or found:
+                acked = sum(len(s.acked) for s in campaign.seats)
+                print(f"kill {n:3d}: {acked} acknowledged moves, "
+                      f"{sum(len(s.finished) for s in campaign.seats)} games seen finished, "
+                      f"{len(found)} problem(s)", flush=True)
+        await settle(double)
+        problems += [f"final: {p}" for p in campaign.check_database()]
+    finally:
+        problems += await shutdown(double, bot, allow_violations=True)
+    for _ in range(50):
+        if not campaign.leftover_workers():
+            break
+        await asyncio.sleep(0.1)
+    leftover = campaign.leftover_workers()
+    counts = bot.db_counts()
+    acked = sum(len(s.acked) for s in campaign.seats)
+    seen = sum(len(s.finished) for s in campaign.seats)
+    unexpected = campaign.unexpected_violations()
+    print(f"kills: {campaign.kills} in {time.perf_counter() - started:.0f} s")
+    print(f"moves acknowledged to players: {acked}, all stored: "
+          f"{not any('lost' in p for p in problems)}")
+    print(f"games: {counts['games']}, moves stored: {counts['moves']}, results: {counts['results']}"
+          f", games players saw finish: {seen}")
+    print(f"interactions in flight at a kill (never answered): "
+          f"{len(double.violations) - len(unexpected)}")
+    print(f"other Discord rule violations: {len(unexpected)}")
+    print(f"AI workers of killed bots still running: {len(leftover)}")
+    print(f"problems: {len(problems) + len(unexpected) + len(leftover)}")
+    for problem in problems + unexpected:
+        print(f"  {problem}")
+    print(f"(bot log and database in {workdir})")
+    return 1 if problems or unexpected or leftover else 0
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.crash",
+                                     description=__doc__.split("\n")[0])
+    parser.add_argument("--kills", type=int, default=100)
+    parser.add_argument("--players", type=int, default=6)
+    parser.add_argument("--seed", type=int, default=1)
+    return parser.parse_args(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(parse_args())))

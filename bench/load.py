@@ -1,0 +1,291 @@
+"""Load benchmark: the real bot process against the local Discord double, many players at once.
+
+    python -m bench.load --games 200 --rate 50 --duration 30 --hard 10 --idle-games 1000
+
+One simulated player per live game plays against the AI (5x5, 4 in a row; most games at "easy"
+so the bot, not the AI, is what is measured, and `--hard` games at "hard" so AI searches run in
+the process pool the whole time). A pacer sends `--rate` clicks per second, each by a random
+player whose board is waiting for them, on a random free cell; a finished game is replaced by a
+new /caro start, so `--games` games stay live. Then more players start games until
+`--idle-games` are live, to measure memory.
+
+Printed: acknowledgements per second, click -> interaction response time (p50/p99/max, as the
+double saw it), event-loop lag inside the bot (its own CARO_LOOP_LAG_LOG reports, one per
+second), database size and the RSS of the bot and of its AI worker processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.discord_double import InteractionFailed
+from tests.fault_helpers import (
+    child_pids,
+    free_cells,
+    is_over,
+    launch,
+    settle,
+    shutdown,
+    text_of,
+)
+
+LAG_LINE = re.compile(r"loop lag over [\d.]+ s: max ([\d.]+) ms, p99 ([\d.]+) ms")
+SIZE = "5x5"
+
+
+@dataclass
+class Player:
+    member: Any
+    level: str
+    message: Any = None
+    busy: bool = False
+    games: int = 0
+
+
+@dataclass
+class Figures:
+    click_ms: list[float] = field(default_factory=list)
+    start_ms: list[float] = field(default_factory=list)
+    failed: int = 0
+    refused: int = 0
+    finished: int = 0
+    idle_ticks: int = 0  # pacer ticks when no board was waiting for its player
+
+    @property
+    def acks(self) -> int:
+        return len(self.click_ms) + len(self.start_ms)
+
+
+def headline(message: Any) -> str:
+    """The text that says whose turn it is: the content, or the first text display of a
+    Components V2 message (cheaper than walking every component on every pacer tick)."""
+    if message.content:
+        return str(message.content)
+    components = message.payload.get("components") or []
+    first = components[0] if components else {}
+    return str(first.get("content", "")) if first.get("type") == 10 else text_of(message)
+
+
+def pct(values: list[float], fraction: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))]
+
+
+def rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def memory(pid: int) -> tuple[float, list[float]]:
+    """(bot RSS MB, [RSS MB of each child process: the AI workers and multiprocessing's helper])."""
+    return rss_kb(pid) / 1024, [rss_kb(c) / 1024 for c in child_pids(pid)]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (from /proc/<pid>/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def db_size(db_path: Path) -> float:
+    total = sum(p.stat().st_size for p in db_path.parent.glob(db_path.name + "*"))
+    return total / 1024 / 1024
+
+
+async def start_game(player: Player, figures: Figures) -> None:
+    player.busy = True
+    try:
+        started = time.perf_counter()
+        result = await player.member.slash("caro start", difficulty=player.level, size=SIZE)
+        figures.start_ms.append((time.perf_counter() - started) * 1000)
+        if result.ephemeral:
+            figures.refused += 1
+        else:
+            player.message = result.message
+            player.games += 1
+    except InteractionFailed:
+        figures.failed += 1
+    finally:
+        player.busy = False
+
+
+async def click(player: Player, rng: random.Random, figures: Figures) -> None:
+    player.busy = True
+    try:
+        free = free_cells(player.message)
+        if not free:
+            return
+        cell = rng.choice(free)
+        started = time.perf_counter()
+        result = await player.member.click(player.message, cell)
+        figures.click_ms.append((time.perf_counter() - started) * 1000)
+        if result.callback_type != 7:
+            figures.refused += 1
+    except InteractionFailed:
+        figures.failed += 1
+    finally:
+        player.busy = False
+
+
+async def keep_live(players: list[Player], figures: Figures, concurrency: int) -> None:
+    """Start games for every player without a live one, `concurrency` at a time."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(player: Player) -> None:
+        async with gate:
+            await start_game(player, figures)
+
+    await asyncio.gather(*(one(p) for p in players if p.message is None))
+
+
+async def play(players: list[Player], rate: float, seconds: float, rng: random.Random) -> Figures:
+    figures = Figures()
+    tasks: set[asyncio.Task[None]] = set()
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    n = 0
+    while loop.time() - began < seconds:
+        n += 1
+        await asyncio.sleep(max(0.0, began + n / rate - loop.time()))
+        for player in players:
+            if player.message is not None and not player.busy and is_over(player.message):
+                figures.finished += 1
+                player.message = None
+                tasks.add(loop.create_task(start_game(player, figures)))
+        # Content only: parsing every board's buttons each tick would make the pacer itself the
+        # bottleneck on a busy machine.
+        ready = [p for p in players if p.message is not None and not p.busy
+                 and "Your turn" in headline(p.message)]
+        if ready:
+            tasks.add(loop.create_task(click(rng.choice(ready), rng, figures)))
+        else:
+            figures.idle_ticks += 1
+        tasks = {t for t in tasks if not t.done()}
+    await asyncio.gather(*tasks)
+    return figures
+
+
+def lag_reports(log: str) -> list[tuple[float, float]]:
+    return [(float(m.group(1)), float(m.group(2))) for m in LAG_LINE.finditer(log)]
+
+
+async def main(args: argparse.Namespace) -> int:
+    rng = random.Random(args.seed)
+    workdir = Path(tempfile.mkdtemp(prefix="caro-load-"))
+    double, bot = await launch(workdir, CARO_LOOP_LAG_LOG="1", CARO_LOG_LEVEL="INFO")
+    assert bot.process is not None
+    pid = bot.process.pid
+    rows: list[tuple[str, str]] = []
+    try:
+        await asyncio.sleep(2)  # AI workers warm up
+        players = [
+            Player(double.add_member(f"p{i}"), "hard" if i < args.hard else "easy")
+            for i in range(args.games)
+        ]
+        t0 = time.perf_counter()
+        setup = Figures()
+        await keep_live(players, setup, concurrency=20)
+        live = sum(p.message is not None for p in players)
+        rows.append(("games started (setup)", f"{live} in {time.perf_counter() - t0:.1f} s, "
+                     f"slash p50 {pct(setup.start_ms, 0.5):.0f} ms, "
+                     f"p99 {pct(setup.start_ms, 0.99):.0f} ms"))
+
+        log_before = len(bot.log_text())
+        t0 = time.perf_counter()
+        workers = child_pids(pid)
+        cpu0 = cpu_seconds(pid), cpu_seconds(os.getpid()), sum(map(cpu_seconds, workers))
+        figures = await play(players, args.rate, args.duration, rng)
+        elapsed = time.perf_counter() - t0
+        cpu1 = cpu_seconds(pid), cpu_seconds(os.getpid()), sum(map(cpu_seconds, workers))
+        lags = lag_reports(bot.log_text()[log_before:])
+        bot_mb, child_mb = memory(pid)
+        clicks = figures.click_ms
+        rows += [
+            ("live games", f"{args.games} ({args.hard} at hard, the rest easy; {SIZE} k4)"),
+            ("target click rate", f"{args.rate:g}/s for {args.duration:g} s"),
+            ("clicks acknowledged", f"{len(clicks)} ({len(clicks) / elapsed:.1f}/s)"),
+            ("acks/second (clicks + starts)", f"{figures.acks / elapsed:.1f}"),
+            ("click -> response p50", f"{pct(clicks, 0.5):.1f} ms"),
+            ("click -> response p99", f"{pct(clicks, 0.99):.1f} ms"),
+            ("click -> response max", f"{max(clicks, default=float('nan')):.1f} ms"),
+            ("/caro start -> response p99", f"{pct(figures.start_ms, 0.99):.1f} ms"),
+            ("games finished and replaced", str(figures.finished)),
+            ("clicks not sent: no board waiting", str(figures.idle_ticks)),
+            ("refused / failed interactions", f"{figures.refused} / {figures.failed}"),
+            ("loop lag max (bot, 1 s reports)",
+             f"{max((m for m, _ in lags), default=float('nan')):.1f} ms ({len(lags)} reports)"),
+            ("loop lag p99 (worst 1 s window)",
+             f"{max((p for _, p in lags), default=float('nan')):.1f} ms"),
+            ("loop lag p99 (median 1 s window)",
+             f"{statistics.median(p for _, p in lags) if lags else float('nan'):.1f} ms"),
+            ("bot CPU while clicking", f"{(cpu1[0] - cpu0[0]) / elapsed * 100:.0f}% of a core"),
+            ("AI worker processes CPU (together)",
+             f"{(cpu1[2] - cpu0[2]) / elapsed * 100:.0f}% of a core"),
+            ("this process (double + players) CPU",
+             f"{(cpu1[1] - cpu0[1]) / elapsed * 100:.0f}% of a core"),
+            ("machine load average (1 min)", f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"),
+            (f"bot RSS with {args.games} live games", f"{bot_mb:.1f} MB"),
+            ("AI worker RSS", ", ".join(f"{m:.1f}" for m in child_mb) + " MB"),
+            ("database size", f"{db_size(bot.db_path):.2f} MB"),
+        ]
+
+        if args.idle_games > args.games:
+            extra = [Player(double.add_member(f"q{i}"), "easy")
+                     for i in range(args.idle_games - args.games)]
+            t0 = time.perf_counter()
+            more = Figures()
+            await keep_live(extra, more, concurrency=20)
+            live = sum(p.message is not None and not is_over(p.message)
+                       for p in players + extra)
+            await asyncio.sleep(2)
+            bot_mb, child_mb = memory(pid)
+            rows += [
+                ("more games started",
+                 f"{len(more.start_ms)} in {time.perf_counter() - t0:.1f} s, "
+                 f"p99 {pct(more.start_ms, 0.99):.0f} ms"),
+                (f"bot RSS with {live} live games", f"{bot_mb:.1f} MB"),
+                ("AI worker RSS (idle)", ", ".join(f"{m:.1f}" for m in child_mb) + " MB"),
+                ("database size", f"{db_size(bot.db_path):.2f} MB"),
+            ]
+        rows.append(("Discord rule violations", str(len(double.violations))))
+        await settle(double)  # let the last AI answers land before the bot is stopped
+    finally:
+        problems = await shutdown(double, bot, allow_violations=True)
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        print(f"{key:<{width}}  {value}")
+    for problem in problems + double.violations[:5]:
+        print(f"PROBLEM: {problem}", file=sys.stderr)
+    print(f"(bot log and database in {workdir})")
+    return 1 if problems else 0
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=200, help="live games while clicking")
+    parser.add_argument("--rate", type=float, default=50, help="clicks per second")
+    parser.add_argument("--duration", type=float, default=30, help="seconds of clicking")
+    parser.add_argument("--hard", type=int, default=10, help="how many of the games are at hard")
+    parser.add_argument("--idle-games", type=int, default=1000,
+                        help="then start games until this many are live, and measure memory")
+    parser.add_argument("--seed", type=int, default=1)
+    return parser.parse_args(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(parse_args())))
