@@ -19,7 +19,8 @@ from engine.ai import (
     explain,
 )
 from engine.ai.position import Position
-from engine.ai.threats import Budget, vcf
+from engine.ai.search import WIN, Searcher
+from engine.ai.threats import Budget, OutOfBudget, fork_cells, vcf, vct
 from engine.types import Cell
 
 
@@ -308,6 +309,76 @@ def test_impossible_stops_an_open_three() -> None:
     board = position([(0, 0), (14, 14), (0, 14), (3, 10)], [(7, 5), (7, 6), (7, 7), (12, 2)])
     move = choose_move(board, "impossible", node_limit=20_000)
     assert move in {(7, 4), (7, 8), (7, 3), (7, 9)}
+
+
+def double_three_position() -> Board:
+    """X to move on 15x15: (7,8) makes two open threes at once; there is no win by fours."""
+    return position(
+        [(7, 6), (7, 7), (5, 8), (6, 8)],
+        [(0, 0), (0, 14), (14, 0), (14, 14)],
+    )
+
+
+def test_vct_finds_a_forced_win_from_threes_on_15x15() -> None:
+    board = double_three_position()
+    pos = Position(board)
+    assert vcf(pos, Budget(20_000, None)) is None
+    line = vct(pos, Budget(20_000, None), 2)
+    assert line is not None
+    assert divmod(line[0], 15) == (7, 8)
+    assert pos.board == board  # the search leaves the position as it found it
+    # The line is a real game: every ply legal, ending in X's five.
+    for index in line:
+        board.push(divmod(index, 15))
+    outcome = board.outcome()
+    assert outcome is not None and outcome.winner is Mark.X
+
+
+def test_vct_needs_a_real_threat() -> None:
+    quiet = position([(7, 7), (3, 3)], [(8, 8), (0, 0)])
+    assert vct(Position(quiet), Budget(20_000, None), 3) is None
+    # One open three is not yet a win when the defender may answer it.
+    single = position([(7, 6), (7, 7)], [(0, 0), (14, 14)])
+    assert vct(Position(single), Budget(50_000, None), 1) is None
+
+
+def test_vct_budget_runs_out_cleanly() -> None:
+    board = double_three_position()
+    pos = Position(board)
+    with pytest.raises(OutOfBudget):
+        vct(pos, Budget(3, None), 2)
+    assert pos.board == board and pos.evaluate() == Position(board).evaluate()
+
+
+def test_fork_cells_of_an_open_three() -> None:
+    pos = Position(position([(7, 5), (7, 6), (7, 7)], [(0, 0), (14, 14)]))
+    assert fork_cells(pos, 1) == [7 * 15 + 4, 7 * 15 + 8]
+
+
+def test_impossible_plays_the_win_by_threes() -> None:
+    info = analyse_move(double_three_position(), "impossible", node_limit=20_000)
+    assert info.move == (7, 8)
+    assert not info.solved  # a win by threes is read over a narrowed set of defences
+
+
+def test_impossible_defends_against_a_win_by_threes() -> None:
+    # From an arena game on 9x9: O's D8 here let X win by three threes (E5 first). Whatever
+    # impossible plays instead must leave X no such win.
+    board = Board.from_text("9x9 k5 freestyle F6 D6 F5 F8 D4 C5 E7")
+    move = choose_move(board, "impossible", node_limit=60_000)
+    board.push(move)
+    assert vcf(Position(board), Budget(None, None)) is None
+    assert vct(Position(board), Budget(None, None), 3) is None
+
+
+def test_impossible_search_leaves_read_wins_by_fours() -> None:
+    # X to move with an open three and nothing to fear: with leaf threat checks (impossible) the
+    # leaf is a win in three plies; without them (the other levels) a plain evaluation.
+    xs, os = [(7, 5), (7, 6), (7, 7)], [(0, 0), (14, 14), (0, 14)]
+    won = Searcher(Position(position(xs, os)), Budget(1000, None), 8, 8, leaf_vcf=4)
+    assert won.negamax(0, -WIN, WIN, 0) == WIN - 3
+    plain = Position(position(xs, os))
+    assert Searcher(plain, Budget(1000, None), 8, 8).negamax(0, -WIN, WIN, 0) == plain.evaluate()
 
 
 # ---------------------------------------------------------------------------------- explain

@@ -1,10 +1,15 @@
 """The AI ladder: one entry point, four levels from loose to perfect.
 
 easy      mostly random moves near the stones, often takes a win it sees, never searches;
-normal    a three-ply search that sometimes picks a lesser move;
-hard      threat sequences plus a deep search, rare slips;
-impossible  the solver where it can prove a result, else threat sequences, the deepest search the
-          time allows and a check that the chosen move leaves no forced win to the opponent.
+normal    takes wins and blocks, a two-ply search of its six best-looking moves (eight at the
+          root), and three moves in ten pick one of its next four choices instead of the best;
+hard      takes wins and blocks, wins by continuous fours, a three-ply search of its six
+          best-looking moves (eight at the root; every move, to the end, on boards of up to 30
+          cells), and one move in ten picks its second or third choice instead;
+impossible  the solver where it can prove a result, else wins by continuous fours, then by
+          threes (threat-space search), the deepest search the time allows (its leaves also
+          look for wins by fours), and a guard: the chosen move must leave the opponent no
+          forced win by fours or by up to three threes.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from ..types import Cell, IllegalMoveError
 from .explain import reason_at
 from .position import EVERY_CELL_UP_TO, Position
 from .search import WON, Searcher
-from .threats import Budget, OutOfBudget, vcf
+from .threats import Budget, OutOfBudget, vcf, vct
 
 LEVELS = ("easy", "normal", "hard", "impossible")
 
@@ -37,6 +42,9 @@ FULL_WIDTH_CELLS = EVERY_CELL_UP_TO
 # after the threat search on boards up to FULL_WIDTH_CELLS or with this few empty cells left.
 SOLVER_TABLE_CELLS = 9
 SOLVER_EMPTIES = 14
+# Threes the guard reads in the opponent's threat sequences: every candidate defence costs one
+# such search, and past three threes a single one can take longer than a whole move.
+GUARD_VCT_DEPTH = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +71,9 @@ class Style:
     width: int  # moves searched per inner node
     root_width: int
     vcf_depth: int  # 0: no threat-sequence search
+    vct_depth: int  # threes in a win by continuous threats (fours and threes); 0: not searched
     leaf_vcf: int  # how deep the search's leaves look for wins by fours; 0: not at all
-    guard: bool  # check the chosen move leaves the opponent no forced win by fours
+    guard: bool  # check the chosen move leaves no forced win by fours (and threes, vct_depth)
     read_small_boards_to_the_end: bool  # no depth cap on boards searched at full width
     solver: bool
 
@@ -78,6 +87,7 @@ STYLES: dict[str, Style] = {
         width=0,
         root_width=0,
         vcf_depth=0,
+        vct_depth=0,
         leaf_vcf=0,
         guard=False,
         read_small_boards_to_the_end=False,
@@ -85,12 +95,13 @@ STYLES: dict[str, Style] = {
     ),
     "normal": Style(
         take_win=1.0,
-        loose=0.2,
+        loose=0.3,
         slip_choices=4,
-        max_depth=3,
-        width=8,
-        root_width=12,
+        max_depth=2,
+        width=6,
+        root_width=8,
         vcf_depth=0,
+        vct_depth=0,
         leaf_vcf=0,
         guard=False,
         read_small_boards_to_the_end=False,
@@ -98,12 +109,13 @@ STYLES: dict[str, Style] = {
     ),
     "hard": Style(
         take_win=1.0,
-        loose=0.05,
+        loose=0.1,
         slip_choices=2,
-        max_depth=4,
-        width=8,
-        root_width=12,
+        max_depth=3,
+        width=6,
+        root_width=8,
         vcf_depth=10,
+        vct_depth=0,
         leaf_vcf=0,
         guard=False,
         read_small_boards_to_the_end=True,
@@ -117,6 +129,7 @@ STYLES: dict[str, Style] = {
         width=10,
         root_width=18,
         vcf_depth=30,
+        vct_depth=4,
         leaf_vcf=4,
         guard=True,
         read_small_boards_to_the_end=True,
@@ -289,7 +302,8 @@ def _pick(
     """(cell index, depth reached, proven value or None), or the solver's answer.
 
     The phases, cheapest and surest first: a win on the spot, the centre of an empty board, the
-    only block of the opponent's win, a win by continuous fours, the solver, then the search.
+    only block of the opponent's win, a win by continuous fours, one by threes (big boards), the
+    solver, then the search.
     """
     me = pos.turn
     them = 3 - me
@@ -316,6 +330,17 @@ def _pick(
         if line:
             return line[0], len(line), 1
 
+    if style.vct_depth and not threats and pos.size > FULL_WIDTH_CELLS:
+        budget = plan.budget(0.25)
+        try:
+            line = vct(pos, budget, style.vct_depth)
+        except OutOfBudget:
+            line = None
+        plan.spend(budget)
+        if line:
+            # Not a proof (the defences read are a narrowed set), so no value is claimed.
+            return line[0], len(line), None
+
     if style.solver and (
         pos.size <= FULL_WIDTH_CELLS or pos.size - pos.board.ply <= SOLVER_EMPTIES
     ):
@@ -323,7 +348,7 @@ def _pick(
         if solved is not None:
             return solved
 
-    budget = plan.budget(0.8 if style.guard else 1.0)
+    budget = plan.budget(0.6 if style.guard else 1.0)
     size = pos.size
     full = size <= FULL_WIDTH_CELLS
     width = size if full else style.width
@@ -351,22 +376,34 @@ def _pick(
             choice = rng.choice(pool)
             proven = None
     elif style.guard and result.value < WON:
-        choice = _guarded(pos, choice, ranking, plan)
+        choice = _guarded(pos, choice, ranking, plan, style.vct_depth)
     return choice, result.depth, proven
 
 
-def _guarded(pos: Position, choice: int, ranking: list[int], plan: _Plan) -> int:
-    """The best-ranked move after which the opponent has no forced win by fours.
+def _guarded(
+    pos: Position, choice: int, ranking: list[int], plan: _Plan, vct_depth: int = 0
+) -> int:
+    """The best-ranked move after which the opponent has no forced win by threats.
 
+    The threats checked are continuous fours, and on big boards with `vct_depth` also threes.
     When the search's choice allows one, the defences worth trying are the cells of that winning
     line (taking one of them breaks it), our own fours (they gain the tempo) and the next moves
     of the ranking; the first that leaves no forced win is played.
     """
     budget = plan.budget(1.0)
+    threes = min(vct_depth, GUARD_VCT_DEPTH) if pos.size > FULL_WIDTH_CELLS else 0
+
+    def their_line() -> list[int] | None:
+        # Called with the opponent to move, just after one of our candidate moves.
+        line = vcf(pos, budget, 30)
+        if line is None and threes:
+            line = vct(pos, budget, threes)
+        return line
+
     try:
         pos.push(choice)
         try:
-            line = vcf(pos, budget, 30)
+            line = their_line()
         finally:
             pos.pop()
         if line is None:
@@ -382,7 +419,7 @@ def _guarded(pos: Position, choice: int, ranking: list[int], plan: _Plan) -> int
         for move in pool:
             pos.push(move)
             try:
-                refuted = vcf(pos, budget, 30) is not None
+                refuted = their_line() is not None
             finally:
                 pos.pop()
             if not refuted:
