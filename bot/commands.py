@@ -36,6 +36,11 @@ def _s(key: str) -> locale_str:
     return locale_str(t(key), key=key)
 
 
+def _option_names(*parameters: str) -> dict[str, locale_str]:
+    """Each option shows under its own text id, optname.<parameter>."""
+    return {name: _s(f"optname.{name}") for name in parameters}
+
+
 def _choices(prefix: str, values: tuple[str, ...] | list[str]) -> list[Choice[str]]:
     return [Choice(name=_s(f"{prefix}.{v}"), value=v) for v in values]
 
@@ -50,12 +55,7 @@ def _bot(interaction: discord.Interaction[Any]) -> CaroBot:
 
 
 @caro_group.command(name=_s("cmdname.start"), description=_s("cmd.start"))
-@app_commands.rename(
-    difficulty=_s("optname.difficulty"),
-    size=_s("optname.size"),
-    rule=_s("optname.rule"),
-    first=_s("optname.first"),
-)
+@app_commands.rename(**_option_names("difficulty", "size", "rule", "first"))
 @app_commands.describe(
     difficulty=_s("cmd.start.difficulty"),
     size=_s("cmd.start.size"),
@@ -78,12 +78,7 @@ async def start(
 
 
 @caro_group.command(name=_s("cmdname.challenge"), description=_s("cmd.challenge"))
-@app_commands.rename(
-    opponent=_s("optname.opponent"),
-    size=_s("optname.size"),
-    rule=_s("optname.rule"),
-    first=_s("optname.first"),
-)
+@app_commands.rename(**_option_names("opponent", "size", "rule", "first"))
 @app_commands.describe(
     opponent=_s("cmd.challenge.opponent"),
     size=_s("cmd.start.size"),
@@ -105,12 +100,7 @@ async def challenge(
 
 
 @caro_group.command(name=_s("cmdname.watch"), description=_s("cmd.watch"))
-@app_commands.rename(
-    x_level=_s("optname.x_level"),
-    o_level=_s("optname.o_level"),
-    size=_s("optname.size"),
-    rule=_s("optname.rule"),
-)
+@app_commands.rename(**_option_names("x_level", "o_level", "size", "rule"))
 @app_commands.describe(
     x_level=_s("cmd.watch.x_level"),
     o_level=_s("cmd.watch.o_level"),
@@ -174,7 +164,7 @@ async def rematch(interaction: discord.Interaction[Any]) -> None:
 
 
 @caro_group.command(name=_s("cmdname.settings"), description=_s("cmd.settings"))
-@app_commands.rename(timeout=_s("optname.timeout"), ai_timeout=_s("optname.ai_timeout"))
+@app_commands.rename(**_option_names("timeout", "ai_timeout"))
 @app_commands.describe(timeout=_s("cmd.settings.timeout"), ai_timeout=_s("cmd.settings.ai_timeout"))
 async def settings(
     interaction: discord.Interaction[Any],
@@ -185,14 +175,14 @@ async def settings(
 
 
 @caro_group.command(name=_s("cmdname.stats"), description=_s("cmd.stats"))
-@app_commands.rename(user=_s("optname.user"))
+@app_commands.rename(**_option_names("user"))
 @app_commands.describe(user=_s("cmd.stats.user"))
 async def stats(interaction: discord.Interaction[Any], user: discord.User | None = None) -> None:
     await _bot(interaction).send_stats(interaction, user)
 
 
 @caro_group.command(name=_s("cmdname.leaderboard"), description=_s("cmd.leaderboard"))
-@app_commands.rename(scope=_s("optname.scope"), mode=_s("optname.mode"))
+@app_commands.rename(**_option_names("scope", "mode"))
 @app_commands.describe(scope=_s("cmd.leaderboard.scope"), mode=_s("cmd.leaderboard.mode"))
 @app_commands.choices(scope=_choices("scope", SCOPES), mode=_choices("mode", MODES))
 async def leaderboard(

@@ -70,42 +70,23 @@ def load_settings(environ: Mapping[str, str] | None = None, *, dotenv: bool = Tr
         problem = t("console.bad_log_level", value=level_name)
         raise SettingsError(t("console.bad_setting", name="CARO_LOG_LEVEL", problem=problem))
 
-    ai_time_limit: float | None = None
-    if get("CARO_AI_TIME_LIMIT"):
-        raw = get("CARO_AI_TIME_LIMIT")
-        try:
-            ai_time_limit = float(raw)
-        except ValueError:
-            ai_time_limit = -1.0
-        if not 0 < ai_time_limit < 3600:
-            problem = t("console.not_positive", value=raw)
-            raise SettingsError(
-                t("console.bad_setting", name="CARO_AI_TIME_LIMIT", problem=problem)
-            )
-
-    loop_lag_log: float | None = None
-    if get("CARO_LOOP_LAG_LOG"):
-        raw = get("CARO_LOOP_LAG_LOG")
-        try:
-            loop_lag_log = float(raw)
-        except ValueError:
-            loop_lag_log = -1.0
-        if not 0 < loop_lag_log < 86400:
-            problem = t("console.not_positive", value=raw)
-            raise SettingsError(t("console.bad_setting", name="CARO_LOOP_LAG_LOG", problem=problem))
-
-    def seconds(name: str, default: float) -> float:
+    def optional_seconds(name: str, below: float) -> float | None:
+        """Seconds from 0 (excluded) to `below`; None when the setting is absent."""
         raw = get(name)
         if not raw:
-            return default
+            return None
         try:
             value = float(raw)
         except ValueError:
             value = -1.0
-        if not 0 < value < 86400:
+        if not 0 < value < below:
             problem = t("console.not_positive", value=raw)
             raise SettingsError(t("console.bad_setting", name=name, problem=problem))
         return value
+
+    def seconds(name: str, default: float) -> float:
+        value = optional_seconds(name, 86400)
+        return default if value is None else value
 
     return Settings(
         token=token,
@@ -114,8 +95,8 @@ def load_settings(environ: Mapping[str, str] | None = None, *, dotenv: bool = Tr
         api_base=get("DISCORD_API_BASE").rstrip("/") or None,
         gateway_url=get("DISCORD_GATEWAY_URL") or None,
         log_level=getattr(logging, level_name),
-        ai_time_limit=ai_time_limit,
-        loop_lag_log=loop_lag_log,
+        ai_time_limit=optional_seconds("CARO_AI_TIME_LIMIT", 3600),
+        loop_lag_log=optional_seconds("CARO_LOOP_LAG_LOG", 86400),
         min_timeout=seconds("CARO_MIN_TIMEOUT_SECONDS", 60.0),
         challenge_seconds=seconds("CARO_CHALLENGE_SECONDS", 300.0),
         watch_delay=seconds("CARO_WATCH_DELAY_SECONDS", 1.5),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, Self, cast
 
 import discord
 
@@ -71,7 +71,13 @@ class ClickHandler(Protocol):
     ) -> None: ...
 
 
-class CellButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=CUSTOM_ID.pattern):
+# Matches no custom_id: only the subclasses below, with their own templates, are registered.
+_NO_ID = re.compile(r"(?!)")
+
+
+class _IdButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_NO_ID):
+    """A button rebuilt from its custom_id alone, which is all a click after a restart brings."""
+
     def __init__(
         self,
         custom_id: str,
@@ -95,42 +101,18 @@ class CellButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=CUSTOM
         item: discord.ui.Item[Any],
         match: re.Match[str],
         /,
-    ) -> CellButton:
+    ) -> Self:
         return cls(match.string)
 
+
+class CellButton(_IdButton, template=CUSTOM_ID.pattern):
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         handler = cast(ClickHandler, interaction.client)
         await handler.handle_click(interaction, self.custom_id)
 
 
-class ControlButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=CONTROL_ID.pattern):
+class ControlButton(_IdButton, template=CONTROL_ID.pattern):
     """Resign, hint, rematch, pan, type-a-move, stop and challenge answers."""
-
-    def __init__(
-        self,
-        custom_id: str,
-        *,
-        label: str = EMPTY_LABEL,
-        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
-        disabled: bool = False,
-        row: int | None = None,
-    ) -> None:
-        super().__init__(
-            discord.ui.Button(
-                custom_id=custom_id, label=label, style=style, disabled=disabled, row=row
-            ),
-            row=row,
-        )
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> ControlButton:
-        return cls(match.string)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         handler = cast(ClickHandler, interaction.client)

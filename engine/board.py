@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 from .notation import MAX_SIDE, cell_name, column_letter, parse_cell
-from .types import Cell, IllegalMoveError, InvalidMoveError, Mark, Outcome, Rule
+from .types import Cell, IllegalMoveError, InvalidMoveError, Mark, Outcome, Rule, quoted
 
 # Row/col steps of the four line directions: horizontal, vertical, both diagonals.
 DIRECTIONS: tuple[tuple[int, int], ...] = ((0, 1), (1, 0), (1, 1), (1, -1))
@@ -80,10 +80,10 @@ class Board:
     def __init__(self, rows: int = 3, cols: int = 3, k: int = 3, rule: Rule = Rule.FREESTYLE) -> None:
         for name, side in (("rows", rows), ("cols", cols)):
             if not isinstance(side, int) or isinstance(side, bool) or not 1 <= side <= MAX_SIDE:
-                raise ValueError(f"{name} must be a whole number from 1 to {MAX_SIDE}, not {side!r}")
+                raise ValueError(f"{name} must be a whole number from 1 to {MAX_SIDE}, not {quoted(side)}")
         longest = max(rows, cols)
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= longest:
-            raise ValueError(f"k must be from 1 to {longest} on a {rows}x{cols} board, not {k!r}")
+            raise ValueError(f"k must be from 1 to {longest} on a {rows}x{cols} board, not {quoted(k)}")
         if not isinstance(rule, Rule):
             rule = Rule.parse(str(rule))
         self.rows = rows
@@ -132,7 +132,7 @@ class Board:
     def __getitem__(self, cell: Cell) -> Mark | None:
         row, col = cell
         if not (0 <= row < self.rows and 0 <= col < self.cols):
-            raise IndexError(f"{cell!r} is off the {self.rows}x{self.cols} board")
+            raise IndexError(f"{quoted(cell)} is off the {self.rows}x{self.cols} board")
         value = self._grid[row * self.cols + col]
         return Mark(value) if value else None
 
@@ -151,11 +151,11 @@ class Board:
         try:
             row, col = cell
         except (TypeError, ValueError):
-            raise IllegalMoveError(f"{cell!r} is not a (row, col) cell") from None
+            raise IllegalMoveError(f"{quoted(cell)} is not a (row, col) cell") from None
         if not (isinstance(row, int) and isinstance(col, int)):
-            raise IllegalMoveError(f"{cell!r} is not a (row, col) cell")
+            raise IllegalMoveError(f"{quoted(cell)} is not a (row, col) cell")
         if not (0 <= row < self.rows and 0 <= col < self.cols):
-            raise IllegalMoveError(f"{cell!r} is off the {self.rows}x{self.cols} board")
+            raise IllegalMoveError(f"{quoted(cell)} is off the {self.rows}x{self.cols} board")
         index = row * self.cols + col
         if self._grid[index] != EMPTY:
             raise IllegalMoveError(f"{cell_name(cell)} is already taken")
@@ -228,7 +228,7 @@ class Board:
     def move_name(self, cell: Cell) -> str:
         row, col = cell
         if not (0 <= row < self.rows and 0 <= col < self.cols):
-            raise InvalidMoveError(f"{cell!r} is off the {self.rows}x{self.cols} board")
+            raise InvalidMoveError(f"{quoted(cell)} is off the {self.rows}x{self.cols} board")
         return cell_name(cell)
 
     @property
@@ -245,15 +245,15 @@ class Board:
     def from_text(cls, text: str) -> Board:
         parts = text.split() if isinstance(text, str) else []
         if len(parts) < 3:
-            raise ValueError(f"expected 'ROWSxCOLS kK RULE moves...', got {text!r}")
+            raise ValueError(f"expected 'ROWSxCOLS kK RULE moves...', got {quoted(text)}")
         size, k_part, rule_part, *names = parts
         # ASCII digits only: int() alone would also take "1_5" and str.isdigit() takes "²".
         size_match = _SIZE_RE.fullmatch(size)
         if size_match is None:
-            raise ValueError(f"bad board size {size!r}: write it like 15x15")
+            raise ValueError(f"bad board size {quoted(size)}: write it like 15x15")
         rows, cols = int(size_match.group(1)), int(size_match.group(2))
         if _K_RE.fullmatch(k_part) is None:
-            raise ValueError(f"bad k {k_part!r}: write it like k5")
+            raise ValueError(f"bad k {quoted(k_part)}: write it like k5")
         board = cls(rows, cols, int(k_part[1:]), Rule.parse(rule_part))
         for name in names:
             board.push_name(name)

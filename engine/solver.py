@@ -212,16 +212,18 @@ def _wins_at(geo: _Geometry, own: int, opp: int, index: int) -> bool:
     own |= 1 << index
     rule = geo.rule
     for mask, before, after in geo.windows_by_cell[index]:
-        if own & mask != mask:
-            continue
-        if rule is Rule.FREESTYLE:
+        if own & mask == mask and _full_window_wins(rule, own, opp, before, after):
             return True
-        if own & before or own & after:
-            continue
-        if rule is Rule.CARO and opp & before and opp & after:
-            continue
-        return True
     return False
+
+
+def _full_window_wins(rule: Rule, own: int, opp: int, before: int, after: int) -> bool:
+    """Whether a window filled by `own` wins, given the cells just beyond its ends (`before`,
+    `after`; 0 at the board edge): an own stone there makes an overline, which only freestyle
+    allows, and caro also refuses a line `opp` closes at both ends."""
+    return rule is Rule.FREESTYLE or not (
+        own & before or own & after or (rule is Rule.CARO and opp & before and opp & after)
+    )
 
 
 # ----------------------------------------------------------------------------- shared tables
@@ -346,28 +348,14 @@ class _Searcher:
                 need = missing.bit_count()
                 if need <= my_moves:
                     my_live = True
-                    if need == 1 and (
-                        rule is Rule.FREESTYLE
-                        or not (
-                            me & before
-                            or me & after
-                            or (rule is Rule.CARO and opp & before and opp & after)
-                        )
-                    ):
+                    if need == 1 and _full_window_wins(rule, me, opp, before, after):
                         return win - ply - 1
             elif not mine:
                 missing = mask ^ theirs
                 need = missing.bit_count()
                 if need <= their_moves:
                     their_live = True
-                    if need == 1 and (
-                        rule is Rule.FREESTYLE
-                        or not (
-                            opp & before
-                            or opp & after
-                            or (rule is Rule.CARO and me & before and me & after)
-                        )
-                    ):
+                    if need == 1 and _full_window_wins(rule, opp, me, before, after):
                         threats.append((missing, before, after))
         if empty_count == 1 or not (my_live or their_live):
             return 0

@@ -7,6 +7,20 @@ from enum import Enum, IntEnum
 
 Cell = tuple[int, int]
 
+# Error messages quote at most this much of what was typed: hostile input runs to thousands of
+# characters, and the message is shown back in Discord and written to logs.
+QUOTE_LIMIT = 20
+
+
+def quoted(value: object) -> str:
+    """repr() of user input, cut to QUOTE_LIMIT characters with "…" after the quote if longer."""
+    if isinstance(value, str):
+        if len(value) <= QUOTE_LIMIT:
+            return repr(value)
+        return repr(value[:QUOTE_LIMIT]) + "…"
+    text = repr(value)
+    return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT] + "…"
+
 
 class Mark(IntEnum):
     """A stone. The integer values are what the board stores internally (0 is an empty cell)."""
@@ -37,7 +51,7 @@ class Rule(Enum):
             return cls(text.strip().lower() if isinstance(text, str) else text)
         except ValueError:
             choices = ", ".join(r.value for r in cls)
-            raise ValueError(f"unknown rule {text!r}: choose one of {choices}") from None
+            raise ValueError(f"unknown rule {quoted(text)}: choose one of {choices}") from None
 
     def __str__(self) -> str:
         return self.value

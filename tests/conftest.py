@@ -146,22 +146,13 @@ async def start_bot(tmp_path: Path) -> AsyncIterator[StartBot]:
 
     yield start
 
-    problems: list[str] = []
+    # Imported here: fault_helpers itself imports this module.
+    from tests.fault_helpers import shutdown
+
     for double, handle in handles:
-        if handle.process is not None:
-            code = await handle.stop()
-            if code != 0:
-                problems.append(f"bot exited with {code} on SIGTERM")
-        await double.stop()
-        log = handle.log_text()
-        if TOKEN in log:
-            problems.append("the token appears in the bot's log")
-        if "Traceback" in log:
-            problems.append("the bot logged a traceback")
-        if double.violations:
-            problems.append(f"Discord rules broken: {double.violations}")
+        problems = await shutdown(double, handle)
         if problems:
-            pytest.fail("; ".join(problems) + f"\n--- bot log ---\n{log}")
+            pytest.fail("; ".join(problems) + f"\n--- bot log ---\n{handle.log_text()}")
 
 
 @pytest.fixture

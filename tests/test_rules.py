@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -255,22 +255,22 @@ def test_exact_rule_overlines_fill_the_board_to_a_draw() -> None:
 
 
 # ----------------------------------------------------------------- caro blocks
-def test_caro_five_blocked_at_both_ends_does_not_win() -> None:
-    board = play(
-        gomoku(Rule.CARO),
-        alternate([(7, 3), (7, 4), (7, 5), (7, 6)], [(7, 2), (7, 8), (0, 0), (0, 14)]),
-    )
-    board.push((7, 7))  # O at (7,2) and (7,8) close both ends of X's five
-    assert board.outcome() is None
+BOTH_ENDS_BLOCKED = [(7, 2), (7, 8), (0, 0), (0, 14)]  # O closes both ends of X's five on row 7
 
 
-def test_caro_five_blocked_at_one_end_wins() -> None:
-    board = play(
-        gomoku(Rule.CARO),
-        alternate([(7, 3), (7, 4), (7, 5), (7, 6)], [(7, 2), (0, 0), (0, 14), (14, 0)]),
-    )
+@pytest.mark.parametrize(
+    ("rule", "os", "wins"),
+    [
+        (Rule.CARO, BOTH_ENDS_BLOCKED, False),
+        (Rule.CARO, [(7, 2), (0, 0), (0, 14), (14, 0)], True),  # blocked at one end only
+        (Rule.EXACT, BOTH_ENDS_BLOCKED, True),  # only caro counts blocks
+    ],
+)
+def test_five_between_blockers(rule: Rule, os: list[Cell], wins: bool) -> None:
+    board = play(gomoku(rule), alternate([(7, 3), (7, 4), (7, 5), (7, 6)], os))
     board.push((7, 7))
-    assert board.outcome() == Outcome(Mark.X, tuple((7, c) for c in range(3, 8)))
+    expected = Outcome(Mark.X, tuple((7, c) for c in range(3, 8))) if wins else None
+    assert board.outcome() == expected
 
 
 def test_caro_board_edge_is_not_a_block() -> None:
@@ -334,15 +334,6 @@ def test_caro_blocked_in_one_direction_but_open_in_another_wins() -> None:
     assert board.outcome() == Outcome(Mark.X, ((3, 7), (4, 7), (5, 7), (6, 7), (7, 7)))
 
 
-def test_exact_rule_ignores_blocks() -> None:
-    board = play(
-        gomoku(Rule.EXACT),
-        alternate([(7, 3), (7, 4), (7, 5), (7, 6)], [(7, 2), (7, 8), (0, 0), (0, 14)]),
-    )
-    board.push((7, 7))
-    assert board.outcome() == Outcome(Mark.X, tuple((7, c) for c in range(3, 8)))
-
-
 def test_caro_own_stone_beyond_the_run_is_an_overline_not_a_block() -> None:
     # X X X X _ X with O at the far left: filling the gap gives six -> no win under caro.
     board = play(
@@ -353,3 +344,36 @@ def test_caro_own_stone_beyond_the_run_is_an_overline_not_a_block() -> None:
     )
     board.push((7, 7))
     assert board.outcome() is None
+
+
+# ----------------------------------------------------------------- hostile input in messages
+LONG = "Q" * 6000
+
+
+@pytest.mark.parametrize(
+    ("read", "start"),
+    [
+        (lambda: Board().parse_move(LONG), "'QQQQQQQQQQQQQQQQQQQQ'… is not a move"),
+        (lambda: Board().parse_move("H" + " " * 6000 + "99"), "H99 is off the board (A1 to C3)"),
+        (lambda: Board.from_text(LONG), "expected 'ROWSxCOLS kK RULE moves...', got 'QQQQ"),
+        (lambda: Board.from_text(f"{LONG} k5 caro"), "bad board size 'QQQQQQQQQQQQQQQQQQQQ'…"),
+        (lambda: Board.from_text(f"15x15 {LONG} caro"), "bad k 'QQQQQQQQQQQQQQQQQQQQ'…"),
+        (lambda: Board.from_text(f"3x3 k3 caro {LONG}"), "'QQQQQQQQQQQQQQQQQQQQ'… is not a move"),
+        (lambda: Board.from_text(f"3x3 k3 {LONG}"), "unknown rule 'QQQQQQQQQQQQQQQQQQQQ'…"),
+        (lambda: Rule.parse(LONG), "unknown rule 'QQQQQQQQQQQQQQQQQQQQ'…"),
+        (lambda: Board().push(tuple(range(3000))), "(0, 1, 2, 3, 4, 5, 6…"),
+    ],
+)
+def test_messages_quote_only_the_start_of_long_input(read: Callable[[], object], start: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        read()
+    message = str(caught.value)
+    assert message.startswith(start)
+    assert len(message) < 120, message
+
+
+def test_short_input_is_quoted_whole() -> None:
+    with pytest.raises(ValueError, match=r"^'hello world' is not a move"):
+        Board().parse_move("hello world")
+    with pytest.raises(ValueError, match=r"^bad k 'k99x': write it like k5$"):
+        Board.from_text("15x15 k99x caro")

@@ -196,29 +196,30 @@ def test_value_plies_and_moves_match_plain_minimax(
         assert board.text() == before
 
 
-def test_fastest_win_is_preferred_over_a_slower_one() -> None:
-    # X has B2 C2 on row 2 with A2 and D2 free: either completes three now; X wins later anyway.
-    board = Board.from_text("4x4 k3 freestyle B2 A1 C2 D1")
+@pytest.mark.parametrize(
+    ("text", "value", "plies", "seeds", "moves"),
+    [
+        # X has B2 C2 on row 2 with A2 and D2 free: either completes three now; X wins later
+        # anyway.
+        pytest.param(
+            "4x4 k3 freestyle B2 A1 C2 D1", 1, 1, 20, {(1, 0), (1, 3)}, id="fastest-win"
+        ),
+        # O is lost, but blocking C1 drags the game to ply 11 where any other move loses at ply 5.
+        pytest.param("4x4 k3 freestyle B1 B2 A1", -1, 8, 10, {(0, 2)}, id="slowest-loss"),
+        # 1x7 k3 caro, X B1 C1, O A1: X threatens D1 (A1 is O's, E1 open). O may take D1, or take
+        # E1 so that B1-C1-D1 would be blocked at both ends and not win. Both hold the draw.
+        pytest.param(
+            "1x7 k3 caro B1 A1 C1", 0, 4, 20, {(0, 3), (0, 4)}, id="caro-threat-stopped-far-end"
+        ),
+    ],
+)
+def test_perfect_move_picks_among_the_best_by_distance(
+    text: str, value: int, plies: int, seeds: int, moves: set[Cell]
+) -> None:
+    board = Board.from_text(text)
     result = analyse(board)
-    assert (result.value, result.plies) == (1, 1)
-    assert {perfect_move(board, rng=random.Random(s)) for s in range(20)} == {(1, 0), (1, 3)}
-
-
-def test_slowest_loss_is_preferred() -> None:
-    # O is lost, but blocking C1 drags the game to ply 11 where any other move loses at ply 5.
-    board = Board.from_text("4x4 k3 freestyle B1 B2 A1")
-    result = analyse(board)
-    assert (result.value, result.plies) == (-1, 8)
-    assert {perfect_move(board, rng=random.Random(s)) for s in range(10)} == {(0, 2)}
-
-
-def test_caro_threat_can_be_stopped_at_its_far_end() -> None:
-    # 1x7 k3 caro, X B1 C1, O A1: X threatens D1 (A1 is O's, E1 open). O may take D1, or take
-    # E1 so that B1-C1-D1 would be blocked at both ends and not win. Both hold the draw.
-    board = Board.from_text("1x7 k3 caro B1 A1 C1")
-    result = analyse(board)
-    assert (result.value, result.plies) == (0, 4)
-    assert {perfect_move(board, rng=random.Random(s)) for s in range(20)} == {(0, 3), (0, 4)}
+    assert (result.value, result.plies) == (value, plies)
+    assert {perfect_move(board, rng=random.Random(s)) for s in range(seeds)} == moves
 
 
 # ---------------------------------------- tic-tac-toe exhaustively

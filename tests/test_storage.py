@@ -35,6 +35,17 @@ def new_game(player: int = ALICE, channel: int = CHANNEL, level: str = "normal")
     )
 
 
+def copy_migrations(tmp_path: Path, before: int | None = None) -> Path:
+    """A folder of the shipped migrations (only those numbered below `before` if given), for a
+    test to add to or to stop at an older schema."""
+    migrations = tmp_path / "migrations"
+    migrations.mkdir()
+    for number, path in migration_files():
+        if before is None or number < before:
+            (migrations / path.name).write_text(path.read_text())
+    return migrations
+
+
 @pytest.fixture
 async def storage(tmp_path: Path):
     store = await Storage.open(tmp_path / "caro.db")
@@ -73,10 +84,7 @@ async def test_migrations_are_idempotent_and_keep_data(tmp_path: Path) -> None:
 
 
 async def test_new_migration_is_applied_once_in_order(tmp_path: Path) -> None:
-    migrations = tmp_path / "migrations"
-    migrations.mkdir()
-    for _, path in migration_files():
-        (migrations / path.name).write_text(path.read_text())
+    migrations = copy_migrations(tmp_path)
     shipped = len(migration_files())
     (migrations / f"{shipped + 1:03d}_notes.sql").write_text(
         "CREATE TABLE notes (id INTEGER PRIMARY KEY);"
@@ -93,10 +101,7 @@ async def test_new_migration_is_applied_once_in_order(tmp_path: Path) -> None:
 
 
 async def test_failed_migration_rolls_back_entirely(tmp_path: Path) -> None:
-    migrations = tmp_path / "migrations"
-    migrations.mkdir()
-    for _, path in migration_files():
-        (migrations / path.name).write_text(path.read_text())
+    migrations = copy_migrations(tmp_path)
     shipped = len(migration_files())
     broken = f"{shipped + 1:03d}_broken.sql"
     (migrations / broken).write_text(
@@ -272,11 +277,7 @@ async def test_one_watched_game_per_channel(storage: Storage) -> None:
 
 async def test_the_one_watch_migration_keeps_the_newest_of_old_duplicates(tmp_path: Path) -> None:
     # A database from before migration 003, where two AI-vs-AI games run in one channel.
-    migrations = tmp_path / "migrations"
-    migrations.mkdir()
-    for number, path in migration_files():
-        if number < 3:
-            (migrations / path.name).write_text(path.read_text())
+    migrations = copy_migrations(tmp_path, before=3)
     path = tmp_path / "caro.db"
     old = await Storage.open(path, migrations=migrations)
     try:
