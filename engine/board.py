@@ -15,6 +15,43 @@ DIRECTIONS: tuple[tuple[int, int], ...] = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 EMPTY = 0
 
+
+def winning_line(
+    grid: Sequence[int], rows: int, cols: int, k: int, rule: Rule, row: int, col: int, mark: int
+) -> tuple[Cell, ...] | None:
+    """The line `mark` wins with by a stone on (row, col) under `rule`, or None.
+
+    The cell itself is not read, so search code can ask about an empty cell as well as the one
+    just played; the scan reaches at most k (k + 1 for the exact rules) stones either way: O(k).
+    """
+    other = 3 - mark
+    # Freestyle needs to know only "at least k"; the exact rules need one stone beyond.
+    reach = k if rule is Rule.FREESTYLE else k + 1
+    for dr, dc in DIRECTIONS:
+        back = 0
+        r, c = row - dr, col - dc
+        while back < reach and 0 <= r < rows and 0 <= c < cols and grid[r * cols + c] == mark:
+            back += 1
+            r -= dr
+            c -= dc
+        start_blocked = 0 <= r < rows and 0 <= c < cols and grid[r * cols + c] == other
+        fwd = 0
+        r, c = row + dr, col + dc
+        while fwd < reach and 0 <= r < rows and 0 <= c < cols and grid[r * cols + c] == mark:
+            fwd += 1
+            r += dr
+            c += dc
+        end_blocked = 0 <= r < rows and 0 <= c < cols and grid[r * cols + c] == other
+        run = back + 1 + fwd
+        if run < k:
+            continue
+        if rule is not Rule.FREESTYLE and (
+            run != k or (rule is Rule.CARO and start_blocked and end_blocked)
+        ):
+            continue
+        return tuple((row + i * dr, col + i * dc) for i in range(-back, fwd + 1))
+    return None
+
 _SIZE_RE = re.compile(r"([0-9]+)[xX]([0-9]+)")
 _K_RE = re.compile(r"[kK][0-9]+")
 
@@ -189,36 +226,7 @@ class Board:
 
     # ----------------------------------------------------------------- rules
     def _winning_line(self, row: int, col: int, mark: int) -> tuple[Cell, ...] | None:
-        rows, cols, k, grid = self.rows, self.cols, self.k, self._grid
-        rule = self.rule
-        other = 3 - mark
-        # Freestyle needs to know only "at least k"; the exact rules need one stone beyond.
-        reach = k if rule is Rule.FREESTYLE else k + 1
-        for dr, dc in DIRECTIONS:
-            back = 0
-            r, c = row - dr, col - dc
-            while back < reach and 0 <= r < rows and 0 <= c < cols and grid[r * cols + c] == mark:
-                back += 1
-                r -= dr
-                c -= dc
-            start_blocked = 0 <= r < rows and 0 <= c < cols and grid[r * cols + c] == other
-            fwd = 0
-            r, c = row + dr, col + dc
-            while fwd < reach and 0 <= r < rows and 0 <= c < cols and grid[r * cols + c] == mark:
-                fwd += 1
-                r += dr
-                c += dc
-            end_blocked = 0 <= r < rows and 0 <= c < cols and grid[r * cols + c] == other
-            run = back + 1 + fwd
-            if run < k:
-                continue
-            if rule is not Rule.FREESTYLE:
-                if run != k:
-                    continue
-                if rule is Rule.CARO and start_blocked and end_blocked:
-                    continue
-            return tuple((row + i * dr, col + i * dc) for i in range(-back, fwd + 1))
-        return None
+        return winning_line(self._grid, self.rows, self.cols, self.k, self.rule, row, col, mark)
 
     # ----------------------------------------------------------------- notation and text form
     def parse_move(self, text: str) -> Cell:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import cast
 
-from ..board import DIRECTIONS, Board
+from ..board import DIRECTIONS, Board, winning_line
 from ..types import Rule
 
 # A window holding `c` stones of one side and none of the other is worth VALUE_BASE**c to that
@@ -220,35 +220,9 @@ class Position:
     # ------------------------------------------------------------------ reading
     def wins_at(self, index: int, mark: int) -> bool:
         """Would `mark` win by playing the empty cell `index` (whoever is to move)?"""
-        rows, cols, k, grid = self.rows, self.cols, self.k, self.grid
-        rule = self.rule
-        other = 3 - mark
-        row, col = divmod(index, cols)
-        reach = k if rule is Rule.FREESTYLE else k + 1
-        for dr, dc in DIRECTIONS:
-            back = 0
-            r, c = row - dr, col - dc
-            while back < reach and 0 <= r < rows and 0 <= c < cols and grid[r * cols + c] == mark:
-                back += 1
-                r -= dr
-                c -= dc
-            start_blocked = 0 <= r < rows and 0 <= c < cols and grid[r * cols + c] == other
-            fwd = 0
-            r, c = row + dr, col + dc
-            while fwd < reach and 0 <= r < rows and 0 <= c < cols and grid[r * cols + c] == mark:
-                fwd += 1
-                r += dr
-                c += dc
-            end_blocked = 0 <= r < rows and 0 <= c < cols and grid[r * cols + c] == other
-            run = back + 1 + fwd
-            if run < k:
-                continue
-            if rule is not Rule.FREESTYLE and (
-                run != k or (rule is Rule.CARO and start_blocked and end_blocked)
-            ):
-                continue
-            return True
-        return False
+        row, col = divmod(index, self.cols)
+        line = winning_line(self.grid, self.rows, self.cols, self.k, self.rule, row, col, mark)
+        return line is not None
 
     def win_cells(self, mark: int) -> list[int]:
         """Empty cells where `mark` would complete a winning line, in ascending order."""
