@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import multiprocessing
 import os
@@ -41,12 +42,11 @@ from .ratings import LEADERBOARD_MIN_GAMES
 from .render import (
     LEADERBOARD_SIZE,
     help_embed,
-    jump_link,
     leaderboard_embed,
     server_leaderboard_embed,
     stats_embed,
 )
-from .storage import GLOBAL_SCOPE, ActiveGameExists, GuildSettings, Storage
+from .storage import GLOBAL_SCOPE, GuildSettings, Storage
 from .translator import CatalogueTranslator, locale_of
 from .views import CONTROL_ID, CellButton, ControlButton, is_dispatched_click
 from .window import Window
@@ -141,6 +141,11 @@ class CaroBot(PlayFlows, discord.Client):
         self.spawn(self.resume_pending())
         self.spawn(self.watch_deadlines())
         self.spawn(monitor_loop_lag(self.settings.loop_lag_log))
+        # What is loaded by now (modules, discord.py's command tree, the engine) lives as long as
+        # the process; frozen, full collections stop walking it each time: under load those
+        # collections were the event loop's longest stalls (see the gc figures of loop_lag).
+        gc.collect()
+        gc.freeze()
 
     def _new_pool(self) -> ProcessPoolExecutor:
         # spawn, not fork: forking a process that runs the sqlite and asyncio threads can copy
@@ -361,40 +366,21 @@ class CaroBot(PlayFlows, discord.Client):
         channel_id: int,
         options: GameOptions,
     ) -> None:
-        state: GameState | None = None
-        for _ in range(2):
-            try:
-                state = await self.games.start(
-                    guild_id=guild_id,
-                    channel_id=channel_id,
-                    player_id=interaction.user.id,
-                    options=options,
-                    rng=random.Random(interaction.id),
-                    locale=locale_of(interaction),
-                )
-                break
-            except ActiveGameExists as exc:
-                running = exc.game
-                if running.message_id is None:
-                    # Its board was never posted (the bot stopped in between): nobody can play
-                    # it, so it must not block a new game.
-                    await self.games.abandon(running.id)
-                    continue
-                link = jump_link(running.guild_id, running.channel_id, running.message_id)
-                await say(interaction, "error.already_playing", link=link)
-                return
+        state = await self.post_new_game(
+            interaction,
+            lambda: self.games.start(
+                guild_id=guild_id,
+                channel_id=channel_id,
+                player_id=interaction.user.id,
+                options=options,
+                rng=random.Random(interaction.id),
+                locale=locale_of(interaction),
+            ),
+            busy="error.already_playing",
+            busy_unposted="error.already_playing_nolink",
+        )
         if state is None:
-            await say(interaction, "error.already_playing_nolink")
             return
-        try:
-            response = await interaction.response.send_message(**message_parts(state))
-            message_id = response.message_id
-            if message_id is None:
-                message_id = (await interaction.original_response()).id
-            await self.games.attach_message(state.id, message_id)
-        except BaseException:
-            await self.games.abandon(state.id)
-            raise
         log.info(
             "game %d started: %s, %s, player %s plays %s",
             state.id,

@@ -9,6 +9,7 @@ import contextlib
 import logging
 import random
 import time
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -24,7 +25,7 @@ from .render import (
     move_modal,
     uses_image,
 )
-from .storage import ActiveGameExists, ChallengeRow, GuildSettings
+from .storage import ActiveGameExists, ChallengeRow, GameRow, GuildSettings
 from .texts import TextId, text_in
 from .translator import locale_of
 from .views import MODAL_FIELD, ControlRef, parse_control_id
@@ -189,32 +190,54 @@ class PlayFlows:
         except UserError as exc:
             await refuse(interaction, exc)
             return
+        state = await self.post_new_game(
+            interaction,
+            lambda: self.games.start_watch(
+                guild_id=guild_id,
+                channel_id=channel_id,
+                starter_id=interaction.user.id,
+                x_level=x_options.level,
+                o_level=o_options.level,
+                options=x_options,
+                locale=loc,
+            ),
+            busy="watch.running",
+            busy_unposted="watch.running",
+        )
+        if state is None:
+            return
+        log.info("game %d: AI %s vs AI %s", state.id, x_options.level, o_options.level)
+        self.spawn(self.watch_loop(state.id, interaction))
+
+    async def post_new_game(
+        self,
+        interaction: discord.Interaction[Any],
+        create: Callable[[], Awaitable[GameState]],
+        *,
+        busy: str,
+        busy_unposted: str,
+    ) -> GameState | None:
+        """Create a game with `create` and post its board as the answer to `interaction`; None
+        (the user told why with `busy`, given a link to the game in the way, or `busy_unposted`)
+        if a running game holds the slot. A game that cannot be posted is abandoned."""
         state: GameState | None = None
         for _ in range(2):
             try:
-                state = await self.games.start_watch(
-                    guild_id=guild_id,
-                    channel_id=channel_id,
-                    starter_id=interaction.user.id,
-                    x_level=x_options.level,
-                    o_level=o_options.level,
-                    options=x_options,
-                    locale=loc,
-                )
+                state = await create()
                 break
             except ActiveGameExists as exc:
                 running = exc.game
                 if running.message_id is None:
-                    # Its board was never posted (the bot stopped in between): nobody can
-                    # watch or stop it, so it must not hold the channel.
+                    # Its board was never posted (the bot stopped in between): nobody can play
+                    # or watch it, so it must not hold the slot.
                     await self.games.abandon(running.id)
                     continue
                 link = jump_link(running.guild_id, running.channel_id, running.message_id)
-                await say(interaction, "watch.running", link=link)
-                return
+                await say(interaction, busy, link=link)
+                return None
         if state is None:
-            await say(interaction, "watch.running", link="")
-            return
+            await say(interaction, busy_unposted, link="")
+            return None
         try:
             response = await interaction.response.send_message(**message_parts(state))
             message_id = response.message_id
@@ -224,8 +247,7 @@ class PlayFlows:
         except BaseException:
             await self.games.abandon(state.id)
             raise
-        log.info("game %d: AI %s vs AI %s", state.id, x_options.level, o_options.level)
-        self.spawn(self.watch_loop(state.id, interaction))
+        return state
 
     async def watch_loop(self, game_id: int, interaction: discord.Interaction[Any] | None) -> None:
         """Play an AI-vs-AI game to the end, one move every watch_delay seconds at most."""
@@ -247,33 +269,36 @@ class PlayFlows:
     # ----------------------------------------------------------------- slash twins of buttons
     async def hint_in_channel(self, interaction: discord.Interaction[Any]) -> None:
         """/caro hint: the Hint button as a command, for players who prefer typing."""
-        guild_id, channel_id = interaction.guild_id, interaction.channel_id
-        if guild_id is None or channel_id is None:
-            await say(interaction, "error.guild_only")
-            return
-        running = await self.games.active_game(guild_id, channel_id, interaction.user.id)
-        if running is None:
-            await say(interaction, "error.no_running_game")
-            return
-        ref = ControlRef("h", running.id, running.ply, None, None)
-        try:
-            await self._hint(interaction, ref)
-        except UserError as exc:
-            await refuse(interaction, exc)
+        await self._button_as_command(
+            interaction, "h", self.games.active_game, "error.no_running_game", self._hint
+        )
 
     async def rematch_in_channel(self, interaction: discord.Interaction[Any]) -> None:
         """/caro rematch: the Rematch button of the user's last game in this channel."""
+        await self._button_as_command(
+            interaction, "rm", self.games.storage.last_game, "error.no_finished_game", self._rematch
+        )
+
+    async def _button_as_command(
+        self,
+        interaction: discord.Interaction[Any],
+        kind: str,
+        find: Callable[[int, int, int], Awaitable[GameRow | None]],
+        missing: str,
+        press: Callable[[discord.Interaction[Any], ControlRef], Awaitable[None]],
+    ) -> None:
+        """Press the `kind` control of the game `find` gives for (guild, channel, user), as if
+        on the current drawing of its board; `missing` if there is no such game."""
         guild_id, channel_id = interaction.guild_id, interaction.channel_id
         if guild_id is None or channel_id is None:
             await say(interaction, "error.guild_only")
             return
-        last = await self.games.storage.last_game(guild_id, channel_id, interaction.user.id)
-        if last is None:
-            await say(interaction, "error.no_finished_game")
+        game = await find(guild_id, channel_id, interaction.user.id)
+        if game is None:
+            await say(interaction, missing)
             return
-        ref = ControlRef("rm", last.id, last.ply, None, None)
         try:
-            await self._rematch(interaction, ref)
+            await press(interaction, ControlRef(kind, game.id, game.ply, None, None))
         except UserError as exc:
             await refuse(interaction, exc)
 

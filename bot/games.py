@@ -12,7 +12,7 @@ import random
 import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine import Board, IllegalMoveError, InvalidMoveError, Mark, Rule
 from engine.ai import LEVELS
@@ -25,6 +25,7 @@ from .storage import (
     Finish,
     GameRow,
     GuildSettings,
+    MoveRow,
     NewGame,
     Storage,
 )
@@ -508,14 +509,7 @@ class GameService:
         """A person's move (a click or a typed cell); UserError (nothing changed) if it cannot be
         applied now."""
         async with self._lock(ref.game_id):
-            state = await self.state(ref.game_id)
-            if state is None:
-                raise UserError("click.no_game")
-            mark = state.mark_of(user_id)
-            if mark is None:
-                raise UserError("click.not_your_game")
-            if not state.active:
-                raise UserError("click.finished")
+            state, mark = await self._running_game_of(ref.game_id, user_id)
             if message_id is not None and state.row.message_id not in (None, message_id):
                 raise UserError("click.stale")
             board = state.board
@@ -533,18 +527,10 @@ class GameService:
                 board.push(cell)
             except IllegalMoveError:
                 raise UserError("click.taken", cell=ref.cell) from None
-            finish = self._finish(board, state)
-            stored = await self.storage.add_move(
-                state.id,
-                ref.ply,
-                cell_name(cell),
-                by_ai=False,
-                finish=finish,
-                deadline=await self._deadline(state, board),
-            )
-            if not stored:
+            after = await self._store_move(state, board, by_ai=False, reason=None)
+            if after is None:
                 raise UserError("click.stale")
-            return await self._reload(state.id)
+            return after
 
     async def ai_move(self, game_id: int) -> GameState | None:
         """Let the AI answer if it is its turn; None if there was nothing to do (or it lost a race).
@@ -567,33 +553,62 @@ class GameService:
                 state = await self.state(game_id)
                 if state is None or not state.ai_to_move or state.board.ply != ply:
                     return None
-                board = state.board
-                board.push(cell)
-                stored = await self.storage.add_move(
-                    game_id,
-                    ply,
-                    cell_name(cell),
-                    by_ai=True,
-                    reason=reason,
-                    finish=self._finish(board, state),
-                    deadline=await self._deadline(state, board),
-                )
-                return await self._reload(game_id) if stored else None
+                state.board.push(cell)
+                return await self._store_move(state, state.board, by_ai=True, reason=reason)
         finally:
             self._thinking.discard(game_id)
+
+    async def _store_move(
+        self, state: GameState, board: Board, *, by_ai: bool, reason: str | None
+    ) -> GameState | None:
+        """Store the move just pushed on `board` (the board of `state`, one move ahead of its
+        row); the game after it, or None if the game moved on meanwhile (nothing stored).
+
+        A move that does not end the game changes nothing but the ply, the clock and the list of
+        moves, so the new state is built here instead of read back: on a busy bot each trip to
+        the database waits behind every other game's.
+        """
+        ply = board.ply - 1
+        cell = board.moves[-1]
+        finish = self._finish(board, state)
+        deadline = await self._deadline(state, board)
+        stored = await self.storage.add_move(
+            state.id,
+            ply,
+            cell_name(cell),
+            by_ai=by_ai,
+            reason=reason,
+            finish=finish,
+            deadline=deadline,
+        )
+        if not stored:
+            return None
+        if finish is not None:
+            # The result, end reason and ratings are the database's to say.
+            return await self._reload(state.id)
+        move = MoveRow(ply=ply, cell=cell_name(cell), by_ai=by_ai, reason=reason)
+        row = replace(state.row, ply=board.ply, deadline=deadline, moves=(*state.row.moves, move))
+        return GameState(row=row, board=board)
+
+    async def _running_game_of(self, game_id: int, user_id: int) -> tuple[GameState, Mark]:
+        """The running game `game_id` and the mark `user_id` plays in it; UserError if it is
+        gone, not theirs or over."""
+        state = await self.state(game_id)
+        if state is None:
+            raise UserError("click.no_game")
+        mark = state.mark_of(user_id)
+        if mark is None:
+            raise UserError("click.not_your_game")
+        if not state.active:
+            raise UserError("click.finished")
+        return state, mark
 
     async def games_awaiting_ai(self) -> list[GameState]:
         return [load_state(row) for row in await self.storage.games_awaiting_ai()]
 
     async def hint(self, game_id: int, ply: int, user_id: int) -> Hint:
         """The engine's suggestion for the player's move, counted in the game record."""
-        state = await self.state(game_id)
-        if state is None:
-            raise UserError("click.no_game")
-        if state.mark_of(user_id) is None:
-            raise UserError("click.not_your_game")
-        if not state.active:
-            raise UserError("click.finished")
+        state, _ = await self._running_game_of(game_id, user_id)
         if state.mode != "ai" or state.row.ai_level not in HINT_LEVELS:
             raise UserError("hint.not_here")
         if state.board.ply != ply:
@@ -613,14 +628,7 @@ class GameService:
     ) -> GameState:
         """`user_id` gives the game up; the other side wins."""
         async with self._lock(game_id):
-            state = await self.state(game_id)
-            if state is None:
-                raise UserError("click.no_game")
-            mark = state.mark_of(user_id)
-            if mark is None:
-                raise UserError("click.not_your_game")
-            if not state.active:
-                raise UserError("click.finished")
+            state, mark = await self._running_game_of(game_id, user_id)
             ply = state.board.ply if expected_ply is None else expected_ply
             finish = finish_with_winner(state, mark.other, "resign")
             if not await self.storage.finish_game(game_id, finish, ply=ply):

@@ -4,14 +4,16 @@ Every statement is parameterised. Every change that touches more than one row ru
 transaction, and all access goes through one asyncio.Lock: the single connection is shared by
 every coroutine, so without the lock one coroutine's statements could land inside another's
 transaction.
+
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,6 +195,12 @@ _GAME_COLUMNS = (
     "status, result, winner, ply, mode, opponent_id, player_level, deadline, end_reason, hints, "
     "locale"
 )
+# The moves ride along as one JSON array ([ply, cell, by_ai, reason] each, in order).
+_GAME_WITH_MOVES = (
+    f"SELECT {_GAME_COLUMNS}, (SELECT json_group_array(json_array(ply, cell, by_ai, reason))"
+    " FROM (SELECT ply, cell, by_ai, reason FROM moves WHERE game_id = games.id ORDER BY ply))"
+    " AS moves_json FROM games WHERE id = ?"
+)
 _CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, message_id, challenger_id, opponent_id, rows, cols, k, rule, first, "
     "locale, status, deadline, game_id"
@@ -221,6 +229,8 @@ class Storage:
     def __init__(self, db: aiosqlite.Connection) -> None:
         self._db = db
         self._lock = asyncio.Lock()
+        # guild id -> its saved settings, None if it has none (see guild_settings).
+        self._settings: dict[int, GuildSettings | None] = {}
 
     @classmethod
     async def open(cls, path: str | Path, *, migrations: Path = MIGRATIONS_DIR) -> Storage:
@@ -615,13 +625,21 @@ class Storage:
 
     # ----------------------------------------------------------------- settings
     async def guild_settings(self, guild_id: int, default: GuildSettings) -> GuildSettings:
+        # Every move starts a clock from these; they change only through save_guild_settings of
+        # this one process, so a cache is exact and saves a database trip per move.
+        if guild_id in self._settings:
+            return self._settings[guild_id] or default
         async with self._lock, self._db.execute(
             "SELECT pvp_timeout, ai_timeout FROM guild_settings WHERE guild_id = ?", (guild_id,)
         ) as cur:
             row = await cur.fetchone()
-        if row is None:
-            return default
-        return GuildSettings(pvp_timeout=float(row[0]), ai_timeout=float(row[1]))
+        found = (
+            None
+            if row is None
+            else GuildSettings(pvp_timeout=float(row[0]), ai_timeout=float(row[1]))
+        )
+        self._settings[guild_id] = found
+        return found or default
 
     async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
         async with self._lock:
@@ -631,6 +649,7 @@ class Storage:
                 " ai_timeout = excluded.ai_timeout",
                 (guild_id, settings.pvp_timeout, settings.ai_timeout),
             )
+            self._settings[guild_id] = settings
 
     # ----------------------------------------------------------------- challenges
     async def create_challenge(
@@ -815,19 +834,10 @@ class Storage:
         return int(row[0]) if row is not None and row[0] is not None else 0
 
     async def _game(self, game_id: int) -> GameRow | None:
-        # execute_fetchall: one trip to the database thread per query instead of three
-        # (execute, fetch, close); every click reads its game, so under load this is most of
-        # the time the storage lock is held.
-        rows = await self._db.execute_fetchall(
-            f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)
-        )
-        if not rows:
-            return None
-        moves = await self._db.execute_fetchall(
-            "SELECT ply, cell, by_ai, reason FROM moves WHERE game_id = ? ORDER BY ply",
-            (game_id,),
-        )
-        return _game_row(next(iter(rows)), moves)
+        # One query, so one trip to the database thread: every click and every AI answer reads
+        # its game, and under load these trips queue behind each other on the one connection.
+        rows = await self._db.execute_fetchall(_GAME_WITH_MOVES, (game_id,))
+        return next((_game_row(row) for row in rows), None)
 
     async def _active_game(self, guild_id: int, channel_id: int, player_id: int) -> GameRow | None:
         async with self._db.execute(
@@ -864,7 +874,7 @@ def _record(tally: dict[str, int]) -> Record:
     return Record(wins=tally.get("win", 0), draws=tally.get("draw", 0), losses=tally.get("loss", 0))
 
 
-def _game_row(row: sqlite3.Row, moves: Iterable[sqlite3.Row]) -> GameRow:
+def _game_row(row: sqlite3.Row) -> GameRow:
     return GameRow(
         id=int(row["id"]),
         guild_id=int(row["guild_id"]),
@@ -890,12 +900,12 @@ def _game_row(row: sqlite3.Row, moves: Iterable[sqlite3.Row]) -> GameRow:
         locale=str(row["locale"]),
         moves=tuple(
             MoveRow(
-                ply=int(m["ply"]),
-                cell=str(m["cell"]),
-                by_ai=bool(m["by_ai"]),
-                reason=None if m["reason"] is None else str(m["reason"]),
+                ply=int(ply),
+                cell=str(cell),
+                by_ai=bool(by_ai),
+                reason=None if reason is None else str(reason),
             )
-            for m in moves
+            for ply, cell, by_ai, reason in json.loads(row["moves_json"])
         ),
     )
 

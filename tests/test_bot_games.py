@@ -249,3 +249,52 @@ async def test_perfect_play_draws_and_bad_play_loses_against_impossible(service)
     assert bob.overall == Record(losses=1) and bob.points == 0
     final = await games.state(lose.id)
     assert final is not None and final.row.winner == "O" and final.board.outcome() is not None
+
+
+async def test_states_built_after_a_move_match_the_database(service) -> None:
+    """play and ai_move build the new state in memory instead of reading it back: it must be
+    exactly what a fresh read of the database gives, move after move, up to the end (where the
+    result comes from the database)."""
+    games, _ = service
+    state = await start(games, level="easy", size="4x4")
+    games.storage._settings.clear()  # the clock's settings come from the cache or the database
+    rng = random.Random(7)
+    seen = 0
+    while state.active:
+        if state.ai_to_move:
+            after = await games.ai_move(state.id)
+        else:
+            cell = rng.choice([state.board.move_name(m) for m in state.board.legal_moves])
+            after = await games.play(
+                MoveRef(state.id, state.board.ply, cell), user_id=ALICE, message_id=5000 + state.id
+            )
+        assert after is not None
+        fresh = await games.state(state.id)
+        assert fresh is not None
+        assert after.row == fresh.row
+        assert after.board.text() == fresh.board.text()
+        state = after
+        seen += 1
+    assert seen == state.board.ply and state.row.result in {"win", "draw", "loss"}
+
+
+async def test_helpers_refuse_the_same_way_for_every_action(service) -> None:
+    games, _ = service
+    state = await start(games, level="easy")
+    for action in (
+        games.resign(state.id, BOB),
+        games.hint(state.id, 0, BOB),
+        games.play(MoveRef(state.id, 0, "A1"), user_id=BOB, message_id=None),
+    ):
+        with pytest.raises(UserError) as refused:
+            await action
+        assert refused.value.key == "click.not_your_game"
+    await games.resign(state.id, ALICE)
+    for action in (
+        games.resign(state.id, ALICE),
+        games.hint(state.id, 0, ALICE),
+        games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None),
+    ):
+        with pytest.raises(UserError) as refused:
+            await action
+        assert refused.value.key == "click.finished"

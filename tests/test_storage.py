@@ -11,6 +11,7 @@ import pytest
 from bot.storage import (
     ActiveGameExists,
     Finish,
+    GuildSettings,
     NewGame,
     Record,
     Storage,
@@ -301,3 +302,47 @@ async def test_the_one_watch_migration_keeps_the_newest_of_old_duplicates(tmp_pa
             await store.create_game(watch_game())
     finally:
         await store.close()
+
+
+async def test_a_game_is_read_with_its_moves_in_order(storage: Storage) -> None:
+    game = await storage.create_game(new_game())
+    assert (await storage.game(game.id)).moves == ()  # type: ignore[union-attr]
+    cells = ["C3", "A1", "B2", "E5", "D4"]
+    for ply, cell in enumerate(cells):
+        by_ai = ply % 2 == 1
+        reason = 'block "quoted", ünïcode' if by_ai else None
+        assert await storage.add_move(game.id, ply, cell, by_ai=by_ai, reason=reason, deadline=9.5)
+    read = await storage.game(game.id)
+    assert read is not None and read.ply == 5 and read.deadline == 9.5
+    assert [(m.ply, m.cell, m.by_ai, m.reason) for m in read.moves] == [
+        (ply, cell, ply % 2 == 1, 'block "quoted", ünïcode' if ply % 2 else None)
+        for ply, cell in enumerate(cells)
+    ]
+    assert await storage.game(game.id + 1000) is None
+
+
+async def test_a_refused_move_leaves_no_transaction_open(storage: Storage) -> None:
+    game = await storage.create_game(new_game())
+    assert not await storage.add_move(game.id, 3, "A1", by_ai=False)
+    with pytest.raises(sqlite3.IntegrityError):
+        # A move row for this ply already exists (written behind the bot's back): the update
+        # succeeds, the insert fails, and everything is rolled back.
+        async with storage._lock:
+            await storage._db.execute(
+                "INSERT INTO moves (game_id, ply, cell, by_ai) VALUES (?, 0, 'B1', 0)", (game.id,)
+            )
+        await storage.add_move(game.id, 0, "A1", by_ai=False)
+    assert not storage._db.in_transaction
+    read = await storage.game(game.id)
+    assert read is not None and read.ply == 0 and [m.cell for m in read.moves] == ["B1"]
+
+
+async def test_guild_settings_are_cached_and_saving_updates_them(storage: Storage) -> None:
+    default = GuildSettings(pvp_timeout=600.0, ai_timeout=1800.0)
+    assert await storage.guild_settings(GUILD, default) == default
+    mine = GuildSettings(pvp_timeout=120.0, ai_timeout=240.0)
+    await storage.save_guild_settings(GUILD, mine)
+    assert await storage.guild_settings(GUILD, default) == mine
+    storage._settings.clear()  # read back from the database, not the cache
+    assert await storage.guild_settings(GUILD, default) == mine
+    assert await storage.guild_settings(GUILD + 1, default) == default
