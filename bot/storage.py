@@ -4,7 +4,6 @@ Every statement is parameterised. Every change that touches more than one row ru
 transaction, and all access goes through one asyncio.Lock: the single connection is shared by
 every coroutine, so without the lock one coroutine's statements could land inside another's
 transaction.
-
 """
 
 from __future__ import annotations
