@@ -13,6 +13,7 @@ import time
 from engine import Board
 
 PARENT_CHECK_INTERVAL = 1.0
+WORKER_NICENESS = 10
 
 
 def think(board_text: str, level: str, seed: str, time_limit: float | None) -> tuple[int, int, str]:
@@ -48,3 +49,13 @@ def exit_with_parent(parent: int) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="caro-exit-with-parent", daemon=True).start()
+
+
+def init_worker(parent: int) -> None:
+    """Pool initializer: follow the bot's life, and yield the CPU to it.
+
+    Searches are batch work bounded by their own time limit; the bot's event loop answers
+    people and must win the CPU when both want it (bench/load.py measures the difference).
+    """
+    exit_with_parent(parent)
+    os.nice(WORKER_NICENESS)

@@ -153,7 +153,7 @@ class CaroBot(PlayFlows, discord.Client):
         return ProcessPoolExecutor(
             max_workers=AI_WORKERS,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=ai_worker.exit_with_parent,
+            initializer=ai_worker.init_worker,
             initargs=(os.getpid(),),
         )
 
