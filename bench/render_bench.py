@@ -16,6 +16,7 @@ import time
 from bot.board_image import THEMES, clear_caches, render_board
 from bot.window import initial_window
 from engine import Board, Rule
+from engine.stats import percentile
 
 SIZES = (9, 15, 19, 26)
 FILLS = (0.0, 0.1, 0.3, 0.6)  # share of the cells holding a stone
@@ -33,10 +34,6 @@ def position(size: int, stones: int, rng: random.Random) -> Board:
         if board.is_over():
             board.pop()
     return board
-
-
-def percentile(sorted_ms: list[float], share: float) -> float:
-    return sorted_ms[min(len(sorted_ms) - 1, round(share * (len(sorted_ms) - 1)))]
 
 
 def main() -> int:

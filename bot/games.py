@@ -16,7 +16,8 @@ from dataclasses import dataclass, replace
 
 from engine import Board, IllegalMoveError, InvalidMoveError, Mark, Rule
 from engine.ai import LEVELS
-from engine.notation import MAX_SIDE, cell_name
+from engine.notation import SizeError, cell_name
+from engine.notation import parse_size as engine_parse_size
 
 from . import ratings
 from .storage import (
@@ -50,8 +51,6 @@ SIZES: dict[str, tuple[int, int, int]] = {
 # The Vietnamese game: 15x15, five in a row, caro rule, unless the player picks another rule.
 PRESET_RULES: dict[str, Rule] = {"15x15": Rule.CARO}
 RULES: tuple[str, ...] = tuple(r.value for r in Rule)
-# A typed size: rows x columns, optionally k (the winning line), e.g. "12x12" or "12x12k4".
-CUSTOM_SIZE = re.compile(r"(?P<rows>[0-9]{1,2})x(?P<cols>[0-9]{1,2})(?:k(?P<k>[0-9]{1,2}))?")
 FIRSTS: tuple[str, ...] = ("me", "ai", "random")
 CHALLENGE_FIRSTS: tuple[str, ...] = ("me", "them", "random")
 # Defaults of the per-server turn clock (seconds): a person waiting for another gets the move
@@ -129,16 +128,13 @@ def parse_size(text: str | None) -> tuple[int, int, int]:
     side if shorter) or "12x12k4", up to 26x26."""
     if text is None:
         return SIZES["3x3"]
-    cleaned = text.strip().lower().replace(" ", "").replace("\u00d7", "x")
+    cleaned = text.strip().lower().replace(" ", "")
     if cleaned in SIZES:
         return SIZES[cleaned]
-    match = CUSTOM_SIZE.fullmatch(cleaned)
-    if match is not None:
-        rows, cols = int(match["rows"]), int(match["cols"])
-        longer = max(rows, cols)
-        k = int(match["k"]) if match["k"] else min(5, longer)
-        if 1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE and 1 <= k <= longer:
-            return rows, cols, k
+    try:
+        return engine_parse_size(cleaned).with_k()
+    except SizeError:
+        pass
     raise UserError(
         "error.bad_size",
         value=text[:40].replace("*", "").replace("`", "") or "(empty)",

@@ -10,21 +10,16 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import math
 import time
 from typing import Any
+
+from engine.stats import percentile
 
 log = logging.getLogger("caro.metrics")
 
 SAMPLE_INTERVAL = 0.05
 # Without CARO_LOOP_LAG_LOG the figures still go to DEBUG, once a minute.
 DEFAULT_REPORT_INTERVAL = 60.0
-
-
-def percentile(sorted_values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile of an already sorted, non-empty list."""
-    index = max(0, math.ceil(fraction * len(sorted_values)) - 1)
-    return sorted_values[min(index, len(sorted_values) - 1)]
 
 
 class GcPauses:

@@ -1,13 +1,33 @@
 """caro's game engine: m,n,k boards, rules, notation, AI search and solver. Pure, synchronous Python."""
 
+from importlib.metadata import PackageNotFoundError, version
+
 from .board import Board, LegalMoves
-from .types import Cell, IllegalMoveError, InvalidMoveError, Mark, MoveError, Outcome, Rule
+from .types import (
+    LEVELS,
+    Cell,
+    IllegalMoveError,
+    InvalidMoveError,
+    Level,
+    Mark,
+    MoveError,
+    Outcome,
+    Rule,
+)
+
+try:
+    __version__ = version("caro")
+except PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"
+
 
 __all__ = [
+    "LEVELS",
     "Board",
     "Cell",
     "IllegalMoveError",
     "InvalidMoveError",
+    "Level",
     "LegalMoves",
     "Mark",
     "MoveError",

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
-from .notation import MAX_SIDE, cell_name, column_letter, parse_cell
+from .notation import MAX_SIDE, cell_name, column_letter, parse_cell, parse_size
 from .types import Cell, IllegalMoveError, InvalidMoveError, Mark, Outcome, Rule, quoted
 
 # Row/col steps of the four line directions: horizontal, vertical, both diagonals.
@@ -255,14 +255,12 @@ class Board:
         if len(parts) < 3:
             raise ValueError(f"expected 'ROWSxCOLS kK RULE moves...', got {quoted(text)}")
         size, k_part, rule_part, *names = parts
-        # ASCII digits only: int() alone would also take "1_5" and str.isdigit() takes "²".
-        size_match = _SIZE_RE.fullmatch(size)
-        if size_match is None:
+        if _SIZE_RE.fullmatch(size) is None:
             raise ValueError(f"bad board size {quoted(size)}: write it like 15x15")
-        rows, cols = int(size_match.group(1)), int(size_match.group(2))
         if _K_RE.fullmatch(k_part) is None:
             raise ValueError(f"bad k {quoted(k_part)}: write it like k5")
-        board = cls(rows, cols, int(k_part[1:]), Rule.parse(rule_part))
+        rows, cols, k = parse_size(size + k_part).with_k()
+        board = cls(rows, cols, k, Rule.parse(rule_part))
         for name in names:
             board.push_name(name)
         return board

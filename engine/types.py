@@ -1,9 +1,10 @@
-"""Small value types shared by the whole engine: marks, rules, outcomes and move errors."""
+"""Small value types shared by the whole engine: marks, rules, AI levels, outcomes and move
+errors. Light on purpose: the bot and the command line import it without loading the search."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum, IntEnum
+from enum import Enum, IntEnum, StrEnum
 
 Cell = tuple[int, int]
 
@@ -55,6 +56,28 @@ class Rule(Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+class Level(StrEnum):
+    """The AI ladder, weakest first: the one definition of the level names (a StrEnum, so each
+    member is also its name as a string, as stored in databases and shown in commands)."""
+
+    EASY = "easy"
+    NORMAL = "normal"
+    HARD = "hard"
+    IMPOSSIBLE = "impossible"
+
+    @classmethod
+    def parse(cls, text: str) -> Level:
+        """Level from its name, case-insensitive; ValueError listing the choices otherwise."""
+        try:
+            return cls(text.strip().lower() if isinstance(text, str) else text)
+        except ValueError:
+            choices = ", ".join(level.value for level in cls)
+            raise ValueError(f"unknown AI level {quoted(text)}: choose one of {choices}") from None
+
+
+LEVELS: tuple[Level, ...] = tuple(Level)
 
 
 @dataclass(frozen=True, slots=True)

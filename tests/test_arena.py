@@ -9,7 +9,9 @@ import random
 import pytest
 
 from engine import Board, Mark
-from engine.arena import (
+from engine.notation import parse_size
+from engine.programs import COMMANDS
+from engine.programs.arena import (
     GameResult,
     LevelPlayer,
     MonteCarloPlayer,
@@ -20,14 +22,12 @@ from engine.arena import (
     format_report,
     pairwise,
     parse_player,
-    parse_size,
     play_game,
     run,
     run_games,
     schedule,
     standings,
 )
-from engine.cli import COMMANDS
 from engine.types import Cell
 
 
@@ -200,10 +200,10 @@ def test_parse_player_and_size() -> None:
     for bad, message in (("mc@0", "mc@PLAYOUTS"), ("foo", "unknown player"), ("random@3", "no @")):
         with pytest.raises(ValueError, match=message):
             parse_player(bad)
-    assert parse_size("9x9") == (9, 9)
-    assert parse_size("7") == (7, 7)
-    assert parse_size("6X8") == (6, 8)
-    with pytest.raises(ValueError, match="like 9x9"):
+    assert parse_size("9x9").with_k(5) == (9, 9, 5)
+    assert parse_size("7").with_k(5) == (7, 7, 5)
+    assert parse_size("6X8").with_k(5) == (6, 8, 5)
+    with pytest.raises(ValueError, match="like 15x15"):
         parse_size("nine")
 
 
@@ -222,7 +222,7 @@ def test_report_has_standings_matrix_and_times() -> None:
 
 
 def test_cli_runs_a_small_tournament(capsys: pytest.CaptureFixture[str]) -> None:
-    assert COMMANDS["arena"][0] == "engine.arena"
+    assert COMMANDS["arena"][0] == "engine.programs.arena"
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     args = parser.parse_args(["--size", "4x4", "--k", "3", "--levels", "random,mc@5", "--games",

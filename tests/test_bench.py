@@ -7,7 +7,8 @@ import argparse
 import pytest
 
 from engine import Rule
-from engine.bench import (
+from engine.programs import COMMANDS
+from engine.programs.bench import (
     LATENCY_HEADER,
     add_arguments,
     format_table,
@@ -16,7 +17,6 @@ from engine.bench import (
     run,
     sample_positions,
 )
-from engine.cli import COMMANDS
 
 
 def bench_args(*argv: str) -> argparse.Namespace:
@@ -28,8 +28,8 @@ def bench_args(*argv: str) -> argparse.Namespace:
 def test_parse_sizes() -> None:
     assert parse_sizes("3x3k3, 9x9k5,15x15K5") == [(3, 3, 3), (9, 9, 5), (15, 15, 5)]
     assert parse_sizes("5x4k4") == [(5, 4, 4)]
-    with pytest.raises(ValueError, match="like 9x9k5"):
-        parse_sizes("9x9")
+    # k defaults as in every other command (five, or the longer side when shorter).
+    assert parse_sizes("9x9, 4x4") == [(9, 9, 5), (4, 4, 4)]
     with pytest.raises(ValueError, match="k must be"):
         parse_sizes("3x3k4")
     with pytest.raises(ValueError, match="no board sizes"):
@@ -61,7 +61,7 @@ def test_format_table_aligns_columns() -> None:
 
 
 def test_tiny_bench_prints_every_table(capsys: pytest.CaptureFixture[str]) -> None:
-    assert COMMANDS["bench"][0] == "engine.bench"
+    assert COMMANDS["bench"][0] == "engine.programs.bench"
     args = bench_args("--sizes", "3x3k3", "--levels", "easy,impossible", "--moves", "3",
                       "--mc-playouts", "100")
     assert run(args) == 0
@@ -87,5 +87,7 @@ def test_bad_arguments_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(bench_args("--levels", "godlike")) == 2
     assert "unknown level godlike" in capsys.readouterr().err
     assert run(bench_args("--moves", "0")) == 2
-    assert run(bench_args("--sizes", "3x3")) == 2
-    assert "like 9x9k5" in capsys.readouterr().err
+    assert run(bench_args("--sizes", "3x3k4")) == 2
+    assert "k must be from 1 to 3" in capsys.readouterr().err
+    assert run(bench_args("--sizes", "nine")) == 2
+    assert "like 15x15k5" in capsys.readouterr().err

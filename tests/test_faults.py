@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bot.loop_lag import lag_summary, percentile
+from bot.loop_lag import lag_summary
+from engine.stats import percentile
 from tests.conftest import BotHandle, StartBot
 from tests.fault_helpers import (
     CrashCampaign,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine import Board, Cell, Mark, Rule
-from engine.pbrain import (
+from engine.programs.pbrain import (
     ABOUT,
     Brain,
     ChooseFn,

@@ -12,7 +12,15 @@ from pathlib import Path
 import pytest
 
 from engine import Board, Cell, Mark, Outcome, Rule
-from engine.play import Computer, add_arguments, build_game, parse_size, play_game, render, run
+from engine.notation import parse_size
+from engine.programs.play import (
+    Computer,
+    add_arguments,
+    build_game,
+    play_game,
+    render,
+    run,
+)
 
 
 class Script:

@@ -26,8 +26,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from engine import Board, Mark, Rule, solver, solver_cli
-from engine.cli import COMMANDS
+from engine import Board, Mark, Rule, solver
+from engine.programs import COMMANDS
+from engine.programs import solve as solver_cli
 from engine.solver import SolveResult, SolveTimeout, analyse, perfect_move, solve
 
 Cell = tuple[int, int]
@@ -424,7 +425,7 @@ def test_perfect_move_is_reproducible_with_a_seed() -> None:
 # ---------------------------------------- caro solve
 def run_cli(*argv: str) -> tuple[int, str, str]:
     """`caro solve ARGV...`, without importing the other subcommands' modules."""
-    assert COMMANDS["solve"][0] == "engine.solver_cli"
+    assert COMMANDS["solve"][0] == "engine.programs.solve"
     parser = argparse.ArgumentParser(prog="caro solve")
     solver_cli.add_arguments(parser)
     out, err = io.StringIO(), io.StringIO()
@@ -453,7 +454,7 @@ def test_cli_with_moves_speaks_for_the_side_to_move() -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (("3y3", "3"), "should look like 4x4"),
+        (("3y3", "3"), "write ROWSxCOLS like 15x15"),
         (("3x3", "three"), "k must be a whole number"),
         (("3x3", "4"), "k must be from 1 to 3"),
         (("3x3", "3", "--rule", "gomoku"), "unknown rule"),

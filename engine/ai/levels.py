@@ -20,20 +20,18 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from ..board import Board
-from ..types import Cell, IllegalMoveError
+from ..types import LEVELS, Cell, IllegalMoveError, Level
 from .explain import reason_at
 from .position import EVERY_CELL_UP_TO, Position
 from .search import WON, Searcher
 from .threats import Budget, OutOfBudget, vcf, vct
 
-LEVELS = ("easy", "normal", "hard", "impossible")
-
 # Seconds per move. They include everything analyse_move does, so the bot can promise them.
-DEFAULT_TIME_LIMITS: dict[str, float] = {
-    "easy": 0.02,
-    "normal": 0.25,
-    "hard": 0.4,
-    "impossible": 0.8,
+DEFAULT_TIME_LIMITS: dict[Level, float] = {
+    Level.EASY: 0.02,
+    Level.NORMAL: 0.25,
+    Level.HARD: 0.4,
+    Level.IMPOSSIBLE: 0.8,
 }
 
 # Boards this small (cells) are searched at full width: every empty cell is a candidate.
@@ -78,8 +76,8 @@ class Style:
     solver: bool
 
 
-STYLES: dict[str, Style] = {
-    "easy": Style(
+STYLES: dict[Level, Style] = {
+    Level.EASY: Style(
         take_win=0.75,
         loose=0.6,
         slip_choices=0,
@@ -93,7 +91,7 @@ STYLES: dict[str, Style] = {
         read_small_boards_to_the_end=False,
         solver=False,
     ),
-    "normal": Style(
+    Level.NORMAL: Style(
         take_win=1.0,
         loose=0.3,
         slip_choices=4,
@@ -107,7 +105,7 @@ STYLES: dict[str, Style] = {
         read_small_boards_to_the_end=False,
         solver=False,
     ),
-    "hard": Style(
+    Level.HARD: Style(
         take_win=1.0,
         loose=0.1,
         slip_choices=2,
@@ -121,7 +119,7 @@ STYLES: dict[str, Style] = {
         read_small_boards_to_the_end=True,
         solver=False,
     ),
-    "impossible": Style(
+    Level.IMPOSSIBLE: Style(
         take_win=1.0,
         loose=0.0,
         slip_choices=1,
@@ -209,13 +207,12 @@ def _analyse(
     with_reason: bool,
 ) -> MoveInfo:
     start = time.perf_counter()
-    style = STYLES.get(level)
-    if style is None:
-        raise ValueError(f"unknown AI level {level!r}: choose one of {', '.join(LEVELS)}")
+    known = Level.parse(level)
+    style = STYLES[known]
     if board.is_over():
         raise IllegalMoveError("the game is over: there is no move to choose")
     if time_limit is None:
-        time_limit = DEFAULT_TIME_LIMITS[level]
+        time_limit = DEFAULT_TIME_LIMITS[known]
     if time_limit <= 0:
         raise ValueError(f"time_limit must be positive, not {time_limit!r}")
     if node_limit is not None and node_limit < 1:

@@ -6,12 +6,11 @@ import argparse
 import re
 import sys
 
-from .board import Board
-from .notation import MAX_SIDE
-from .solver import SolveTimeout, analyse
-from .types import Mark, Rule
+from ..board import Board
+from ..notation import parse_size
+from ..solver import SolveTimeout, analyse
+from ..types import Mark, Rule
 
-_SIZE_RE = re.compile(r"\s*([0-9]+)\s*[xX×]\s*([0-9]+)\s*")
 _K_RE = re.compile(r"\s*[0-9]+\s*")
 
 
@@ -39,15 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _board_from_args(args: argparse.Namespace) -> tuple[Board, float | None]:
     """The position and time limit the arguments describe; ValueError with the reason if bad."""
-    match = _SIZE_RE.fullmatch(str(args.size))
-    if match is None:
-        raise ValueError(f"board size {args.size!r} should look like 4x4 (ROWSxCOLS)")
-    rows, cols = int(match.group(1)), int(match.group(2))
-    if not (1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE):
-        raise ValueError(f"board sides must be from 1 to {MAX_SIDE}, not {rows}x{cols}")
+    size = parse_size(str(args.size))
     if _K_RE.fullmatch(str(args.k)) is None:
         raise ValueError(f"k must be a whole number, not {args.k!r}")
-    k = int(str(args.k))
+    rows, cols, k = size.with_k(int(str(args.k)))
     board = Board(rows, cols, k, Rule.parse(str(args.rule)))
     time_limit: float | None = None
     if args.time_limit is not None:

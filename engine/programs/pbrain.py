@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar, TextIO
 
-from .board import Board
-from .types import Cell, IllegalMoveError, Mark, Rule
+from ..board import Board
+from ..types import LEVELS, Cell, IllegalMoveError, Mark, Rule
 
 NAME = "caro"
 VERSION = "0.1.0"
@@ -432,7 +432,7 @@ def fallback_move(board: Board) -> Cell:
 
 def ai_chooser(level: str, rng: random.Random, node_limit: int | None = None) -> ChooseFn:
     """engine.ai at `level` as the brain's move source (imported only when a brain starts)."""
-    from .ai import choose_move
+    from ..ai import choose_move
 
     def choose(board: Board, seconds: float) -> Cell:
         return choose_move(board, level, rng=rng, time_limit=seconds, node_limit=node_limit)
@@ -458,7 +458,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--level",
         default="impossible",
-        choices=("easy", "normal", "hard", "impossible"),
+        choices=LEVELS,
         help="AI level (default: impossible)",
     )
     parser.add_argument(

@@ -1,4 +1,4 @@
-"""Solver speed figures: `python -m engine.solver_bench [--with-5x5]`.
+"""Solver speed figures: `python -m engine.programs.solver_bench [--with-5x5]`.
 
 Prints, for a cold process: the time and nodes to solve the empty (4,4,4) and (4,5,4) boards,
 and the median and 99th-percentile time of perfect_move on tic-tac-toe after the first call
@@ -12,8 +12,8 @@ import random
 import statistics
 import time
 
-from . import solver
-from .board import Board
+from .. import solver
+from ..board import Board
 
 
 def _solve_empty(rows: int, cols: int, k: int) -> None:

@@ -11,17 +11,17 @@ from __future__ import annotations
 import argparse
 import math
 import random
-import re
 import statistics
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .arena import percentile
-from .board import Board
-from .montecarlo import monte_carlo_move
-from .types import Cell, Rule
+from ..board import Board
+from ..montecarlo import monte_carlo_move
+from ..notation import parse_sizes as parse_size_list
+from ..stats import percentile
+from ..types import Cell, Rule
 
 DEFAULT_SIZES = "3x3k3,5x5k4,9x9k5,15x15k5"
 SOLVER_SPECS = ((3, 3, 3), (4, 4, 4))
@@ -29,31 +29,18 @@ SOLVER_EXTRA_SPECS = ((5, 4, 4), (5, 5, 4))
 # The 5x5 k=4 position of the spec where X (to move) has a forced win: the reference question
 # is how long Monte Carlo needs to find a winning move there, against the "impossible" level.
 MC_POSITION = "5x5 k4 freestyle B3 C3 C2 D1 B2 A2"
-_SIZE_RE = re.compile(r"(\d+)\s*[x×]\s*(\d+)\s*k\s*(\d+)")
 
 
 def parse_sizes(text: str) -> list[tuple[int, int, int]]:
-    """ "3x3k3,9x9k5" -> [(3, 3, 3), (9, 9, 5)], each checked as a board."""
-    sizes = []
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        match = _SIZE_RE.fullmatch(part.strip().lower())
-        if match is None:
-            raise ValueError(f"bad size {part.strip()!r}: write ROWSxCOLSkK, like 9x9k5")
-        rows, cols, k = (int(g) for g in match.groups())
-        Board(rows, cols, k)
-        sizes.append((rows, cols, k))
-    if not sizes:
-        raise ValueError("no board sizes given")
-    return sizes
+    """ "3x3k3,9x9k5,15x15" -> [(3, 3, 3), (9, 9, 5), (15, 15, 5)]: k defaults as everywhere."""
+    return [size.with_k() for size in parse_size_list(text)]
 
 
 def sample_positions(rows: int, cols: int, k: int, rule: Rule, count: int, seed: int,
                      level: str = "easy") -> list[Board]:
     """`count` unfinished positions from seeded self-play games of `level`, spread over the
     games' plies (the empty board included when it is drawn)."""
-    from .ai import choose_move
+    from ..ai import choose_move
 
     if count < 1:
         return []
@@ -85,7 +72,7 @@ class LatencyRow:
 def measure_level(positions: Sequence[Board], level: str, *, seed: int = 0,
                   time_limit: float | None = None, node_limit: int | None = None) -> LatencyRow:
     """Time one analyse_move per position (wall clock around the call)."""
-    from .ai import analyse_move
+    from ..ai import analyse_move
 
     if not positions:
         raise ValueError("no positions to measure")
@@ -120,7 +107,7 @@ def measure_level(positions: Sequence[Board], level: str, *, seed: int = 0,
 
 def solver_line(rows: int, cols: int, k: int, rule: Rule, time_limit: float | None) -> list[str]:
     """Cold solve of the empty board: the tables are cleared first so nothing is remembered."""
-    from .solver import SolveTimeout, analyse, clear_tables
+    from ..solver import SolveTimeout, analyse, clear_tables
 
     clear_tables()
     board = Board(rows, cols, k, rule)
@@ -136,7 +123,7 @@ def solver_line(rows: int, cols: int, k: int, rule: Rule, time_limit: float | No
 
 def _is_winning(board: Board, move: Cell, time_limit: float) -> str:
     """"yes"/"no" if the solver proves whether `move` keeps a forced win, else "unknown"."""
-    from .solver import SolveTimeout, solve
+    from ..solver import SolveTimeout, solve
 
     after = board.copy()
     after.push(move)
@@ -152,8 +139,8 @@ def _is_winning(board: Board, move: Cell, time_limit: float) -> str:
 def mc_position_lines(playouts: int, seed: int, time_limit: float | None,
                       node_limit: int | None) -> list[list[str]]:
     """"impossible" and MC(playouts) on MC_POSITION: time, move, and whether it wins."""
-    from .ai import analyse_move
-    from .solver import clear_tables
+    from ..ai import analyse_move
+    from ..solver import clear_tables
 
     board = Board.from_text(MC_POSITION)
     clear_tables()
@@ -175,7 +162,7 @@ def mc_position_lines(playouts: int, seed: int, time_limit: float | None,
 def tic_tac_toe_micros(seed: int, repeats: int = 5) -> tuple[float, int]:
     """Median microseconds per "impossible" move on 3x3 positions after one warm-up pass (the
     solver's tables filled), and how many calls the median is over."""
-    from .ai import choose_move
+    from ..ai import choose_move
 
     positions = sample_positions(3, 3, 3, Rule.FREESTYLE, 12, seed)
     for i, board in enumerate(positions):
@@ -238,7 +225,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .ai import LEVELS
+    from ..ai import LEVELS
 
     try:
         sizes = parse_sizes(args.sizes)

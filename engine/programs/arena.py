@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Protocol
 
-from .board import Board
-from .montecarlo import monte_carlo_move
-from .types import Cell, Mark, Rule
+from ..board import Board
+from ..montecarlo import monte_carlo_move
+from ..notation import parse_size
+from ..stats import percentile
+from ..types import Cell, Mark, Rule
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
@@ -55,7 +57,7 @@ class LevelPlayer:
             object.__setattr__(self, "name", self.level)
 
     def __call__(self, board: Board, rng: random.Random, /) -> Cell:
-        from .ai import choose_move
+        from ..ai import choose_move
 
         return choose_move(
             board, self.level, rng=rng, time_limit=self.time_limit, node_limit=self.node_limit
@@ -88,7 +90,7 @@ def parse_player(entry: str, *, mc_playouts: int = 1000, time_limit: float | Non
                  node_limit: int | None = None) -> Player:
     """A player from a --levels entry: a level name, `mc`, `random`, or `level@SECONDS` /
     `mc@PLAYOUTS` for a level with its own time limit or an MC with its own playout count."""
-    from .ai import LEVELS
+    from ..ai import LEVELS
 
     text = entry.strip().lower()
     base, _, extra = text.partition("@")
@@ -407,31 +409,9 @@ def format_report(results: Sequence[GameResult], names: Sequence[str], anchor: s
     return "\n".join(parts)
 
 
-def percentile(sorted_values: Sequence[float], fraction: float) -> float:
-    """Nearest-rank percentile of already sorted values."""
-    if not sorted_values:
-        raise ValueError("no values")
-    rank = max(1, math.ceil(fraction * len(sorted_values)))
-    return sorted_values[rank - 1]
-
-
 # ----------------------------------------------------------------------------------- CLI
-def parse_size(text: str) -> tuple[int, int]:
-    """"9x9" or "9" -> (rows, cols)."""
-    parts = text.lower().replace("×", "x").split("x")
-    try:
-        if len(parts) == 1:
-            side = int(parts[0])
-            return side, side
-        if len(parts) == 2:
-            return int(parts[0]), int(parts[1])
-    except ValueError:
-        pass
-    raise ValueError(f"bad board size {text!r}: write it like 9x9")
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--size", default="9x9", help="board size ROWSxCOLS (default 9x9)")
+    parser.add_argument("--size", default="9x9", help="board size ROWSxCOLS, or ROWSxCOLSkK (default 9x9)")
     parser.add_argument("--k", type=int, default=5, help="stones in a row to win (default 5)")
     parser.add_argument("--rule", default="freestyle", help="freestyle, exact or caro")
     parser.add_argument(
@@ -456,9 +436,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        rows, cols = parse_size(args.size)
+        rows, cols, k = parse_size(args.size).with_k(args.k)
         rule = Rule.parse(args.rule)
-        Board(rows, cols, args.k, rule)
+        Board(rows, cols, k, rule)
         if args.mc_playouts < 1:
             raise ValueError("--mc-playouts must be at least 1")
         if args.time_limit is not None and not args.time_limit > 0:
@@ -474,7 +454,7 @@ def run(args: argparse.Namespace) -> int:
         anchor = (args.anchor or names[0]).lower() if names else None
         if anchor is not None and anchor not in names:
             raise ValueError(f"--anchor {args.anchor!r} is not one of the players ({', '.join(names)})")
-        specs = schedule(players, rows=rows, cols=cols, k=args.k, rule=rule, games=args.games,
+        specs = schedule(players, rows=rows, cols=cols, k=k, rule=rule, games=args.games,
                          seed=args.seed, openings=args.openings)
     except ValueError as exc:
         print(f"caro arena: error: {exc}", file=sys.stderr)
@@ -494,7 +474,7 @@ def run(args: argparse.Namespace) -> int:
 
     results = run_games(specs, jobs=args.jobs, progress=progress)
     elapsed = time.perf_counter() - start
-    print(f"{rows}x{cols} k{args.k} {rule.value}, {args.games} games per pair, seed {args.seed}, "
+    print(f"{rows}x{cols} k{k} {rule.value}, {args.games} games per pair, seed {args.seed}, "
           f"openings {args.openings}, {len(results)} games in {elapsed:.0f}s")
     print(format_report(results, names, anchor))
     if args.games_out:

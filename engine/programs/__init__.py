@@ -14,11 +14,11 @@ from collections.abc import Sequence
 
 # subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "play": ("engine.play", "play in the terminal, two people or against the AI"),
-    "solve": ("engine.solver_cli", "perfect play on small boards: who wins, best move, plies"),
-    "arena": ("engine.arena", "round-robin tournament between AI levels, with Elo estimates"),
-    "bench": ("engine.bench", "move latency per level and board size, and solver times"),
-    "pbrain": ("engine.pbrain", "Gomocup/piskvork engine protocol (pbrain) on stdin/stdout"),
+    "play": ("engine.programs.play", "play in the terminal, two people or against the AI"),
+    "solve": ("engine.programs.solve", "perfect play on small boards: who wins, best move, plies"),
+    "arena": ("engine.programs.arena", "round-robin tournament between AI levels, with Elo estimates"),
+    "bench": ("engine.programs.bench", "move latency per level and board size, and solver times"),
+    "pbrain": ("engine.programs.pbrain", "Gomocup/piskvork engine protocol (pbrain) on stdin/stdout"),
 }
 
 

@@ -14,11 +14,10 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from .board import Board
-from .notation import column_letter
-from .types import Cell, Mark, MoveError, Outcome, Rule
+from ..board import Board
+from ..notation import column_letter, parse_size
+from ..types import LEVELS, Cell, Mark, MoveError, Outcome, Rule
 
-LEVELS = ("easy", "normal", "hard", "impossible")  # mirrors engine.ai.LEVELS without importing it
 HELP = "Type a cell like B2, 'undo' to take back your last move, or 'quit'."
 
 InputFn = Callable[[str], str]
@@ -35,7 +34,7 @@ class Computer:
 
     def choose(self, board: Board) -> tuple[Cell, str | None]:
         """The move and a short reason code for it (None if the AI gives none)."""
-        from . import ai  # lazily: human play must not need the AI package
+        from .. import ai  # lazily: human play must not need the AI package
 
         move = ai.choose_move(board.copy(), self.level, rng=self.rng, time_limit=self.time_limit)
         try:
@@ -145,16 +144,6 @@ def play_game(
 
 
 # ----------------------------------------------------------------- command line
-def parse_size(text: str) -> tuple[int, int]:
-    """Rows and columns from ROWSxCOLS like "15x15" or "9x7", or one number for a square."""
-    parts = text.lower().replace("×", "x").split("x")
-    if len(parts) == 1:
-        parts = parts * 2
-    if len(parts) != 2 or not all(p.strip().isdecimal() for p in parts):
-        raise ValueError(f"bad size {text!r}: write ROWSxCOLS like 15x15 or 9x7")
-    return int(parts[0]), int(parts[1])
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--size", default="3x3", help="ROWSxCOLS, e.g. 3x3 (default), 15x15, 9x7")
     parser.add_argument(
@@ -180,8 +169,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def build_game(args: argparse.Namespace) -> tuple[Board, dict[Mark, Computer | None], int]:
     """The board, the players and the seed in use, from parsed arguments; ValueError if bad."""
-    rows, cols = parse_size(args.size)
-    k = args.k if args.k is not None else min(5, max(rows, cols))
+    rows, cols, k = parse_size(args.size).with_k(args.k)
     board = Board(rows, cols, k, Rule.parse(args.rule))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     rng = random.Random(seed)
