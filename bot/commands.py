@@ -138,6 +138,8 @@ async def size_suggestions(
         except UserError:
             pass
         else:
+            if (rows, cols, k) in SIZES.values():
+                return found[:25]  # a preset written short ("15"): listed once, as the preset
             name = text_in(loc, "size.custom", rows=rows, cols=cols, k=k)
             found.insert(0, Choice(name=name, value=typed[:20]))
     return found[:25]
