@@ -1,0 +1,108 @@
+"""The fair AI pool: owners served round-robin, none holding every worker, broken pools replaced."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from bot.ai_pool import FairPool, PoolClosedError, process_pool
+
+
+class Gate:
+    """Jobs that wait for the test to let them go, recording the order they started in."""
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+        self.release = threading.Event()
+        self.lock = threading.Lock()
+
+    def job(self, name: str) -> str:
+        with self.lock:
+            self.started.append(name)
+        assert self.release.wait(10)
+        return name
+
+
+async def until(condition: object, timeout: float = 5.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not condition():  # type: ignore[operator]
+            await asyncio.sleep(0.005)
+
+
+async def test_a_flooding_member_leaves_a_worker_for_everyone_else() -> None:
+    gate = Gate()
+    pool = FairPool(lambda: ThreadPoolExecutor(2), workers=2)
+    flood = [asyncio.create_task(pool.run("alice", gate.job, f"alice-{i}")) for i in range(8)]
+    await until(lambda: len(gate.started) == 1)
+    await asyncio.sleep(0.05)
+    assert gate.started == ["alice-0"]  # alice holds one worker, not both
+    bob = asyncio.create_task(pool.run("bob", gate.job, "bob"))
+    await until(lambda: "bob" in gate.started)  # bob starts while alice's flood is still queued
+    assert pool.queued("alice") == 7
+    gate.release.set()
+    assert await bob == "bob"
+    assert await asyncio.gather(*flood) == [f"alice-{i}" for i in range(8)]
+    await pool.close()
+
+
+async def test_owners_are_served_round_robin() -> None:
+    order: list[str] = []
+    pool = FairPool(lambda: ThreadPoolExecutor(1), workers=1)
+    blocker = Gate()
+    first = asyncio.create_task(pool.run("alice", blocker.job, "alice-0"))
+    await until(lambda: blocker.started == ["alice-0"])
+    tasks = [
+        asyncio.create_task(pool.run(owner, order.append, f"{owner}-{i}"))
+        for owner, count in (("alice", 3), ("bob", 3), ("carol", 1))
+        for i in range(1, count + 1)
+    ]
+    await asyncio.sleep(0)
+    blocker.release.set()
+    await asyncio.gather(first, *tasks)
+    assert order == ["bob-1", "carol-1", "alice-1", "bob-2", "alice-2", "bob-3", "alice-3"]
+    await pool.close()
+
+
+def die_once(flag: str) -> int:
+    """Kills its worker the first time (as the OS killing a worker would), then answers."""
+    if not os.path.exists(flag):
+        Path(flag).touch()
+        os._exit(1)
+    return os.getpid()
+
+
+async def test_a_killed_worker_is_replaced_and_the_search_retried(tmp_path: Path) -> None:
+    pool = FairPool(lambda: process_pool(1), workers=1)
+    try:
+        pid = await pool.run("alice", die_once, str(tmp_path / "died"))
+        assert pid != os.getpid() and (tmp_path / "died").exists()
+        assert await pool.run("bob", os.getpid) == pid  # the fresh pool keeps serving
+    finally:
+        await pool.close()
+
+
+async def test_closing_drops_queued_searches_and_refuses_new_ones() -> None:
+    gate = Gate()
+    pool = FairPool(lambda: ThreadPoolExecutor(1), workers=1)
+    running = asyncio.create_task(pool.run("alice", gate.job, "alice-0"))
+    queued = asyncio.create_task(pool.run("bob", gate.job, "bob"))
+    await until(lambda: gate.started == ["alice-0"])
+    closing = asyncio.create_task(pool.close())
+    await asyncio.sleep(0.01)
+    gate.release.set()
+    await closing
+    assert await running == "alice-0"
+    with pytest.raises(asyncio.CancelledError):
+        await queued
+    with pytest.raises(PoolClosedError):
+        await pool.run("carol", str, 1)
+
+
+def test_a_pool_needs_a_worker() -> None:
+    with pytest.raises(ValueError, match="at least one worker"):
+        FairPool(lambda: ThreadPoolExecutor(1), workers=0)
