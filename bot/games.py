@@ -407,6 +407,13 @@ class GameService:
     async def abandon(self, game_id: int) -> None:
         await self.storage.abandon_game(game_id)
 
+    async def get_meta(self, key: str) -> str | None:
+        """A stored fact about this installation (e.g. the synced command tree's hash)."""
+        return await self.storage.get_meta(key)
+
+    async def set_meta(self, key: str, value: str) -> None:
+        await self.storage.set_meta(key, value)
+
     async def state(self, game_id: int) -> GameState | None:
         row = await self.storage.game(game_id)
         return None if row is None else load_state(row)

@@ -622,6 +622,22 @@ class Storage:
                 row = await cur.fetchone()
             return None if row is None else await self._game(int(row[0]))
 
+    # ----------------------------------------------------------------- meta
+    async def get_meta(self, key: str) -> str | None:
+        async with self._lock, self._db.execute(
+            "SELECT value FROM meta WHERE key = ?", (key,)
+        ) as cur:
+            row = await cur.fetchone()
+        return None if row is None else str(row[0])
+
+    async def set_meta(self, key: str, value: str) -> None:
+        async with self._lock:
+            await self._db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
     # ----------------------------------------------------------------- settings
     async def guild_settings(self, guild_id: int, default: GuildSettings) -> GuildSettings:
         # Every move starts a clock from these; they change only through save_guild_settings of

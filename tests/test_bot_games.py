@@ -298,3 +298,10 @@ async def test_helpers_refuse_the_same_way_for_every_action(service) -> None:
         with pytest.raises(UserError) as refused:
             await action
         assert refused.value.key == "click.finished"
+
+
+async def test_service_meta_round_trips_through_storage(service) -> None:
+    games, _ = service
+    assert await games.get_meta("commands_hash") is None
+    await games.set_meta("commands_hash", "0f1e")
+    assert await games.get_meta("commands_hash") == "0f1e"

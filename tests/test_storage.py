@@ -346,3 +346,21 @@ async def test_guild_settings_are_cached_and_saving_updates_them(storage: Storag
     storage._settings.clear()  # read back from the database, not the cache
     assert await storage.guild_settings(GUILD, default) == mine
     assert await storage.guild_settings(GUILD + 1, default) == default
+
+
+async def test_meta_values_are_stored_replaced_and_survive_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "caro.db"
+    store = await Storage.open(path)
+    try:
+        assert await store.get_meta("commands_hash") is None
+        await store.set_meta("commands_hash", "abc")
+        await store.set_meta("commands_hash", "def")
+        assert await store.get_meta("commands_hash") == "def"
+    finally:
+        await store.close()
+    store = await Storage.open(path)
+    try:
+        assert await store.get_meta("commands_hash") == "def"
+        assert await store.get_meta("other") is None
+    finally:
+        await store.close()
