@@ -176,6 +176,25 @@ EN: dict[str, str] = {
     "click.wait_for": "It is {user}'s turn; wait for their move.",
     "click.off_board": "There is no cell {cell} on this board; nothing was changed.",
     "click.taken": "{cell} is already taken.",
+    "click.too_late": "Too late: your time for this move had run out, so the game is lost on time.",
+    "game.unrated": "_Unrated: this board is too small for a game that counts._",
+    "limit.member_ai_games": (
+        "You already have {count} games against the AI running in this server; finish or resign "
+        "one first."
+    ),
+    "limit.server_ai_games": (
+        "This server already has {count} games against the AI running; try again when one ends."
+    ),
+    "limit.server_watches": (
+        "This server already has {count} AI-vs-AI games running; try again when one ends."
+    ),
+    "limit.challenges_sent": (
+        "You already have {count} challenges waiting for an answer; wait until they are answered "
+        "or expire."
+    ),
+    "limit.challenges_received": (
+        "{user} already has too many challenges waiting for an answer; try again later."
+    ),
     # ------------------------------------------------------------ the game message
     "game.title": "**{rows}x{cols}, {k} in a row, {rule}**",
     "game.players": "{player} ({player_mark}) vs AI ({ai_mark}, {level})",
@@ -435,6 +454,25 @@ VI: dict[str, str] = {
     "click.wait_for": "Đang đến lượt {user}; hãy đợi họ đi.",
     "click.off_board": "Bàn cờ không có ô {cell}; không có gì thay đổi.",
     "click.taken": "Ô {cell} đã có quân.",
+    "click.too_late": "Quá muộn: bạn đã hết giờ cho nước này, nên ván cờ thua do hết giờ.",
+    "game.unrated": "_Không tính điểm: bàn cờ này quá nhỏ để ván cờ được tính._",
+    "limit.member_ai_games": (
+        "Bạn đang có {count} ván với máy trong máy chủ này; hãy chơi xong hoặc đầu hàng một ván "
+        "trước."
+    ),
+    "limit.server_ai_games": (
+        "Máy chủ này đang có {count} ván với máy; hãy thử lại khi có ván kết thúc."
+    ),
+    "limit.server_watches": (
+        "Máy chủ này đang có {count} ván máy đấu máy; hãy thử lại khi có ván kết thúc."
+    ),
+    "limit.challenges_sent": (
+        "Bạn đang có {count} lời thách đấu chờ trả lời; hãy đợi đến khi chúng được trả lời hoặc "
+        "hết hạn."
+    ),
+    "limit.challenges_received": (
+        "{user} đang có quá nhiều lời thách đấu chờ trả lời; hãy thử lại sau."
+    ),
     # ------------------------------------------------------------ the game message
     "game.title": "**{rows}x{cols}, {k} quân liên tiếp, {rule}**",
     "game.players": "{player} ({player_mark}) đấu với máy ({ai_mark}, {level})",

@@ -1,0 +1,38 @@
+"""The SQLite backend: one file, one process (aiosqlite). The queries of each aggregate live in
+their own module, each building on the connection module."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import aiosqlite
+
+from ...model import GuildSettings
+from .connection import MIGRATIONS_DIR, check_database_path, migration_files
+from .settings import SettingQueries
+
+
+class SqliteStorage(SettingQueries):
+    """The bot's database. Create with `await SqliteStorage.open(path)`; `await close()` at
+    shutdown."""
+
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        super().__init__(db)
+        self._settings: dict[int, GuildSettings | None] = {}
+
+    @classmethod
+    async def open(cls, path: str | Path, *, migrations: Path = MIGRATIONS_DIR) -> SqliteStorage:
+        """Open (creating if needed) and migrate the database; StorageError (one line) if it
+        cannot be used."""
+        check_database_path(Path(path))
+        db = await cls._connect(path)
+        try:
+            storage = cls(db)
+            await storage.migrate(migrations)
+        except BaseException:
+            await db.close()
+            raise
+        return storage
+
+
+__all__ = ["MIGRATIONS_DIR", "SqliteStorage", "check_database_path", "migration_files"]
