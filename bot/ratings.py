@@ -45,7 +45,7 @@ def rated(mode: Mode, rows: int, cols: int, k: int) -> bool:
 
 
 def expected_score(rating: float, opponent: float) -> float:
-    return 1.0 / (1.0 + 10.0 ** ((opponent - rating) / 400.0))
+    return 1.0 / (1.0 + float(10.0 ** ((opponent - rating) / 400.0)))
 
 
 def updated(rating: float, opponent: float, result: Result | str, k: float = K_FACTOR) -> float:

@@ -122,7 +122,7 @@ class Connection:
             # version bump is inside it, so a failed migration leaves no trace.
             await self._db.executescript(f"BEGIN IMMEDIATE;\n{script}\n")
             async with self._db.execute("PRAGMA foreign_key_check") as cur:
-                broken = await cur.fetchall()
+                broken = list(await cur.fetchall())
             if broken:
                 raise sqlite3.IntegrityError(f"{len(broken)} rows break foreign keys")
             # Plain statements: executescript would commit the open transaction first.
@@ -138,11 +138,6 @@ class Connection:
     async def schema_version(self) -> int:
         async with self._lock:
             return await self._scalar("PRAGMA user_version")
-
-    async def journal_mode(self) -> str:
-        async with self._lock, self._db.execute("PRAGMA journal_mode") as cur:
-            row = await cur.fetchone()
-        return str(row[0]) if row else ""
 
     # ----------------------------------------------------------------- helpers (lock held)
     @asynccontextmanager
