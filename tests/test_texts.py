@@ -3,6 +3,7 @@ whole, the command translator, the English-only console messages and /caro help.
 
 from __future__ import annotations
 
+import ast
 import shutil
 import tomllib
 from pathlib import Path
@@ -226,10 +227,14 @@ def test_a_malformed_catalogue_is_refused_with_its_file(tmp_path: Path) -> None:
 
 OLD_STYLE_TEXTS = """
 EN: dict[str, str] = {
+    "console.no_token": "No token.",
+    "console.db_locked": "The database {path} is locked.",
     "game.turn": "{user} to move ({mark}).",
     "cooldown.wait": "Slow down: try again {when}.",
 }
 VI: dict[str, str] = {
+    "console.no_token": "Không có token.",
+    "console.db_locked": "Cơ sở dữ liệu {path} bị khóa.",
     "game.turn": "Đến lượt {user} ({mark}).",
     "cooldown.wait": "Chậm lại: thử lại {when}.",
 }
@@ -244,12 +249,17 @@ def test_import_legacy_brings_new_ids_of_an_old_texts_module(
     old = tmp_path / "texts.py"
     old.write_text(OLD_STYLE_TEXTS, encoding="utf-8")
     assert catalogue._main(["--dir", str(directory), "import-legacy", str(old)]) == 0
-    assert "added cooldown.wait" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "added cooldown.wait" in out
+    # A console message is the operator's: named for bot/console.py, never a player text.
+    assert "not imported: console.db_locked is a console message" in out
+    assert "console.no_token" not in out
     loaded = load(directory)
     assert loaded.source["cooldown.wait"] == "Slow down: try again {when}."
     vietnamese = loaded.lookup("vi")
     assert vietnamese is not None and vietnamese["cooldown.wait"] == "Chậm lại: thử lại {when}."
     assert problems(loaded) == []
+    assert not [key for key in loaded.source if key.startswith("console.")]
     # Running it again changes nothing.
     before = catalogue.catalogue_path(directory, "vi").read_bytes()
     assert catalogue._main(["--dir", str(directory), "import-legacy", str(old)]) == 0
@@ -356,3 +366,34 @@ def test_help_fits_one_discord_embed() -> None:
             + sum(len(f["name"]) + len(f["value"]) for f in fields)
         )
         assert total <= 6000
+
+
+# Functions that take a text id (text_in and tr as their locale's translator): a literal id in a
+# call to one of them must be in the catalogues, so a branch that adds a text in code but not in
+# bot/locales fails here rather than in front of a player.
+TEXT_ID_FUNCTIONS = {"t", "text_in", "tr", "_s", "UserError", "TextId"}
+
+
+def _literal_text_ids(path: Path) -> list[tuple[int, str]]:
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+        if name not in TEXT_ID_FUNCTIONS:
+            continue
+        for arg in node.args[:2]:
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and "." in arg.value:
+                found.append((node.lineno, arg.value))
+    return found
+
+
+def test_every_literal_text_id_in_the_bot_is_in_the_catalogues() -> None:
+    used = {
+        (str(path.relative_to(ROOT)), line, key)
+        for path in sorted((ROOT / "bot").rglob("*.py"))
+        for line, key in _literal_text_ids(path)
+    }
+    assert len(used) > 50  # the scan sees the bot's calls at all
+    assert sorted(entry for entry in used if entry[2] not in texts.EN) == []
