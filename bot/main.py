@@ -17,6 +17,7 @@ import yarl
 from .client import CaroBot
 from .config import Settings, SettingsError, load_settings
 from .console import console_text
+from .storage import StorageError
 
 log = logging.getLogger("caro.bot")
 
@@ -80,6 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     except discord.PrivilegedIntentsRequired:
         print(console_text("privileged_intents"), file=sys.stderr)
         return 1
+    except StorageError as exc:
+        # A database this version cannot use (e.g. from a newer version): one line, no traceback.
+        print(f"CARO_DB: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         # A second Ctrl-C while shutting down: already stopping, nothing left to report.
         return 0

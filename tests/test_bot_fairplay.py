@@ -5,9 +5,11 @@ games and challenges answered with a short private reply, and a late move after 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+from pathlib import Path
 
 from tests.conftest import BotHandle, StartBot, text_of
-from tests.test_bot_process import refusal
+from tests.test_bot_process import TOKEN, _run_bot, refusal
 
 MANAGE_GUILD = 1 << 5
 
@@ -89,3 +91,30 @@ async def test_a_move_after_the_deadline_is_refused_right_after_a_restart(
     rows = bot.db_rows("SELECT status, end_reason, ply FROM games")
     assert rows == [("finished", "timeout", 0)]
     assert bot.db_rows("SELECT COUNT(*) FROM rating_changes") == [(4,)]
+
+
+async def test_a_database_from_a_newer_version_stops_the_bot_with_one_line(tmp_path: Path) -> None:
+    from tests.discord_double import DiscordDouble
+
+    path = tmp_path / "caro.db"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE games (id INTEGER PRIMARY KEY)")
+        db.execute("PRAGMA user_version = 99")
+    double = DiscordDouble(token=TOKEN)
+    await double.start()
+    try:
+        env = {
+            "DISCORD_TOKEN": TOKEN,
+            "DISCORD_API_BASE": double.api_base,
+            "DISCORD_GATEWAY_URL": double.gateway_url,
+            "CARO_DB": str(path),
+        }
+        done = await asyncio.to_thread(_run_bot, env, tmp_path)
+    finally:
+        await double.stop()
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("CARO_DB: the database has schema version 99, newer than"), last
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (99,)
