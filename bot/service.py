@@ -215,6 +215,9 @@ class GameService:
         # same server, or two starts could both pass the check.
         self._guild_locks: dict[int, asyncio.Lock] = {}
         self._thinking: set[int] = set()
+        # game id -> (ply, the search for that ply's hint): one search and one count per ply,
+        # however often (or however many at once) a member asks.
+        self._hints: dict[int, tuple[int, asyncio.Task[Hint]]] = {}
         # Wakes the deadline watcher when a new clock starts.
         self.deadlines_changed = asyncio.Event()
 
@@ -608,10 +611,17 @@ class GameService:
             raise UserError("click.stale")
         if state.mover_id != user_id:
             raise UserError("click.not_your_turn")
+        known = self._hints.get(game_id)
+        if known is None or known[0] != ply or _failed(known[1]):
+            task = asyncio.ensure_future(self._new_hint(state, ply))
+            self._hints[game_id] = known = (ply, task)
+        return await asyncio.shield(known[1])
+
+    async def _new_hint(self, state: GameState, ply: int) -> Hint:
         cell, reason = await self._think(
-            state.board.copy(), HINT_ENGINE.value, f"caro-hint-{game_id}-ply-{ply}"
+            state.board.copy(), HINT_ENGINE.value, f"caro-hint-{state.id}-ply-{ply}"
         )
-        if not await self.storage.add_hint(game_id, ply):
+        if not await self.storage.add_hint(state.id, ply):
             raise UserError("click.stale")
         return Hint(cell=cell_name(cell), reason=reason)
 
@@ -720,7 +730,12 @@ class GameService:
         assert state is not None  # games are never deleted
         if not state.active:
             self._locks.pop(game_id, None)
+            self._hints.pop(game_id, None)
         return state
+
+
+def _failed(task: asyncio.Task[Hint]) -> bool:
+    return task.done() and (task.cancelled() or task.exception() is not None)
 
 
 __all__ = [

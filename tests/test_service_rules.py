@@ -301,3 +301,29 @@ async def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path: Pa
     assert "\n" not in str(refused.value)
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone() == (99,)
+
+
+# ------------------------------------------------------------------ 12.3 one hint per ply
+async def test_a_hint_is_searched_and_counted_once_per_ply(world) -> None:
+    games, _ = world
+    state = await start(games, ALICE, size="4x4", level="normal")
+    thinker = games._think
+    assert isinstance(thinker, Thinker)
+    thinker.gate = asyncio.Event()
+    asked = [asyncio.ensure_future(games.hint(state.id, 0, ALICE)) for _ in range(5)]
+    await asyncio.sleep(0.05)
+    thinker.gate.set()
+    hints = await asyncio.gather(*asked)
+    assert len({(h.cell, h.reason) for h in hints}) == 1
+    assert await games.hint(state.id, 0, ALICE) == hints[0]  # asked again later: no new search
+    hint_searches = [c for c in thinker.calls if c[1] == "hard"]
+    assert len(hint_searches) == 1
+    again = await games.state(state.id)
+    assert again is not None and again.row.hints == 1
+    # The next ply gets its own hint, counted once more.
+    moved = await games.play(MoveRef(state.id, 0, hints[0].cell), user_id=ALICE, message_id=None)
+    answered = await games.ai_move(moved.id)
+    assert answered is not None
+    await games.hint(state.id, 2, ALICE)
+    later = await games.state(state.id)
+    assert later is not None and later.row.hints == 2

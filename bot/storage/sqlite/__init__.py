@@ -5,20 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import aiosqlite
-
-from ...model import GuildSettings
+from .challenges import ChallengeQueries
 from .connection import MIGRATIONS_DIR, check_database_path, migration_files
 from .settings import SettingQueries
 
 
-class SqliteStorage(SettingQueries):
+class SqliteStorage(ChallengeQueries, SettingQueries):
     """The bot's database. Create with `await SqliteStorage.open(path)`; `await close()` at
-    shutdown."""
+    shutdown.
 
-    def __init__(self, db: aiosqlite.Connection) -> None:
-        super().__init__(db)
-        self._settings: dict[int, GuildSettings | None] = {}
+    Each base holds the queries of one aggregate over the one connection (connection.py):
+    challenges build on games (accepting one creates a game), games on standings (finishing one
+    rates it); settings stand alone.
+    """
 
     @classmethod
     async def open(cls, path: str | Path, *, migrations: Path = MIGRATIONS_DIR) -> SqliteStorage:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import aiosqlite
+
 from ...model import GuildSettings
-from .challenges import ChallengeQueries
+from .connection import Connection
 
 
-class SettingQueries(ChallengeQueries):
-    # guild id -> its saved settings, None if it has none; see guild_settings.
-    _settings: dict[int, GuildSettings | None]
+class SettingQueries(Connection):
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        super().__init__(db)
+        # guild id -> its saved settings, None if it has none; see guild_settings.
+        self._settings: dict[int, GuildSettings | None] = {}
 
     async def guild_settings(self, guild_id: int, default: GuildSettings) -> GuildSettings:
         # Every move starts a clock from these; they change only through save_guild_settings of
