@@ -397,14 +397,29 @@ class GameService:
             if running is not None:
                 key = "error.already_playing_nolink" if user == challenger_id else "challenge.busy"
                 raise UserError(key, user=f"<@{user}>")
-        sent, received = await self.storage.pending_challenges(
-            challenger_id=challenger_id, opponent_id=opponent_id
-        )
-        if sent >= self.limits.challenges_per_challenger:
-            raise UserError("limit.challenges_sent", count=self.limits.challenges_per_challenger)
-        if received >= self.limits.challenges_per_challenged:
-            raise UserError("limit.challenges_received", user=f"<@{opponent_id}>")
-        self.deadlines_changed.set()
+        async with self._guild_lock(guild_id):
+            sent, received = await self.storage.pending_challenges(
+                challenger_id=challenger_id, opponent_id=opponent_id
+            )
+            if sent >= self.limits.challenges_per_challenger:
+                raise UserError(
+                    "limit.challenges_sent", count=self.limits.challenges_per_challenger
+                )
+            if received >= self.limits.challenges_per_challenged:
+                raise UserError("limit.challenges_received", user=f"<@{opponent_id}>")
+            self.deadlines_changed.set()
+            return await self._create_challenge(guild_id, channel_id, challenger_id,
+                                                opponent_id, options, locale)
+
+    async def _create_challenge(
+        self,
+        guild_id: int,
+        channel_id: int,
+        challenger_id: int,
+        opponent_id: int,
+        options: GameOptions,
+        locale: str,
+    ) -> ChallengeRow:
         return await self.storage.create_challenge(
             NewChallenge(
                 guild_id=guild_id,
@@ -513,9 +528,10 @@ class GameService:
             now = self._clock()
             after = await self._store_move(state, board, by_ai=False, reason=None, now=now)
             if after is MoveOutcome.LATE:
-                # The clock ran out before this move: the game is lost on time right away,
-                # whether or not the deadline watcher has run since.
-                await self._finish_on_time(ref.game_id, now)
+                # The clock ran out before this move, whether or not the deadline watcher has run
+                # since: nothing is written, and the watcher is woken to end the game on time and
+                # redraw its board (finishing it here would leave the board unredrawn).
+                self.deadlines_changed.set()
                 raise UserError("click.too_late")
             if not isinstance(after, GameState):
                 raise UserError("click.stale")

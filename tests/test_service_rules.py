@@ -71,14 +71,20 @@ async def test_a_move_after_the_deadline_loses_on_time_even_before_the_watcher_r
     _, state = await games.answer_challenge(found.id, BOB, accept=True, rng=random.Random(1))
     assert state is not None and state.mover_id == ALICE
     clock.now += 62.5  # Alice's minute ran out 2.5 s ago; expire_games has not run
+    games.deadlines_changed.clear()
     with pytest.raises(UserError, match="Too late"):
         await games.play(MoveRef(state.id, 0, "B2"), user_id=ALICE, message_id=None)
-    over = await games.state(state.id)
-    assert over is not None and not over.active
+    unchanged = await games.state(state.id)
+    assert unchanged is not None and unchanged.row.moves == ()  # the late move was not written
+    # The deadline watcher is woken; it ends the game on time, once.
+    assert games.deadlines_changed.is_set()
+    [over] = await games.expire_games()
+    assert over.id == state.id and not over.active
     assert (over.row.winner, over.row.end_reason) == (Mark.O, "timeout")
-    assert over.row.moves == ()  # the late move was not written
     assert len(await games.rating_changes(state.id)) == 4
-    assert await games.expire_games() == []  # finished once
+    assert await games.expire_games() == []
+    with pytest.raises(UserError, match="This game is over"):
+        await games.play(MoveRef(state.id, 0, "B2"), user_id=ALICE, message_id=None)
     assert row_counts(tmp_path / "caro.db")["rating_changes"] == 4
 
 

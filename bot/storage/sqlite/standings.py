@@ -7,7 +7,7 @@ from engine import Mark
 from engine.types import Level
 
 from ...model import GameRow, Mode, RatedRow, RatingChange, Record, Result, Standing, UserStats
-from ...ratings import START_RATING
+from ...ratings import START_RATING, result_for
 from ..interface import GLOBAL_SCOPE, RatePolicy
 from .connection import Connection
 
@@ -83,10 +83,7 @@ class StandingQueries(Connection):
             for mark in (Mark.X, Mark.O):
                 seat, other = game.seat(mark), game.seat(mark.other)
                 if isinstance(seat, int) and isinstance(other, Level):
-                    result = (
-                        Result.DRAW if winner is None
-                        else Result.WIN if winner is mark else Result.LOSS
-                    )
+                    result = result_for(winner, mark)
                     await self._db.execute(
                         "INSERT INTO results (game_id, guild_id, user_id, ai_level, result)"
                         " VALUES (?, ?, ?, ?, ?)",
