@@ -31,6 +31,7 @@ from .preflight import (
     network_reason,
     unreachable_message,
 )
+from .storage import StorageError
 
 log = logging.getLogger("caro.bot")
 
@@ -92,6 +93,10 @@ async def login_and_connect(bot: discord.Client, settings: Settings) -> None:
                 network_reason(exc),
             )
         ) from None
+    except StorageError as exc:
+        # Opening or migrating CARO_DB failed in setup_hook (e.g. a schema newer than this
+        # version): a setting problem, in the storage layer's own one line.
+        raise PreflightError(str(exc)) from None
     except discord.Forbidden as exc:
         if settings.guild_id is not None and exc.code == 50001:
             raise Refused(guild_refused_message(settings.guild_id, bot.application_id)) from None
@@ -106,7 +111,21 @@ async def login_and_connect(bot: discord.Client, settings: Settings) -> None:
     await check_reachable(
         gateway, "DISCORD_GATEWAY_URL", settings.gateway_url is not None, "Discord's gateway"
     )
-    await bot.connect(reconnect=True)
+    try:
+        await bot.connect(reconnect=True)
+    except AttributeError as exc:
+        # discord.py 2.7 cannot retry a first connection that failed: it reads the sequence of
+        # a websocket it never had (`None.sequence`). What failed is the exception it was
+        # handling; anything else is a real bug and propagates.
+        first = exc.__context__
+        if bot.ws is not None or first is None:
+            raise
+        raise Unreachable(
+            unreachable_message(
+                "Discord's gateway", gateway, "DISCORD_GATEWAY_URL",
+                settings.gateway_url is not None, network_reason(first),
+            )
+        ) from None
 
 
 async def run(settings: Settings) -> None:
@@ -164,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     except (Unreachable, Refused) as exc:
         print(str(exc), file=sys.stderr)
         return 1
+    except PreflightError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         # A second Ctrl-C while shutting down: already stopping, nothing left to report.
         return 0

@@ -15,6 +15,8 @@ import sqlite3
 import tempfile
 from urllib.parse import urlsplit
 
+import aiohttp
+
 from .logging_setup import one_line
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -98,6 +100,8 @@ async def check_reachable(url: str, setting: str, overridden: bool, what: str) -
 
 def network_reason(exc: BaseException) -> str:
     """Why a connection failed, in words: DNS, refused, unreachable, timed out."""
+    if isinstance(exc, aiohttp.WSServerHandshakeError):
+        return f"no websocket there (HTTP {exc.status} {exc.message})"
     cause = getattr(exc, "os_error", None) or exc  # aiohttp wraps the OSError
     if isinstance(cause, socket.gaierror):
         return f"DNS lookup failed ({cause.strerror})"

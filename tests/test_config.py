@@ -201,6 +201,25 @@ async def test_an_unreachable_gateway_names_the_setting(tmp_path: Path) -> None:
     )
 
 
+async def test_a_gateway_url_with_no_websocket_there_is_refused(tmp_path: Path) -> None:
+    # discord.py 2.7 crashes on a first connection that fails past the TCP connect
+    # (`'NoneType' object has no attribute 'sequence'`); bot.main turns that into this line, and
+    # this test fails loudly if discord.py changes how it fails.
+    from tests.discord_double import DiscordDouble
+
+    async with DiscordDouble(token=TOKEN) as double:
+        gateway = double.gateway_url.replace("/gateway", "/not-the-gateway")
+        done = await asyncio.to_thread(
+            run_bot, tmp_path, DISCORD_TOKEN=TOKEN, DISCORD_API_BASE=double.api_base,
+            DISCORD_GATEWAY_URL=gateway, CARO_DB=str(tmp_path / "caro.db"),
+        )
+    assert done.returncode == 1
+    assert only_line(done) == (
+        f"Could not reach Discord's gateway at {gateway} (set by DISCORD_GATEWAY_URL): "
+        "no websocket there (HTTP 404 Invalid response status)."
+    )
+
+
 async def test_an_api_base_that_is_not_discord_is_refused(tmp_path: Path) -> None:
     from tests.discord_double import DiscordDouble
 
