@@ -84,6 +84,8 @@ def apply_endpoint_overrides(settings: Settings) -> None:
 async def login_and_connect(bot: discord.Client, settings: Settings) -> None:
     """Log in (which also runs setup_hook), check the gateway, then stay connected."""
     api = settings.effective_api_base
+    # A quick TCP check first: discord.py would wait minutes on an address that drops packets.
+    await check_reachable(api, "DISCORD_API_BASE", settings.api_base is not None, "Discord's API")
     try:
         await bot.login(settings.token)
     except (OSError, aiohttp.ClientError, TimeoutError) as exc:
