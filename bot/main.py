@@ -103,6 +103,12 @@ async def login_and_connect(bot: discord.Client, settings: Settings) -> None:
         if settings.guild_id is not None and exc.code == 50001:
             raise Refused(guild_refused_message(settings.guild_id, bot.application_id)) from None
         raise
+    except discord.DiscordServerError as exc:
+        # discord.py already retried; Discord itself (or the proxy in front of it) is failing.
+        raise Unreachable(
+            f"Discord's API at {api} kept answering {exc.status} ({one_line(exc)}): Discord is "
+            "having trouble; try again later."
+        ) from None
     except discord.HTTPException as exc:
         # Something answered, but not as Discord's API does (a wrong path, a proxy's error page).
         raise Refused(

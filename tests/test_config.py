@@ -235,6 +235,21 @@ async def test_an_api_base_that_is_not_discord_is_refused(tmp_path: Path) -> Non
     assert line.endswith("; check DISCORD_API_BASE.")
 
 
+async def test_discord_failing_at_login_is_one_line(tmp_path: Path) -> None:
+    from tests.discord_double import DiscordDouble
+
+    async with DiscordDouble(token=TOKEN) as double:
+        double.fail_next("GET", r"/users/@me$", status=503)
+        done = await asyncio.to_thread(
+            run_bot, tmp_path, DISCORD_TOKEN=TOKEN, DISCORD_API_BASE=double.api_base,
+            DISCORD_GATEWAY_URL=double.gateway_url, CARO_DB=str(tmp_path / "caro.db"),
+        )
+    assert done.returncode == 1
+    line = only_line(done)
+    assert line.startswith(f"Discord's API at {double.api_base} kept answering 503 (")
+    assert line.endswith("): Discord is having trouble; try again later.")
+
+
 async def test_a_server_the_bot_is_not_in_says_which_and_how_to_invite(tmp_path: Path) -> None:
     from tests.discord_double import DiscordDouble
 
