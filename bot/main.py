@@ -11,7 +11,9 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import signal
+import sqlite3
 import sys
 
 import aiohttp
@@ -88,7 +90,9 @@ async def login_and_connect(bot: discord.Client, settings: Settings) -> None:
     await check_reachable(api, "DISCORD_API_BASE", settings.api_base is not None, "Discord's API")
     try:
         await bot.login(settings.token)
-    except (OSError, aiohttp.ClientError, TimeoutError) as exc:
+    except aiohttp.ClientError as exc:
+        # Connection failures only (aiohttp's OSErrors are ClientErrors too): an OSError of the
+        # bot's own set-up is not Discord's.
         raise Unreachable(
             unreachable_message(
                 "Discord's API", api, "DISCORD_API_BASE", settings.api_base is not None,
@@ -99,6 +103,11 @@ async def login_and_connect(bot: discord.Client, settings: Settings) -> None:
         # Opening or migrating CARO_DB failed in setup_hook (e.g. a schema newer than this
         # version): a setting problem, in the storage layer's own one line.
         raise PreflightError(str(exc)) from None
+    except sqlite3.Error as exc:
+        # What the read-only checks could not foresee (the file locked by another program...).
+        raise PreflightError(
+            f"Could not open the database {os.path.abspath(settings.db_path)} (CARO_DB): {exc}"
+        ) from None
     except discord.Forbidden as exc:
         if settings.guild_id is not None and exc.code == 50001:
             raise Refused(guild_refused_message(settings.guild_id, bot.application_id)) from None

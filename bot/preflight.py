@@ -75,6 +75,11 @@ def check_database(path: str) -> None:
         finally:
             db.close()
     except sqlite3.Error as exc:
+        if "locked" in str(exc):
+            raise PreflightError(
+                f"The database {shown} (CARO_DB) is locked by another program: is another "
+                "caro-bot running on it?"
+            ) from None
         raise PreflightError(f"{where}: SQLite cannot read it ({exc})") from None
     if ok is None or ok[0] != "ok":
         problem = ok[0] if ok else "no answer"

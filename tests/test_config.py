@@ -10,6 +10,7 @@ import os
 import re
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -161,6 +162,20 @@ def test_a_damaged_database_is_refused(tmp_path: Path) -> None:
     assert db_refusal(tmp_path, db).startswith(
         f"Setting CARO_DB is invalid: {db}: SQLite cannot read it ("
     )
+
+
+def test_a_database_locked_by_another_program_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "caro.db"
+    holder = sqlite3.connect(db, isolation_level=None)
+    try:
+        holder.execute("CREATE TABLE t (x)")
+        holder.execute("BEGIN EXCLUSIVE")
+        assert db_refusal(tmp_path, db) == (
+            f"The database {db} (CARO_DB) is locked by another program: is another caro-bot "
+            "running on it?\n"
+        )
+    finally:
+        holder.close()
 
 
 # ------------------------------------------------------------------ refusals: exit 1, one line
