@@ -14,6 +14,8 @@ from urllib.parse import SplitResult, urlsplit
 
 from dotenv import load_dotenv
 
+from .logging_setup import redact
+
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 # Discord snowflakes are unsigned 64-bit integers.
 MAX_SNOWFLAKE = 2**64 - 1
@@ -81,7 +83,11 @@ def parse_guild_id(raw: str) -> int:
     # str.isdigit() also accepts superscript and full-width digits, which int() then either
     # rejects with a traceback or silently reads as another number.
     if not (raw.isascii() and raw.isdigit()):
-        problem = f"expected a server id (a whole number written with the digits 0-9), got {raw!r}"
+        # redact(): a bot token pasted into the wrong setting must not be echoed back.
+        problem = (
+            "expected a server id (a whole number written with the digits 0-9), "
+            f"got {redact(raw)!r}"
+        )
         raise bad_setting("DISCORD_GUILD_ID", problem)
     value = int(raw)
     if not 1 <= value <= MAX_SNOWFLAKE:

@@ -91,6 +91,16 @@ def test_a_bad_setting_is_one_line_naming_it_and_exit_2(
     assert not (tmp_path / "caro.db").exists()
 
 
+def test_a_token_pasted_as_the_server_id_is_not_echoed(tmp_path: Path) -> None:
+    token = "MTQ2OTk5NzEyMzQ1Njc4OTAx.GhIjKl.abcdefghijklmnopqrstuvwxyz0123456789AB"
+    done = run_bot(tmp_path, DISCORD_TOKEN=token, DISCORD_GUILD_ID=token)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "Setting DISCORD_GUILD_ID is invalid: expected a server id (a whole number written with "
+        "the digits 0-9), got '[redacted]'\n"
+    )
+
+
 def test_settings_accept_what_discord_and_proxies_use() -> None:
     settings = load_settings({
         "DISCORD_TOKEN": "t", "DISCORD_GUILD_ID": str(MAX_SNOWFLAKE),
