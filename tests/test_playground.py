@@ -22,6 +22,7 @@ from tests.discord_double.playground import (
     BotProcess,
     Playground,
     PlaygroundError,
+    parse_partial,
     parse_slash,
 )
 
@@ -173,7 +174,13 @@ async def test_a_challenge_between_two_members_with_private_refusals(page: Any) 
 
 
 async def test_a_big_board_with_the_window_picture_and_typed_move(page: Any) -> None:
-    await slash(page, "/caro challenge opponent:@bob size:15x15")
+    # The size is picked from the bot's own autocomplete suggestions, as in Discord.
+    await page.fill("#command", "/caro challenge opponent:@bob size:15")
+    await page.dispatch_event("#command", "input")
+    suggestion = page.locator("#hints div[data-choice]", has_text="15x15, 5 in a row (caro)")
+    await suggestion.click()
+    assert await page.input_value("#command") == "/caro challenge opponent:@bob size:15x15 "
+    await slash(page, await page.input_value("#command"))
     await act_as(page, "bob")
     await wait_text(page, r"challenges you")
     await page.locator("button", has_text="Accept").last.click()
@@ -216,6 +223,13 @@ def test_typed_commands_are_read_against_the_registered_schema() -> None:
     assert path == "caro challenge"
     assert options == {"opponent": bob, "size": "15x15", "minutes": 3, "ranked": False}
     assert parse_slash(double, '/caro challenge opponent:bob size:"9 x 9"')[1]["size"] == "9 x 9"
+    double.commands[None][0]["options"][0]["options"][1]["autocomplete"] = True
+    assert parse_partial(double, "/caro challenge size:1") == ("caro challenge", "size",
+                                                               {"size": "1"})
+    assert parse_partial(double, "/caro challenge opponent:@bob size:") == (
+        "caro challenge", "size", {"size": "", "opponent": bob})
+    assert parse_partial(double, "/caro challenge size:9 minutes:2") is None
+    assert parse_partial(double, "/caro challenge") is None
     for text, words in [("/caro challenge", "needs opponent"),
                         ("/caro challenge opponent:@zed", "no member"),
                         ("/caro challenge opponent:@bob minutes:two", "not a number"),

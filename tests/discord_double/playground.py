@@ -14,6 +14,7 @@ The page talks to this process in JSON:
     POST /api/slash    {viewer, channel, text}            -> {result} or {error}
     POST /api/click    {viewer, message, custom_id}       -> {result} or {error}
     POST /api/modal    {viewer, message, custom_id, values} -> {result} or {error}
+    POST /api/autocomplete {viewer, channel, text}      -> {option, choices} the bot suggests
     POST /api/members  {name, locale}                      -> the new member
 A result carries the callback type and, for a form (type 9), the modal to show.
 """
@@ -144,6 +145,7 @@ class Playground:
         app.router.add_post("/api/click", self.click)
         app.router.add_post("/api/modal", self.modal)
         app.router.add_post("/api/members", self.add_member)
+        app.router.add_post("/api/autocomplete", self.autocomplete)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
         await self._runner.setup()
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -221,6 +223,22 @@ class Playground:
 
         return await self._act(run)
 
+    async def autocomplete(self, request: web.Request) -> web.StreamResponse:
+        """What the bot suggests for the option being typed (Discord asks as you type)."""
+        body = await self._body(request)
+        member = self._member(body.get("viewer"))
+        partial = parse_partial(self.double, str(body.get("text", "")))
+        if partial is None:
+            return web.json_response({"choices": []})
+        path, focused, options = partial
+        channel = str(body.get("channel") or self.double.channel_id)
+        try:
+            result = await member.autocomplete(path, focused, channel_id=channel, **options)
+        except (InteractionFailed, AssertionError) as exc:
+            return web.json_response({"choices": [], "error": str(exc)})
+        return web.json_response({"option": focused,
+                                  "choices": (result.data or {}).get("choices") or []})
+
     async def _run_slash(self, body: dict[str, Any]) -> InteractionResult:
         member = self._member(body.get("viewer"))
         channel = str(body.get("channel") or self.double.channel_id)
@@ -294,6 +312,39 @@ def parse_slash(double: DiscordDouble, text: str) -> tuple[str, dict[str, Any]]:
     Words before the first `name:` are the command path; an option's value runs to the next
     `name:` (quotes allowed), the way Discord's own input reads a typed command.
     """
+    path, level, raw = _read_slash(double, text)
+    schema = {o["name"]: o for o in level}
+    options = {name: _typed(double, schema[name], value) for name, value in raw.items()}
+    missing = [o["name"] for o in level if o.get("required") and o["name"] not in options]
+    if missing:
+        raise PlaygroundError(f"/{path} needs {', '.join(missing)}")
+    return path, options
+
+
+def parse_partial(double: DiscordDouble, text: str) -> tuple[str, str, dict[str, Any]] | None:
+    """A command being typed whose last option has autocomplete: (path, that option, options
+    with its partial text); None when the last thing typed is not such an option."""
+    try:
+        path, level, raw = _read_slash(double, text)
+    except PlaygroundError:
+        return None
+    if not raw:
+        return None
+    focused = list(raw)[-1]
+    schema = {o["name"]: o for o in level}
+    if not schema[focused].get("autocomplete"):
+        return None
+    options: dict[str, Any] = {focused: raw[focused]}
+    for name, value in raw.items():
+        if name != focused:
+            with contextlib.suppress(PlaygroundError):
+                options[name] = _typed(double, schema[name], value)
+    return path, focused, options
+
+
+def _read_slash(double: DiscordDouble,
+                text: str) -> tuple[str, list[dict[str, Any]], dict[str, str]]:
+    """The command path, the schema of its options, and each typed option's raw text."""
     try:
         words = shlex.split(text.strip().lstrip("/"))
     except ValueError as exc:
@@ -312,6 +363,8 @@ def parse_slash(double: DiscordDouble, text: str) -> tuple[str, dict[str, Any]]:
             path.append(word)
         else:
             raw[current] = f"{raw[current]} {word}".strip()
+    if not path:
+        raise PlaygroundError("type the command before its options, e.g. /caro start")
     try:
         cmd, _scope = find_command(double, path[0])
     except AssertionError as exc:
@@ -328,18 +381,12 @@ def parse_slash(double: DiscordDouble, text: str) -> tuple[str, dict[str, Any]]:
     if any(o.get("type") in (SUB_COMMAND, SUB_COMMAND_GROUP) for o in level):
         names = [o["name"] for o in level]
         raise PlaygroundError(f"/{' '.join(path)} needs a subcommand: {', '.join(names)}")
-    schema = {o["name"]: o for o in level}
-    options: dict[str, Any] = {}
-    for name, value in raw.items():
-        opt = schema.get(name)
-        if opt is None:
+    schema = {o["name"] for o in level}
+    for name in raw:
+        if name not in schema:
             raise PlaygroundError(f"/{' '.join(path)} has no option {name!r} (it has: "
                                   f"{', '.join(schema) or 'none'})")
-        options[name] = _typed(double, opt, value)
-    missing = [o["name"] for o in level if o.get("required") and o["name"] not in options]
-    if missing:
-        raise PlaygroundError(f"/{' '.join(path)} needs {', '.join(missing)}")
-    return " ".join(path), options
+    return " ".join(path), level, raw
 
 
 def _typed(double: DiscordDouble, opt: dict[str, Any], value: str) -> Any:
