@@ -353,6 +353,17 @@ async def test_auto_sharded_client_takes_the_announced_count_and_serves_every_gu
                 assert sent and sent[-1]["d"]["id"] == res.interaction_id
             identified = sorted(s.shard for s in double.gateway.identified)
             assert identified == [(0, 2), (1, 2)]
+            # Shard 1's connection drops; discord.py resumes that shard alone, and its guild
+            # is answered again, by the same session.
+            resumes = double.gateway.resumes
+            await double.disconnect_bot(4000, shard_id=1)
+            await asyncio.sleep(0.1)
+            await double.wait_shards(range(2), 2)
+            assert double.gateway.resumes == resumes + 1
+            on_one = guilds[1]
+            res = await members[1].slash("where")
+            assert res.content == f"guild {on_one} on shard 1"
+            assert len(double.gateway.identified) == 2
         finally:
             await bot.close()
             await asyncio.gather(runner, return_exceptions=True)

@@ -118,7 +118,7 @@ async def click_cell(page: Any, cell: str) -> None:
 async def test_a_full_game_against_the_ai_by_clicking(page: Any) -> None:
     await slash(page, "/caro start difficulty:easy")
     await wait_text(page, r"Your turn \(X\)")
-    assert "alice used /caro" in await last_message(page).inner_text()
+    assert "alice used /caro start" in await last_message(page).inner_text()
     for _ in range(5):
         text = await last_message(page).inner_text()
         if re.search(FINISHED, text):

@@ -298,12 +298,25 @@ class Playground:
             "timestamp": payload.get("timestamp"),
             "author": (payload.get("author") or {}).get("username"),
         }
-        if meta.get("type") == 2 and user:
-            out["command"] = {"user": user.get("username"), "name": meta.get("name", "")}
+        interaction = self.double.interactions.get(str(meta.get("id")))
+        if meta.get("type") == 2 and user and interaction is not None:
+            out["command"] = {"user": user.get("username"),
+                              "name": command_path(interaction.payload["data"])}
         return out
 
 
 # --------------------------------------------------------------------- typed slash commands
+
+
+def command_path(data: dict[str, Any]) -> str:
+    """"caro start" from a slash command's data: its name and the subcommands chosen, as Discord
+    shows above the reply ("alice used /caro start")."""
+    words = [str(data.get("name", ""))]
+    options = data.get("options") or []
+    while options and options[0].get("type") in (SUB_COMMAND, SUB_COMMAND_GROUP):
+        words.append(str(options[0].get("name", "")))
+        options = options[0].get("options") or []
+    return " ".join(words)
 
 
 def parse_slash(double: DiscordDouble, text: str) -> tuple[str, dict[str, Any]]:
