@@ -8,6 +8,7 @@ import asyncio
 import os
 import re
 import signal
+import socket
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -281,3 +282,20 @@ async def _bot_running_on(db: Path) -> bool:
         if f"CARO_DB={db}".encode() in environ:
             return True
     return False
+
+
+async def test_a_busy_port_is_refused_in_one_line_before_the_bot_starts(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "CARO_"))}
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tests.discord_double.playground", "--port", str(port),
+            "--db", str(tmp_path / "never.db"), cwd=ROOT, env=env,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 1
+    assert err.decode().strip().splitlines() == [
+        f"caro playground: cannot listen on 127.0.0.1:{port}: Address already in use"]
+    assert not (tmp_path / "never.db").exists()

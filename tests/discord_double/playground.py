@@ -471,8 +471,9 @@ async def run(args: argparse.Namespace, *, ready: asyncio.Event | None = None,
             bot = BotProcess(double, workdir, db_path, {})
             playground = Playground(double, bot)
             try:
-                await bot.start()
+                # The page's port first: a busy one is refused before the bot is started.
                 await playground.start(args.host, args.port)
+                await bot.start()
                 print(f"caro playground: open {playground.url} (Ctrl+C stops it)", flush=True)
                 if ready is not None:
                     ready.set()
