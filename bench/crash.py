@@ -20,7 +20,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.fault_helpers import CrashCampaign, launch, settle, shutdown
+# The scenario runs the real bot against the Discord double of the test suite, which needs the
+# test extra (pytest, hypothesis); --help works without it.
+try:
+    from tests.fault_helpers import CrashCampaign, launch, settle, shutdown
+except ModuleNotFoundError as exc:
+    MISSING: ModuleNotFoundError | None = exc
+else:
+    MISSING = None
+NEEDS = (
+    "needs the test extra and the repository's tests/ package: from a clone, run "
+    "`.venv/bin/pip install -e '.[test]'`, then `.venv/bin/python -m bench.crash` from its root"
+)
 
 
 async def main(args: argparse.Namespace) -> int:
@@ -73,7 +84,8 @@ async def main(args: argparse.Namespace) -> int:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.crash",
-                                     description=__doc__.split("\n")[0])
+                                     description=__doc__.split("\n")[0],
+                                     epilog=f"This benchmark {NEEDS}.")
     parser.add_argument("--kills", type=int, default=100)
     parser.add_argument("--players", type=int, default=6)
     parser.add_argument("--seed", type=int, default=1)
@@ -81,4 +93,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main(parse_args())))
+    arguments = parse_args()
+    if MISSING is not None:
+        sys.exit(f"python -m bench.crash {NEEDS} (missing: {MISSING.name}).")
+    sys.exit(asyncio.run(main(arguments)))

@@ -29,15 +29,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.discord_double import InteractionFailed
-from tests.fault_helpers import (
-    child_pids,
-    free_cells,
-    is_over,
-    launch,
-    settle,
-    shutdown,
-    text_of,
+# The scenario runs the real bot against the Discord double of the test suite, which needs the
+# test extra (pytest, hypothesis); --help works without it.
+try:
+    from tests.discord_double import InteractionFailed
+    from tests.fault_helpers import (
+        child_pids,
+        free_cells,
+        is_over,
+        launch,
+        settle,
+        shutdown,
+        text_of,
+    )
+except ModuleNotFoundError as exc:
+    MISSING: ModuleNotFoundError | None = exc
+else:
+    MISSING = None
+NEEDS = (
+    "needs the test extra and the repository's tests/ package: from a clone, run "
+    "`.venv/bin/pip install -e '.[test]'`, then `.venv/bin/python -m bench.load` from its root"
 )
 
 LAG_LINE = re.compile(r"loop lag over [\d.]+ s: max ([\d.]+) ms, p99 ([\d.]+) ms")
@@ -276,7 +287,8 @@ async def main(args: argparse.Namespace) -> int:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__.split("\n")[0],
+                                     epilog=f"This benchmark {NEEDS}.")
     parser.add_argument("--games", type=int, default=200, help="live games while clicking")
     parser.add_argument("--rate", type=float, default=50, help="clicks per second")
     parser.add_argument("--duration", type=float, default=30, help="seconds of clicking")
@@ -288,4 +300,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main(parse_args())))
+    arguments = parse_args()
+    if MISSING is not None:
+        sys.exit(f"python -m bench.load {NEEDS} (missing: {MISSING.name}).")
+    sys.exit(asyncio.run(main(arguments)))

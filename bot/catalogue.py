@@ -36,8 +36,6 @@ from pathlib import Path
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
-from . import console
-
 DOMAIN = "caro"
 LOCALES_DIR = Path(__file__).with_name("locales")
 TEMPLATE_NAME = f"{DOMAIN}.pot"
@@ -359,11 +357,11 @@ def _main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "import-legacy":
             old = legacy_texts(args.file.read_text(encoding="utf-8"))
             english = old.pop("en", {})
-            # Console messages are the operator's, English only: bot/console.py, not here.
+            # Console messages are the operator's, English only, written where they are raised
+            # (bot/config.py, bot/preflight.py, bot/main.py), never in the player catalogues.
             for key in [key for key in english if key.startswith(CONSOLE_PREFIX)]:
                 del english[key]
-                if key.removeprefix(CONSOLE_PREFIX) not in console.MESSAGES:
-                    print(f"not imported: {key} is a console message; add it to bot/console.py")
+                print(f"not imported: {key} is a console message; write it where it is raised")
             added = add_texts(directory, english, old)
             current = load(directory).source
             for key in added:

@@ -1,4 +1,8 @@
-"""Settings read from the environment (and a .env file in the working directory)."""
+"""Settings read from the environment (and a .env file in the working directory).
+
+Every message here is for the operator at the console, so it is English only and names the
+setting at fault, what was expected (with both bounds of a range) and what was found.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,28 @@ import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from urllib.parse import SplitResult, urlsplit
 
 from dotenv import load_dotenv
 
-from .console import console_text
+from .logging_setup import redact
 
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+# Discord snowflakes are unsigned 64-bit integers.
+MAX_SNOWFLAKE = 2**64 - 1
+DEFAULT_API_BASE = "https://discord.com/api/v10"
+DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
+# The REST API version discord.py 2.7 speaks; a base for another version answers in shapes it
+# does not parse.
+API_PATH = "/api/v10"
+
+NO_TOKEN = (
+    "caro-bot needs a Discord bot token and found none. Get one from the Discord Developer "
+    "Portal (https://discord.com/developers/applications -> Applications -> your app -> Bot "
+    "-> Reset Token), then put it in a file named .env in the directory you start the bot "
+    "from, as a line DISCORD_TOKEN=your-token (see .env.example), or set the DISCORD_TOKEN "
+    "environment variable."
+)
 
 
 class SettingsError(ValueError):
@@ -20,6 +40,10 @@ class SettingsError(ValueError):
 
 class MissingTokenError(SettingsError):
     pass
+
+
+def bad_setting(name: str, problem: str) -> SettingsError:
+    return SettingsError(f"Setting {name} is invalid: {problem}")
 
 
 @dataclass(frozen=True)
@@ -41,9 +65,76 @@ class Settings:
     challenge_seconds: float = 300.0
     # CARO_WATCH_DELAY_SECONDS: the pause between moves of an AI-vs-AI game, so people can follow.
     watch_delay: float = 1.5
+    # `caro-bot --sync`: register the slash commands with Discord on this start even if their
+    # schema did not change (after they were deleted by hand, or to repair a failed sync).
+    force_sync: bool = False
+
+    @property
+    def effective_api_base(self) -> str:
+        return self.api_base or DEFAULT_API_BASE
+
+    @property
+    def effective_gateway_url(self) -> str:
+        return self.gateway_url or DEFAULT_GATEWAY_URL
 
 
-def load_settings(environ: Mapping[str, str] | None = None, *, dotenv: bool = True) -> Settings:
+def parse_guild_id(raw: str) -> int:
+    """A server id as Discord writes it: ASCII digits, 1 to 2**64 - 1."""
+    # str.isdigit() also accepts superscript and full-width digits, which int() then either
+    # rejects with a traceback or silently reads as another number.
+    if not (raw.isascii() and raw.isdigit()):
+        # redact(): a bot token pasted into the wrong setting must not be echoed back.
+        problem = (
+            "expected a server id (a whole number written with the digits 0-9), "
+            f"got {redact(raw)!r}"
+        )
+        raise bad_setting("DISCORD_GUILD_ID", problem)
+    value = int(raw)
+    if not 1 <= value <= MAX_SNOWFLAKE:
+        problem = f"expected a server id from 1 to {MAX_SNOWFLAKE}, got {raw}"
+        raise bad_setting("DISCORD_GUILD_ID", problem)
+    return value
+
+
+def parse_api_base(raw: str) -> str:
+    """An http(s) URL whose path ends in /api/v10, without the trailing slash."""
+    base = raw.rstrip("/")
+    parts = urlsplit(base)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        problem = f"expected an http(s) URL such as {DEFAULT_API_BASE}, got {raw!r}"
+        raise bad_setting("DISCORD_API_BASE", problem)
+    if _bad_port(parts):
+        raise bad_setting("DISCORD_API_BASE", f"the port in {raw!r} is not a number from 1 to 65535")
+    if not parts.path.endswith(API_PATH) or parts.query or parts.fragment:
+        problem = f"expected a URL ending in {API_PATH} (like {DEFAULT_API_BASE}), got {raw!r}"
+        raise bad_setting("DISCORD_API_BASE", problem)
+    return base
+
+
+def parse_gateway_url(raw: str) -> str:
+    """A ws(s) URL with a host."""
+    parts = urlsplit(raw)
+    if parts.scheme not in ("ws", "wss") or not parts.hostname:
+        problem = f"expected a ws:// or wss:// URL such as {DEFAULT_GATEWAY_URL}, got {raw!r}"
+        raise bad_setting("DISCORD_GATEWAY_URL", problem)
+    if _bad_port(parts):
+        raise bad_setting(
+            "DISCORD_GATEWAY_URL", f"the port in {raw!r} is not a number from 1 to 65535"
+        )
+    return raw
+
+
+def _bad_port(parts: SplitResult) -> bool:
+    try:
+        port = parts.port  # raises ValueError for a port that is not a number in range
+    except ValueError:
+        return True
+    return port == 0
+
+
+def load_settings(
+    environ: Mapping[str, str] | None = None, *, dotenv: bool = True, force_sync: bool = False
+) -> Settings:
     """Settings from `environ` (default os.environ, after loading ./.env without overriding)."""
     if environ is None:
         if dotenv:
@@ -55,23 +146,19 @@ def load_settings(environ: Mapping[str, str] | None = None, *, dotenv: bool = Tr
 
     token = get("DISCORD_TOKEN")
     if not token:
-        raise MissingTokenError(console_text("no_token"))
+        raise MissingTokenError(NO_TOKEN)
 
-    guild_id: int | None = None
-    if get("DISCORD_GUILD_ID"):
-        raw = get("DISCORD_GUILD_ID")
-        if not raw.isdigit():
-            problem = console_text("not_a_number", value=raw)
-            raise SettingsError(console_text("bad_setting", name="DISCORD_GUILD_ID", problem=problem))
-        guild_id = int(raw)
+    guild_id = parse_guild_id(get("DISCORD_GUILD_ID")) if get("DISCORD_GUILD_ID") else None
+    api_base = parse_api_base(get("DISCORD_API_BASE")) if get("DISCORD_API_BASE") else None
+    gateway = parse_gateway_url(get("DISCORD_GATEWAY_URL")) if get("DISCORD_GATEWAY_URL") else None
 
     level_name = (get("CARO_LOG_LEVEL") or "INFO").upper()
     if level_name not in _LOG_LEVELS:
-        problem = console_text("bad_log_level", value=level_name)
-        raise SettingsError(console_text("bad_setting", name="CARO_LOG_LEVEL", problem=problem))
+        problem = f"expected DEBUG, INFO, WARNING or ERROR, got {level_name!r}"
+        raise bad_setting("CARO_LOG_LEVEL", problem)
 
     def optional_seconds(name: str, below: float) -> float | None:
-        """Seconds from 0 (excluded) to `below`; None when the setting is absent."""
+        """Seconds from 0 (excluded) to `below` (excluded); None when the setting is absent."""
         raw = get(name)
         if not raw:
             return None
@@ -79,9 +166,9 @@ def load_settings(environ: Mapping[str, str] | None = None, *, dotenv: bool = Tr
             value = float(raw)
         except ValueError:
             value = -1.0
-        if not 0 < value < below:
-            problem = console_text("not_positive", value=raw)
-            raise SettingsError(console_text("bad_setting", name=name, problem=problem))
+        if not 0 < value < below:  # also false for nan
+            problem = f"expected a number of seconds above 0 and below {below:g}, got {raw!r}"
+            raise bad_setting(name, problem)
         return value
 
     def seconds(name: str, default: float) -> float:
@@ -92,12 +179,13 @@ def load_settings(environ: Mapping[str, str] | None = None, *, dotenv: bool = Tr
         token=token,
         db_path=get("CARO_DB") or "caro.db",
         guild_id=guild_id,
-        api_base=get("DISCORD_API_BASE").rstrip("/") or None,
-        gateway_url=get("DISCORD_GATEWAY_URL") or None,
+        api_base=api_base,
+        gateway_url=gateway,
         log_level=getattr(logging, level_name),
         ai_time_limit=optional_seconds("CARO_AI_TIME_LIMIT", 3600),
         loop_lag_log=optional_seconds("CARO_LOOP_LAG_LOG", 86400),
         min_timeout=seconds("CARO_MIN_TIMEOUT_SECONDS", 60.0),
         challenge_seconds=seconds("CARO_CHALLENGE_SECONDS", 300.0),
         watch_delay=seconds("CARO_WATCH_DELAY_SECONDS", 1.5),
+        force_sync=force_sync,
     )

@@ -1,38 +1,77 @@
 """`caro-bot` / `python -m bot`: read settings, run the bot until SIGTERM/SIGINT, exit cleanly.
 
-Exit status: 0 after a clean stop, 1 if Discord refuses the token (or the bot cannot run),
-2 if the settings are missing or malformed.
+Exit status: 0 after a clean stop; 1 when Discord refuses (the token, the server in
+DISCORD_GUILD_ID) or cannot be reached; 2 when a setting is missing or malformed, the database
+included. Each failure is one line on stderr, never a traceback.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import contextlib
 import logging
+import os
 import signal
+import sqlite3
 import sys
 
+import aiohttp
 import discord
 import yarl
 
-from .client import CaroBot
+from engine import __version__
+
 from .config import Settings, SettingsError, load_settings
-from .console import console_text
+from .logging_setup import one_line, setup_logging
+from .preflight import (
+    PreflightError,
+    Unreachable,
+    check_database,
+    check_reachable,
+    guild_refused_message,
+    network_reason,
+    unreachable_message,
+)
 from .storage import StorageError
 
 log = logging.getLogger("caro.bot")
 
+# After a stop is asked for, how long discord.py may take to close before its connection task is
+# cancelled: while Discord is away it sits in a reconnect back-off of up to a minute.
+CLOSE_GRACE = 1.0
 
-def setup_logging(level: int) -> None:
-    # Plain lines when the output is a file or a pipe: discord.py would colour them inside
-    # containers, which litters log files with escape codes.
-    if sys.stderr.isatty():
-        discord.utils.setup_logging(level=level, root=True)
-    else:
-        plain = logging.Formatter("%(asctime)s %(levelname)-8s %(name)s: %(message)s")
-        discord.utils.setup_logging(level=level, formatter=plain, root=True)
-    # caro plays no audio; the missing-voice-library warnings are noise.
-    discord.VoiceClient.warn_nacl = False
-    discord.VoiceClient.warn_dave = False
+BAD_TOKEN = (
+    "Discord refused the bot token (it is wrong, or it was reset). Copy a fresh one from the "
+    "Developer Portal (your app -> Bot -> Reset Token) into DISCORD_TOKEN in .env."
+)
+PRIVILEGED_INTENTS = (
+    "Discord refused the connection because the bot asks for an intent it is not allowed to "
+    "use. caro-bot needs no privileged intents; check you are running an unmodified build."
+)
+DESCRIPTION = (
+    "Run the caro Discord bot until SIGTERM or Ctrl-C. Settings come from the environment and "
+    "from a .env file in the current directory (see .env.example and the README)."
+)
+EPILOG = (
+    "exit status: 0 after a clean stop, 1 when Discord refuses or cannot be reached, "
+    "2 for a missing or malformed setting"
+)
+
+
+class Refused(Exception):
+    """Discord refused something the settings ask for (exit 1); the message says what."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="caro-bot", description=DESCRIPTION, epilog=EPILOG)
+    parser.add_argument("--version", action="version", version=f"caro-bot {__version__}")
+    parser.add_argument(
+        "--sync", action="store_true",
+        help="register the slash commands with Discord on this start even if they did not "
+        "change (to repair commands deleted or broken by hand)",
+    )
+    return parser
 
 
 def apply_endpoint_overrides(settings: Settings) -> None:
@@ -44,30 +83,107 @@ def apply_endpoint_overrides(settings: Settings) -> None:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.gateway_url)
 
 
+async def login_and_connect(bot: discord.Client, settings: Settings) -> None:
+    """Log in (which also runs setup_hook), check the gateway, then stay connected."""
+    api = settings.effective_api_base
+    # A quick TCP check first: discord.py would wait minutes on an address that drops packets.
+    await check_reachable(api, "DISCORD_API_BASE", settings.api_base is not None, "Discord's API")
+    try:
+        await bot.login(settings.token)
+    except aiohttp.ClientError as exc:
+        # Connection failures only (aiohttp's OSErrors are ClientErrors too): an OSError of the
+        # bot's own set-up is not Discord's.
+        raise Unreachable(
+            unreachable_message(
+                "Discord's API", api, "DISCORD_API_BASE", settings.api_base is not None,
+                network_reason(exc),
+            )
+        ) from None
+    except StorageError as exc:
+        # Opening or migrating CARO_DB failed in setup_hook (e.g. a schema newer than this
+        # version): a setting problem, in the storage layer's own one line.
+        raise PreflightError(str(exc)) from None
+    except sqlite3.Error as exc:
+        # What the read-only checks could not foresee (the file locked by another program...).
+        raise PreflightError(
+            f"Could not open the database {os.path.abspath(settings.db_path)} (CARO_DB): {exc}"
+        ) from None
+    except discord.Forbidden as exc:
+        if settings.guild_id is not None and exc.code == 50001:
+            raise Refused(guild_refused_message(settings.guild_id, bot.application_id)) from None
+        raise
+    except discord.DiscordServerError as exc:
+        # discord.py already retried; Discord itself (or the proxy in front of it) is failing.
+        raise Unreachable(
+            f"Discord's API at {api} kept answering {exc.status} ({one_line(exc)}): Discord is "
+            "having trouble; try again later."
+        ) from None
+    except discord.HTTPException as exc:
+        # Something answered, but not as Discord's API does (a wrong path, a proxy's error page).
+        raise Refused(
+            f"Discord's API at {api} answered {exc.status} {one_line(exc)}; check "
+            "DISCORD_API_BASE."
+        ) from None
+    gateway = settings.effective_gateway_url
+    await check_reachable(
+        gateway, "DISCORD_GATEWAY_URL", settings.gateway_url is not None, "Discord's gateway"
+    )
+    try:
+        await bot.connect(reconnect=True)
+    except AttributeError as exc:
+        # discord.py 2.7 cannot retry a first connection that failed: it reads the sequence of
+        # a websocket it never had (`None.sequence`). What failed is the exception it was
+        # handling; anything else is a real bug and propagates.
+        first = exc.__context__
+        if bot.ws is not None or first is None:
+            raise
+        raise Unreachable(
+            unreachable_message(
+                "Discord's gateway", gateway, "DISCORD_GATEWAY_URL",
+                settings.gateway_url is not None, network_reason(first),
+            )
+        ) from None
+
+
 async def run(settings: Settings) -> None:
+    # Imported here: the UI pulls in the whole bot, which --help and bad settings never need.
+    from .client import CaroBot
+
     bot = CaroBot(settings)
     loop = asyncio.get_running_loop()
+    stopping = asyncio.Event()
 
     def stop(signame: str) -> None:
         log.info("%s received, shutting down", signame)
-        bot.spawn(bot.close())
+        stopping.set()
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop, sig.name)
     try:
         async with bot:
-            await bot.start(settings.token)
+            runner = asyncio.create_task(login_and_connect(bot, settings))
+            stop_wait = asyncio.create_task(stopping.wait())
+            await asyncio.wait({runner, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
+            stop_wait.cancel()
+            if not runner.done():
+                await bot.close()
+                with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                    await asyncio.wait_for(runner, CLOSE_GRACE)
+            if not stopping.is_set():
+                runner.result()  # the reason it ended, raised
     finally:
         await bot.release()
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     try:
-        settings = load_settings()
-    except SettingsError as exc:
+        settings = load_settings(force_sync=args.sync)
+        check_database(settings.db_path)
+    except (SettingsError, PreflightError) as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    setup_logging(settings.log_level)
+    setup_logging(settings.log_level, secrets=[settings.token])
     apply_endpoint_overrides(settings)
     # Every database statement is a hop to aiosqlite's thread and back; while the event loop is
     # busy, each hand-over of the GIL waits up to the switch interval (5 ms by default), which
@@ -76,14 +192,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         asyncio.run(run(settings))
     except discord.LoginFailure:
-        print(console_text("bad_token"), file=sys.stderr)
+        print(BAD_TOKEN, file=sys.stderr)
         return 1
     except discord.PrivilegedIntentsRequired:
-        print(console_text("privileged_intents"), file=sys.stderr)
+        print(PRIVILEGED_INTENTS, file=sys.stderr)
         return 1
-    except StorageError as exc:
-        # A database this version cannot use (e.g. from a newer version): one line, no traceback.
-        print(f"CARO_DB: {exc}", file=sys.stderr)
+    except (Unreachable, Refused) as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    except PreflightError as exc:
+        print(str(exc), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         # A second Ctrl-C while shutting down: already stopping, nothing left to report.

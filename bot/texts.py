@@ -3,7 +3,8 @@ bot/locales (see bot/catalogue.py for the layout and the maintenance commands).
 
 Strings are `str.format` templates; `t(key, **values)` fills them in. Code never builds English
 sentences itself: it picks ids and passes values. The operator's console messages are not here:
-they are English only, in bot/console.py.
+they are English only, written where they are raised (bot/config.py, bot/preflight.py,
+bot/main.py).
 """
 
 from __future__ import annotations

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import signal
 import sqlite3
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.postgres import PostgresServer, PostgresUnavailable
+from tests.postgres import required as postgres_required
 
 TOKEN = "test-token"
 STOP_TIMEOUT = 20.0
@@ -159,3 +163,36 @@ async def start_bot(tmp_path: Path) -> AsyncIterator[StartBot]:
 async def running_bot(start_bot: StartBot) -> BotHandle:
     return await start_bot()
 
+
+
+# ------------------------------------------------------------------ PostgreSQL
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One throwaway PostgreSQL server for the whole run (see tests/postgres.py); skips the test
+    when PostgreSQL is not installed, fails instead under CARO_REQUIRE_POSTGRES=1 (CI)."""
+    try:
+        server = PostgresServer.start()
+    except PostgresUnavailable as exc:
+        if postgres_required():
+            pytest.fail(f"{exc} and CARO_REQUIRE_POSTGRES is set")
+        pytest.skip(str(exc))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+_database_numbers = itertools.count(1)
+
+
+@pytest.fixture
+def postgres_dsn(postgres_server: PostgresServer) -> Iterator[str]:
+    """A fresh empty database on the session's server for this test; dropped afterwards."""
+    name = f"caro_test_{os.getpid()}_{next(_database_numbers)}"
+    dsn = postgres_server.create_database(name)
+    try:
+        yield dsn
+    finally:
+        postgres_server.drop_database(name)

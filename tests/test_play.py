@@ -96,7 +96,7 @@ def test_two_people_play_to_a_win() -> None:
     assert script.prompts[0] == "X to move (e.g. B2): "
     assert script.prompts[1] == "O to move (e.g. B2): "
     assert [p.split()[0] for p in script.prompts] == ["X", "O", "X", "O", "X"]
-    assert "1 X X[X]" in out[-2]
+    assert "1(X X X)" in out[-2]  # the winning line marked on the final board
 
 
 def test_two_people_play_to_a_draw() -> None:
@@ -157,6 +157,36 @@ def test_computer_moves_are_announced_and_played() -> None:
     assert "O (scripted) plays A2 (develop)" in out
     assert result == Outcome(Mark.X, ((0, 2), (1, 1), (2, 0)))
     assert all(p.startswith("X to move") for p in script.prompts)
+
+
+def test_a_thinking_line_comes_before_each_computer_move() -> None:
+    ai = Scripted([(0, 0), (0, 1), (1, 0)])
+    _, out, _ = run_game(Board(), ["B2", "C3", "A3", "C1"], {Mark.X: None, Mark.O: ai})
+    plays = [i for i, line in enumerate(out) if line.startswith("O (scripted) plays")]
+    assert len(plays) == 3
+    assert all(out[i - 1] == "O (scripted) is thinking…" for i in plays)
+
+
+@pytest.mark.parametrize(
+    ("moves", "final"),
+    [
+        (["A1", "B1", "A2", "B2", "A3"], "  A B C\n1(X)O .\n2(X)O .\n3(X). ."),
+        (["A1", "A2", "B2", "B3", "C3"], "  A B C\n1(X). .\n2 O(X).\n3 . O(X)"),
+        (["C1", "A2", "B2", "B3", "A3"], "  A B C\n1 . .(X)\n2 O(X).\n3(X)O ."),
+    ],
+)
+def test_the_winning_line_is_marked_on_the_final_board(moves: list[str], final: str) -> None:
+    _, out, _ = run_game(Board(), moves)
+    assert out[-2] == final
+
+
+def test_render_marks_a_winning_line_on_a_wide_board() -> None:
+    board = Board(3, 12, 4)
+    for name in ("J2", "A1", "K2", "A2", "L2", "A3", "I2"):
+        board.push_name(name)
+    outcome = board.outcome()
+    assert outcome is not None
+    assert render(board, outcome.line).splitlines()[2] == "2 O . . . . . . .(X X X X)"
 
 
 def test_undo_against_the_computer_takes_back_both_moves() -> None:
@@ -273,6 +303,20 @@ def test_unknown_level_is_refused_by_argparse() -> None:
 
 
 # ----------------------------------------------------------------- the real console script
+@pytest.mark.parametrize("limit", ["0", "-1", "nan", "soon", "7200"])
+def test_a_time_limit_that_cannot_work_is_refused_before_the_game(limit: str) -> None:
+    proc = subprocess.run(
+        [*caro_command(), "play", "--vs", "easy", "--time-limit", limit],
+        input="B2\n", capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.splitlines()[-1] == (
+        "caro play: error: argument --time-limit: expected a number of seconds above 0 and at "
+        f"most 3600, got {limit!r}"
+    )
+
+
 def caro_command() -> list[str]:
     script = Path(sys.executable).parent / "caro"
     return [str(script)] if script.exists() else [sys.executable, "-m", "engine"]

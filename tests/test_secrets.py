@@ -111,3 +111,54 @@ async def test_a_refused_token_and_bad_settings_are_reported_without_the_token(
             # The operator pasted the token into the wrong setting: it must not be echoed.
             output = output.replace(SECRET, "")
         assert leaks(output) == [], output
+
+
+INTERACTION_PREFIX = "aW50ZXJhY3Rpb24"  # base64 of "interaction", shared by every token
+
+
+async def test_interaction_tokens_never_appear_in_the_debug_log(tmp_path: Path) -> None:
+    double, bot = await launch(tmp_path / "bot", CARO_LOG_LEVEL="DEBUG")
+    try:
+        alice = double.add_member("alice")
+        start = await alice.slash("caro start", difficulty="easy")
+        message = await start.message.wait_for(players_turn, timeout=20)
+        await alice.click(message, free_cells(message)[0])
+        await alice.click_custom_id(message, "caro:forged")  # a refusal, answered privately
+        await alice.slash("caro stats")
+        await settle(double, 0.5)
+    finally:
+        problems = await shutdown(double, bot, allow_violations=True)
+    log = bot.log_text()
+    # The log really holds what used to leak: whole gateway events and interaction URLs.
+    assert "INTERACTION_CREATE" in log and "/callback" in log
+    tokens = [inter.token for inter in double.interactions.values()]
+    assert len(tokens) >= 4
+    for token in tokens:
+        secret = token.removeprefix(INTERACTION_PREFIX)
+        assert leaks(log, secret) == [], f"interaction token {token[:20]}... in the log"
+    assert "[redacted]" in log
+    assert problems == []
+
+
+def test_redaction_hides_tokens_in_payloads_and_urls_whatever_their_shape() -> None:
+    from bot.logging_setup import redact
+
+    other = "Zm9yZ2VkLXNoYXBlZC10b2tlbi0xMjM0NTY3ODkw"  # not the usual interaction prefix
+    lines = [
+        f"WebSocket Event: {{'t': 'INTERACTION_CREATE', 'd': {{'token': '{other}', 'id': '1'}}}}",
+        f'{{"token": "{other}"}}',
+        f"POST https://discord.com/api/v10/interactions/123/{other}/callback has returned 204",
+        f"PATCH https://discord.com/api/v10/webhooks/456/{other}/messages/@original",
+        f"GET http://h/api/v10/webhooks/456/{other}?wait=true",
+        f"Authorization: Bot {SECRET}",
+        f"pasted somewhere: {SECRET}.",
+    ]
+    for line in lines:
+        shown = redact(line)
+        assert leaks(shown, other) == [] and leaks(shown, SECRET) == [], shown
+        assert "[redacted]" in shown
+    # Ids and routes stay readable: only the secret part goes.
+    assert redact(lines[2]) == (
+        "POST https://discord.com/api/v10/interactions/123/[redacted]/callback has returned 204"
+    )
+    assert redact("my-own-token-text here", ["my-own-token-text"]) == "[redacted] here"

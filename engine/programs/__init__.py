@@ -24,7 +24,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The full parser, with arguments filled in for `command` only (all listed in --help)."""
+    from engine import __version__
+
     parser = argparse.ArgumentParser(prog="caro", description="m,n,k games: tic-tac-toe, caro, gomoku")
+    parser.add_argument("--version", action="version", version=f"caro {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (module_name, help_text) in COMMANDS.items():
         sub_parser = sub.add_parser(name, help=help_text, description=help_text)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Protocol
+from typing import Protocol, TextIO
 
 from ..board import Board
 from ..montecarlo import monte_carlo_move
@@ -459,6 +459,23 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"caro arena: error: {exc}", file=sys.stderr)
         return 2
+    # Opened now, not after the tournament: a bad path must not cost an hour of games.
+    try:
+        games_out = open(args.games_out, "w", encoding="utf-8") if args.games_out else None  # noqa: SIM115
+    except OSError as exc:
+        print(f"caro arena: error: cannot write --games-out {args.games_out}: "
+              f"{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    try:
+        return _play(args, specs, names, anchor, (rows, cols, k, rule), games_out)
+    finally:
+        if games_out is not None:
+            games_out.close()
+
+
+def _play(args: argparse.Namespace, specs: list[GameSpec], names: list[str], anchor: str | None,
+          shape: tuple[int, int, int, Rule], games_out: TextIO | None) -> int:
+    rows, cols, k, rule = shape
 
     start = time.perf_counter()
 
@@ -477,8 +494,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"{rows}x{cols} k{k} {rule.value}, {args.games} games per pair, seed {args.seed}, "
           f"openings {args.openings}, {len(results)} games in {elapsed:.0f}s")
     print(format_report(results, names, anchor))
-    if args.games_out:
-        with open(args.games_out, "w", encoding="utf-8") as out:
-            for r in results:
-                out.write(f"{r.x} v {r.o}: {r.text}\n")
+    if games_out is not None:
+        for r in results:
+            games_out.write(f"{r.x} v {r.o}: {r.text}\n")
     return 0

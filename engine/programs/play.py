@@ -11,12 +11,15 @@ import argparse
 import os
 import random
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..board import Board
 from ..notation import column_letter, parse_size
 from ..types import LEVELS, Cell, Mark, MoveError, Outcome, Rule
+
+# An hour per move is already far past any use; it also bounds what the search is asked to plan.
+MAX_TIME_LIMIT = 3600.0
 
 HELP = "Type a cell like B2, 'undo' to take back your last move, or 'quit'."
 
@@ -48,16 +51,25 @@ class Computer:
 Players = Mapping[Mark, Computer | None]
 
 
-def render(board: Board) -> str:
-    """The board with coordinates; the last move is bracketed, like `.[X].`."""
+def render(board: Board, line: Sequence[Cell] = ()) -> str:
+    """The board with coordinates; the last move is bracketed, like `.[X].`, and the stones of a
+    winning `line` are parenthesised instead: `(X)` on each row, `(X X X)` along a row."""
     width = len(str(board.rows))
     lines = [" " * width + "".join(" " + column_letter(c) for c in range(board.cols))]
     symbols = {0: ".", int(Mark.X): "X", int(Mark.O): "O"}
     last = board.last_move
+    winning: dict[int, list[int]] = {}
+    for r, c in line:
+        winning.setdefault(r, []).append(c)
     for r in range(board.rows):
-        # Each cell is a separator then a symbol; the separators around the last move become [ ].
+        # Each cell is a separator then a symbol; the separators around the last move become
+        # [ ], those around the winning stones of this row (one cell, or a run along the row)
+        # become ( ).
         seps = [" "] * (board.cols + 1)
-        if last is not None and last[0] == r:
+        if r in winning:
+            seps[min(winning[r])] = "("
+            seps[max(winning[r]) + 1] = ")"
+        elif last is not None and last[0] == r and not line:
             seps[last[1]] = "["
             seps[last[1] + 1] = "]"
         row = board.grid[r * board.cols : (r + 1) * board.cols]
@@ -103,12 +115,14 @@ def play_game(
     while True:
         outcome = board.outcome()
         if outcome is not None:
-            output_fn(render(board))
+            output_fn(render(board, outcome.line))
             output_fn(describe_result(board, outcome))
             return outcome
         mark = board.turn
         player = players.get(mark)
         if player is not None:
+            # The search may take seconds on big boards: say so rather than seem stuck.
+            output_fn(f"{mark} ({player.level}) is thinking…")
             move, reason = player.choose(board)
             name = board.move_name(move)
             board.push(move)
@@ -163,8 +177,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seed", type=int, default=None, help="seed for the AI's choices and --first random"
     )
     parser.add_argument(
-        "--time-limit", type=float, default=None, help="seconds per AI move (default: the level's)"
+        "--time-limit", type=seconds_per_move, default=None, metavar="SECONDS",
+        help=f"seconds per AI move, above 0 and at most {MAX_TIME_LIMIT:g} (default: the level's)",
     )
+
+
+def seconds_per_move(text: str) -> float:
+    """--time-limit: refused up front, where the search would only fail after the first move."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= MAX_TIME_LIMIT:  # also false for nan
+        raise argparse.ArgumentTypeError(
+            f"expected a number of seconds above 0 and at most {MAX_TIME_LIMIT:g}, got {text!r}"
+        )
+    return value
 
 
 def build_game(args: argparse.Namespace) -> tuple[Board, dict[Mark, Computer | None], int]:

@@ -10,7 +10,20 @@ protocol, so the real bot process (discord.py 2.7) runs against it unmodified.
     await double.wait_ready(timeout=30)  # READY sent and commands registered (PUT, global or guild)
     double.reset_ready()                 # forget both, before restarting the bot process
     double.guild_id, double.channel_id   # one guild with a text channel "general"
-    double.add_channel("other")          # -> channel id
+    double.add_channel("other")          # -> channel id (guild_id=... for another guild)
+
+Several guilds and shards:
+    g2 = double.add_guild("second", locale="vi", shard=(1, 2))  # -> guild id, on shard 1 of 2
+    double.guilds[g2].channel_id         # its "general" channel; .roles, .bot_role_id, .locale
+    bob = double.add_member("bob", guild_id=g2); double.join(alice, g2)  # one user, two guilds
+    await bob.slash("caro start")        # in bob's home guild; channel_id= picks another
+    double.shard_count = 2               # what GET /gateway/bot recommends (default: 1 per 1000)
+    double.max_guilds_per_shard = 1      # IDENTIFY holding more guilds is closed with 4011
+    await double.wait_shards(range(2), 2)  # both shards of 2 identified, READY and connected
+    double.gateway.owner(guild_id)       # the session a guild's events and interactions go to
+IDENTIFY carries shard [id, count] (absent: [0, 1]); each session gets READY + GUILD_CREATE for
+its guilds ((guild_id >> 22) % count == id); a malformed or out-of-range shard is closed with
+4010. A guild added while the bot runs gets GUILD_CREATE on its shard's session.
 
     alice = double.add_member("alice", locale="en-US")          # -> Member
     res = await alice.slash("caro start", difficulty="hard")     # type 2 over the gateway

@@ -8,6 +8,7 @@ with a message carrying a button, then one click answered by an update.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import statistics
 import sys
@@ -92,5 +93,18 @@ async def main(rounds: int) -> None:
     print(f"client close + double stop: {(time.perf_counter() - t0) * 1000:.1f} ms")
 
 
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.discord_double.bench",
+        description="Figures for the Discord double itself: start/stop cost, time to READY, "
+                    "slash and click round trips with a minimal discord.py client.")
+    parser.add_argument("rounds", nargs="?", type=int, default=200,
+                        help="slash + click rounds to time (default 200)")
+    args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error(f"rounds must be 1 or more, not {args.rounds}")
+    return args
+
+
 if __name__ == "__main__":
-    asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 200))
+    asyncio.run(main(parse_args(sys.argv[1:]).rounds))

@@ -1,5 +1,11 @@
 """The gateway websocket: HELLO, heartbeats, IDENTIFY/READY, RESUME and numbered dispatches.
 
+Sharding as on Discord: IDENTIFY may carry `shard: [shard_id, num_shards]` (absent: [0, 1]); a
+session gets the guilds with (guild_id >> 22) % num_shards == shard_id, and every event of a guild
+goes to the latest session whose shard owns it (events without a guild to shard 0). A malformed
+or out-of-range shard is closed with 4010, a session that would hold more than
+`double.max_guilds_per_shard` guilds with 4011.
+
 Frames go out as uncompressed JSON text even when the bot asks for zlib-stream: discord.py only
 runs its decompressor on binary frames, and Discord itself accepts either.
 """
@@ -22,6 +28,7 @@ DISPATCH, HEARTBEAT, IDENTIFY, PRESENCE, VOICE, RESUME = 0, 1, 2, 3, 4, 6
 RECONNECT, REQUEST_MEMBERS, INVALID_SESSION, HELLO, HEARTBEAT_ACK = 7, 8, 9, 10, 11
 GUILD_MEMBERS_INTENT = 1 << 1
 GUILD_MESSAGES_INTENT = 1 << 9
+INVALID_SHARD, SHARDING_REQUIRED = 4010, 4011
 
 
 @dataclass
@@ -32,6 +39,16 @@ class Session:
     sent: list[dict[str, Any]] = field(default_factory=list)
     ws: web.WebSocketResponse | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    shard: tuple[int, int] = (0, 1)
+    ready: bool = False
+
+    def owns(self, guild_id: str) -> bool:
+        shard_id, num_shards = self.shard
+        return (int(guild_id) >> 22) % num_shards == shard_id
+
+    @property
+    def live(self) -> bool:
+        return self.ws is not None and not self.ws.closed
 
 
 class Gateway:
@@ -40,6 +57,8 @@ class Gateway:
         self.heartbeat_interval = heartbeat_interval
         self.sessions: dict[str, Session] = {}
         self.current: Session | None = None
+        # Every session ever identified, oldest first: routing picks the latest owner of a guild.
+        self.identified: list[Session] = []
         self.sockets: set[web.WebSocketResponse] = set()
         self.identifies = 0
         self.resumes = 0
@@ -48,6 +67,24 @@ class Gateway:
     def connected(self) -> bool:
         cur = self.current
         return cur is not None and cur.ws is not None and not cur.ws.closed
+
+    def owner(self, guild_id: str | None) -> Session | None:
+        """The session events of this guild go to (None: shard 0's, as for DMs)."""
+        for session in reversed(self.identified):
+            if guild_id is None and session.shard[0] == 0:
+                return session
+            if guild_id is not None and session.owns(guild_id):
+                return session
+        return None
+
+    def live_shards(self, num_shards: int) -> set[int]:
+        """Shard ids of num_shards that have a connected session which got READY."""
+        return {s.shard[0] for s in self.identified
+                if s.shard[1] == num_shards and s.ready and s.live
+                and self.owner_of_shard(s.shard) is s}
+
+    def owner_of_shard(self, shard: tuple[int, int]) -> Session | None:
+        return next((s for s in reversed(self.identified) if s.shard == shard), None)
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         ws = web.WebSocketResponse(max_msg_size=0)
@@ -100,17 +137,31 @@ class Gateway:
             await self._reject(ws, 4001, f"unknown gateway opcode {op}")
         return session
 
-    async def _identify(self, ws: web.WebSocketResponse, data: dict[str, Any]) -> Session:
+    async def _identify(self, ws: web.WebSocketResponse,
+                        data: dict[str, Any]) -> Session | None:
         double = self._double
-        session = Session(id=secrets.token_hex(16), intents=int(data.get("intents") or 0), ws=ws)
+        shard = self._shard_of(data.get("shard", [0, 1]))
+        if shard is None:
+            await self._reject(ws, INVALID_SHARD,
+                               f"IDENTIFY with an invalid shard {data.get('shard')!r}")
+            return None
+        guild_ids = [g for g in double.guild_ids if double.shard_of(g, shard[1]) == shard[0]]
+        if len(guild_ids) > double.max_guilds_per_shard:
+            await self._reject(ws, SHARDING_REQUIRED,
+                               f"IDENTIFY as shard {list(shard)} would hold {len(guild_ids)} "
+                               f"guilds (at most {double.max_guilds_per_shard} per shard)")
+            return None
+        session = Session(id=secrets.token_hex(16), intents=int(data.get("intents") or 0), ws=ws,
+                          shard=shard)
         self.sessions[session.id] = session
+        self.identified.append(session)
         self.current = session
         self.identifies += 1
         ready: dict[str, Any] = {
             "v": 10,
             "user": double.bot_user,
             "user_settings": {},
-            "guilds": [{"id": gid, "unavailable": True} for gid in double.guild_ids],
+            "guilds": [{"id": gid, "unavailable": True} for gid in guild_ids],
             "presences": [],
             "private_channels": [],
             "relationships": [],
@@ -124,12 +175,27 @@ class Gateway:
             "_trace": ['["discord-double",{"micros":0}]'],
         }
         if "shard" in data:
-            ready["shard"] = data["shard"]
+            ready["shard"] = list(shard)
         await self.dispatch("READY", ready, session=session)
-        await self.dispatch("GUILD_CREATE", double.guild_create_payload(), session=session)
+        for guild_id in guild_ids:
+            await self.dispatch("GUILD_CREATE", double.guild_create_payload(guild_id),
+                                session=session)
+        session.ready = True
         double.bot_ready = True
         double.store.changes.notify()
         return session
+
+    @staticmethod
+    def _shard_of(value: Any) -> tuple[int, int] | None:
+        """[shard_id, num_shards] as Discord accepts it: two integers, 0 <= id < num."""
+        if not isinstance(value, list | tuple) or len(value) != 2:
+            return None
+        shard_id, num_shards = value
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            return None
+        if num_shards < 1 or not 0 <= shard_id < num_shards:
+            return None
+        return shard_id, num_shards
 
     async def _resume(self, ws: web.WebSocketResponse, data: Any) -> Session | None:
         data = data if isinstance(data, dict) else {}
@@ -158,7 +224,8 @@ class Gateway:
 
     async def _members_chunk(self, session: Session, data: dict[str, Any]) -> None:
         double = self._double
-        members = double.all_member_payloads()
+        guild_id = str(data.get("guild_id", double.guild_id))
+        members = double.all_member_payloads(guild_id) if guild_id in double.guilds else []
         wanted = data.get("user_ids")
         if wanted:
             wanted_ids = {str(u) for u in (wanted if isinstance(wanted, list) else [wanted])}
@@ -170,7 +237,7 @@ class Gateway:
         if limit:
             members = members[:limit]
         chunk: dict[str, Any] = {
-            "guild_id": str(data.get("guild_id", double.guild_id)),
+            "guild_id": guild_id,
             "members": members,
             "chunk_index": 0,
             "chunk_count": 1,
@@ -180,9 +247,10 @@ class Gateway:
         await self.dispatch("GUILD_MEMBERS_CHUNK", chunk, session=session)
 
     async def dispatch(self, event: str, data: dict[str, Any], *, session: Session | None = None,
-                       intent: int = 0) -> bool:
-        """Send an event to the bot's session (kept for replay on RESUME). False if no session."""
-        session = session or self.current
+                       guild_id: str | None = None, intent: int = 0) -> bool:
+        """Send an event to a session (given, else the one whose shard owns guild_id, else
+        shard 0's), kept for replay on RESUME. False if there is no such session."""
+        session = session or self.owner(guild_id)
         if session is None or (intent and not session.intents & intent):
             return False
         async with session.lock:
@@ -195,8 +263,10 @@ class Gateway:
                     await self._send(ws, frame)
         return True
 
-    async def disconnect(self, code: int, *, resumable: bool) -> None:
+    async def disconnect(self, code: int, *, resumable: bool, shard_id: int | None = None) -> None:
         session = self.current
+        if shard_id is not None:
+            session = next((s for s in reversed(self.identified) if s.shard[0] == shard_id), None)
         if session is None:
             return
         if not resumable:

@@ -116,8 +116,9 @@ class InteractionResult:
                              f"got {len(inter.followups)}")
 
 
-def find_command(double: DiscordDouble, name: str) -> tuple[dict[str, Any], str | None]:
-    for scope in (double.guild_id, None):
+def find_command(double: DiscordDouble, name: str,
+                 guild_id: str | None = None) -> tuple[dict[str, Any], str | None]:
+    for scope in (guild_id or double.guild_id, None):
         for cmd in double.commands.get(scope, []):
             if cmd.get("name") == name and int(cmd.get("type", 1)) == 1:
                 return cmd, scope
@@ -126,7 +127,7 @@ def find_command(double: DiscordDouble, name: str) -> tuple[dict[str, Any], str 
 
 
 def command_data(double: DiscordDouble, path: str, options: dict[str, Any],
-                 focused: str | None = None) -> dict[str, Any]:
+                 focused: str | None = None, guild_id: str | None = None) -> dict[str, Any]:
     """The `data` of an APPLICATION_COMMAND interaction for "/command [group] sub" with options.
 
     With `focused`, the data of an AUTOCOMPLETE interaction instead: that option carries the
@@ -135,7 +136,7 @@ def command_data(double: DiscordDouble, path: str, options: dict[str, Any],
     words = path.lstrip("/").split()
     if not words:
         raise AssertionError("slash() needs a command path such as 'caro start'")
-    cmd, scope = find_command(double, words[0])
+    cmd, scope = find_command(double, words[0], guild_id)
     resolved: dict[str, dict[str, Any]] = {}
     level: list[dict[str, Any]] = cmd.get("options") or []
     top: list[dict[str, Any]] = []
@@ -227,7 +228,8 @@ def _option_value(double: DiscordDouble, opt: dict[str, Any], value: Any,
             "permissions": double.app_permissions, "parent_id": None, "flags": 0,
         }
     elif kind == ROLE:
-        role = next((r for r in double.roles if r["id"] == str(value)), None)
+        role = next((r for g in double.guilds.values() for r in g.roles
+                     if r["id"] == str(value)), None)
         if role is None:
             raise AssertionError(f"option {name!r}: no role with id {value}")
         out = role["id"]

@@ -20,8 +20,11 @@ if TYPE_CHECKING:
 
 class Member:
     def __init__(self, double: DiscordDouble, user_id: str, name: str, *, locale: str,
-                 joined_at: str, permissions: str, roles: list[str] | None = None) -> None:
+                 joined_at: str, permissions: str, roles: list[str] | None = None,
+                 guild_id: str | None = None) -> None:
         self._double = double
+        # The guilds this user is in; the first is home: where slash() types by default.
+        self.guild_ids: list[str] = [guild_id or double.guild_id]
         self.id = user_id
         self.name = name
         self.locale = locale
@@ -32,6 +35,11 @@ class Member:
 
     def __repr__(self) -> str:
         return f"<Member {self.name} id={self.id}>"
+
+    @property
+    def channel_id(self) -> str:
+        """The main channel of this member's home guild, where commands go by default."""
+        return self._double.guilds[self.guild_ids[0]].channel_id
 
     @property
     def mention(self) -> str:
@@ -60,13 +68,14 @@ class Member:
 
     def messages(self, channel_id: str | None = None) -> list[Message]:
         """What this member sees in a channel: its history plus their own ephemeral messages."""
-        return self._double.store.channel_history(channel_id or self._double.channel_id,
+        return self._double.store.channel_history(channel_id or self.channel_id,
                                                   viewer=self.id)
 
     async def slash(self, path: str, channel_id: str | None = None,
                     **options: Any) -> InteractionResult:
         """Run "/path" (e.g. "caro start") with options typed from the registered schema."""
-        data = command_data(self._double, path, options)
+        data = command_data(self._double, path, options,
+                            guild_id=self._double.guild_of_channel(channel_id or self.channel_id))
         return await self._double.interact(APPLICATION_COMMAND, self, data,
                                            channel_id=channel_id, description=f"/{path}")
 
@@ -76,7 +85,8 @@ class Member:
 
         The bot answers with callback type 8; the suggestions are `result.data["choices"]`.
         """
-        data = command_data(self._double, path, options, focused=focused)
+        data = command_data(self._double, path, options, focused=focused,
+                            guild_id=self._double.guild_of_channel(channel_id or self.channel_id))
         return await self._double.interact(AUTOCOMPLETE, self, data, channel_id=channel_id,
                                            description=f"/{path} {focused}=")
 

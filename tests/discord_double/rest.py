@@ -273,7 +273,7 @@ class Rest:
         return member.user
 
     async def gateway_bot(self, call: Call) -> Any:
-        return {"url": self.d.gateway_url, "shards": 1,
+        return {"url": self.d.gateway_url, "shards": self.d.recommended_shards,
                 "session_start_limit": {"total": 1000, "remaining": 999,
                                         "reset_after": 14400000, "max_concurrency": 1}}
 
@@ -290,7 +290,7 @@ class Rest:
             "interactions_endpoint_url": None, "role_connections_verification_url": None,
             "event_webhooks_url": None, "event_webhooks_status": 1, "tags": [],
             "install_params": None, "integration_types_config": {"0": {}},
-            "approximate_guild_count": 1, "approximate_user_install_count": 0,
+            "approximate_guild_count": len(d.guild_ids), "approximate_user_install_count": 0,
             "redirect_uris": [], "bot": d.bot_user, "is_monetized": False,
         }
 
@@ -645,26 +645,26 @@ class Rest:
 
     async def get_guild(self, call: Call, guild: str) -> Any:
         self._guild(call, guild)
-        payload = self.d.guild_payload()
+        payload = self.d.guild_payload(guild)
         if call.query.get("with_counts") in ("1", "true"):
-            count = len(self.d.members) + 1
+            count = len(self.d.all_member_payloads(guild))
             payload |= {"approximate_member_count": count, "approximate_presence_count": count}
         return payload
 
     async def guild_channels(self, call: Call, guild: str) -> Any:
         self._guild(call, guild)
-        return list(self.d.channels.values())
+        return self.d.guild_channels(guild)
 
     async def guild_roles(self, call: Call, guild: str) -> Any:
         self._guild(call, guild)
-        return list(self.d.roles)
+        return list(self.d.guilds[guild].roles)
 
     async def get_member(self, call: Call, guild: str, user_id: str) -> Any:
         self._guild(call, guild)
         d = self.d
         if user_id == d.bot_user["id"]:
-            return d.bot_member_payload()
+            return d.bot_member_payload(guild)
         member = d.members.get(user_id)
-        if member is None:
+        if member is None or guild not in member.guild_ids:
             raise ApiError(404, 10007, "Unknown Member", violation=f"{call.where}: unknown member")
         return member.member_payload()

@@ -42,6 +42,19 @@ DEFAULT, REPLY, CHAT_INPUT_COMMAND = 0, 19, 20
 
 
 @dataclass
+class Guild:
+    """One server the bot is in: its roles (the first is @everyone, whose id is the guild's) and
+    its main text channel. Channels and members live in the double, tagged with guild ids."""
+
+    id: str
+    name: str
+    roles: list[dict[str, Any]]
+    bot_role_id: str
+    channel_id: str = ""
+    locale: str = "en-US"
+
+
+@dataclass
 class Fault:
     method: str
     pattern: re.Pattern[str]
@@ -66,8 +79,6 @@ class DiscordDouble:
         self.application_id = bot_id
         # GATEWAY_MESSAGE_CONTENT_LIMITED | APPLICATION_COMMAND_BADGE: what a fresh bot app reports.
         self.application_flags = (1 << 19) | (1 << 23)
-        self.guild_id = self.ids.next()
-        self.guild_ids = [self.guild_id]
         self.owner = user_payload(self.ids.next(), "owner")
         self.store = MessageStore()
         self.requests: list[RecordedRequest] = []
@@ -77,14 +88,20 @@ class DiscordDouble:
         self.interactions: dict[str, Interaction] = {}
         self.bot_ready = False
         self.app_permissions = BOT_PERMISSIONS
-        self.bot_role_id = self.ids.next()
-        self.roles: list[dict[str, Any]] = [
-            self._role(self.guild_id, "@everyone", EVERYONE_PERMISSIONS, position=0),
-            self._role(self.bot_role_id, "caro-bot", BOT_PERMISSIONS, position=1,
-                       tags={"bot_id": bot_id}),
-        ]
+        # Sharding: the count GET /gateway/bot recommends (None: one per 1,000 guilds, like
+        # Discord) and the most guilds one session may hold before IDENTIFY is refused with 4011
+        # (2,500 on Discord; a test lowers it).
+        self.shard_count: int | None = None
+        self.max_guilds_per_shard = 2500
+        self.guilds: dict[str, Guild] = {}
+        self.guild_ids: list[str] = []
         self.channels: dict[str, dict[str, Any]] = {}
-        self.channel_id = self.add_channel("general")
+        self.guild_id = self.add_guild("caro test server")
+        first = self.guilds[self.guild_id]
+        # The first guild's world under its old names: existing tests use these directly.
+        self.roles = first.roles
+        self.bot_role_id = first.bot_role_id
+        self.channel_id = first.channel_id
         self.members: dict[str, Member] = {}
         self._bot_joined_at = iso_now()
         self._modals: dict[tuple[str, str], dict[str, Any]] = {}
@@ -161,9 +178,25 @@ class DiscordDouble:
         if not await self.store.changes.wait_until(lambda: self.gateway.connected, timeout):
             raise AssertionError(f"bot did not reconnect to the gateway within {timeout} s")
 
-    async def disconnect_bot(self, code: int = 4000, *, resumable: bool = True) -> None:
-        """Close the bot's gateway socket; with resumable=False its RESUME gets INVALID_SESSION."""
-        await self.gateway.disconnect(code, resumable=resumable)
+    async def disconnect_bot(self, code: int = 4000, *, resumable: bool = True,
+                             shard_id: int | None = None) -> None:
+        """Close the bot's gateway socket (the latest session, or that shard's); with
+        resumable=False its RESUME gets INVALID_SESSION."""
+        await self.gateway.disconnect(code, resumable=resumable, shard_id=shard_id)
+
+    async def wait_shards(self, shard_ids: set[int] | list[int] | range, num_shards: int,
+                          timeout: float = 30) -> None:
+        """Until each of these shards (of num_shards) has a live session that got READY."""
+        wanted = set(shard_ids)
+
+        def live() -> bool:
+            return wanted <= self.gateway.live_shards(num_shards)
+
+        if not await self.store.changes.wait_until(live, timeout):
+            raise AssertionError(f"shards {sorted(wanted)} of {num_shards} not all connected "
+                                 f"within {timeout} s (live: "
+                                 f"{sorted(self.gateway.live_shards(num_shards))}); "
+                                 f"violations: {self.violations}")
 
     def fail_next(self, method: str, path_regex: str, status: int = 429, retry_after: float = 0.5,
                   times: int = 1) -> None:
@@ -198,63 +231,141 @@ class DiscordDouble:
             role["tags"] = tags
         return role
 
-    def add_channel(self, name: str) -> str:
+    def _guild_snowflake(self, shard: tuple[int, int] | None) -> str:
+        """A fresh id; with `shard=(k, n)` one whose guild lands on shard k of n, i.e.
+        (id >> 22) % n == k, by moving its timestamp back at most n - 1 ms."""
+        ident = int(self.ids.next())
+        if shard is not None:
+            shard_id, num_shards = shard
+            if not 0 <= shard_id < num_shards:
+                raise ValueError(f"shard {shard_id} of {num_shards} does not exist")
+            ms = ident >> 22
+            ms -= (ms - shard_id) % num_shards
+            ident = (ms << 22) | (ident & 0x3FFFFF)
+        return str(ident)
+
+    def add_guild(self, name: str = "another server", *, locale: str = "en-US",
+                  shard: tuple[int, int] | None = None) -> str:
+        """A server the bot is in, with @everyone, the bot's managed role and a "general"
+        channel; `shard=(k, n)` picks an id on shard k of n. Joined live: GUILD_CREATE to the
+        session of its shard. Returns the guild id (its main channel: guilds[id].channel_id)."""
+        guild_id = self._guild_snowflake(shard)
+        bot_role_id = self.ids.next()
+        roles = [
+            self._role(guild_id, "@everyone", EVERYONE_PERMISSIONS, position=0),
+            self._role(bot_role_id, "caro-bot", BOT_PERMISSIONS, position=1,
+                       tags={"bot_id": self.application_id}),
+        ]
+        guild = Guild(guild_id, name, roles, bot_role_id, locale=locale)
+        self.guilds[guild_id] = guild
+        self.guild_ids.append(guild_id)
+        guild.channel_id = self.add_channel("general", guild_id=guild_id)
+        if getattr(self, "gateway", None) is not None and self.bot_ready:
+            self._spawn(self.gateway.dispatch("GUILD_CREATE", self.guild_create_payload(guild_id),
+                                              guild_id=guild_id))
+        return guild_id
+
+    def shard_of(self, guild_id: str, num_shards: int) -> int:
+        """The shard a guild belongs to, Discord's formula."""
+        return (int(guild_id) >> 22) % num_shards
+
+    @property
+    def recommended_shards(self) -> int:
+        """What GET /gateway/bot announces: the set count, else one shard per 1,000 guilds."""
+        if self.shard_count is not None:
+            return self.shard_count
+        return max(1, -(-len(self.guild_ids) // 1000))
+
+    def add_channel(self, name: str, *, guild_id: str | None = None) -> str:
+        guild_id = guild_id or self.guild_id
+        if guild_id not in self.guilds:
+            raise AssertionError(f"no guild {guild_id}")
         channel_id = self.ids.next()
         self.channels[channel_id] = {
-            "id": channel_id, "type": 0, "guild_id": self.guild_id, "name": name,
-            "position": len(self.channels), "parent_id": None, "topic": None, "nsfw": False,
+            "id": channel_id, "type": 0, "guild_id": guild_id, "name": name,
+            "position": sum(1 for c in self.channels.values() if c["guild_id"] == guild_id),
+            "parent_id": None, "topic": None, "nsfw": False,
             "last_message_id": None, "rate_limit_per_user": 0, "permission_overwrites": [],
             "flags": 0, "icon_emoji": None, "theme_color": None,
         }
         if getattr(self, "gateway", None) is not None and self.bot_ready:
-            self._spawn(self.gateway.dispatch("CHANNEL_CREATE", dict(self.channels[channel_id])))
+            self._spawn(self.gateway.dispatch("CHANNEL_CREATE", dict(self.channels[channel_id]),
+                                              guild_id=guild_id))
         return channel_id
 
-    def add_member(self, name: str, locale: str = "en-US") -> Member:
+    def guild_of_channel(self, channel_id: str) -> str:
+        return str(self.channels[channel_id]["guild_id"])
+
+    def add_member(self, name: str, locale: str = "en-US", *,
+                   guild_id: str | None = None) -> Member:
+        """A new user, member of one guild (the first by default); `join` adds more guilds."""
+        guild_id = guild_id or self.guild_id
+        if guild_id not in self.guilds:
+            raise AssertionError(f"no guild {guild_id}")
         member = Member(self, self.ids.next(), name, locale=locale, joined_at=iso_now(),
-                        permissions=EVERYONE_PERMISSIONS)
+                        permissions=EVERYONE_PERMISSIONS, guild_id=guild_id)
         self.members[member.id] = member
-        if self.bot_ready:
-            payload = member.member_payload() | {"guild_id": self.guild_id}
-            self._spawn(self.gateway.dispatch("GUILD_MEMBER_ADD", payload,
-                                              intent=GUILD_MEMBERS_INTENT))
+        self._member_added(member, guild_id)
         return member
 
-    def bot_member_payload(self) -> dict[str, Any]:
+    def join(self, member: Member, guild_id: str) -> None:
+        """The same user joins another guild (one player, several servers)."""
+        if guild_id not in self.guilds:
+            raise AssertionError(f"no guild {guild_id}")
+        if guild_id not in member.guild_ids:
+            member.guild_ids.append(guild_id)
+            self._member_added(member, guild_id)
+
+    def _member_added(self, member: Member, guild_id: str) -> None:
+        if self.bot_ready:
+            payload = member.member_payload() | {"guild_id": guild_id}
+            self._spawn(self.gateway.dispatch("GUILD_MEMBER_ADD", payload, guild_id=guild_id,
+                                              intent=GUILD_MEMBERS_INTENT))
+
+    def bot_member_payload(self, guild_id: str | None = None) -> dict[str, Any]:
+        guild = self.guilds[guild_id or self.guild_id]
         return {
-            "user": self.bot_user, "roles": [self.bot_role_id], "nick": None, "avatar": None,
+            "user": self.bot_user, "roles": [guild.bot_role_id], "nick": None, "avatar": None,
             "banner": None, "joined_at": self._bot_joined_at, "premium_since": None,
             "deaf": False, "mute": False, "pending": False, "flags": 0,
             "communication_disabled_until": None,
         }
 
-    def all_member_payloads(self) -> list[dict[str, Any]]:
-        return [self.bot_member_payload()] + [m.member_payload() for m in self.members.values()]
+    def all_member_payloads(self, guild_id: str | None = None) -> list[dict[str, Any]]:
+        guild_id = guild_id or self.guild_id
+        return [self.bot_member_payload(guild_id)] + [
+            m.member_payload() for m in self.members.values() if guild_id in m.guild_ids]
 
-    def guild_payload(self) -> dict[str, Any]:
+    def guild_channels(self, guild_id: str | None = None) -> list[dict[str, Any]]:
+        guild_id = guild_id or self.guild_id
+        return [c for c in self.channels.values() if c["guild_id"] == guild_id]
+
+    def guild_payload(self, guild_id: str | None = None) -> dict[str, Any]:
+        guild = self.guilds[guild_id or self.guild_id]
         return {
-            "id": self.guild_id, "name": "caro test server", "icon": None, "icon_hash": None,
+            "id": guild.id, "name": guild.name, "icon": None, "icon_hash": None,
             "splash": None, "discovery_splash": None, "banner": None, "description": None,
             "owner_id": self.owner["id"], "region": "deprecated", "afk_channel_id": None,
             "afk_timeout": 300, "verification_level": 0, "default_message_notifications": 0,
-            "explicit_content_filter": 0, "roles": list(self.roles), "emojis": [],
+            "explicit_content_filter": 0, "roles": list(guild.roles), "emojis": [],
             "stickers": [], "features": [], "mfa_level": 0, "application_id": None,
-            "system_channel_id": self.channel_id, "system_channel_flags": 0,
+            "system_channel_id": guild.channel_id, "system_channel_flags": 0,
             "rules_channel_id": None, "public_updates_channel_id": None,
             "safety_alerts_channel_id": None, "max_members": 500000,
             "max_video_channel_users": 25, "max_stage_video_channel_users": 50,
             "vanity_url_code": None, "premium_tier": 0, "premium_subscription_count": 0,
-            "preferred_locale": "en-US", "nsfw": False, "nsfw_level": 0,
+            "preferred_locale": guild.locale, "nsfw": False, "nsfw_level": 0,
             "premium_progress_bar_enabled": False, "incidents_data": None,
         }
 
-    def guild_create_payload(self) -> dict[str, Any]:
-        members = self.all_member_payloads()
-        return self.guild_payload() | {
+    def guild_create_payload(self, guild_id: str | None = None) -> dict[str, Any]:
+        guild_id = guild_id or self.guild_id
+        members = self.all_member_payloads(guild_id)
+        return self.guild_payload(guild_id) | {
             "joined_at": self._bot_joined_at, "large": False, "unavailable": False, "lazy": True,
             "member_count": len(members), "members": members,
             "channels": [{k: v for k, v in ch.items() if k != "guild_id"}
-                         for ch in self.channels.values()],
+                         for ch in self.guild_channels(guild_id)],
             "threads": [], "presences": [], "voice_states": [], "stage_instances": [],
             "guild_scheduled_events": [], "soundboard_sounds": [], "embedded_activities": [],
         }
@@ -308,6 +419,7 @@ class DiscordDouble:
         if channel is not None and visible_to is None:
             channel["last_message_id"] = message.id
             self._spawn(self.gateway.dispatch("MESSAGE_CREATE", self._event_payload(message),
+                                              guild_id=self.guild_of_channel(channel_id),
                                               intent=GUILD_MESSAGES_INTENT))
         return message
 
@@ -315,7 +427,7 @@ class DiscordDouble:
         member = self.members[interaction.user_id]
         meta: dict[str, Any] = {
             "id": interaction.id, "type": interaction.kind, "user": member.user,
-            "authorizing_integration_owners": {"0": self.guild_id},
+            "authorizing_integration_owners": {"0": self.guild_of_channel(interaction.channel_id)},
         }
         if interaction.kind == APPLICATION_COMMAND:
             meta["name"] = interaction.payload["data"]["name"]
@@ -346,21 +458,24 @@ class DiscordDouble:
         self.store.changes.notify()
         if message.visible_to is None and message.channel_id in self.channels:
             self._spawn(self.gateway.dispatch("MESSAGE_UPDATE", self._event_payload(message),
+                                              guild_id=self.guild_of_channel(message.channel_id),
                                               intent=GUILD_MESSAGES_INTENT))
 
     def delete_message(self, message: Message) -> None:
         message.deleted = True
         self.store.changes.notify()
         if message.visible_to is None and message.channel_id in self.channels:
+            guild_id = self.guild_of_channel(message.channel_id)
             self._spawn(self.gateway.dispatch(
                 "MESSAGE_DELETE",
-                {"id": message.id, "channel_id": message.channel_id, "guild_id": self.guild_id},
-                intent=GUILD_MESSAGES_INTENT,
+                {"id": message.id, "channel_id": message.channel_id, "guild_id": guild_id},
+                guild_id=guild_id, intent=GUILD_MESSAGES_INTENT,
             ))
 
     def _event_payload(self, message: Message) -> dict[str, Any]:
-        member = {k: v for k, v in self.bot_member_payload().items() if k != "user"}
-        return message.snapshot() | {"guild_id": self.guild_id, "member": member}
+        guild_id = self.guild_of_channel(message.channel_id)
+        member = {k: v for k, v in self.bot_member_payload(guild_id).items() if k != "user"}
+        return message.snapshot() | {"guild_id": guild_id, "member": member}
 
     def _spawn(self, coro: Any) -> None:
         try:
@@ -377,17 +492,18 @@ class DiscordDouble:
                             channel_id: str, data: dict[str, Any],
                             message: Message | None) -> dict[str, Any]:
         channel = self.channels[channel_id]
+        guild = self.guilds[channel["guild_id"]]
         payload: dict[str, Any] = {
             "id": inter_id, "application_id": self.application_id, "type": kind, "data": data,
-            "guild_id": self.guild_id,
-            "guild": {"id": self.guild_id, "locale": "en-US", "features": []},
+            "guild_id": guild.id,
+            "guild": {"id": guild.id, "locale": guild.locale, "features": []},
             "channel_id": channel_id,
             "channel": channel | {"permissions": member.permissions},
             "member": member.member_payload(with_permissions=True),
-            "token": token, "version": 1, "locale": member.locale, "guild_locale": "en-US",
+            "token": token, "version": 1, "locale": member.locale, "guild_locale": guild.locale,
             "app_permissions": self.app_permissions, "entitlements": [],
             "entitlement_sku_ids": [],
-            "authorizing_integration_owners": {"0": self.guild_id}, "context": 0,
+            "authorizing_integration_owners": {"0": guild.id}, "context": 0,
             "attachment_size_limit": ATTACHMENT_SIZE_LIMIT,
         }
         if message is not None:
@@ -398,11 +514,16 @@ class DiscordDouble:
                        channel_id: str | None, description: str,
                        message: Message | None = None,
                        interaction_id: str | None = None) -> InteractionResult:
-        channel_id = str(channel_id or self.channel_id)
+        channel_id = str(channel_id or member.channel_id)
         if channel_id not in self.channels:
             raise AssertionError(f"no channel {channel_id} in the guild")
-        if self.gateway.current is None:
-            raise AssertionError("no bot session on the gateway: start the bot and wait_ready()")
+        guild_id = self.guild_of_channel(channel_id)
+        if guild_id not in member.guild_ids:
+            raise AssertionError(f"{member.name} is not a member of guild {guild_id}: a Discord "
+                                 "client cannot use its channels")
+        if self.gateway.owner(guild_id) is None:
+            raise AssertionError(f"no bot session on the gateway for guild {guild_id} (its shard "
+                                 "has not identified): start the bot and wait_ready()")
         if interaction_id is not None and interaction_id in self.interactions:
             raise AssertionError(f"interaction id {interaction_id} was already used")
         inter_id = interaction_id or self.ids.next()
@@ -415,7 +536,7 @@ class DiscordDouble:
             dispatched_at=loop.time(), source_message=message,
         )
         self.interactions[inter_id] = inter
-        await self.gateway.dispatch("INTERACTION_CREATE", payload)
+        await self.gateway.dispatch("INTERACTION_CREATE", payload, guild_id=guild_id)
         inter.dispatched_at = loop.time()
         self._timers[inter.id] = loop.call_later(self.response_deadline, self._expire, inter)
         await inter.done.wait()
@@ -433,7 +554,8 @@ class DiscordDouble:
         """Dispatch an interaction again with the same id and token, as Discord may when it
         repeats a gateway event; the bot must not answer it twice. False if no session."""
         inter = self.interactions[interaction_id]
-        return await self.gateway.dispatch("INTERACTION_CREATE", inter.payload)
+        return await self.gateway.dispatch("INTERACTION_CREATE", inter.payload,
+                                           guild_id=str(inter.payload["guild_id"]))
 
     def _expire(self, inter: Interaction) -> None:
         if inter.acknowledged or inter.failed:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..interface import StorageError
 from .challenges import ChallengeQueries
 from .connection import MIGRATIONS_DIR, check_database_path, migration_files
 from .settings import SettingQueries
@@ -28,6 +29,9 @@ class SqliteStorage(ChallengeQueries, SettingQueries):
         try:
             storage = cls(db)
             await storage.migrate(migrations)
+        except StorageError as exc:
+            await db.close()
+            raise StorageError(f"database {path}: {exc}") from None
         except BaseException:
             await db.close()
             raise

@@ -1,0 +1,106 @@
+"""The bot's log: one format for every logger, secrets redacted, lost connections in one line.
+
+Interaction tokens are credentials for 15 minutes (anyone holding one can answer or edit as the
+bot), and discord.py writes them verbatim at DEBUG: whole gateway events (`'token': '...'`) and
+REST URLs (`/interactions/<id>/<token>/callback`, `/webhooks/<app>/<token>/...`). The bot token
+can end up in a log the same ways. Redaction runs on the finished line, tracebacks included,
+so no logger, format string or exception message can slip past it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import sys
+from collections.abc import Iterable
+
+import aiohttp
+import discord
+
+REDACTED = "[redacted]"
+
+_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # A "token" field of a payload, as a Python repr or as JSON.
+    (re.compile(r"""(["']token["']\s*:\s*["'])[^"']*"""), r"\1" + REDACTED),
+    # The token part of interaction and webhook URLs.
+    (re.compile(r"(/(?:interactions|webhooks)/\d+/)[^/\s\"'?#]+"), r"\1" + REDACTED),
+    # Interaction tokens start with base64("interaction:") wherever they appear.
+    (re.compile(r"aW50ZXJhY3Rpb24[A-Za-z0-9_\-.=]*"), REDACTED),
+    # Anything shaped like a bot token: base64 user id . timestamp . HMAC.
+    (re.compile(r"[MNO][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,}"), REDACTED),
+    (re.compile(r"(\bBot\s+)[A-Za-z\d_.\-]{20,}"), r"\1" + REDACTED),
+)
+
+# Errors that mean "Discord (or the network) is away for now"; discord.py retries them itself.
+_NETWORK_ERRORS: tuple[type[BaseException], ...] = (
+    OSError,
+    aiohttp.ClientError,
+    asyncio.TimeoutError,
+    discord.ConnectionClosed,
+    discord.GatewayNotFound,
+    discord.DiscordServerError,
+)
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, REDACTED)
+    for pattern, replacement in _PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+class RedactingFormatter(logging.Formatter):
+    """Formats with `inner` (discord.py's colour formatter on a terminal), then redacts."""
+
+    def __init__(self, inner: logging.Formatter, secrets: Iterable[str] = ()) -> None:
+        super().__init__()
+        self.inner = inner
+        self.secrets = tuple(s for s in secrets if s)
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(self.inner.format(record), self.secrets)
+
+
+def one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class ConnectionTrouble(logging.Filter):
+    """A reconnect attempt is one warning naming the cause, not an error with a traceback: the
+    bot is fine and discord.py retries by itself."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name.startswith("discord.") and record.exc_info:
+            exc = record.exc_info[1]
+            if isinstance(exc, _NETWORK_ERRORS):
+                record.msg = f"{record.getMessage()} ({one_line(exc)})"
+                record.args = ()
+                record.exc_info = None
+                record.exc_text = None
+                if record.levelno > logging.WARNING:
+                    record.levelno = logging.WARNING
+                    record.levelname = logging.getLevelName(logging.WARNING)
+        return True
+
+
+def setup_logging(level: int, secrets: Iterable[str] = ()) -> None:
+    """Root logging to stderr at `level`, every line redacted."""
+    # Plain lines when the output is a file or a pipe: discord.py would colour them inside
+    # containers, which litters log files with escape codes.
+    if sys.stderr.isatty():
+        discord.utils.setup_logging(level=level, root=True)
+    else:
+        plain = logging.Formatter("%(asctime)s %(levelname)-8s %(name)s: %(message)s")
+        discord.utils.setup_logging(level=level, formatter=plain, root=True)
+    secrets = tuple(secrets)
+    for handler in logging.getLogger().handlers:
+        inner = handler.formatter or logging.Formatter()
+        handler.setFormatter(RedactingFormatter(inner, secrets))
+        handler.addFilter(ConnectionTrouble())
+    # caro plays no audio; the missing-voice-library warnings are noise.
+    discord.VoiceClient.warn_nacl = False
+    discord.VoiceClient.warn_dave = False

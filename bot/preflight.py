@@ -1,0 +1,138 @@
+"""Checks before the bot connects to Discord, and the one-line messages for what Discord refuses.
+
+A database that cannot be opened is found here, naming the path and CARO_DB, rather than as
+`sqlite3.OperationalError` after logging in. The database is only read here (opened read-only,
+never created): the storage layer creates and migrates it once the checks pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import sqlite3
+import tempfile
+from urllib.parse import urlsplit
+
+import aiohttp
+
+from .logging_setup import one_line
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+CONNECT_TIMEOUT = 10.0
+INVITE_SCOPES = "bot+applications.commands"
+# Send Messages, Embed Links, Attach Files: what README "Running the bot" asks for.
+INVITE_PERMISSIONS = 2048 + 16384 + 32768
+
+
+class PreflightError(Exception):
+    """A setting points somewhere unusable (exit 2); the message names the setting."""
+
+
+class Unreachable(Exception):
+    """Discord (or what a setting points at) could not be reached (exit 1)."""
+
+
+def check_database(path: str) -> None:
+    """Refuse a CARO_DB the bot could not open, write or migrate, in one line."""
+    shown = os.path.abspath(path)
+    where = f"Setting CARO_DB is invalid: {shown}"
+    folder = os.path.dirname(shown)
+    if not os.path.isdir(folder):
+        what = "is not a folder" if os.path.exists(folder) else "does not exist"
+        raise PreflightError(f"{where}: the folder {folder} {what}")
+    if os.path.isdir(shown):
+        raise PreflightError(f"{where} is a directory; give a file path such as {shown}/caro.db")
+    if os.path.exists(shown) and not os.path.isfile(shown):
+        raise PreflightError(f"{where} is not a regular file")
+    # SQLite writes its -wal and -shm files next to the database, so the folder itself must be
+    # writable even when the file exists. A real probe, because os.access() says yes to root
+    # on a read-only file system.
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".caro-write-check-"):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or one_line(exc)
+        raise PreflightError(f"{where}: cannot write in {folder} ({reason})") from None
+    if not os.path.exists(shown):
+        return  # created on start
+    try:
+        with open(shown, "rb+") as file:
+            header = file.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        reason = exc.strerror or one_line(exc)
+        raise PreflightError(f"{where}: cannot open it for reading and writing ({reason})") from None
+    if header == b"":
+        return  # an empty file is an empty SQLite database
+    if header != SQLITE_HEADER:
+        raise PreflightError(f"{where} is not an SQLite database")
+    try:
+        db = sqlite3.connect(f"file:{shown}?mode=ro", uri=True)
+        try:
+            db.execute("PRAGMA schema_version").fetchone()
+            ok = db.execute("PRAGMA quick_check").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        if "locked" in str(exc):
+            raise PreflightError(
+                f"The database {shown} (CARO_DB) is locked by another program: is another "
+                "caro-bot running on it?"
+            ) from None
+        raise PreflightError(f"{where}: SQLite cannot read it ({exc})") from None
+    if ok is None or ok[0] != "ok":
+        problem = ok[0] if ok else "no answer"
+        raise PreflightError(f"{where}: the database is damaged ({problem})")
+
+
+async def check_reachable(url: str, setting: str, overridden: bool, what: str) -> None:
+    """Open (and close) a TCP connection to the host of `url`: DNS, routing, a listener."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme in ("https", "wss") else 80)
+    try:
+        _, writer = await asyncio.wait_for(
+            asyncio.open_connection(host, port), timeout=CONNECT_TIMEOUT
+        )
+    except (OSError, TimeoutError) as exc:
+        reason = network_reason(exc)
+        raise Unreachable(unreachable_message(what, url, setting, overridden, reason)) from None
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
+
+
+def network_reason(exc: BaseException) -> str:
+    """Why a connection failed, in words: DNS, refused, unreachable, timed out."""
+    if isinstance(exc, aiohttp.WSServerHandshakeError):
+        return f"no websocket there (HTTP {exc.status} {exc.message})"
+    cause = getattr(exc, "os_error", None) or exc  # aiohttp wraps the OSError
+    if isinstance(cause, socket.gaierror):
+        return f"DNS lookup failed ({cause.strerror})"
+    if isinstance(cause, TimeoutError):
+        return "no answer in time"
+    if isinstance(cause, OSError) and cause.errno:
+        # asyncio's strerror is "Connect call failed (...)"; the errno says why.
+        return os.strerror(cause.errno)
+    if isinstance(cause, OSError) and cause.strerror:
+        return cause.strerror
+    return one_line(exc)
+
+
+def unreachable_message(what: str, url: str, setting: str, overridden: bool, reason: str) -> str:
+    source = f"set by {setting}" if overridden else f"the default; {setting} sets another"
+    return f"Could not reach {what} at {url} ({source}): {reason}."
+
+
+def guild_refused_message(guild_id: int, application_id: int | None) -> str:
+    invite = (
+        "https://discord.com/oauth2/authorize?client_id="
+        f"{application_id if application_id is not None else '<your application id>'}"
+        f"&scope={INVITE_SCOPES}&permissions={INVITE_PERMISSIONS}"
+    )
+    return (
+        f"Discord refused the slash commands for server {guild_id} (DISCORD_GUILD_ID): the bot "
+        "is not in that server, or was invited without the applications.commands scope. "
+        f"Invite it with {invite} (or fix or clear DISCORD_GUILD_ID)."
+    )
