@@ -650,9 +650,15 @@ class GameService:
             state, mark = await self._running_game_of(game_id, user_id)
             ply = state.board.ply if expected_ply is None else expected_ply
             finish = Finish(winner=mark.other, reason=EndReason.RESIGN)
+            now = self._clock()
             if not await self.storage.finish_game(
-                game_id, finish, rate=ratings.game_updates, ply=ply
+                game_id, finish, rate=ratings.game_updates, ply=ply, not_due_at=now
             ):
+                if state.row.deadline is not None and state.row.deadline <= now:
+                    # The member to move already lost on time: that result stands, and the
+                    # deadline watcher is woken to write and draw it.
+                    self.deadlines_changed.set()
+                    raise UserError("click.finished")
                 raise UserError("click.stale")
             return await self._reload(game_id)
 

@@ -333,3 +333,18 @@ async def test_a_hint_is_searched_and_counted_once_per_ply(world) -> None:
     await games.hint(state.id, 2, ALICE)
     later = await games.state(state.id)
     assert later is not None and later.row.hints == 2
+
+
+async def test_a_resignation_cannot_undo_a_loss_on_time(world) -> None:
+    """Alice's clock ran out; Bob resigning afterwards (before the watcher ran) must not hand
+    her the win."""
+    games, clock = world
+    found = await challenge(games, ALICE, BOB)
+    _, state = await games.answer_challenge(found.id, BOB, accept=True, rng=random.Random(1))
+    assert state is not None and state.mover_id == ALICE
+    clock.now += 61
+    with pytest.raises(UserError, match="This game is over"):
+        await games.resign(state.id, BOB)
+    [over] = await games.expire_games()
+    assert (over.row.winner, over.row.end_reason) == (Mark.O, "timeout")
+    assert over.mark_of(BOB) is Mark.O

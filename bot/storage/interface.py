@@ -114,6 +114,7 @@ class Storage(Protocol):
         rate: RatePolicy,
         ply: int | None = None,
         due_by: float | None = None,
+        not_due_at: float | None = None,
     ) -> bool: ...
 
     async def due_games(self, now: float) -> list[GameRow]: ...

@@ -280,12 +280,14 @@ class GameQueries(StandingQueries):
         rate: RatePolicy,
         ply: int | None = None,
         due_by: float | None = None,
+        not_due_at: float | None = None,
     ) -> bool:
         """Finish a running game and count its result; False if it was not running.
 
         With `ply`, only if exactly that many moves were played (a resignation or a time-out
         must not land after a move it did not see); with `due_by`, only if its clock ran out
-        by then (a move made meanwhile reset the clock).
+        by then (a move made meanwhile reset the clock); with `not_due_at`, only if its clock
+        had not run out at that time (a resignation cannot undo a loss on time).
         """
         async with self._lock, self._transaction() as ok:
             if ply is not None and not await self._scalar(
@@ -297,6 +299,13 @@ class GameQueries(StandingQueries):
                 "SELECT COUNT(*) FROM games WHERE id = ? AND deadline IS NOT NULL"
                 " AND deadline <= ?",
                 (game_id, due_by),
+            ):
+                ok.rollback()
+                return False
+            if not_due_at is not None and await self._scalar(
+                "SELECT COUNT(*) FROM games WHERE id = ? AND deadline IS NOT NULL"
+                " AND deadline <= ?",
+                (game_id, not_due_at),
             ):
                 ok.rollback()
                 return False
