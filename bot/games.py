@@ -1,5 +1,6 @@
-"""The cell buttons' custom_id format, and the names the UI imports from before the game model
-and the service had modules of their own (bot/model.py, bot/service.py)."""
+"""The cell buttons' custom_id format, and the names the UI imports from before the game model,
+the options and the service had modules of their own (bot/model.py, bot/options.py,
+bot/service.py)."""
 
 from __future__ import annotations
 
@@ -8,28 +9,30 @@ import re
 from engine.notation import cell_name
 from engine.types import LEVELS
 
+from .errors import UserError
 from .model import ActiveGameExists, GameState, MoveRef, load_state
-from .service import (
+from .options import (
     CHALLENGE_FIRSTS,
-    CHALLENGE_SECONDS,
-    DEFAULT_LIMITS,
-    DEFAULT_TIMEOUTS,
     DIFFICULTIES,
     FIRSTS,
-    HINT_LEVELS,
     MAX_TIMEOUT,
     PRESET_RULES,
     RULES,
     SIZES,
     GameOptions,
-    GameService,
-    Hint,
-    Limits,
-    UserError,
-    ai_seed,
     parse_options,
     parse_size,
     parse_timeout,
+)
+from .service import (
+    CHALLENGE_SECONDS,
+    DEFAULT_LIMITS,
+    DEFAULT_TIMEOUTS,
+    HINT_LEVELS,
+    GameService,
+    Hint,
+    Limits,
+    ai_seed,
 )
 
 # caro:m:<game id>:<ply>:<cell>; the ply is the number of moves already played when the board

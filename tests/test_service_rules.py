@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from bot import ratings
+from bot.errors import UserError
 from bot.model import ActiveGameExists, Mode, MoveRef
-from bot.service import CHALLENGE_FIRSTS, GameService, Limits, UserError, parse_options
+from bot.options import CHALLENGE_FIRSTS, parse_options
+from bot.service import GameService, Limits
 from bot.storage import GuildSettings, SqliteStorage, StorageError, open_database
 from bot.texts import VI, t
 from engine import Mark

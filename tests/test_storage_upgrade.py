@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.errors import UserError
 from bot.model import ActiveGameExists, ChallengeStatus, EndReason, Mode, MoveRef, Status
-from bot.service import GameService, UserError, parse_options
+from bot.options import parse_options
+from bot.service import GameService
 from bot.storage import GuildSettings, SqliteStorage, migration_files
 from engine import Mark
 from engine.types import Level
