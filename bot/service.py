@@ -133,9 +133,6 @@ class GameService:
     async def set_meta(self, key: str, value: str) -> None:
         await self.storage.set_meta(key, value)
 
-    async def schema_version(self) -> int:
-        return await self.storage.schema_version()
-
     # ----------------------------------------------------------------- clocks and settings
     async def timeouts(self, guild_id: int) -> GuildSettings:
         return await self.storage.guild_settings(guild_id, self.default_timeouts)

@@ -167,7 +167,7 @@ async def upgraded(tmp_path: Path):
 
 async def test_every_old_game_keeps_its_players_state_and_result(upgraded) -> None:
     games, _, ids, path, _, _ = upgraded
-    assert await games.schema_version() == len(migration_files())
+    assert await games.storage.schema_version() == len(migration_files())
     expect = {
         # name: (mode, x, o, started_by, status, winner, end_reason, rated)
         "ai_active": (Mode.AI, ALICE, Level.EASY, ALICE, Status.ACTIVE, None, None, True),
