@@ -294,11 +294,10 @@ def _names(cells: Sequence[Cell]) -> list[str]:
 
 # ----------------------------------------------------------------------------- the review
 class _Reviewer:
-    def __init__(self, board: Board, node_limit: int, deadline: float) -> None:
-        self.board = board
+    def __init__(self, cells: int, node_limit: int, deadline: float) -> None:
         self.node_limit = node_limit
         self.deadline = deadline
-        self.cells = board.rows * board.cols
+        self.cells = cells
 
     def out_of_time(self) -> bool:
         return time.perf_counter() > self.deadline
@@ -331,6 +330,171 @@ class _Reviewer:
         return self.line(board, first, WIN_LINE_PLIES)
 
 
+@dataclass(slots=True)
+class ReviewWork:
+    """A review under way, as plain picklable data: the bot hands it to the AI pool a slice at a
+    time (continue_review), so a long review never holds a worker for long and other members'
+    moves run in between, and shows `done` of `total` while it waits.
+
+    before[i] is the AI's answer on the position before move i+1 (its mover to move);
+    after_best[i] the opponent's answer after the AI's own move there, when the player chose
+    another; final the answer after the last move, when the game did not end on the board.
+    """
+
+    moves: tuple[Cell, ...]
+    rows: int
+    cols: int
+    k: int
+    rule: Rule
+    node_limit: int
+    before: list[MoveInfo]
+    after_best: list[MoveInfo | None]
+    final: MoveInfo | None = None
+    final_done: bool = False
+    seconds: float = 0.0
+
+    @property
+    def total(self) -> int:
+        return len(self.moves)
+
+    @property
+    def done(self) -> int:
+        return len(self.before)
+
+    @property
+    def analysed(self) -> bool:
+        """Every move has been analysed: conclude_review has all it needs."""
+        return self.done == self.total and self.final_done
+
+
+def begin_review(
+    moves: Sequence[Cell | str],
+    rows: int,
+    cols: int,
+    k: int,
+    rule: Rule = Rule.FREESTYLE,
+    *,
+    node_limit: int = DEFAULT_NODE_LIMIT,
+) -> ReviewWork:
+    """A review of `moves` (cells or names like "H8", X first), nothing analysed yet.
+
+    Raises ValueError (MoveError for a move that cannot be played) on bad input."""
+    if isinstance(node_limit, bool) or not isinstance(node_limit, int) or node_limit < 1:
+        raise ValueError(f"node_limit must be a whole number of at least 1, not {node_limit!r}")
+    board = Board(rows, cols, k, rule)
+    cells: list[Cell] = []
+    for number, move in enumerate(moves, start=1):
+        try:
+            cell = board.parse_move(move) if isinstance(move, str) else move
+            board.push(cell)
+        except MoveError as exc:
+            raise type(exc)(f"move {number}: {exc}") from None
+        cells.append(cell)
+    return ReviewWork(tuple(cells), rows, cols, k, board.rule, node_limit, [], [])
+
+
+def continue_review(
+    work: ReviewWork,
+    seconds: float | None = None,
+    *,
+    positions: int | None = None,
+    progress: Progress | None = None,
+) -> ReviewWork:
+    """Analyse the next moves of `work` for about `seconds`, or `positions` moves, whichever
+    ends first (all of them if neither is given), and return it.
+
+    The answers depend only on the moves and the node limit, never on how the work is sliced.
+    In a process pool the returned object is the one to keep (the argument is a copy there)."""
+    start = time.perf_counter()
+    deadline = math.inf if seconds is None else start + seconds
+    reviewer = _Reviewer(work.rows * work.cols, work.node_limit, math.inf)
+    board = Board(work.rows, work.cols, work.k, work.rule)
+    for cell in work.moves[: work.done]:
+        board.push(cell)
+    stop_at = work.total if positions is None else min(work.total, work.done + max(1, positions))
+    while work.done < stop_at and time.perf_counter() < deadline:
+        cell = work.moves[work.done]
+        info = reviewer.analyse(board)
+        alt: MoveInfo | None = None
+        if info.move != cell:
+            board.push(info.move)
+            if not board.is_over():
+                alt = reviewer.analyse(board)
+            board.pop()
+        work.before.append(info)
+        work.after_best.append(alt)
+        board.push(cell)
+        if progress is not None:
+            progress(work.done, work.total)
+    if work.done == work.total and not work.final_done and time.perf_counter() <= deadline:
+        work.final = None if board.is_over() else reviewer.analyse(board)
+        work.final_done = True
+    work.seconds += time.perf_counter() - start
+    return work
+
+
+def conclude_review(work: ReviewWork, seconds: float | None = None) -> Review:
+    """The Review of what `work` has analysed: turning points (with their lines, which take a
+    few more analyses, within `seconds` if given) and summaries. A review of only some of the
+    moves says so (`complete` is False)."""
+    start = time.perf_counter()
+    deadline = math.inf if seconds is None else start + seconds
+    reviewer = _Reviewer(work.rows * work.cols, work.node_limit, deadline)
+    reached = work.done
+    cells = list(work.moves)
+    whole = Board(work.rows, work.cols, work.k, work.rule)
+    for cell in cells:
+        whole.push(cell)
+    before, after_best = work.before, work.after_best
+    final = work.final if work.final_done else None
+
+    move_reviews: list[MoveReview] = []
+    points: list[TurningPoint] = []
+    board = Board(work.rows, work.cols, work.k, work.rule)
+    for index in range(reached):
+        cell = cells[index]
+        mover = board.turn
+        info = before[index]
+        next_info = before[index + 1] if index + 1 < reached else final
+        proven_before = info.value if info.solved else None
+        after = board.copy()
+        after.push(cell)
+        played_chance = _played_chance(after, mover, next_info, info, cell)
+        best_chance = _best_chance(board, mover, info, after_best[index], cell, played_chance)
+        verdict = _verdict(info.move == cell, best_chance - played_chance)
+        review = MoveReview(
+            index + 1, mover, cell, info.move, played_chance, best_chance, proven_before, verdict
+        )
+        point = _turning_point(reviewer, board, review, info, after_best[index], next_info)
+        if point is not None:
+            points.append(point)
+            if point.kind is not TurnKind.SWING and verdict is not Verdict.BLUNDER:
+                # A proven change of result is a blunder whatever the evaluation said.
+                review = replace(review, verdict=Verdict.BLUNDER)
+        move_reviews.append(review)
+        board.push(cell)
+
+    began = _win_began(reviewer, whole, cells, before, reached)
+    if began is not None:
+        points.append(began)
+        points.sort(key=lambda p: (p.ply, p.kind != TurnKind.WIN_BEGAN))
+    reviews = tuple(move_reviews)
+    turning = tuple(points)
+    return Review(
+        work.rows,
+        work.cols,
+        work.k,
+        work.rule,
+        work.moves,
+        reviews,
+        turning,
+        _summaries(reviews, turning),
+        work.analysed,
+        work.node_limit,
+        work.seconds + time.perf_counter() - start,
+    )
+
+
 def review_game(
     moves: Sequence[Cell | str],
     rows: int,
@@ -342,103 +506,23 @@ def review_game(
     node_limit: int = DEFAULT_NODE_LIMIT,
     progress: Progress | None = None,
 ) -> Review:
-    """Review the game of `moves` (cells or names like "H8", X first) on a rows x cols board.
+    """Review the game of `moves` (cells or names like "H8", X first) on a rows x cols board,
+    in one call: begin_review, continue_review and conclude_review within `budget_s` seconds.
 
-    Pure and synchronous: run it in a worker process. `progress(done, total)` is called after
-    each move is analysed (total is the number of moves). Raises ValueError (MoveError) if a move
-    cannot be played, and for a budget that is not positive.
+    Pure and synchronous. `progress(done, total)` is called after each move is analysed.
+    Raises ValueError (MoveError) if a move cannot be played, and for a budget that is not
+    positive.
     """
     if not budget_s > 0:
         raise ValueError(f"budget_s must be positive, not {budget_s!r}")
-    if isinstance(node_limit, bool) or not isinstance(node_limit, int) or node_limit < 1:
-        raise ValueError(f"node_limit must be a whole number of at least 1, not {node_limit!r}")
     start = time.perf_counter()
-    board = Board(rows, cols, k, rule)
-    cells: list[Cell] = []
-    for number, move in enumerate(moves, start=1):
-        cell = board.parse_move(move) if isinstance(move, str) else move
-        try:
-            board.push(cell)
-        except MoveError as exc:
-            raise type(exc)(f"move {number}: {exc}") from None
-        cells.append(cell)
-    total = len(cells)
-    reviewer = _Reviewer(board, node_limit, start + budget_s * FIRST_PASS_SHARE)
-
-    # Pass 1: one analysis per position before each move (and after the last, if the game did
-    # not end on the board), and one after the engine's move wherever the player chose another.
-    work = Board(rows, cols, k, rule)
-    before: list[MoveInfo] = []  # before[i]: the position before move i+1, its mover to move
-    after_best: list[MoveInfo | None] = []  # the opponent's view after the engine's move
-    for index, cell in enumerate(cells):
-        if reviewer.out_of_time():
-            break
-        info = reviewer.analyse(work)
-        before.append(info)
-        alt: MoveInfo | None = None
-        if info.move != cell:
-            work.push(info.move)
-            if not work.is_over():
-                alt = reviewer.analyse(work)
-            work.pop()
-        after_best.append(alt)
-        work.push(cell)
-        if progress is not None:
-            progress(index + 1, total)
-    reached = len(before)
-    complete = reached == total
-    final: MoveInfo | None = None
-    if complete and not board.is_over() and not reviewer.out_of_time():
-        final = reviewer.analyse(board)
-
-    reviewer.deadline = start + budget_s
-    move_reviews: list[MoveReview] = []
-    points: list[TurningPoint] = []
-    work = Board(rows, cols, k, rule)
-    for index in range(reached):
-        cell = cells[index]
-        mover = work.turn
-        info = before[index]
-        next_info = before[index + 1] if index + 1 < reached else final
-        proven_before = info.value if info.solved else None
-        after = work.copy()
-        after.push(cell)
-        played_chance = _played_chance(after, mover, next_info, info, cell)
-        best_chance = _best_chance(work, mover, info, after_best[index], cell, played_chance)
-        verdict = _verdict(info.move == cell, best_chance - played_chance)
-        review = MoveReview(
-            index + 1, mover, cell, info.move, played_chance, best_chance, proven_before, verdict
-        )
-        point = _turning_point(reviewer, work, review, info, after_best[index], next_info)
-        if point is not None:
-            points.append(point)
-            if point.kind is not TurnKind.SWING and verdict is not Verdict.BLUNDER:
-                # A proven change of result is a blunder whatever the evaluation said.
-                review = replace(review, verdict=Verdict.BLUNDER)
-        move_reviews.append(review)
-        work.push(cell)
-
-    began = _win_began(reviewer, board, cells, before, reached)
-    if began is not None:
-        points.append(began)
-        points.sort(key=lambda p: (p.ply, p.kind != TurnKind.WIN_BEGAN))
+    work = begin_review(moves, rows, cols, k, rule, node_limit=node_limit)
+    continue_review(work, budget_s * FIRST_PASS_SHARE, progress=progress)
+    left = max(0.0, budget_s - (time.perf_counter() - start))
+    review = conclude_review(work, left)
     if progress is not None:
-        progress(reached, total)
-    reviews = tuple(move_reviews)
-    turning = tuple(points)
-    return Review(
-        rows,
-        cols,
-        k,
-        rule,
-        tuple(cells),
-        reviews,
-        turning,
-        _summaries(reviews, turning),
-        complete,
-        node_limit,
-        time.perf_counter() - start,
-    )
+        progress(work.done, work.total)
+    return review
 
 
 def _chance_of(value: int) -> float:
@@ -704,8 +788,12 @@ __all__ = [
     "Proof",
     "Review",
     "TurnKind",
+    "ReviewWork",
     "TurningPoint",
     "Verdict",
+    "begin_review",
+    "conclude_review",
+    "continue_review",
     "describe",
     "evaluation",
     "evaluation_chance",

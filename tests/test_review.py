@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,9 @@ from engine.review import (
     TurningPoint,
     TurnKind,
     Verdict,
+    begin_review,
+    conclude_review,
+    continue_review,
     evaluation_chance,
     move_accuracy,
     review_game,
@@ -253,3 +257,19 @@ def test_replay_animation_shows_every_position_in_order() -> None:
     assert len(shown) == 10 and waits == [0.25] * 9
     assert shown[-1].endswith("Draw: the board is full")
     assert board_text(record, 0).splitlines()[0] == "Start: 3x3 k3 freestyle, 9 moves"
+
+
+def test_a_review_sliced_through_a_process_boundary_equals_one_in_a_single_call() -> None:
+    whole = review_game(MISSED_BLOCK, *FIVE, node_limit=1500)
+    work = begin_review(MISSED_BLOCK, *FIVE, node_limit=1500)
+    seen = []
+    while not work.analysed:
+        # What a process pool does: the work goes out pickled and comes back pickled.
+        work = pickle.loads(
+            pickle.dumps(continue_review(pickle.loads(pickle.dumps(work)), positions=2))
+        )
+        seen.append(work.done)
+    assert seen == [2, 4, 6, 8, 9]
+    sliced = conclude_review(pickle.loads(pickle.dumps(work)))
+    assert sliced.to_dict() | {"seconds": 0} == whole.to_dict() | {"seconds": 0}
+    assert pickle.loads(pickle.dumps(sliced)).turning_points == whole.turning_points
