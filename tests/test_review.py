@@ -207,6 +207,8 @@ def test_caro_review_json_matches_the_library(tmp_path: Path) -> None:
         (["review"], 2, "give the FILE"),
         (["replay", "missing.caro"], 1, "cannot read missing.caro"),
         (["replay", "--delay", "-1", "x"], 2, "--delay must be 0 seconds or more"),
+        (["review", "--k", "0", "x"], 2, "--k must be from 1 to 26"),
+        (["replay", "--k", "99", "x"], 2, "--k must be from 1 to 26"),
     ],
 )
 def test_the_programs_refuse_bad_arguments_in_one_line(

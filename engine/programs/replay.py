@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterable
 
 from ..board import Board
-from ..notation import cell_name
+from ..notation import MAX_SIDE, cell_name
 from ..records import GameRecord, RecordError, load_record
 from ..types import Cell, Mark
 from .play import render
@@ -152,6 +152,9 @@ def animate(
 def run(args: argparse.Namespace) -> int:
     if not (args.delay >= 0):
         print("caro replay: --delay must be 0 seconds or more", file=sys.stderr)
+        return 2
+    if args.k is not None and not 1 <= args.k <= MAX_SIDE:
+        print(f"caro replay: --k must be from 1 to {MAX_SIDE}, not {args.k}", file=sys.stderr)
         return 2
     try:
         record = load_record(args.file, k=args.k, rule=args.rule)

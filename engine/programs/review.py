@@ -10,7 +10,7 @@ import sys
 import time
 
 from ..board import Board
-from ..notation import parse_size
+from ..notation import MAX_SIDE, parse_size
 from ..records import GameRecord, RecordError, load_record
 from ..review import DEFAULT_BUDGET_S, DEFAULT_NODE_LIMIT, Review, review_game
 from ..types import Level, Rule
@@ -103,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.bench:
         return _bench(rows, cols, k, args.bench_moves, budget, node_limit)
+    if args.k is not None and not 1 <= args.k <= MAX_SIDE:
+        print(f"caro review: --k must be from 1 to {MAX_SIDE}, not {args.k}", file=sys.stderr)
+        return 2
     try:
         record = load_record(args.file, k=args.k, rule=args.rule)
     except OSError as exc:
@@ -135,7 +138,7 @@ def review_record(record: GameRecord, budget: float, node_limit: int) -> Review:
 def _bench(rows: int, cols: int, k: int, moves: int, budget: float, node_limit: int) -> int:
     board = bench_game(rows, cols, k, moves)
     print(f"game: {board.text()}")
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     review = review_game(
         board.moves,
         rows,
@@ -146,10 +149,11 @@ def _bench(rows: int, cols: int, k: int, moves: int, budget: float, node_limit: 
         node_limit=node_limit,
         progress=_print_progress,
     )
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     print(
         f"reviewed {len(review.move_reviews)}/{moves} moves of a {rows}x{cols} k{k} game "
-        f"in {seconds:.1f} s at {node_limit} nodes a position (cap {budget:g} s): "
+        f"in {seconds:.1f} s ({cpu:.1f} s of CPU) at {node_limit} nodes a position "
+        f"(cap {budget:g} s): "
         f"{len(review.turning_points)} turning points, complete={review.complete}"
     )
     return 0
