@@ -104,6 +104,12 @@ class GameRecord:
                 raise IllegalRecordError(
                     f"names and tags are one line of at most {MAX_VALUE_CHARS} characters: {quoted(name)}"
                 )
+        for key in self.tags:
+            if _TAG_KEY.fullmatch(key) is None or key.lower() in _RESERVED:
+                raise IllegalRecordError(
+                    f"a tag name is letters, digits, spaces, _ and - (not {', '.join(_RESERVED)}): "
+                    f"{quoted(key)}"
+                )
         board = self._replay(len(self.moves))
         outcome = board.outcome()
         if outcome is not None:
@@ -225,6 +231,9 @@ _PSQ_HEADER = re.compile(
 )
 _PSQ_MOVE = re.compile(r"(-?\d{1,3})\s*,\s*(-?\d{1,3})(?:\s*,\s*-?\d{1,12})?")
 _KEY_VALUE = re.compile(r"([A-Za-z][A-Za-z0-9 _-]{0,39}):\s*(.*)")
+_TAG_KEY = re.compile(r"[A-Za-z](?:[A-Za-z0-9 _-]{0,38}[A-Za-z0-9_-])?")
+# Keys of caro's record form that are not tags.
+_RESERVED = ("board", "x", "o", "result", "ending", "moves")
 
 
 def read_record(text: str, *, k: int | None = None, rule: Rule | str | None = None) -> GameRecord:
@@ -320,7 +329,7 @@ def _read_board_line(line: str) -> GameRecord:
 def _read_text(lines: list[str]) -> GameRecord:
     values: dict[str, tuple[int, str]] = {}
     tags: dict[str, str] = {}
-    known = {"board", "x", "o", "result", "ending", "moves"}
+    known = set(_RESERVED)
     for number, line in enumerate(lines, start=1):
         if not line or line.lower() == TEXT_MAGIC or line.startswith("#"):
             continue

@@ -214,3 +214,9 @@ def test_the_board_after_any_ply_is_available_for_a_replay_stepper() -> None:
         assert record.board(ply).moves == board.moves[:ply]
     with pytest.raises(ValueError, match="ply must be from 0"):
         record.board(len(board.moves) + 1)
+
+
+@pytest.mark.parametrize("key", ["Moves", "result", "bad:key", "", "9lives"])
+def test_a_tag_that_would_not_read_back_is_refused(key: str) -> None:
+    with pytest.raises(IllegalRecordError, match="tag name"):
+        GameRecord.from_board(Board.from_text("3x3 k3 freestyle B2"), tags={key: "v"})
