@@ -555,6 +555,23 @@ def render_step(
     )
 
 
+def render_turning_point(
+    game: Board,
+    ply: int,
+    better: Cell | None,
+    *,
+    players: Players | None = None,
+    theme: str = DEFAULT_THEME,
+) -> bytes:
+    """A review's turning point as PNG: the board after move `ply` (the move played marked as
+    the last move) with the cell of the `better` move shaded, as a hint is."""
+    board = position_after(game, ply)
+    if better is not None and (ply < 1 or better == game.moves[ply - 1]):
+        raise RenderError(f"the better move {better!r} is the move played at {ply}")
+    highlight = [better] if better is not None else []
+    return render_board(board, last_move=True, highlight=highlight, theme=theme, players=players)
+
+
 def render_replay(
     game: Board,
     *,
@@ -612,6 +629,7 @@ __all__ = [
     "render_board",
     "render_replay",
     "render_step",
+    "render_turning_point",
     "replay_frames",
     "theme_named",
 ]

@@ -19,6 +19,7 @@ from bot.board_image import (
     render_board,
     render_replay,
     render_step,
+    render_turning_point,
 )
 from bot.window import Window
 from engine import Board, Rule
@@ -337,3 +338,17 @@ def test_a_very_long_name_is_cut_to_fit_the_legend() -> None:
 def test_players_must_be_two_names() -> None:
     with pytest.raises(RenderError, match="two names"):
         render_board(Board(9, 9, 5), players=("only one",))  # type: ignore[arg-type]
+
+
+def test_a_turning_point_shows_the_move_played_and_shades_the_better_one() -> None:
+    moves = ("H8", "G8", "I8", "H9", "J8", "J9", "K8", "A1", "L8")
+    game = played(15, 15, 5, *moves)
+    better = game.parse_move("L8")
+    image = decode(render_turning_point(game, 8, better, players=("Alice", "Bob")))
+    assert image.size == (image_size(15, 15)[0], image_size(15, 15)[1] + legend_height(15, 15))
+    x, y, _, _ = layout(15, 15).inner_box(better)
+    assert colour_at(image, (x + 1, y + 1)) == WOOD.highlight  # the better move's cell
+    assert colour_at(image, centre(game, "A1")) == WOOD.last_dot  # the move played, marked
+    assert colour_at(image, centre(game, "L8")) != WOOD.x_ink  # X's winning stone is not yet on
+    with pytest.raises(RenderError, match="is the move played"):
+        render_turning_point(game, 8, game.parse_move("A1"))
