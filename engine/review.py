@@ -244,7 +244,7 @@ class Review:
     def text(self, names: tuple[str, str] = ("X", "O")) -> str:
         """The review in English for the terminal: summaries, then the turning points."""
         lines = [
-            f"Review of a {self.rows}x{self.cols} k{self.k} {self.rule.value} game, {len(self.moves)} moves"
+            f"Review of a {self.rows}x{self.cols} k{self.k} {self.rule.value} game, {len(self.moves)} move{'' if len(self.moves) == 1 else 's'}"
         ]
         if not self.complete:
             lines.append(f"(time ran out: moves 1 to {len(self.move_reviews)} reviewed)")

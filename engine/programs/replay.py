@@ -48,7 +48,7 @@ def board_text(record: GameRecord, ply: int, *, colour: bool = False) -> str:
     board = record.board(ply)
     total = len(record.moves)
     if ply == 0:
-        caption = f"Start: {record.spec}, {total} moves"
+        caption = f"Start: {record.spec}, {total} move{'' if total == 1 else 's'}"
     else:
         mover = Mark.X if ply % 2 == 1 else Mark.O
         who = record.name_of(mover)
@@ -123,7 +123,9 @@ def step(
         elif command.isdigit() and command.isascii():
             wanted = int(command)
             if wanted > total:
-                output_fn(f"The game has {total} moves: give 0 to {total}.")
+                output_fn(
+                    f"The game has {total} move{'' if total == 1 else 's'}: give 0 to {total}."
+                )
                 continue
             ply = wanted
         else:
