@@ -275,3 +275,24 @@ def test_a_review_sliced_through_a_process_boundary_equals_one_in_a_single_call(
     sliced = conclude_review(pickle.loads(pickle.dumps(work)))
     assert sliced.to_dict() | {"seconds": 0} == whole.to_dict() | {"seconds": 0}
     assert pickle.loads(pickle.dumps(sliced)).turning_points == whole.turning_points
+
+
+def test_caro_replay_animates_a_psq_file_to_the_winning_board(tmp_path: Path) -> None:
+    result = caro(
+        "replay", "--animate", "--delay", "0", str(write(tmp_path, MISSED_BLOCK, "g.psq"))
+    )
+    assert result.returncode == 0, result.stderr
+    captions = [line for line in result.stdout.splitlines() if line.startswith(("Start", "Move"))]
+    assert len(captions) == len(MISSED_BLOCK) + 1
+    assert captions[-1] == "Move 9/9: X (Alice) L8"
+    assert result.stdout.rstrip().endswith("X (Alice) wins: H8 I8 J8 K8 L8")
+
+
+def test_a_game_exported_and_imported_gets_the_same_review(tmp_path: Path) -> None:
+    direct = review_game(MISSED_WIN, *FIVE, node_limit=1500)
+    for name in ("game.psq", "game.caro"):
+        record = read_record(write(tmp_path, MISSED_WIN, name).read_text())
+        again = review_game(
+            record.moves, record.rows, record.cols, record.k, record.rule, node_limit=1500
+        )
+        assert again.turning_points == direct.turning_points

@@ -85,7 +85,9 @@ def _mark_line(board: Board, drawing: str, line: Iterable[Cell], colour: bool) -
         text = rows[row + 1]
         # Each cell is drawn at a fixed column: width of the row label, then 2 characters a cell.
         at = len(str(board.rows)) + 1 + 2 * col
-        symbol = text[at]
+        symbol = text[at] if at < len(text) else ""
+        if symbol not in ("X", "O"):
+            continue  # already marked some other way by the board drawing: leave it
         marked = f"{_REVERSE}{symbol}{_RESET}" if colour else symbol.lower()
         rows[row + 1] = text[:at] + marked + text[at + 1 :]
     return "\n".join(rows)
