@@ -409,7 +409,9 @@ def _read_psq(lines: list[str], k: int, rule: Rule) -> GameRecord:
     try:
         board = Board(rows, cols, k, rule)
     except ValueError as exc:
-        raise IllegalRecordError(f"line {start + 1}: {exc}") from None
+        raise IllegalRecordError(
+            f"line {start + 1}: {exc} (a .psq file does not say k: give the game's k)"
+        ) from None
     index = start + 1
     while index < len(lines):
         line = lines[index]

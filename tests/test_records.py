@@ -220,3 +220,10 @@ def test_the_board_after_any_ply_is_available_for_a_replay_stepper() -> None:
 def test_a_tag_that_would_not_read_back_is_refused(key: str) -> None:
     with pytest.raises(IllegalRecordError, match="tag name"):
         GameRecord.from_board(Board.from_text("3x3 k3 freestyle B2"), tags={key: "v"})
+
+
+def test_a_small_psq_board_asks_for_its_k() -> None:
+    text = "Piskvorky 3x3, 0:0, 0\n2,2,0\n"
+    with pytest.raises(IllegalRecordError, match="does not say k"):
+        read_record(text)
+    assert read_record(text, k=3).moves == ((1, 1),)
