@@ -33,7 +33,6 @@ from .games import (
     GameService,
     GameState,
     UserError,
-    load_state,
     parse_custom_id,
     parse_options,
 )
@@ -46,7 +45,7 @@ from .render import (
     server_leaderboard_embed,
     stats_embed,
 )
-from .storage import GLOBAL_SCOPE, GuildSettings, Storage
+from .storage import GLOBAL_SCOPE, GuildSettings, Storage, open_database
 from .translator import CatalogueTranslator, locale_of
 from .views import CONTROL_ID, CellButton, ControlButton, is_dispatched_click
 from .window import Window
@@ -110,7 +109,7 @@ class CaroBot(PlayFlows, discord.Client):
         return self._games
 
     async def setup_hook(self) -> None:
-        self._storage = await Storage.open(self.settings.db_path)
+        self._storage = await open_database(self.settings.db_path)
         log.info(
             "database %s ready (schema %d)",
             self.settings.db_path,
@@ -247,13 +246,12 @@ class CaroBot(PlayFlows, discord.Client):
             log.warning("game %d: could not draw the AI's move (%r)", game_id, exc)
 
     async def _redraw_after_crash(self) -> None:
-        assert self._storage is not None
-        for row in await self._storage.games_to_redraw():
+        for state in await self.games.games_to_redraw():
             try:
-                await self.show(load_state(row), None)
+                await self.show(state, None)
             except (discord.HTTPException, aiohttp.ClientError) as exc:
                 # Discord failing, or the bot stopping meanwhile: the next start tries again.
-                log.warning("game %d: could not redraw its board (%r)", row.id, exc)
+                log.warning("game %d: could not redraw its board (%r)", state.id, exc)
 
     async def resume_pending(self) -> None:
         """Answer the moves the AI owed when the bot last stopped and, in the background, redraw
@@ -311,7 +309,7 @@ class CaroBot(PlayFlows, discord.Client):
     ) -> None:
         """Draw the game on its message: through the interaction while its token lasts, else
         through the channel message endpoint (after a restart, or a late answer)."""
-        changes = () if state.active else await self.games.storage.rating_changes(state.id)
+        changes = () if state.active else await self.games.rating_changes(state.id)
 
         def parts() -> dict[str, Any]:
             # Fresh each time: an attached picture can be sent only once.
@@ -385,9 +383,9 @@ class CaroBot(PlayFlows, discord.Client):
             "game %d started: %s, %s, player %s plays %s",
             state.id,
             state.board.spec,
-            state.row.ai_level,
-            state.row.player_id,
-            state.row.player_mark,
+            state.ai_level,
+            state.starter_id,
+            state.player_mark.name,
         )
         if state.ai_to_move:
             self.spawn(self.ai_turn(state.id, interaction))
@@ -400,14 +398,14 @@ class CaroBot(PlayFlows, discord.Client):
             return
         target = user or interaction.user
         assert self._storage is not None
-        stats = await self._storage.user_stats(interaction.guild_id, target.id)
+        stats = await self.games.user_stats(interaction.guild_id, target.id)
         standings = {
-            mode: await self._storage.standing(interaction.guild_id, target.id, mode)
+            mode: await self.games.standing(interaction.guild_id, target.id, mode)
             for mode in ("pvp", "ai")
         }
         # Issue 4: the player's record comes with this server's leaderboard.
         boards = {
-            mode: await self._storage.rated_leaderboard(
+            mode: await self.games.rated_leaderboard(
                 interaction.guild_id,
                 mode,
                 min_games=LEADERBOARD_MIN_GAMES,
@@ -436,7 +434,7 @@ class CaroBot(PlayFlows, discord.Client):
         # Choices are only a client-side hint: anything else falls back to the defaults.
         scope = scope if scope in ("server", "global") else "server"
         mode = mode if mode in ("pvp", "ai") else "pvp"
-        rows = await self._storage.rated_leaderboard(
+        rows = await self.games.rated_leaderboard(
             interaction.guild_id if scope == "server" else GLOBAL_SCOPE,
             mode,
             min_games=LEADERBOARD_MIN_GAMES,

@@ -82,7 +82,7 @@ class PlayFlows:
         self, state: GameState, *, edit: bool = False, window: Window | None = None
     ) -> dict[str, Any]:
         """message_parts, with the rating changes of a finished game."""
-        changes = () if state.active else await self.games.storage.rating_changes(state.id)
+        changes = () if state.active else await self.games.rating_changes(state.id)
         return message_parts(state, edit=edit, window=window, changes=changes)
 
     # ----------------------------------------------------------------- challenges
@@ -121,7 +121,7 @@ class PlayFlows:
         message_id = response.message_id
         if message_id is None:
             message_id = (await interaction.original_response()).id
-        await self.games.storage.set_challenge_message(challenge.id, message_id)
+        await self.games.attach_challenge_message(challenge.id, message_id)
         log.info("challenge %d: %s -> %s", challenge.id, interaction.user.id, opponent.id)
 
     async def _answer_challenge(
@@ -276,7 +276,7 @@ class PlayFlows:
     async def rematch_in_channel(self, interaction: discord.Interaction[Any]) -> None:
         """/caro rematch: the Rematch button of the user's last game in this channel."""
         await self._button_as_command(
-            interaction, "rm", self.games.storage.last_game, "error.no_finished_game", self._rematch
+            interaction, "rm", self.games.last_game, "error.no_finished_game", self._rematch
         )
 
     async def _button_as_command(
@@ -354,7 +354,7 @@ class PlayFlows:
             except UserError as exc:
                 await refuse(interaction, exc)
                 return
-            await self.games.storage.save_guild_settings(guild_id, current)
+            await self.games.save_timeouts(guild_id, current)
             log.info("guild %d: turn limits %s", guild_id, current)
         await interaction.response.send_message(
             text_in(
@@ -376,7 +376,7 @@ class PlayFlows:
             changed.clear()
             try:
                 await self._expire_due()
-                upcoming = await self.games.storage.next_deadline()
+                upcoming = await self.games.next_deadline()
             except Exception:
                 log.exception("checking deadlines failed")
                 upcoming = None
@@ -476,11 +476,7 @@ class PlayFlows:
     async def _rematch(self, interaction: discord.Interaction[Any], ref: ControlRef) -> None:
         old, options = await self.games.rematch_options(ref.target, interaction.user.id)
         if old.mode == "pvp":
-            other = (
-                old.row.opponent_id
-                if interaction.user.id == old.row.player_id
-                else (old.row.player_id)
-            )
+            other = old.opponent_of(interaction.user.id)
             assert other is not None
             await self.send_challenge(
                 interaction,

@@ -41,6 +41,9 @@ def game_content(
         _players_line(state, tr),
         tr("game.moves", ply=state.board.ply),
     ]
+    if not row.rated and state.mode != "watch":
+        # Too small to be lost by the side moving first (see bot.ratings.rated): say so.
+        lines.append(tr("game.unrated"))
     last = state.last_ai_move
     if last is not None:
         cell, reason = last
@@ -54,7 +57,7 @@ def game_content(
             lines.append(tr("game.ai_moved", cell=cell, reason=reason_text))
     if row.hints:
         lines.append(tr("game.hints", count=row.hints))
-    if row.status == "finished" and row.result is not None:
+    if row.status == "finished":
         lines.append(_result_line(state, tr))
         for change in changes:
             if change.scope == row.guild_id:
@@ -87,7 +90,6 @@ def game_content(
 
 
 def _players_line(state: GameState, tr: Translate) -> str:
-    row = state.row
     if state.mode == "pvp":
         return tr(
             "game.players.pvp",
@@ -102,23 +104,24 @@ def _players_line(state: GameState, tr: Translate) -> str:
         )
     return tr(
         "game.players",
-        player=f"<@{row.player_id}>",
+        player=f"<@{state.user_of(state.player_mark)}>",
         player_mark=state.player_mark.name,
         ai_mark=state.ai_mark.name,
-        level=tr(f"level.{row.ai_level}"),
+        level=tr(f"level.{state.ai_level}"),
     )
 
 
 def _result_line(state: GameState, tr: Translate) -> str:
     row = state.row
     reason = row.end_reason or "line"
-    if row.result == "draw":
+    result = state.result_of(state.player_mark)
+    if row.winner is None:
         return tr("game.result.draw")
-    if state.mode == "ai" or row.winner is None:
-        if row.result == "loss" and reason in ("resign", "timeout"):
+    if state.mode == "ai":
+        if result == "loss" and reason in ("resign", "timeout"):
             return tr(f"game.result.ai.{reason}")
-        return tr(f"game.result.{row.result}")
-    winner = Mark[row.winner]
+        return tr(f"game.result.{result}")
+    winner = row.winner
     if state.mode == "watch":
         return tr("game.result.watch.line", level=tr(f"level.{state.level_of(winner)}"),
                   mark=winner.name)
@@ -255,7 +258,7 @@ def _game_controls(state: GameState, tr: Translate) -> Buttons:
             style=discord.ButtonStyle.danger,
         )
     ]
-    if state.mode == "ai" and state.row.ai_level in HINT_LEVELS:
+    if state.mode == "ai" and state.ai_level in HINT_LEVELS:
         items.append(
             ControlButton(
                 control_id("h", state.id, state.board.ply),

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import TOKEN, BotHandle
+from tests.db_helpers import player_result
 from tests.discord_double import InteractionFailed
 
 FINAL = ("**You win!**", "**The AI wins.**", "**Draw.**")
@@ -148,11 +149,11 @@ def stats_problems(db_path: Path) -> list[str]:
     with sqlite3.connect(db_path) as db:
         orphans = db.execute(
             "SELECT r.game_id FROM results r JOIN games g ON g.id = r.game_id"
-            " WHERE g.status != 'finished' OR g.result != r.result"
+            f" WHERE g.status != 'finished' OR {player_result('g')} != r.result"
         ).fetchall()
         uncounted = db.execute(
             "SELECT g.id FROM games g LEFT JOIN results r ON r.game_id = g.id"
-            " WHERE g.status = 'finished' AND r.game_id IS NULL"
+            " WHERE g.status = 'finished' AND g.mode = 'ai' AND g.rated = 1 AND r.game_id IS NULL"
         ).fetchall()
         wrong_ply = db.execute(
             "SELECT g.id FROM games g WHERE g.ply != (SELECT COUNT(*) FROM moves m"
@@ -265,7 +266,7 @@ class CrashCampaign:
                     problems.append(f"acknowledged move {cell} (game {game}, ply {ply}) lost")
             for game, result in seat.finished.items():
                 rows = self.bot.db_rows(
-                    "SELECT g.status, g.result, COUNT(r.game_id) FROM games g"
+                    f"SELECT g.status, {player_result('g')}, COUNT(r.game_id) FROM games g"
                     " LEFT JOIN results r ON r.game_id = g.id WHERE g.id = ?", (game,))
                 if rows != [("finished", result, 1)]:
                     problems.append(f"finished game {game} ({result}) is stored as {rows}")

@@ -18,11 +18,12 @@ from bot.games import (
     custom_id,
     parse_custom_id,
     parse_options,
-    points_for,
 )
-from bot.storage import ActiveGameExists, Record, Storage
-from engine import Board, Rule
+from bot.storage import ActiveGameExists, Record
+from bot.storage import SqliteStorage as Storage
+from engine import Board, Mark, Rule
 from engine.solver import perfect_move
+from tests.db_helpers import row_counts
 
 GUILD, CHANNEL, ALICE, BOB = 10, 20, 30, 40
 
@@ -87,14 +88,6 @@ def test_hostile_options_get_clear_errors(kwargs: dict[str, str], message: str) 
     assert isinstance(refused.value, ValueError)
 
 
-def test_points_are_weighted_by_difficulty() -> None:
-    assert [points_for("win", lvl) for lvl in ("easy", "normal", "hard", "impossible")] == [
-        3, 6, 9, 12,
-    ]
-    assert points_for("draw", "hard") == 3
-    assert points_for("loss", "impossible") == 0
-
-
 def test_custom_ids_round_trip_and_forgeries_are_refused() -> None:
     text = custom_id(12, 3, (1, 1))
     assert text == "caro:m:12:3:B2"
@@ -142,14 +135,16 @@ async def test_ai_moves_are_reproducible_per_game_and_ply(service) -> None:
         (MoveRef(1, 0, "A9"), ALICE, "no cell A9"),
     ],
 )
-async def test_refused_clicks_change_nothing(service, ref: MoveRef, user: int, message: str) -> None:
+async def test_refused_clicks_change_nothing(
+    service, tmp_path: Path, ref: MoveRef, user: int, message: str
+) -> None:
     games, _ = service
     state = await start(games)
     assert state.id == 1
-    before = await games.storage.row_counts()
+    before = row_counts(tmp_path / "caro.db")
     with pytest.raises(UserError, match=message):
         await games.play(ref, user_id=user, message_id=None)
-    assert await games.storage.row_counts() == before
+    assert row_counts(tmp_path / "caro.db") == before
 
 
 async def test_click_on_another_message_is_stale(service) -> None:
@@ -188,7 +183,7 @@ async def test_two_clicks_on_the_same_turn_apply_one_move(service) -> None:
     assert row is not None and row.ply == 1
 
 
-async def test_late_ai_answer_is_dropped_if_the_game_moved_on(service) -> None:
+async def test_late_ai_answer_is_dropped_if_the_game_moved_on(service, tmp_path: Path) -> None:
     games, thinker = service
     state = await start(games, first="ai")
     thinker.gate = asyncio.Event()
@@ -198,7 +193,7 @@ async def test_late_ai_answer_is_dropped_if_the_game_moved_on(service) -> None:
     await games.storage.abandon_game(state.id)
     thinker.gate.set()
     assert await pending is None
-    assert (await games.storage.row_counts())["moves"] == 0
+    assert row_counts(tmp_path / "caro.db")["moves"] == 0
 
 
 async def test_second_game_in_channel_is_refused(service) -> None:
@@ -245,10 +240,10 @@ async def test_perfect_play_draws_and_bad_play_loses_against_impossible(service)
             await games.play(MoveRef(lose.id, state.board.ply, name), user_id=BOB, message_id=None)
     alice = await games.storage.user_stats(GUILD, ALICE)
     bob = await games.storage.user_stats(GUILD, BOB)
-    assert alice.overall == Record(draws=1) and alice.points == 4
-    assert bob.overall == Record(losses=1) and bob.points == 0
+    assert alice.overall == Record(draws=1)
+    assert bob.overall == Record(losses=1)
     final = await games.state(lose.id)
-    assert final is not None and final.row.winner == "O" and final.board.outcome() is not None
+    assert final is not None and final.row.winner is Mark.O and final.board.outcome() is not None
 
 
 async def test_states_built_after_a_move_match_the_database(service) -> None:
@@ -275,7 +270,7 @@ async def test_states_built_after_a_move_match_the_database(service) -> None:
         assert after.board.text() == fresh.board.text()
         state = after
         seen += 1
-    assert seen == state.board.ply and state.row.result in {"win", "draw", "loss"}
+    assert seen == state.board.ply and state.result_of(state.player_mark) in {"win", "draw", "loss"}
 
 
 async def test_helpers_refuse_the_same_way_for_every_action(service) -> None:
@@ -298,3 +293,10 @@ async def test_helpers_refuse_the_same_way_for_every_action(service) -> None:
         with pytest.raises(UserError) as refused:
             await action
         assert refused.value.key == "click.finished"
+
+
+async def test_service_meta_round_trips_through_storage(service) -> None:
+    games, _ = service
+    assert await games.get_meta("commands_hash") is None
+    await games.set_meta("commands_hash", "0f1e")
+    assert await games.get_meta("commands_hash") == "0f1e"

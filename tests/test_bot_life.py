@@ -17,8 +17,11 @@ from bot.games import (
     parse_options,
     parse_timeout,
 )
-from bot.storage import GLOBAL_SCOPE, GuildSettings, Storage
+from bot.model import Mode
+from bot.storage import GLOBAL_SCOPE, GuildSettings
+from bot.storage import SqliteStorage as Storage
 from engine import Board, Mark
+from tests.db_helpers import row_counts
 from tests.test_bot_games import Thinker
 
 GUILD, CHANNEL, ALICE, BOB, CAROL = 10, 20, 30, 40, 50
@@ -105,7 +108,7 @@ async def test_unanswered_challenge_expires_once(world) -> None:
         await games.answer_challenge(challenge.id, BOB, accept=True, rng=random.Random(1))
 
 
-async def test_two_people_take_turns_and_both_ratings_move(world) -> None:
+async def test_two_people_take_turns_and_both_ratings_move(world, tmp_path: Path) -> None:
     games, clock = world
     state = await pvp_game(games, first="them")
     assert state.mode == "pvp" and state.user_of(Mark.X) == BOB and state.user_of(Mark.O) == ALICE
@@ -116,20 +119,20 @@ async def test_two_people_take_turns_and_both_ratings_move(world) -> None:
         await move(games, state.id, CAROL, "A1")
     for user, cell in [(BOB, "A1"), (ALICE, "B1"), (BOB, "A2"), (ALICE, "B2"), (BOB, "A3")]:
         state = await move(games, state.id, user, cell)
-    assert not state.active and state.row.winner == "X" and state.row.result == "loss"
+    assert not state.active and state.row.winner is Mark.X and state.result_of(Mark.O) == "loss"
     assert state.row.end_reason == "line" and state.row.deadline is None
     bob_after = ratings.updated(1200, 1200, "win")
     changes = {(c.user_id, c.scope): round(c.after, 3) for c in
-               await games.storage.rating_changes(state.id)}
+               await games.rating_changes(state.id)}
     assert changes == {
         (BOB, GUILD): round(bob_after, 3), (ALICE, GUILD): round(2400 - bob_after, 3),
         (BOB, GLOBAL_SCOPE): round(bob_after, 3), (ALICE, GLOBAL_SCOPE): round(2400 - bob_after, 3),
     }
-    standing = await games.storage.standing(GUILD, BOB, "pvp")
+    standing = await games.standing(GUILD, BOB, Mode.PVP)
     assert round(standing.rating) == 1216 and standing.record is not None
     assert standing.record.wins == 1
     # Games between people leave the vs-AI results alone.
-    assert (await games.storage.row_counts())["results"] == 0
+    assert row_counts(tmp_path / "caro.db")["results"] == 0
 
 
 async def test_time_out_loses_exactly_once(world) -> None:
@@ -142,16 +145,16 @@ async def test_time_out_loses_exactly_once(world) -> None:
     clock.now += 2
     finished = await games.expire_games()
     ended = [(s.id, s.row.winner, s.row.end_reason) for s in finished]
-    assert ended == [(state.id, "X", "timeout")]
+    assert ended == [(state.id, Mark.X, "timeout")]
     assert await games.expire_games() == []
-    assert len(await games.storage.rating_changes(state.id)) == 4
+    assert len(await games.rating_changes(state.id)) == 4
     with pytest.raises(UserError, match="This game is over"):
         await move(games, state.id, BOB, "A1")
 
 
 async def test_a_move_in_time_restarts_the_clock(world) -> None:
     games, clock = world
-    await games.storage.save_guild_settings(GUILD, GuildSettings(pvp_timeout=10, ai_timeout=20))
+    await games.save_timeouts(GUILD, GuildSettings(pvp_timeout=10, ai_timeout=20))
     state = await pvp_game(games)
     clock.now += 9
     state = await move(games, state.id, ALICE, "B2")
@@ -167,10 +170,10 @@ async def test_resign_gives_the_win_to_the_other_side(world) -> None:
     with pytest.raises(UserError, match="not your game"):
         await games.resign(state.id, BOB)
     over = await games.resign(state.id, ALICE)
-    assert (over.row.result, over.row.winner, over.row.end_reason) == ("loss", "O", "resign")
+    assert (over.result_of(Mark.X), over.row.winner, over.row.end_reason) == ("loss", Mark.O, "resign")
     with pytest.raises(UserError, match="This game is over"):
         await games.resign(state.id, ALICE)
-    standing = await games.storage.standing(GUILD, ALICE, "ai")
+    standing = await games.standing(GUILD, ALICE, Mode.AI)
     assert standing.rating == pytest.approx(ratings.updated(1200, 800, "loss"))
     # The rematch swaps colours: Alice played X, so the AI moves first.
     old, options = await games.rematch_options(state.id, ALICE)
@@ -201,7 +204,7 @@ async def test_adaptive_picks_the_level_nearest_the_rating(world) -> None:
     ]
     state = await games.start(guild_id=GUILD, channel_id=CHANNEL, player_id=ALICE,
                               options=parse_options("adaptive"), rng=random.Random(1))
-    assert state.row.ai_level == "normal"  # a newcomer is rated 1200
+    assert state.ai_level == "normal"  # a newcomer is rated 1200
 
 
 async def test_ai_vs_ai_game_plays_itself_to_the_end(world) -> None:
@@ -218,8 +221,8 @@ async def test_ai_vs_ai_game_plays_itself_to_the_end(world) -> None:
         moved = await games.ai_move(state.id)
         assert moved is not None
         state = moved
-    assert state.row.winner in (None, "O")  # impossible never loses
-    assert await games.storage.rating_changes(state.id) == []
+    assert state.row.winner in (None, Mark.O)  # impossible never loses
+    assert await games.rating_changes(state.id) == []
 
 
 def test_timeouts_are_given_in_minutes_within_limits() -> None:

@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from tests.conftest import BotHandle, StartBot, text_of
+from tests.db_helpers import player_mark, player_result
 from tests.test_bot_process import cells, refusal
 
 MANAGE_GUILD = 1 << 5
@@ -181,7 +182,9 @@ async def test_resign_rematch_and_hint_against_the_ai(running_bot: BotHandle) ->
     assert gave_up.ephemeral and "You resigned" in str(gave_up.content)
     await rematch.message.wait_for(lambda m: "you resigned" in text_of(m))
     assert "You have no running game" in refusal(await alice.slash("caro resign"))
-    rows = running_bot.db_rows("SELECT player_mark, result, end_reason FROM games ORDER BY id")
+    rows = running_bot.db_rows(
+        f"SELECT {player_mark()}, {player_result()}, end_reason FROM games ORDER BY id"
+    )
     assert rows == [("X", "loss", "resign"), ("O", "loss", "resign")]
 
 
@@ -274,7 +277,9 @@ async def test_slash_hint_resign_and_rematch_on_a_five_by_five_board(
     again = await alice.slash("caro rematch")
     assert again.callback_type == 4 and not again.ephemeral
     assert f"<@{alice.id}> (O) vs AI (X, easy)" in str(text_of(again))
-    rows = running_bot.db_rows("SELECT rows, player_mark, hints, status FROM games ORDER BY id")
+    rows = running_bot.db_rows(
+        f"SELECT rows, {player_mark()}, hints, status FROM games ORDER BY id"
+    )
     assert rows[0] == (5, "X", 1, "finished") and rows[1][:2] == (5, "O")
 
 

@@ -17,6 +17,7 @@ from bot.ratings import updated
 from engine import Board
 from engine.solver import perfect_move
 from tests.conftest import TOKEN, BotHandle, StartBot, text_of
+from tests.db_helpers import player_result
 
 FINAL = ("**You win!**", "**The AI wins.**", "**Draw.**")
 Pick = Callable[[Board], tuple[int, int]]
@@ -130,7 +131,7 @@ async def test_win_draw_and_loss_then_stats_and_leaderboard(running_bot: BotHand
     assert helped.ephemeral and "k of your marks in a row" in helped.embeds[0]["description"]
 
     assert running_bot.db_counts()["results"] == 3
-    rows = running_bot.db_rows("SELECT status, result FROM games ORDER BY id")
+    rows = running_bot.db_rows(f"SELECT status, {player_result()} FROM games ORDER BY id")
     assert rows == [("finished", "win"), ("finished", "draw"), ("finished", "loss")]
 
 

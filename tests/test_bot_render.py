@@ -9,9 +9,10 @@ from typing import Any
 import discord
 import pytest
 
-from bot import texts
+from bot import ratings, texts
 from bot.config import MissingTokenError, SettingsError, load_settings
 from bot.games import GameState, load_state
+from bot.model import EndReason, Mode, Seat, Status
 from bot.render import (
     game_content,
     game_view,
@@ -21,6 +22,8 @@ from bot.render import (
 )
 from bot.storage import GameRow, MoveRow, RatedRow, Record, Standing, UserStats
 from bot.views import EMPTY_LABEL
+from engine import Mark
+from engine.types import Level
 from tests.discord_double.state import iter_components
 
 TEXT_DISPLAY, MEDIA_GALLERY = 10, 12
@@ -28,10 +31,15 @@ TEXT_DISPLAY, MEDIA_GALLERY = 10, 12
 
 def game(moves: list[tuple[str, bool, str | None]], *, status: str = "active",
          result: str | None = None, mark: str = "X", size: int = 3, k: int = 3) -> GameState:
+    """A game of member 42 playing `mark` against "hard"; `result` is the member's."""
+    member = Mark[mark]
+    winner = {"win": member, "loss": member.other}.get(result or "")
     row = GameRow(
-        id=7, guild_id=1, channel_id=2, message_id=3, player_id=42, player_mark=mark,
-        ai_level="hard", rows=size, cols=size, k=k, rule="freestyle", status=status,
-        result=result, winner=None, ply=len(moves),
+        id=7, guild_id=1, channel_id=2, message_id=3, mode=Mode.AI,
+        x=42 if member is Mark.X else Level.HARD, o=42 if member is Mark.O else Level.HARD,
+        started_by=42, rows=size, cols=size, k=k, rule="freestyle", status=Status(status),
+        winner=winner, end_reason=None if result is None else EndReason.LINE,
+        rated=ratings.rated(Mode.AI, size, size, k), ply=len(moves),
         moves=tuple(MoveRow(i, cell, ai, why) for i, (cell, ai, why) in enumerate(moves)),
     )
     return load_state(row)
@@ -125,7 +133,7 @@ def test_five_by_five_fits_discord_limits_with_its_controls() -> None:
     assert text == game_content(state) and text.endswith("The AI is thinking...")
     assert all(len(b["custom_id"]) <= 100 for b in buttons(state))
     easy = game([("C3", False, None)], size=5, k=4)
-    easy = load_state(replace(easy.row, ai_level="easy"))
+    easy = load_state(replace(easy.row, o=Level.EASY))
     assert v2_layout(easy) == [TEXT_DISPLAY, 5, 5, 5, 5, 5, 2]
     assert controls(easy) == ["Resign", "Hint"]
     done = game([("C3", False, None)], size=5, k=4, status="finished", result="loss")
@@ -134,7 +142,7 @@ def test_five_by_five_fits_discord_limits_with_its_controls() -> None:
 
 
 def test_four_by_four_keeps_a_plain_message_with_resign_and_hint() -> None:
-    state = load_state(replace(game([], size=4, k=4).row, ai_level="normal"))
+    state = load_state(replace(game([], size=4, k=4).row, o=Level.NORMAL))
     assert action_rows(state) == [4, 4, 4, 4, 2]
     assert controls(state) == ["Resign", "Hint"]
 
@@ -143,7 +151,6 @@ def test_stats_and_leaderboard_embeds() -> None:
     stats = UserStats(
         overall=Record(wins=2, draws=1, losses=1),
         by_level={"easy": Record(wins=2), "impossible": Record(draws=1, losses=1)},
-        points=10,
     )
     standings = {
         "ai": Standing(1234.4, Record(wins=2, draws=1, losses=1)),
@@ -237,14 +244,17 @@ def test_bad_settings(env: dict[str, str], error: type[Exception], message: str)
 
 
 def big_game(moves: list[str], *, status: str = "active", mode: str = "pvp") -> GameState:
+    seats: dict[str, tuple[Seat, Seat]] = {
+        "pvp": (42, 43), "ai": (42, Level.HARD), "watch": (Level.EASY, Level.HARD),
+    }
+    x, o = seats[mode]
     row = GameRow(
-        id=9, guild_id=1, channel_id=2, message_id=3, player_id=42, player_mark="X",
-        ai_level="pvp" if mode == "pvp" else "hard", rows=15, cols=15, k=5, rule="caro",
-        status=status, result="win" if status == "finished" else None,
-        winner="X" if status == "finished" else None, ply=len(moves),
+        id=9, guild_id=1, channel_id=2, message_id=3, mode=Mode(mode), x=x, o=o, started_by=42,
+        rows=15, cols=15, k=5, rule="caro", status=Status(status),
+        winner=Mark.X if status == "finished" else None,
+        end_reason=EndReason.LINE if status == "finished" else None,
+        rated=mode != "watch", ply=len(moves),
         moves=tuple(MoveRow(i, cell, mode == "watch", None) for i, cell in enumerate(moves)),
-        mode=mode, opponent_id=43 if mode == "pvp" else None,
-        player_level="easy" if mode == "watch" else None,
     )
     return load_state(row)
 
@@ -264,7 +274,7 @@ def test_a_big_board_gets_a_window_of_cells_pan_controls_and_resign() -> None:
     disabled = {b["label"] for b in all_buttons(state) if b.get("disabled")}
     assert "\u2b05" in disabled and "\u2b06" in disabled  # nothing to the left or above
     assert "<@42> to move (X)." in game_content(state)
-    against_easy = load_state(replace(state.row, mode="ai", ai_level="easy", opponent_id=None))
+    against_easy = load_state(replace(state.row, mode=Mode.AI, o=Level.EASY))
     # The AI (O) moved last: the player's turn, so Hint is there too, within 40 components.
     assert v2_layout(against_easy) == [TEXT_DISPLAY, MEDIA_GALLERY, 5, 5, 5, 5, 5, 2]
     assert controls(against_easy)[-2:] == ["Resign", "Hint"]
@@ -280,13 +290,13 @@ def test_a_finished_big_board_and_a_watched_one_show_no_cells() -> None:
     assert [(b["label"], b["custom_id"]) for b in all_buttons(watched)] == [("Stop", "caro:s:9")]
     assert "AI easy (X) vs AI hard (O)" in game_content(watched)
     assert "AI hard (O) is thinking..." in game_content(watched)
-    stopped = load_state(replace(watched.row, status="abandoned"))
+    stopped = load_state(replace(watched.row, status=Status.ABANDONED))
     assert all_buttons(stopped) == []
     assert game_content(stopped).endswith("**Stopped before the end.**")
 
 
 def test_a_small_watched_game_has_a_stop_button() -> None:
-    row = replace(game([("B2", True, "center")]).row, mode="watch", player_level="easy")
+    row = replace(game([("B2", True, "center")]).row, mode=Mode.WATCH, x=Level.EASY)
     watched = load_state(row)
     assert action_rows(watched) == [3, 3, 3, 1]
     assert controls(watched) == ["Stop"]

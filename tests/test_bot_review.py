@@ -11,6 +11,7 @@ from typing import Any
 
 from bot.ratings import AI_ANCHORS, updated
 from tests.conftest import BotHandle, StartBot, text_of
+from tests.db_helpers import player_mark
 from tests.test_bot_process import cells, refusal
 
 COMPONENTS_V2 = 1 << 15
@@ -91,7 +92,9 @@ async def test_five_by_five_offers_resign_hint_and_rematch_and_survives_a_restar
     assert f"<@{alice.id}> (O) vs AI (X, easy)" in text_of(rematch)
     await rematch.message.wait_for(lambda m: "Your turn (O)." in text_of(m), timeout=20)
     assert controls(rematch.message) == ["Resign", "Hint"]
-    rows = running_bot.db_rows("SELECT rows, player_mark, status, end_reason FROM games")
+    rows = running_bot.db_rows(
+        f"SELECT rows, {player_mark()}, status, end_reason FROM games"
+    )
     assert rows == [(5, "X", "finished", "resign"), (5, "O", "active", None)]
 
 

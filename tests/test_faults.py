@@ -13,6 +13,7 @@ from typing import Any
 from bot.loop_lag import lag_summary
 from engine.stats import percentile
 from tests.conftest import BotHandle, StartBot
+from tests.db_helpers import player_result
 from tests.fault_helpers import (
     CrashCampaign,
     free_cells,
@@ -181,7 +182,7 @@ async def test_rate_limits_and_server_errors_are_retried_and_the_board_stays_tru
     assert stones_of(message) == {
         cell: ("O" if by_ai else "X") for cell, by_ai in moves.values()
     }
-    rows = running_bot.db_rows("SELECT status, result FROM games")
+    rows = running_bot.db_rows(f"SELECT status, {player_result()} FROM games")
     assert rows == [("finished", result_of(message))]
     assert running_bot.db_counts()["results"] == 1
 

@@ -8,32 +8,52 @@ from pathlib import Path
 
 import pytest
 
+from bot import ratings
+from bot.model import EndReason, Mode
 from bot.storage import (
     ActiveGameExists,
     Finish,
     GuildSettings,
+    MoveOutcome,
     NewGame,
     Record,
-    Storage,
     StorageError,
     migration_files,
 )
+from bot.storage import SqliteStorage as Storage
+from engine import Mark
+from engine.types import Level
+from tests.db_helpers import old_database, row_counts
 
 GUILD, CHANNEL, ALICE, BOB = 111, 222, 333, 444
+RATE = ratings.game_updates
 
 
-def new_game(player: int = ALICE, channel: int = CHANNEL, level: str = "normal") -> NewGame:
+def new_game(player: int = ALICE, channel: int = CHANNEL, level: str = "normal",
+             mark: str = "X") -> NewGame:
+    """A game of `player` against the AI at `level`, the member playing `mark`."""
+    ai = Level(level)
     return NewGame(
         guild_id=GUILD,
         channel_id=channel,
-        player_id=player,
-        player_mark="X",
-        ai_level=level,
+        mode=Mode.AI,
+        x=player if mark == "X" else ai,
+        o=ai if mark == "X" else player,
+        started_by=player,
         rows=3,
         cols=3,
         k=3,
         rule="freestyle",
+        rated=True,
     )
+
+
+async def add(storage: Storage, game_id: int, ply: int, cell: str, *, by_ai: bool = False,
+              **kw: object) -> bool:
+    """add_move at a time no clock has run out (unless the test says `now`)."""
+    kw.setdefault("now", 0.0)
+    outcome = await storage.add_move(game_id, ply, cell, by_ai=by_ai, **kw)  # type: ignore[arg-type]
+    return outcome is MoveOutcome.STORED
 
 
 def copy_migrations(tmp_path: Path, before: int | None = None) -> Path:
@@ -58,11 +78,10 @@ async def test_fresh_database_is_migrated_and_in_wal_mode(tmp_path: Path) -> Non
     path = tmp_path / "caro.db"
     store = await Storage.open(path)
     try:
-        assert await store.journal_mode() == "wal"
         assert await store.schema_version() == len(migration_files())
-        assert await store.row_counts() == {"games": 0, "moves": 0, "results": 0}
     finally:
         await store.close()
+    assert all(count == 0 for count in row_counts(path).values())
     with sqlite3.connect(path) as db:
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         assert {"games", "moves", "results"} <= tables
@@ -79,7 +98,7 @@ async def test_migrations_are_idempotent_and_keep_data(tmp_path: Path) -> None:
     try:
         assert await store.schema_version() == len(migration_files())
         again = await store.game(game.id)
-        assert again is not None and again.player_id == ALICE
+        assert again is not None and again.x == ALICE and again.started_by == ALICE
     finally:
         await store.close()
 
@@ -142,18 +161,17 @@ async def test_unique_index_holds_even_without_the_check(storage: Storage, tmp_p
     await storage.create_game(new_game())
     with sqlite3.connect(tmp_path / "caro.db") as db, pytest.raises(sqlite3.IntegrityError):
         db.execute(
-            "INSERT INTO games (guild_id, channel_id, player_id, player_mark, ai_level, rows, cols,"
-            " k, rule) VALUES (?, ?, ?, 'X', 'easy', 3, 3, 3, 'freestyle')",
+            "INSERT INTO live_seats (guild_id, channel_id, user_id, game_id) VALUES (?, ?, ?, 1)",
             (GUILD, CHANNEL, ALICE),
         )
 
 
-async def test_moves_are_numbered_and_stale_ones_refused(storage: Storage) -> None:
+async def test_moves_are_numbered_and_stale_ones_refused(storage: Storage, tmp_path: Path) -> None:
     game = await storage.create_game(new_game())
-    assert await storage.add_move(game.id, 0, "B2", by_ai=False)
-    assert not await storage.add_move(game.id, 0, "A1", by_ai=False)  # replayed ply
-    assert not await storage.add_move(game.id, 2, "A1", by_ai=False)  # skipped ply
-    assert await storage.add_move(game.id, 1, "A1", by_ai=True, reason="block")
+    assert await add(storage, game.id, 0, "B2")
+    assert not await add(storage, game.id, 0, "A1")  # replayed ply
+    assert not await add(storage, game.id, 2, "A1")  # skipped ply
+    assert await add(storage, game.id, 1, "A1", by_ai=True, reason="block")
     row = await storage.game(game.id)
     assert row is not None
     assert row.ply == 2
@@ -161,34 +179,33 @@ async def test_moves_are_numbered_and_stale_ones_refused(storage: Storage) -> No
         (0, "B2", False, None),
         (1, "A1", True, "block"),
     ]
-    assert (await storage.row_counts())["moves"] == 2
+    assert row_counts(tmp_path / "caro.db")["moves"] == 2
 
 
 async def test_games_awaiting_ai(storage: Storage) -> None:
     game = await storage.create_game(new_game())  # player is X: the AI moves on odd plies
     ai_first = await storage.create_game(
-        NewGame(GUILD, CHANNEL, BOB, "O", "hard", 3, 3, 3, "freestyle")
+        new_game(player=BOB, level="hard", mark="O")
     )
     assert await storage.games_awaiting_ai() == []  # no message posted yet
     await storage.set_message(game.id, 9001)
     await storage.set_message(ai_first.id, 9002)
     assert [g.id for g in await storage.games_awaiting_ai()] == [ai_first.id]
-    await storage.add_move(game.id, 0, "B2", by_ai=False)
+    await add(storage, game.id, 0, "B2")
     assert [g.id for g in await storage.games_awaiting_ai()] == [game.id, ai_first.id]
 
 
 async def test_finishing_move_counts_the_result_once(storage: Storage) -> None:
     game = await storage.create_game(new_game(level="hard"))
-    finish = Finish(result="win", winner="X", points=9)
-    assert await storage.add_move(game.id, 0, "A1", by_ai=False, finish=finish)
-    assert not await storage.finish_game(game.id, finish)
-    assert not await storage.add_move(game.id, 1, "B1", by_ai=True)  # no moves after the end
+    finish = Finish(winner=Mark.X)
+    assert await add(storage, game.id, 0, "A1", finish=finish, rate=RATE)
+    assert not await storage.finish_game(game.id, finish, rate=RATE)
+    assert not await add(storage, game.id, 1, "B1", by_ai=True)  # no moves after the end
     row = await storage.game(game.id)
-    assert row is not None and (row.status, row.result, row.winner) == ("finished", "win", "X")
+    assert row is not None and (row.status, row.winner) == ("finished", Mark.X)
     stats = await storage.user_stats(GUILD, ALICE)
     assert stats.overall == Record(wins=1)
     assert stats.by_level == {"hard": Record(wins=1)}
-    assert stats.points == 9
 
 
 async def test_concurrent_finish_attempts_count_once(tmp_path: Path) -> None:
@@ -197,66 +214,36 @@ async def test_concurrent_finish_attempts_count_once(tmp_path: Path) -> None:
     second = await Storage.open(path)  # a second connection, as if another process raced us
     try:
         game = await first.create_game(new_game())
-        finish = Finish(result="draw", winner=None, points=2)
-        attempts = [first.finish_game(game.id, finish) for _ in range(5)]
-        attempts += [second.finish_game(game.id, finish) for _ in range(5)]
+        finish = Finish(winner=None, reason=EndReason.FULL)
+        attempts = [first.finish_game(game.id, finish, rate=RATE) for _ in range(5)]
+        attempts += [second.finish_game(game.id, finish, rate=RATE) for _ in range(5)]
         outcomes = await asyncio.gather(*attempts)
         assert sorted(outcomes) == [False] * 9 + [True]
-        assert (await first.row_counts())["results"] == 1
+        assert row_counts(path)["results"] == 1
+        assert row_counts(path)["rating_changes"] == 2  # Alice, in the server and globally
         assert (await second.user_stats(GUILD, ALICE)).overall == Record(draws=1)
     finally:
         await first.close()
         await second.close()
 
 
-async def test_unknown_result_is_refused_and_changes_nothing(storage: Storage) -> None:
+async def test_unknown_end_reason_is_refused_and_changes_nothing(
+    storage: Storage, tmp_path: Path
+) -> None:
     game = await storage.create_game(new_game())
-    with pytest.raises(ValueError, match="result must be one of"):
-        await storage.finish_game(game.id, Finish(result="triumph", winner="X", points=3))
+    with pytest.raises(ValueError, match="triumph"):
+        await storage.finish_game(
+            game.id, Finish(winner=Mark.X, reason="triumph"), rate=RATE  # type: ignore[arg-type]
+        )
     row = await storage.game(game.id)
     assert row is not None and row.status == "active"
-    assert (await storage.row_counts())["results"] == 0
-
-
-async def _play_out(storage: Storage, player: int, level: str, result: str, points: int) -> None:
-    game = await storage.create_game(new_game(player=player, level=level))
-    await storage.finish_game(game.id, Finish(result=result, winner=None, points=points))
-
-
-async def test_leaderboard_ranks_by_points_then_win_rate_then_games(storage: Storage) -> None:
-    carol, dave, erin = 555, 666, 777
-    # alice: 1 win on hard = 9 points, 100 %
-    await _play_out(storage, ALICE, "hard", "win", 9)
-    # bob: 3 draws on impossible = 12 points, 0 %
-    for _ in range(3):
-        await _play_out(storage, BOB, "impossible", "draw", 4)
-    # carol: 9 points from a win on easy (3) and 3 draws on normal (6): same points as alice,
-    # lower win rate
-    await _play_out(storage, carol, "easy", "win", 3)
-    for _ in range(3):
-        await _play_out(storage, carol, "normal", "draw", 2)
-    # dave: 9 points, 100 % like alice but in 3 games (easy wins), so ahead of her
-    for _ in range(3):
-        await _play_out(storage, dave, "easy", "win", 3)
-    # erin: only a loss
-    await _play_out(storage, erin, "hard", "loss", 0)
-    board = await storage.leaderboard(GUILD)
-    assert [(r.rank, r.user_id, r.points) for r in board] == [
-        (1, BOB, 12),
-        (2, dave, 9),
-        (3, ALICE, 9),
-        (4, carol, 9),
-        (5, erin, 0),
-    ]
-    assert board[0].record == Record(draws=3)
-    assert await storage.leaderboard(GUILD + 1) == []
-    assert len(await storage.leaderboard(GUILD, limit=2)) == 2
+    assert row_counts(tmp_path / "caro.db")["results"] == 0
 
 
 def watch_game(channel: int = CHANNEL, starter: int = ALICE) -> NewGame:
     return NewGame(
-        guild_id=GUILD, channel_id=channel, player_id=starter, player_mark="X", ai_level="hard",
-        player_level="easy", rows=3, cols=3, k=3, rule="freestyle", mode="watch",
+        guild_id=GUILD, channel_id=channel, mode=Mode.WATCH, x=Level.EASY, o=Level.HARD,
+        started_by=starter, rows=3, cols=3, k=3, rule="freestyle", rated=False,
     )
 
 
@@ -277,21 +264,19 @@ async def test_one_watched_game_per_channel(storage: Storage) -> None:
 
 
 async def test_the_one_watch_migration_keeps_the_newest_of_old_duplicates(tmp_path: Path) -> None:
-    # A database from before migration 003, where two AI-vs-AI games run in one channel.
-    migrations = copy_migrations(tmp_path, before=3)
+    # A database from before migration 003, where two AI-vs-AI games run in one channel (the old
+    # code did not refuse a second one).
     path = tmp_path / "caro.db"
-    old = await Storage.open(path, migrations=migrations)
-    try:
-        first = (await old.create_game(watch_game())).id
-        kept_elsewhere = (await old.create_game(watch_game(channel=CHANNEL + 1))).id
-    finally:
-        await old.close()
-    with sqlite3.connect(path) as db:  # the old code did not refuse a second one
-        columns = "guild_id, channel_id, player_id, player_mark, ai_level, player_level, rows, " \
-            "cols, k, rule, mode"
-        db.execute(f"INSERT INTO games ({columns}) SELECT {columns} FROM games WHERE id = ?",
-                   (first,))
-        second = db.execute("SELECT MAX(id) FROM games").fetchone()[0]
+    old_database(path, through=2)
+    with sqlite3.connect(path) as db:
+        insert = (
+            "INSERT INTO games (guild_id, channel_id, player_id, player_mark, ai_level,"
+            " player_level, rows, cols, k, rule, mode)"
+            " VALUES (?, ?, ?, 'X', 'hard', 'easy', 3, 3, 3, 'freestyle', 'watch')"
+        )
+        first = db.execute(insert, (GUILD, CHANNEL, ALICE)).lastrowid
+        kept_elsewhere = db.execute(insert, (GUILD, CHANNEL + 1, ALICE)).lastrowid
+        second = db.execute(insert, (GUILD, CHANNEL, ALICE)).lastrowid
     ids = [first, second]
     store = await Storage.open(path)
     try:
@@ -311,7 +296,7 @@ async def test_a_game_is_read_with_its_moves_in_order(storage: Storage) -> None:
     for ply, cell in enumerate(cells):
         by_ai = ply % 2 == 1
         reason = 'block "quoted", ünïcode' if by_ai else None
-        assert await storage.add_move(game.id, ply, cell, by_ai=by_ai, reason=reason, deadline=9.5)
+        assert await add(storage, game.id, ply, cell, by_ai=by_ai, reason=reason, deadline=9.5)
     read = await storage.game(game.id)
     assert read is not None and read.ply == 5 and read.deadline == 9.5
     assert [(m.ply, m.cell, m.by_ai, m.reason) for m in read.moves] == [
@@ -323,7 +308,7 @@ async def test_a_game_is_read_with_its_moves_in_order(storage: Storage) -> None:
 
 async def test_a_refused_move_leaves_no_transaction_open(storage: Storage) -> None:
     game = await storage.create_game(new_game())
-    assert not await storage.add_move(game.id, 3, "A1", by_ai=False)
+    assert not await add(storage, game.id, 3, "A1")
     with pytest.raises(sqlite3.IntegrityError):
         # A move row for this ply already exists (written behind the bot's back): the update
         # succeeds, the insert fails, and everything is rolled back.
@@ -331,7 +316,7 @@ async def test_a_refused_move_leaves_no_transaction_open(storage: Storage) -> No
             await storage._db.execute(
                 "INSERT INTO moves (game_id, ply, cell, by_ai) VALUES (?, 0, 'B1', 0)", (game.id,)
             )
-        await storage.add_move(game.id, 0, "A1", by_ai=False)
+        await add(storage, game.id, 0, "A1")
     assert not storage._db.in_transaction
     read = await storage.game(game.id)
     assert read is not None and read.ply == 0 and [m.cell for m in read.moves] == ["B1"]
@@ -346,3 +331,21 @@ async def test_guild_settings_are_cached_and_saving_updates_them(storage: Storag
     storage._settings.clear()  # read back from the database, not the cache
     assert await storage.guild_settings(GUILD, default) == mine
     assert await storage.guild_settings(GUILD + 1, default) == default
+
+
+async def test_meta_values_are_stored_replaced_and_survive_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "caro.db"
+    store = await Storage.open(path)
+    try:
+        assert await store.get_meta("commands_hash") is None
+        await store.set_meta("commands_hash", "abc")
+        await store.set_meta("commands_hash", "def")
+        assert await store.get_meta("commands_hash") == "def"
+    finally:
+        await store.close()
+    store = await Storage.open(path)
+    try:
+        assert await store.get_meta("commands_hash") == "def"
+        assert await store.get_meta("other") is None
+    finally:
+        await store.close()

@@ -1,0 +1,775 @@
+"""The game service: options, moves, AI turns, limits and per-game locks. No Discord code here.
+
+Rules come from engine/ (Board decides legality and results); this module validates what members
+send, keeps the database and the board in step, and serialises changes to one game with an
+asyncio.Lock per game so two clicks on the same turn apply one move. The UI reaches the database
+only through this service.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+
+from engine import Board, IllegalMoveError, InvalidMoveError, Mark, Rule
+from engine.notation import SizeError, cell_name
+from engine.notation import parse_size as engine_parse_size
+from engine.types import LEVELS, Level
+
+from . import ratings
+from .model import (
+    ActiveGameExists,
+    ChallengeFirst,
+    ChallengeRow,
+    ChallengeStatus,
+    EndReason,
+    Finish,
+    GameRow,
+    GameState,
+    GuildSettings,
+    Mode,
+    MoveRef,
+    MoveRow,
+    NewChallenge,
+    NewGame,
+    RatedRow,
+    RatingChange,
+    Standing,
+    UserStats,
+    finish_of,
+    load_state,
+)
+from .storage.interface import REDRAW_FINISHED_WITHIN, MoveOutcome, Storage
+from .texts import TextId, t
+
+ADAPTIVE = "adaptive"
+DIFFICULTIES: tuple[str, ...] = (*LEVELS, ADAPTIVE)
+# Levels that may give hints: against the strong levels a hint would play the game for you.
+HINT_LEVELS: tuple[Level, ...] = (Level.EASY, Level.NORMAL)
+# The engine level that suggests hints.
+HINT_ENGINE = Level.HARD
+SIZES: dict[str, tuple[int, int, int]] = {
+    "3x3": (3, 3, 3),
+    "4x4": (4, 4, 4),
+    "5x5": (5, 5, 4),
+    "9x9": (9, 9, 5),
+    "15x15": (15, 15, 5),
+    "19x19": (19, 19, 5),
+}
+# The Vietnamese game: 15x15, five in a row, caro rule, unless the player picks another rule.
+PRESET_RULES: dict[str, Rule] = {"15x15": Rule.CARO}
+RULES: tuple[str, ...] = tuple(r.value for r in Rule)
+FIRSTS: tuple[str, ...] = ("me", "ai", "random")
+CHALLENGE_FIRSTS: tuple[str, ...] = tuple(f.value for f in ChallengeFirst)
+# Defaults of the per-server turn clock (seconds): a member waiting for another gets the move
+# back sooner; against the AI nobody waits, so a game may rest longer.
+DEFAULT_TIMEOUTS = GuildSettings(pvp_timeout=10 * 60.0, ai_timeout=30 * 60.0)
+MAX_TIMEOUT = 7 * 24 * 3600.0
+CHALLENGE_SECONDS = 5 * 60.0
+
+Think = Callable[[Board, str, str], Awaitable[tuple[tuple[int, int], str]]]
+"""(board, level, seed) -> (AI's cell, reason id from engine.ai.explain)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Caps on what one member (or one server) may keep running, so one member cannot take the
+    AI's capacity or flood another member with challenges. A member has at most one game per
+    channel and a channel at most one watch anyway; these bound the rest."""
+
+    ai_games_per_member: int = 3  # running games against the AI, per member in one server
+    ai_games_per_server: int = 40  # running games against the AI in one server
+    watches_per_server: int = 4  # running AI-vs-AI games in one server
+    challenges_per_challenger: int = 3  # pending challenges one member has sent
+    challenges_per_challenged: int = 5  # pending challenges waiting for one member's answer
+
+
+DEFAULT_LIMITS = Limits()
+
+
+class UserError(ValueError):
+    """Something a member sent cannot be done; str() is the message to show them."""
+
+    def __init__(self, key: str, **values: object) -> None:
+        super().__init__(t(key, **values))
+        self.key = key
+        self.values = values
+
+
+@dataclass(frozen=True, slots=True)
+class GameOptions:
+    level: str  # a Level's name, or "adaptive"
+    rows: int
+    cols: int
+    k: int
+    rule: Rule
+    first: str  # "me", "ai" or "random" (a challenge: "me", "them" or "random")
+
+
+def _choice(value: str | None, default: str, allowed: tuple[str, ...], option: str) -> str:
+    if value is None:
+        return default
+    cleaned = value.strip().lower()
+    if cleaned not in allowed:
+        raise UserError(
+            "error.bad_choice",
+            value=value[:40].replace("*", "").replace("`", "") or "(empty)",
+            option=TextId(f"option.{option}"),
+            choices=", ".join(allowed),
+        )
+    return cleaned
+
+
+def parse_options(
+    difficulty: str | None = None,
+    size: str | None = None,
+    rule: str | None = None,
+    first: str | None = None,
+    *,
+    firsts: tuple[str, ...] = FIRSTS,
+) -> GameOptions:
+    """Options of /caro start (and /caro challenge, with `firsts` = CHALLENGE_FIRSTS);
+    UserError naming the valid choices for anything else."""
+    level = _choice(difficulty, Level.NORMAL.value, DIFFICULTIES, "difficulty")
+    rows, cols, k = parse_size(size)
+    size_key = f"{rows}x{cols}"
+    default_rule = PRESET_RULES.get(size_key, Rule.FREESTYLE).value
+    rule_name = _choice(rule, default_rule, RULES, "rule")
+    who = _choice(first, "me", firsts, "first")
+    return GameOptions(
+        level=level, rows=rows, cols=cols, k=k, rule=Rule.parse(rule_name), first=who
+    )
+
+
+def parse_size(text: str | None) -> tuple[int, int, int]:
+    """(rows, cols, k) of a preset ("15x15") or a typed size: "12x12" (k = 5, or the longer
+    side if shorter) or "12x12k4", up to 26x26."""
+    if text is None:
+        return SIZES["3x3"]
+    cleaned = text.strip().lower().replace(" ", "")
+    if cleaned in SIZES:
+        return SIZES[cleaned]
+    try:
+        return engine_parse_size(cleaned).with_k()
+    except SizeError:
+        pass
+    raise UserError(
+        "error.bad_size",
+        value=text[:40].replace("*", "").replace("`", "") or "(empty)",
+        choices=", ".join(SIZES),
+    )
+
+
+def parse_timeout(minutes: float, *, minimum_seconds: float) -> float:
+    """A turn time limit given in minutes, as seconds; UserError outside the allowed range."""
+    seconds = minutes * 60.0
+    if not minimum_seconds <= seconds <= MAX_TIMEOUT:
+        raise UserError(
+            "error.bad_timeout",
+            low=_minutes_text(minimum_seconds),
+            high=_minutes_text(MAX_TIMEOUT),
+        )
+    return seconds
+
+
+def _minutes_text(seconds: float) -> str:
+    return f"{seconds / 60:g}"
+
+
+def ai_seed(game_id: int, ply: int) -> str:
+    """Seed of the AI's random choices for one move: the same game position, the same move."""
+    return f"caro-game-{game_id}-ply-{ply}"
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    cell: str
+    reason: str
+
+
+Clock = Callable[[], float]
+
+
+class GameService:
+    def __init__(
+        self,
+        storage: Storage,
+        think: Think,
+        *,
+        clock: Clock = time.time,
+        default_timeouts: GuildSettings = DEFAULT_TIMEOUTS,
+        challenge_seconds: float = CHALLENGE_SECONDS,
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> None:
+        self.storage = storage
+        self._think = think
+        self._clock = clock
+        self.default_timeouts = default_timeouts
+        self.challenge_seconds = challenge_seconds
+        self.limits = limits
+        self._locks: dict[int, asyncio.Lock] = {}
+        # Checking a limit and creating the game must not interleave with another start in the
+        # same server, or two starts could both pass the check.
+        self._guild_locks: dict[int, asyncio.Lock] = {}
+        self._thinking: set[int] = set()
+        # game id -> (ply, the search for that ply's hint): one search and one count per ply,
+        # however often (or however many at once) a member asks.
+        self._hints: dict[int, tuple[int, asyncio.Task[Hint]]] = {}
+        # Wakes the deadline watcher when a new clock starts.
+        self.deadlines_changed = asyncio.Event()
+
+    def _lock(self, game_id: int) -> asyncio.Lock:
+        return self._locks.setdefault(game_id, asyncio.Lock())
+
+    def _guild_lock(self, guild_id: int) -> asyncio.Lock:
+        return self._guild_locks.setdefault(guild_id, asyncio.Lock())
+
+    # ----------------------------------------------------------------- installation facts
+    async def get_meta(self, key: str) -> str | None:
+        """A stored fact about this installation (e.g. the synced command tree's hash)."""
+        return await self.storage.get_meta(key)
+
+    async def set_meta(self, key: str, value: str) -> None:
+        await self.storage.set_meta(key, value)
+
+    async def schema_version(self) -> int:
+        return await self.storage.schema_version()
+
+    # ----------------------------------------------------------------- clocks and settings
+    async def timeouts(self, guild_id: int) -> GuildSettings:
+        return await self.storage.guild_settings(guild_id, self.default_timeouts)
+
+    async def save_timeouts(self, guild_id: int, settings: GuildSettings) -> None:
+        await self.storage.save_guild_settings(guild_id, settings)
+
+    async def next_deadline(self) -> float | None:
+        """The earliest running clock of any game or pending challenge."""
+        return await self.storage.next_deadline()
+
+    async def _deadline(self, state: GameState, board: Board) -> float | None:
+        """When the side to move on `board` loses on time; None if no member is to move."""
+        if board.is_over() or state.mode is Mode.WATCH:
+            return None
+        if state.user_of(board.turn) is None:
+            return None
+        limits = await self.timeouts(state.row.guild_id)
+        seconds = limits.pvp_timeout if state.mode is Mode.PVP else limits.ai_timeout
+        self.deadlines_changed.set()
+        return self._clock() + seconds
+
+    # ----------------------------------------------------------------- starting games
+    async def start(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        player_id: int,
+        options: GameOptions,
+        rng: random.Random,
+        locale: str = "en-US",
+    ) -> GameState:
+        """A new game against the AI; ActiveGameExists if the member has one in this channel,
+        UserError if a limit on running AI games is reached."""
+        if options.level == ADAPTIVE:
+            standing = await self.storage.standing(guild_id, player_id, Mode.AI)
+            level = ratings.nearest_level(standing.rating)
+        else:
+            level = Level.parse(options.level)
+        player_first = options.first == "me" or (options.first == "random" and rng.random() < 0.5)
+        new = NewGame(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            mode=Mode.AI,
+            x=player_id if player_first else level,
+            o=level if player_first else player_id,
+            started_by=player_id,
+            rows=options.rows,
+            cols=options.cols,
+            k=options.k,
+            rule=options.rule.value,
+            rated=ratings.rated(Mode.AI, options.rows, options.cols, options.k),
+            locale=locale,
+        )
+        async with self._guild_lock(guild_id):
+            # The member's own running game in this channel is reported as ActiveGameExists
+            # (with its link) before any limit.
+            running = await self.storage.active_game(guild_id, channel_id, player_id)
+            if running is not None:
+                raise ActiveGameExists(running)
+            counts = await self.storage.live_counts(guild_id, player_id)
+            if counts.member_ai_games >= self.limits.ai_games_per_member:
+                raise UserError("limit.member_ai_games", count=self.limits.ai_games_per_member)
+            if counts.guild_ai_games >= self.limits.ai_games_per_server:
+                raise UserError("limit.server_ai_games", count=self.limits.ai_games_per_server)
+            return await self._create(new)
+
+    async def start_watch(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        starter_id: int,
+        x_level: str,
+        o_level: str,
+        options: GameOptions,
+        locale: str = "en-US",
+    ) -> GameState:
+        """A new AI-vs-AI game that `starter_id` watches; ActiveGameExists if the channel has one
+        running, UserError if the server's limit on watches is reached."""
+        new = NewGame(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            mode=Mode.WATCH,
+            x=Level.parse(x_level),
+            o=Level.parse(o_level),
+            started_by=starter_id,
+            rows=options.rows,
+            cols=options.cols,
+            k=options.k,
+            rule=options.rule.value,
+            rated=False,
+            locale=locale,
+        )
+        async with self._guild_lock(guild_id):
+            running = await self.storage.active_watch(guild_id, channel_id)
+            if running is not None:
+                raise ActiveGameExists(running)
+            counts = await self.storage.live_counts(guild_id, starter_id)
+            if counts.guild_watches >= self.limits.watches_per_server:
+                raise UserError("limit.server_watches", count=self.limits.watches_per_server)
+            return await self._create(new)
+
+    async def _create(self, new: NewGame) -> GameState:
+        state = load_state(await self.storage.create_game(new))
+        return await self._start_clock(state)
+
+    async def _start_clock(self, state: GameState) -> GameState:
+        deadline = await self._deadline(state, state.board)
+        if deadline is not None:
+            await self.storage.set_deadline(state.id, 0, deadline)
+            return await self._reload(state.id)
+        return state
+
+    async def active_game(self, guild_id: int, channel_id: int, player_id: int) -> GameRow | None:
+        return await self.storage.active_game(guild_id, channel_id, player_id)
+
+    async def last_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None:
+        """The member's most recent game in a channel in which they played, running or not."""
+        return await self.storage.last_game(guild_id, channel_id, user_id)
+
+    async def attach_message(self, game_id: int, message_id: int) -> None:
+        await self.storage.set_message(game_id, message_id)
+
+    async def abandon(self, game_id: int) -> None:
+        await self.storage.abandon_game(game_id)
+
+    async def state(self, game_id: int) -> GameState | None:
+        row = await self.storage.game(game_id)
+        return None if row is None else load_state(row)
+
+    async def games_to_redraw(
+        self, finished_within: float = REDRAW_FINISHED_WITHIN
+    ) -> list[GameState]:
+        """Games whose message may be behind the database after a crash (see storage)."""
+        return [load_state(row) for row in await self.storage.games_to_redraw(finished_within)]
+
+    # ----------------------------------------------------------------- challenges
+    async def challenge(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        challenger_id: int,
+        opponent_id: int,
+        opponent_is_bot: bool,
+        options: GameOptions,
+        locale: str,
+    ) -> ChallengeRow:
+        if opponent_id == challenger_id:
+            raise UserError("challenge.self")
+        if opponent_is_bot:
+            raise UserError("challenge.bot")
+        for user in (challenger_id, opponent_id):
+            running = await self.storage.active_game(guild_id, channel_id, user)
+            if running is not None:
+                key = "error.already_playing_nolink" if user == challenger_id else "challenge.busy"
+                raise UserError(key, user=f"<@{user}>")
+        async with self._guild_lock(guild_id):
+            sent, received = await self.storage.pending_challenges(
+                challenger_id=challenger_id, opponent_id=opponent_id
+            )
+            if sent >= self.limits.challenges_per_challenger:
+                raise UserError(
+                    "limit.challenges_sent", count=self.limits.challenges_per_challenger
+                )
+            if received >= self.limits.challenges_per_challenged:
+                raise UserError("limit.challenges_received", user=f"<@{opponent_id}>")
+            self.deadlines_changed.set()
+            return await self._create_challenge(guild_id, channel_id, challenger_id,
+                                                opponent_id, options, locale)
+
+    async def _create_challenge(
+        self,
+        guild_id: int,
+        channel_id: int,
+        challenger_id: int,
+        opponent_id: int,
+        options: GameOptions,
+        locale: str,
+    ) -> ChallengeRow:
+        return await self.storage.create_challenge(
+            NewChallenge(
+                guild_id=guild_id,
+                channel_id=channel_id,
+                challenger_id=challenger_id,
+                opponent_id=opponent_id,
+                rows=options.rows,
+                cols=options.cols,
+                k=options.k,
+                rule=options.rule.value,
+                first=ChallengeFirst(options.first),
+                locale=locale,
+                deadline=self._clock() + self.challenge_seconds,
+            )
+        )
+
+    async def attach_challenge_message(self, challenge_id: int, message_id: int) -> None:
+        await self.storage.set_challenge_message(challenge_id, message_id)
+
+    async def answer_challenge(
+        self, challenge_id: int, user_id: int, *, accept: bool, rng: random.Random
+    ) -> tuple[ChallengeRow, GameState | None]:
+        """Accept (a new game) or decline a pending challenge; only the challenged may answer."""
+        found = await self.storage.challenge(challenge_id)
+        if found is None:
+            raise UserError("click.no_game")
+        withdrawing = user_id == found.challenger_id and not accept
+        if user_id != found.opponent_id and not withdrawing:
+            raise UserError("challenge.not_for_you", user=f"<@{found.opponent_id}>")
+        if found.status is not ChallengeStatus.PENDING or found.deadline <= self._clock():
+            raise UserError("challenge.closed")
+        if not accept:
+            if not await self.storage.close_challenge(challenge_id, ChallengeStatus.DECLINED):
+                raise UserError("challenge.closed")
+            return await self._challenge_row(challenge_id), None
+        challenger_first = found.first is ChallengeFirst.ME or (
+            found.first is ChallengeFirst.RANDOM and rng.random() < 0.5
+        )
+        x, o = (
+            (found.challenger_id, found.opponent_id)
+            if challenger_first
+            else (found.opponent_id, found.challenger_id)
+        )
+        new = NewGame(
+            guild_id=found.guild_id,
+            channel_id=found.channel_id,
+            mode=Mode.PVP,
+            x=x,
+            o=o,
+            started_by=found.challenger_id,
+            rows=found.rows,
+            cols=found.cols,
+            k=found.k,
+            rule=found.rule,
+            rated=ratings.rated(Mode.PVP, found.rows, found.cols, found.k),
+            locale=found.locale,
+            # The challenge message becomes the board: the game is never seen without a message
+            # (an unposted game would be abandoned by a /caro start racing this accept).
+            message_id=found.message_id,
+        )
+        try:
+            row = await self.storage.accept_challenge(challenge_id, new)
+        except ActiveGameExists:
+            raise UserError("challenge.someone_busy") from None
+        if row is None:
+            raise UserError("challenge.closed")
+        state = await self._start_clock(load_state(row))
+        return await self._challenge_row(challenge_id), state
+
+    async def _challenge_row(self, challenge_id: int) -> ChallengeRow:
+        found = await self.storage.challenge(challenge_id)
+        assert found is not None
+        return found
+
+    async def expire_challenges(self) -> list[ChallengeRow]:
+        """Close the challenges nobody answered in time; the ones this call closed."""
+        closed: list[ChallengeRow] = []
+        for found in await self.storage.due_challenges(self._clock()):
+            if await self.storage.close_challenge(found.id, ChallengeStatus.EXPIRED):
+                closed.append(await self._challenge_row(found.id))
+        return closed
+
+    # ----------------------------------------------------------------- moves
+    async def play(self, ref: MoveRef, *, user_id: int, message_id: int | None) -> GameState:
+        """A member's move (a click or a typed cell); UserError (nothing changed) if it cannot be
+        applied now."""
+        async with self._lock(ref.game_id):
+            state, mark = await self._running_game_of(ref.game_id, user_id)
+            if message_id is not None and state.row.message_id not in (None, message_id):
+                raise UserError("click.stale")
+            board = state.board
+            if ref.ply != board.ply:
+                raise UserError("click.stale")
+            if board.turn is not mark:
+                if state.mode is Mode.PVP:
+                    raise UserError("click.wait_for", user=f"<@{state.user_of(board.turn)}>")
+                raise UserError("click.not_your_turn")
+            try:
+                cell = board.parse_move(ref.cell)
+            except InvalidMoveError:
+                raise UserError("click.off_board", cell=ref.cell) from None
+            try:
+                board.push(cell)
+            except IllegalMoveError:
+                raise UserError("click.taken", cell=ref.cell) from None
+            now = self._clock()
+            after = await self._store_move(state, board, by_ai=False, reason=None, now=now)
+            if after is MoveOutcome.LATE:
+                # The clock ran out before this move, whether or not the deadline watcher has run
+                # since: nothing is written, and the watcher is woken to end the game on time and
+                # redraw its board (finishing it here would leave the board unredrawn).
+                self.deadlines_changed.set()
+                raise UserError("click.too_late")
+            if not isinstance(after, GameState):
+                raise UserError("click.stale")
+            return after
+
+    async def ai_move(self, game_id: int) -> GameState | None:
+        """Let the AI answer if it is its turn; None if there was nothing to do (or it lost a race).
+
+        The search runs without the game's lock (it may take seconds); the answer is stored only
+        if the game has not moved on meanwhile.
+        """
+        if game_id in self._thinking:
+            return None
+        self._thinking.add(game_id)
+        try:
+            state = await self.state(game_id)
+            if state is None or not state.ai_to_move:
+                return None
+            ply = state.board.ply
+            level = state.level_of(state.board.turn)
+            assert level is not None
+            cell, reason = await self._think(
+                state.board.copy(), level.value, ai_seed(game_id, ply)
+            )
+            async with self._lock(game_id):
+                state = await self.state(game_id)
+                if state is None or not state.ai_to_move or state.board.ply != ply:
+                    return None
+                state.board.push(cell)
+                after = await self._store_move(
+                    state, state.board, by_ai=True, reason=reason, now=self._clock()
+                )
+                return after if isinstance(after, GameState) else None
+        finally:
+            self._thinking.discard(game_id)
+
+    async def _store_move(
+        self, state: GameState, board: Board, *, by_ai: bool, reason: str | None, now: float
+    ) -> GameState | MoveOutcome:
+        """Store the move just pushed on `board` (the board of `state`, one move ahead of its
+        row); the game after it, or why nothing was stored (STALE or LATE).
+
+        A move that does not end the game changes nothing but the ply, the clock and the list of
+        moves, so the new state is built here instead of read back: on a busy bot each trip to
+        the database waits behind every other game's.
+        """
+        ply = board.ply - 1
+        cell = board.moves[-1]
+        finish = finish_of(board)
+        deadline = await self._deadline(state, board)
+        outcome = await self.storage.add_move(
+            state.id,
+            ply,
+            cell_name(cell),
+            by_ai=by_ai,
+            now=now,
+            reason=reason,
+            finish=finish,
+            deadline=deadline,
+            rate=ratings.game_updates,
+        )
+        if outcome is not MoveOutcome.STORED:
+            return outcome
+        if finish is not None:
+            # The result, end reason and ratings are the database's to say.
+            return await self._reload(state.id)
+        move = MoveRow(ply=ply, cell=cell_name(cell), by_ai=by_ai, reason=reason)
+        row = replace(state.row, ply=board.ply, deadline=deadline, moves=(*state.row.moves, move))
+        return GameState(row=row, board=board)
+
+    async def _running_game_of(self, game_id: int, user_id: int) -> tuple[GameState, Mark]:
+        """The running game `game_id` and the mark `user_id` plays in it; UserError if it is
+        gone, not theirs or over."""
+        state = await self.state(game_id)
+        if state is None:
+            raise UserError("click.no_game")
+        mark = state.mark_of(user_id)
+        if mark is None:
+            raise UserError("click.not_your_game")
+        if not state.active:
+            raise UserError("click.finished")
+        return state, mark
+
+    async def games_awaiting_ai(self) -> list[GameState]:
+        return [load_state(row) for row in await self.storage.games_awaiting_ai()]
+
+    async def hint(self, game_id: int, ply: int, user_id: int) -> Hint:
+        """The engine's suggestion for the member's move, counted in the game record."""
+        state, _ = await self._running_game_of(game_id, user_id)
+        if state.mode is not Mode.AI or state.ai_level not in HINT_LEVELS:
+            raise UserError("hint.not_here")
+        if state.board.ply != ply:
+            raise UserError("click.stale")
+        if state.mover_id != user_id:
+            raise UserError("click.not_your_turn")
+        known = self._hints.get(game_id)
+        if known is None or known[0] != ply or _failed(known[1]):
+            task = asyncio.ensure_future(self._new_hint(state, ply))
+            self._hints[game_id] = known = (ply, task)
+        return await asyncio.shield(known[1])
+
+    async def _new_hint(self, state: GameState, ply: int) -> Hint:
+        cell, reason = await self._think(
+            state.board.copy(), HINT_ENGINE.value, f"caro-hint-{state.id}-ply-{ply}"
+        )
+        if not await self.storage.add_hint(state.id, ply):
+            raise UserError("click.stale")
+        return Hint(cell=cell_name(cell), reason=reason)
+
+    # ----------------------------------------------------------------- ending games
+    async def resign(
+        self, game_id: int, user_id: int, *, expected_ply: int | None = None
+    ) -> GameState:
+        """`user_id` gives the game up; the other side wins."""
+        async with self._lock(game_id):
+            state, mark = await self._running_game_of(game_id, user_id)
+            ply = state.board.ply if expected_ply is None else expected_ply
+            finish = Finish(winner=mark.other, reason=EndReason.RESIGN)
+            if not await self.storage.finish_game(
+                game_id, finish, rate=ratings.game_updates, ply=ply
+            ):
+                raise UserError("click.stale")
+            return await self._reload(game_id)
+
+    async def stop_watch(self, game_id: int, user_id: int, *, may_manage: bool) -> GameState:
+        """End a running AI-vs-AI game as abandoned (nobody is rated). Only its starter, or a
+        member who may manage the channel's messages, may stop it."""
+        async with self._lock(game_id):
+            state = await self.state(game_id)
+            if state is None:
+                raise UserError("click.no_game")
+            if state.mode is not Mode.WATCH:
+                raise UserError("watch.not_watch")
+            if user_id != state.starter_id and not may_manage:
+                raise UserError("watch.stop_denied", user=f"<@{state.starter_id}>")
+            if not state.active:
+                raise UserError("click.finished")
+            if not await self.storage.abandon_game(game_id):
+                raise UserError("click.finished")
+            return await self._reload(game_id)
+
+    async def expire_games(self) -> list[GameState]:
+        """Finish the games whose member to move ran out of time: they lose. Each game is
+        finished once, even if the bot restarts in between; the games this call finished."""
+        now = self._clock()
+        finished: list[GameState] = []
+        for row in await self.storage.due_games(now):
+            async with self._lock(row.id):
+                state = await self._finish_on_time(row.id, now)
+            if state is not None:
+                finished.append(state)
+        return finished
+
+    async def _finish_on_time(self, game_id: int, now: float) -> GameState | None:
+        """Finish `game_id` as lost on time by the member to move if their clock ran out by
+        `now` (game lock held); the game after it, None if it was not due."""
+        state = await self.state(game_id)
+        if state is None or not state.active or state.board.is_over():
+            return None
+        finish = Finish(winner=state.board.turn.other, reason=EndReason.TIMEOUT)
+        if await self.storage.finish_game(
+            game_id, finish, rate=ratings.game_updates, ply=state.board.ply, due_by=now
+        ):
+            return await self._reload(game_id)
+        return None
+
+    async def rematch_options(self, game_id: int, user_id: int) -> tuple[GameState, GameOptions]:
+        """The finished game `user_id` played in, and the options of its rematch: same board,
+        colours swapped."""
+        state = await self.state(game_id)
+        if state is None:
+            raise UserError("click.no_game")
+        mark = state.mark_of(user_id)
+        if mark is None:
+            raise UserError("click.not_your_game")
+        if state.active:
+            raise UserError("rematch.still_running")
+        if state.mode is Mode.PVP:
+            first = "them" if mark is Mark.X else "me"
+        else:
+            first = "ai" if mark is Mark.X else "me"
+        level = state.ai_level
+        options = GameOptions(
+            level=(level or Level.NORMAL).value,
+            rows=state.row.rows,
+            cols=state.row.cols,
+            k=state.row.k,
+            rule=Rule.parse(state.row.rule),
+            first=first,
+        )
+        return state, options
+
+    # ----------------------------------------------------------------- standings
+    async def standing(self, scope: int, user_id: int, mode: Mode) -> Standing:
+        return await self.storage.standing(scope, user_id, mode)
+
+    async def rated_leaderboard(
+        self, scope: int, mode: Mode, *, min_games: int, limit: int = 10
+    ) -> list[RatedRow]:
+        return await self.storage.rated_leaderboard(
+            scope, mode, min_games=min_games, limit=limit
+        )
+
+    async def rating_changes(self, game_id: int) -> list[RatingChange]:
+        return await self.storage.rating_changes(game_id)
+
+    async def user_stats(self, guild_id: int, user_id: int) -> UserStats:
+        return await self.storage.user_stats(guild_id, user_id)
+
+    async def _reload(self, game_id: int) -> GameState:
+        state = await self.state(game_id)
+        assert state is not None  # games are never deleted
+        if not state.active:
+            self._locks.pop(game_id, None)
+            self._hints.pop(game_id, None)
+        return state
+
+
+def _failed(task: asyncio.Task[Hint]) -> bool:
+    return task.done() and (task.cancelled() or task.exception() is not None)
+
+
+__all__ = [
+    "ADAPTIVE",
+    "CHALLENGE_FIRSTS",
+    "DEFAULT_LIMITS",
+    "DIFFICULTIES",
+    "FIRSTS",
+    "GameOptions",
+    "GameService",
+    "Hint",
+    "HINT_LEVELS",
+    "Limits",
+    "RULES",
+    "SIZES",
+    "UserError",
+    "ai_seed",
+    "parse_options",
+    "parse_size",
+    "parse_timeout",
+]

@@ -1,0 +1,149 @@
+"""What the game service needs from a database, whatever the backend (SQLite today, PostgreSQL
+next). Only model types and plain Python values cross it, never a driver's types.
+
+The rules every backend keeps:
+- a member holds at most one seat in running games per channel, a channel at most one running
+  watch, enforced by the database (two processes may race);
+- finishing a game, its result, its stats and its rating changes are one transaction, so a game
+  counts exactly once;
+- a move is stored only if the game is running, exactly `ply` moves were played, and the clock of
+  the member to move had not run out at `now`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+from engine import Mark
+
+from ..model import (
+    ChallengeRow,
+    ChallengeStatus,
+    Finish,
+    GameRow,
+    GuildSettings,
+    Mode,
+    NewChallenge,
+    NewGame,
+    RatedRow,
+    RatingChange,
+    Standing,
+    UserStats,
+)
+from ..ratings import RatingUpdate
+
+GLOBAL_SCOPE = 0  # the standings scope of the cross-server leaderboard
+# A bot restarted by a supervisor is back within seconds; games that ended this recently get their
+# final board redrawn at start, in case the crash came between storing and drawing it. A busy bot
+# finishes hundreds of games in a few minutes, so the window stays short.
+REDRAW_FINISHED_WITHIN = 120.0
+
+RatePolicy = Callable[[GameRow, Mark | None, Mapping[int, float]], list[RatingUpdate]]
+"""(finished game, winner, members' ratings before) -> updates: bot.ratings.game_updates."""
+
+
+class StorageError(Exception):
+    """The database cannot be used (missing, not a database, from a newer version, a broken
+    migration); str() is one line naming the place and the reason."""
+
+
+class MoveOutcome(StrEnum):
+    STORED = "stored"
+    STALE = "stale"  # the game moved on or ended: nothing written
+    LATE = "late"  # the mover's clock had run out at the time of the move: nothing written
+
+
+@dataclass(frozen=True, slots=True)
+class LiveCounts:
+    """Running games in one server, for the limits on AI work."""
+
+    member_ai_games: int  # running games of one member against the AI, in this server
+    guild_ai_games: int  # running games against the AI in this server
+    guild_watches: int  # running AI-vs-AI games in this server
+
+
+class Storage(Protocol):
+    # ----------------------------------------------------------------- life
+    async def close(self) -> None: ...
+    async def schema_version(self) -> int: ...
+
+    # ----------------------------------------------------------------- meta
+    async def get_meta(self, key: str) -> str | None: ...
+    async def set_meta(self, key: str, value: str) -> None: ...
+
+    # ----------------------------------------------------------------- games
+    async def create_game(self, new: NewGame) -> GameRow:
+        """Insert a running game; ActiveGameExists if a member's seat or the watch slot of the
+        channel is taken."""
+        ...
+
+    async def game(self, game_id: int) -> GameRow | None: ...
+    async def set_message(self, game_id: int, message_id: int) -> None: ...
+    async def abandon_game(self, game_id: int) -> bool: ...
+    async def active_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None: ...
+    async def active_watch(self, guild_id: int, channel_id: int) -> GameRow | None: ...
+    async def last_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None: ...
+    async def games_awaiting_ai(self) -> list[GameRow]: ...
+    async def games_to_redraw(
+        self, finished_within: float = REDRAW_FINISHED_WITHIN
+    ) -> list[GameRow]: ...
+    async def live_counts(self, guild_id: int, user_id: int) -> LiveCounts: ...
+
+    async def add_move(
+        self,
+        game_id: int,
+        ply: int,
+        cell: str,
+        *,
+        by_ai: bool,
+        now: float,
+        reason: str | None = None,
+        finish: Finish | None = None,
+        deadline: float | None = None,
+        rate: RatePolicy | None = None,
+    ) -> MoveOutcome: ...
+
+    async def finish_game(
+        self,
+        game_id: int,
+        finish: Finish,
+        *,
+        rate: RatePolicy,
+        ply: int | None = None,
+        due_by: float | None = None,
+    ) -> bool: ...
+
+    async def due_games(self, now: float) -> list[GameRow]: ...
+    async def next_deadline(self) -> float | None: ...
+    async def set_deadline(self, game_id: int, ply: int, deadline: float | None) -> bool: ...
+    async def add_hint(self, game_id: int, ply: int) -> bool: ...
+
+    # ----------------------------------------------------------------- challenges
+    async def create_challenge(self, new: NewChallenge) -> ChallengeRow: ...
+    async def challenge(self, challenge_id: int) -> ChallengeRow | None: ...
+    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None: ...
+    async def close_challenge(self, challenge_id: int, status: ChallengeStatus) -> bool: ...
+    async def accept_challenge(self, challenge_id: int, new: NewGame) -> GameRow | None:
+        """Create the challenge's game and mark it accepted in one transaction; None (nothing
+        written) if it was no longer pending; ActiveGameExists if a seat is taken."""
+        ...
+
+    async def due_challenges(self, now: float) -> list[ChallengeRow]: ...
+    async def pending_challenges(self, *, challenger_id: int, opponent_id: int) -> tuple[int, int]:
+        """(pending challenges sent by challenger_id, pending challenges to opponent_id)."""
+        ...
+
+    # ----------------------------------------------------------------- standings
+    async def standing(self, scope: int, user_id: int, mode: Mode) -> Standing: ...
+    async def rated_leaderboard(
+        self, scope: int, mode: Mode, *, min_games: int, limit: int = 10
+    ) -> list[RatedRow]: ...
+    async def rating_changes(self, game_id: int) -> list[RatingChange]: ...
+    async def user_stats(self, guild_id: int, user_id: int) -> UserStats: ...
+
+    # ----------------------------------------------------------------- settings
+    async def guild_settings(self, guild_id: int, default: GuildSettings) -> GuildSettings: ...
+    async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None: ...

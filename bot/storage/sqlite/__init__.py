@@ -1,0 +1,37 @@
+"""The SQLite backend: one file, one process (aiosqlite). The queries of each aggregate live in
+their own module, each building on the connection module."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .challenges import ChallengeQueries
+from .connection import MIGRATIONS_DIR, check_database_path, migration_files
+from .settings import SettingQueries
+
+
+class SqliteStorage(ChallengeQueries, SettingQueries):
+    """The bot's database. Create with `await SqliteStorage.open(path)`; `await close()` at
+    shutdown.
+
+    Each base holds the queries of one aggregate over the one connection (connection.py):
+    challenges build on games (accepting one creates a game), games on standings (finishing one
+    rates it); settings stand alone.
+    """
+
+    @classmethod
+    async def open(cls, path: str | Path, *, migrations: Path = MIGRATIONS_DIR) -> SqliteStorage:
+        """Open (creating if needed) and migrate the database; StorageError (one line) if it
+        cannot be used."""
+        check_database_path(Path(path))
+        db = await cls._connect(path)
+        try:
+            storage = cls(db)
+            await storage.migrate(migrations)
+        except BaseException:
+            await db.close()
+            raise
+        return storage
+
+
+__all__ = ["MIGRATIONS_DIR", "SqliteStorage", "check_database_path", "migration_files"]

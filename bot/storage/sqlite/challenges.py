@@ -1,0 +1,143 @@
+"""Queries of the challenges aggregate: challenges between members and accepting them."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from ...model import (
+    ActiveGameExists,
+    ChallengeFirst,
+    ChallengeRow,
+    ChallengeStatus,
+    GameRow,
+    NewChallenge,
+    NewGame,
+)
+from .games import GameQueries
+
+_CHALLENGE_COLUMNS = (
+    "id, guild_id, channel_id, message_id, challenger_id, opponent_id, rows, cols, k, rule, first, "
+    "locale, status, deadline, game_id"
+)
+
+
+class ChallengeQueries(GameQueries):
+    async def create_challenge(self, new: NewChallenge) -> ChallengeRow:
+        async with self._lock:
+            cur = await self._db.execute(
+                "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id, rows,"
+                " cols, k, rule, first, locale, deadline) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    new.guild_id,
+                    new.channel_id,
+                    new.challenger_id,
+                    new.opponent_id,
+                    new.rows,
+                    new.cols,
+                    new.k,
+                    new.rule,
+                    ChallengeFirst(new.first).value,
+                    new.locale,
+                    new.deadline,
+                ),
+            )
+            challenge_id = cur.lastrowid
+            assert challenge_id is not None
+            found = await self._challenge(challenge_id)
+        assert found is not None
+        return found
+
+    async def challenge(self, challenge_id: int) -> ChallengeRow | None:
+        async with self._lock:
+            return await self._challenge(challenge_id)
+
+    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
+        async with self._lock:
+            await self._db.execute(
+                "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
+            )
+
+    async def close_challenge(self, challenge_id: int, status: ChallengeStatus) -> bool:
+        """Move a pending challenge to `status` (declined or expired); False if it was no
+        longer pending."""
+        async with self._lock:
+            cur = await self._db.execute(
+                "UPDATE challenges SET status = ? WHERE id = ? AND status = 'pending'",
+                (ChallengeStatus(status).value, challenge_id),
+            )
+            return cur.rowcount == 1
+
+    async def accept_challenge(self, challenge_id: int, new: NewGame) -> GameRow | None:
+        """Create the challenge's game and mark the challenge accepted, in one transaction: a
+        game exists iff its challenge says accepted, whatever else runs at the same moment."""
+        async with self._lock:
+            try:
+                async with self._transaction() as ok:
+                    cur = await self._db.execute(
+                        "UPDATE challenges SET status = 'accepted'"
+                        " WHERE id = ? AND status = 'pending'",
+                        (challenge_id,),
+                    )
+                    if cur.rowcount != 1:
+                        ok.rollback()
+                        return None
+                    game_id = await self._insert_game(new)
+                    await self._db.execute(
+                        "UPDATE challenges SET game_id = ? WHERE id = ?", (game_id, challenge_id)
+                    )
+            except sqlite3.IntegrityError:
+                existing = await self._game_in_the_way(new)
+                if existing is None:
+                    raise
+                raise ActiveGameExists(existing) from None
+            game = await self._game(game_id)
+        assert game is not None
+        return game
+
+    async def due_challenges(self, now: float) -> list[ChallengeRow]:
+        async with self._lock, self._db.execute(
+            f"SELECT {_CHALLENGE_COLUMNS} FROM challenges"
+            " WHERE status = 'pending' AND deadline <= ? ORDER BY deadline, id",
+            (now,),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [_challenge_row(r) for r in rows]
+
+    async def pending_challenges(self, *, challenger_id: int, opponent_id: int) -> tuple[int, int]:
+        async with self._lock:
+            sent = await self._scalar(
+                "SELECT COUNT(*) FROM challenges WHERE status = 'pending' AND challenger_id = ?",
+                (challenger_id,),
+            )
+            received = await self._scalar(
+                "SELECT COUNT(*) FROM challenges WHERE status = 'pending' AND opponent_id = ?",
+                (opponent_id,),
+            )
+        return sent, received
+
+    async def _challenge(self, challenge_id: int) -> ChallengeRow | None:
+        async with self._db.execute(
+            f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE id = ?", (challenge_id,)
+        ) as cur:
+            row = await cur.fetchone()
+        return None if row is None else _challenge_row(row)
+
+
+def _challenge_row(row: sqlite3.Row) -> ChallengeRow:
+    return ChallengeRow(
+        id=int(row["id"]),
+        guild_id=int(row["guild_id"]),
+        channel_id=int(row["channel_id"]),
+        message_id=None if row["message_id"] is None else int(row["message_id"]),
+        challenger_id=int(row["challenger_id"]),
+        opponent_id=int(row["opponent_id"]),
+        rows=int(row["rows"]),
+        cols=int(row["cols"]),
+        k=int(row["k"]),
+        rule=str(row["rule"]),
+        first=ChallengeFirst(row["first"]),
+        locale=str(row["locale"]),
+        status=ChallengeStatus(row["status"]),
+        deadline=float(row["deadline"]),
+        game_id=None if row["game_id"] is None else int(row["game_id"]),
+    )

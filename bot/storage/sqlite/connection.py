@@ -1,0 +1,172 @@
+"""The SQLite connection: opening (with clean refusals), migrations and transactions.
+
+One long-lived aiosqlite connection shared by every coroutine; all access goes through one
+asyncio.Lock, so one coroutine's statements never land inside another's transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import sqlite3
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import aiosqlite
+
+from ..interface import StorageError
+
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+_MIGRATION_NAME = re.compile(r"(\d{3})_[a-z0-9_]+\.sql")
+_SQLITE_HEADER = b"SQLite format 3\x00"
+NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+
+
+def migration_files(directory: Path = MIGRATIONS_DIR) -> list[tuple[int, Path]]:
+    """Numbered migrations in order; a gap or a duplicate number is a packaging mistake."""
+    found: list[tuple[int, Path]] = []
+    for path in directory.glob("*.sql"):
+        match = _MIGRATION_NAME.fullmatch(path.name)
+        if match is None:
+            raise StorageError(f"migration file {path.name!r} is not named like 001_name.sql")
+        found.append((int(match.group(1)), path))
+    found.sort()
+    numbers = [n for n, _ in found]
+    if numbers != list(range(1, len(numbers) + 1)):
+        raise StorageError(f"migrations must be numbered 1, 2, 3... without gaps; found {numbers}")
+    return found
+
+
+def check_database_path(path: Path) -> None:
+    """StorageError (one line) if `path` cannot hold the bot's SQLite database: checked before
+    connecting, because SQLite's own errors ("unable to open database file") do not say why."""
+    folder = path.parent
+    if path.is_dir():
+        raise StorageError(f"database {path}: is a folder, not a file")
+    if not folder.is_dir():
+        raise StorageError(f"database {path}: the folder {folder} does not exist")
+    if path.exists():
+        if not os.access(path, os.R_OK | os.W_OK):
+            raise StorageError(f"database {path}: the file cannot be read and written")
+        try:
+            with path.open("rb") as f:
+                header = f.read(len(_SQLITE_HEADER))
+        except OSError as exc:
+            raise StorageError(f"database {path}: cannot be read ({exc.strerror})") from None
+        # An empty file is a new database to SQLite.
+        if header and header != _SQLITE_HEADER:
+            raise StorageError(f"database {path}: the file is not an SQLite database")
+    # SQLite writes its write-ahead log and lock files next to the database.
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise StorageError(f"database {path}: the folder {folder} is not writable")
+
+
+class Connection:
+    """The connection, its lock and its transactions; the query mixins build on it."""
+
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self._db = db
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def _connect(cls, path: str | Path) -> aiosqlite.Connection:
+        # isolation_level=None: the driver never opens transactions behind our back; we do.
+        db = await aiosqlite.connect(str(path), isolation_level=None)
+        try:
+            db.row_factory = sqlite3.Row
+            await db.execute("PRAGMA journal_mode=WAL")
+            await db.execute("PRAGMA foreign_keys=ON")
+            await db.execute("PRAGMA busy_timeout=5000")
+            await db.execute("PRAGMA synchronous=NORMAL")
+        except sqlite3.DatabaseError as exc:
+            await db.close()
+            raise StorageError(f"database {path}: cannot be opened ({exc})") from None
+        return db
+
+    async def close(self) -> None:
+        async with self._lock:
+            await self._db.close()
+
+    # ----------------------------------------------------------------- schema
+    async def migrate(self, directory: Path = MIGRATIONS_DIR) -> list[int]:
+        """Apply the migrations newer than PRAGMA user_version, each in its own transaction.
+
+        StorageError if the database is from a newer version than these migrations: the tables
+        may not mean what this code thinks, so nothing is written to it.
+        """
+        applied: list[int] = []
+        files = migration_files(directory)
+        async with self._lock:
+            current = await self._scalar("PRAGMA user_version")
+            if current > len(files):
+                raise StorageError(
+                    f"the database has schema version {current}, newer than this version of"
+                    f" caro knows ({len(files)}): upgrade caro or use another database"
+                )
+            for number, path in files:
+                if number <= current:
+                    continue
+                await self._apply(number, path)
+                applied.append(number)
+        return applied
+
+    async def _apply(self, number: int, path: Path) -> None:
+        script = path.read_text(encoding="utf-8")
+        # A migration may rebuild a table other tables refer to; foreign keys are switched off
+        # for it (SQLite ignores the switch inside a transaction) and checked before commit.
+        await self._db.execute("PRAGMA foreign_keys=OFF")
+        try:
+            # executescript runs the text as-is, so the transaction is spelled out; the
+            # version bump is inside it, so a failed migration leaves no trace.
+            await self._db.executescript(f"BEGIN IMMEDIATE;\n{script}\n")
+            async with self._db.execute("PRAGMA foreign_key_check") as cur:
+                broken = list(await cur.fetchall())
+            if broken:
+                raise sqlite3.IntegrityError(f"{len(broken)} rows break foreign keys")
+            # Plain statements: executescript would commit the open transaction first.
+            await self._db.execute(f"PRAGMA user_version = {number:d}")
+            await self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if self._db.in_transaction:
+                await self._db.execute("ROLLBACK")
+            raise StorageError(f"migration {path.name} failed: {exc}") from exc
+        finally:
+            await self._db.execute("PRAGMA foreign_keys=ON")
+
+    async def schema_version(self) -> int:
+        async with self._lock:
+            return await self._scalar("PRAGMA user_version")
+
+    # ----------------------------------------------------------------- helpers (lock held)
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[Outcome]:
+        outcome = Outcome()
+        await self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield outcome
+        except BaseException:
+            await self._db.execute("ROLLBACK")
+            raise
+        if outcome.rolled_back:
+            await self._db.execute("ROLLBACK")
+        else:
+            await self._db.execute("COMMIT")
+
+    async def _scalar(self, sql: str, params: Sequence[object] = ()) -> int:
+        async with self._db.execute(sql, params) as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row is not None and row[0] is not None else 0
+
+
+class Outcome:
+    """Lets a transaction body ask for a rollback without raising."""
+
+    __slots__ = ("rolled_back",)
+
+    def __init__(self) -> None:
+        self.rolled_back = False
+
+    def rollback(self) -> None:
+        self.rolled_back = True

@@ -1,0 +1,399 @@
+"""Queries of the games aggregate: games, their moves, their seats, and finishing them (with
+their result and rating changes, through the standings queries)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from engine import Mark
+from engine.types import Level
+
+from ...model import (
+    ActiveGameExists,
+    EndReason,
+    Finish,
+    GameRow,
+    Mode,
+    MoveRow,
+    NewGame,
+    Seat,
+    Status,
+)
+from ..interface import REDRAW_FINISHED_WITHIN, LiveCounts, MoveOutcome, RatePolicy
+from .connection import NOW
+from .standings import StandingQueries
+
+_GAME_COLUMNS = (
+    "id, guild_id, channel_id, message_id, mode, x_user_id, x_level, o_user_id, o_level,"
+    " started_by, rows, cols, k, rule, status, winner, end_reason, rated, ply, deadline, hints,"
+    " locale"
+)
+# The moves ride along as one JSON array ([ply, cell, by_ai, reason] each, in order).
+_GAME_WITH_MOVES = (
+    f"SELECT {_GAME_COLUMNS}, (SELECT json_group_array(json_array(ply, cell, by_ai, reason))"
+    " FROM (SELECT ply, cell, by_ai, reason FROM moves WHERE game_id = games.id ORDER BY ply))"
+    " AS moves_json FROM games WHERE id = ?"
+)
+
+
+class GameQueries(StandingQueries):
+    # ----------------------------------------------------------------- creating
+    async def create_game(self, new: NewGame) -> GameRow:
+        async with self._lock:
+            game_id = await self._create_game(new)
+            game = await self._game(game_id)
+        assert game is not None
+        return game
+
+    async def _create_game(self, new: NewGame) -> int:
+        """Insert the game and its members' seats in one transaction (lock held)."""
+        try:
+            async with self._transaction():
+                game_id = await self._insert_game(new)
+        except sqlite3.IntegrityError:
+            # A seat or the channel's watch slot is taken (primary key / unique index): the
+            # database decides, so two processes racing for one slot cannot both win.
+            existing = await self._game_in_the_way(new)
+            if existing is None:
+                raise
+            raise ActiveGameExists(existing) from None
+        return game_id
+
+    async def _insert_game(self, new: NewGame) -> int:
+        x_user, x_level = _seat_columns(new.x)
+        o_user, o_level = _seat_columns(new.o)
+        cur = await self._db.execute(
+            "INSERT INTO games (guild_id, channel_id, message_id, mode, x_user_id, x_level,"
+            " o_user_id, o_level, started_by, rows, cols, k, rule, rated, deadline, locale)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                new.guild_id,
+                new.channel_id,
+                new.message_id,
+                new.mode.value,
+                x_user,
+                x_level,
+                o_user,
+                o_level,
+                new.started_by,
+                new.rows,
+                new.cols,
+                new.k,
+                new.rule,
+                int(new.rated),
+                new.deadline,
+                new.locale,
+            ),
+        )
+        game_id = cur.lastrowid
+        assert game_id is not None
+        for seat in (new.x, new.o):
+            if not isinstance(seat, Level):
+                await self._db.execute(
+                    "INSERT INTO live_seats (guild_id, channel_id, user_id, game_id)"
+                    " VALUES (?, ?, ?, ?)",
+                    (new.guild_id, new.channel_id, seat, game_id),
+                )
+        return game_id
+
+    async def _game_in_the_way(self, new: NewGame) -> GameRow | None:
+        if new.mode is Mode.WATCH:
+            return await self._active_watch(new.guild_id, new.channel_id)
+        for seat in (new.x, new.o):
+            if not isinstance(seat, Level):
+                found = await self._active_game(new.guild_id, new.channel_id, seat)
+                if found is not None:
+                    return found
+        return None
+
+    # ----------------------------------------------------------------- reading
+    async def game(self, game_id: int) -> GameRow | None:
+        async with self._lock:
+            return await self._game(game_id)
+
+    async def active_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None:
+        async with self._lock:
+            return await self._active_game(guild_id, channel_id, user_id)
+
+    async def active_watch(self, guild_id: int, channel_id: int) -> GameRow | None:
+        """The AI-vs-AI game running in this channel, if any."""
+        async with self._lock:
+            return await self._active_watch(guild_id, channel_id)
+
+    async def last_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None:
+        """The member's most recent game in a channel in which they played, running or not."""
+        async with self._lock:
+            async with self._db.execute(
+                "SELECT id FROM games WHERE guild_id = ? AND channel_id = ?"
+                " AND (x_user_id = ? OR o_user_id = ?) ORDER BY id DESC LIMIT 1",
+                (guild_id, channel_id, user_id, user_id),
+            ) as cur:
+                row = await cur.fetchone()
+            return None if row is None else await self._game(int(row[0]))
+
+    async def games_awaiting_ai(self) -> list[GameRow]:
+        """Running games with a posted message where an AI is to move (X moves on even plies)."""
+        return await self._games_where(
+            "status = 'active' AND message_id IS NOT NULL"
+            " AND ((ply % 2 = 0 AND x_level IS NOT NULL) OR (ply % 2 = 1 AND o_level IS NOT NULL))"
+            " ORDER BY id"
+        )
+
+    async def games_to_redraw(
+        self, finished_within: float = REDRAW_FINISHED_WITHIN
+    ) -> list[GameRow]:
+        """Games whose message may be a move behind the database after a crash: the bot stores a
+        move before it draws it, so a running game whose last move was the AI's, or a game that
+        ended in the last `finished_within` seconds, may never have been drawn."""
+        return await self._games_where(
+            "message_id IS NOT NULL AND ("
+            " (status = 'active' AND EXISTS (SELECT 1 FROM moves m"
+            "  WHERE m.game_id = games.id AND m.ply = games.ply - 1 AND m.by_ai = 1))"
+            " OR (status = 'finished' AND finished_at >= strftime("
+            "'%Y-%m-%dT%H:%M:%fZ', 'now', ?)))"
+            # Running games first: their players are waiting to move.
+            " ORDER BY status = 'active' DESC, id DESC",
+            (f"-{float(finished_within):.0f} seconds",),
+        )
+
+    async def due_games(self, now: float) -> list[GameRow]:
+        """Running games whose member to move has run out of time by `now`."""
+        return await self._games_where(
+            "status = 'active' AND deadline IS NOT NULL AND deadline <= ? ORDER BY deadline, id",
+            (now,),
+        )
+
+    async def next_deadline(self) -> float | None:
+        """The earliest running clock of any game or pending challenge."""
+        async with self._lock, self._db.execute(
+            "SELECT MIN(d) FROM (SELECT MIN(deadline) AS d FROM games WHERE status = 'active'"
+            " UNION ALL SELECT MIN(deadline) FROM challenges WHERE status = 'pending')"
+        ) as cur:
+            row = await cur.fetchone()
+        return None if row is None or row[0] is None else float(row[0])
+
+    async def live_counts(self, guild_id: int, user_id: int) -> LiveCounts:
+        async with self._lock, self._db.execute(
+            "SELECT COALESCE(SUM(mode = 'ai' AND (x_user_id = ? OR o_user_id = ?)), 0),"
+            " COALESCE(SUM(mode = 'ai'), 0), COALESCE(SUM(mode = 'watch'), 0)"
+            " FROM games WHERE guild_id = ? AND status = 'active'",
+            (user_id, user_id, guild_id),
+        ) as cur:
+            row = await cur.fetchone()
+        assert row is not None
+        return LiveCounts(int(row[0]), int(row[1]), int(row[2]))
+
+    # ----------------------------------------------------------------- changing
+    async def set_message(self, game_id: int, message_id: int) -> None:
+        async with self._lock:
+            await self._db.execute(
+                f"UPDATE games SET message_id = ?, updated_at = {NOW} WHERE id = ?",
+                (message_id, game_id),
+            )
+
+    async def abandon_game(self, game_id: int) -> bool:
+        """End a running game without a result (its message could not be posted, or a watch was
+        stopped); no stats change."""
+        async with self._lock, self._transaction() as ok:
+            cur = await self._db.execute(
+                f"UPDATE games SET status = 'abandoned', deadline = NULL, updated_at = {NOW},"
+                f" finished_at = {NOW} WHERE id = ? AND status = 'active'",
+                (game_id,),
+            )
+            if cur.rowcount != 1:
+                ok.rollback()
+                return False
+            await self._db.execute("DELETE FROM live_seats WHERE game_id = ?", (game_id,))
+            return True
+
+    async def set_deadline(self, game_id: int, ply: int, deadline: float | None) -> bool:
+        async with self._lock:
+            cur = await self._db.execute(
+                "UPDATE games SET deadline = ? WHERE id = ? AND ply = ? AND status = 'active'",
+                (deadline, game_id, ply),
+            )
+            return cur.rowcount == 1
+
+    async def add_hint(self, game_id: int, ply: int) -> bool:
+        """Count a hint given at move `ply`; False if the game moved on or ended meanwhile."""
+        async with self._lock:
+            cur = await self._db.execute(
+                "UPDATE games SET hints = hints + 1 WHERE id = ? AND ply = ? AND status = 'active'",
+                (game_id, ply),
+            )
+            return cur.rowcount == 1
+
+    async def add_move(
+        self,
+        game_id: int,
+        ply: int,
+        cell: str,
+        *,
+        by_ai: bool,
+        now: float,
+        reason: str | None = None,
+        finish: Finish | None = None,
+        deadline: float | None = None,
+        rate: RatePolicy | None = None,
+    ) -> MoveOutcome:
+        """Record move number `ply` (0-based) and, if it ended the game, the result.
+
+        `deadline` is when the next member to move loses on time (None: no clock runs). Nothing
+        is written unless the game is running, exactly `ply` moves were played so far (a replayed
+        click or a late AI answer is STALE), and the stored clock had not run out at `now` (LATE:
+        a move after the deadline never counts, even before the deadline watcher has run).
+        """
+        if finish is not None and rate is None:
+            raise ValueError("a finishing move needs the rating policy")
+        async with self._lock, self._transaction() as ok:
+            cur = await self._db.execute(
+                f"UPDATE games SET ply = ply + 1, deadline = ?, updated_at = {NOW}"
+                " WHERE id = ? AND ply = ? AND status = 'active'"
+                " AND (deadline IS NULL OR deadline > ?)",
+                (deadline, game_id, ply, now),
+            )
+            if cur.rowcount != 1:
+                ok.rollback()
+                late = await self._scalar(
+                    "SELECT COUNT(*) FROM games WHERE id = ? AND ply = ? AND status = 'active'"
+                    " AND deadline IS NOT NULL AND deadline <= ?",
+                    (game_id, ply, now),
+                )
+                return MoveOutcome.LATE if late else MoveOutcome.STALE
+            await self._db.execute(
+                "INSERT INTO moves (game_id, ply, cell, by_ai, reason) VALUES (?, ?, ?, ?, ?)",
+                (game_id, ply, cell, int(by_ai), reason),
+            )
+            if finish is not None:
+                assert rate is not None
+                if not await self._finish(game_id, finish, rate):
+                    ok.rollback()
+                    return MoveOutcome.STALE
+            return MoveOutcome.STORED
+
+    async def finish_game(
+        self,
+        game_id: int,
+        finish: Finish,
+        *,
+        rate: RatePolicy,
+        ply: int | None = None,
+        due_by: float | None = None,
+    ) -> bool:
+        """Finish a running game and count its result; False if it was not running.
+
+        With `ply`, only if exactly that many moves were played (a resignation or a time-out
+        must not land after a move it did not see); with `due_by`, only if its clock ran out
+        by then (a move made meanwhile reset the clock).
+        """
+        async with self._lock, self._transaction() as ok:
+            if ply is not None and not await self._scalar(
+                "SELECT COUNT(*) FROM games WHERE id = ? AND ply = ?", (game_id, ply)
+            ):
+                ok.rollback()
+                return False
+            if due_by is not None and not await self._scalar(
+                "SELECT COUNT(*) FROM games WHERE id = ? AND deadline IS NOT NULL"
+                " AND deadline <= ?",
+                (game_id, due_by),
+            ):
+                ok.rollback()
+                return False
+            if not await self._finish(game_id, finish, rate):
+                ok.rollback()
+                return False
+            return True
+
+    async def _finish(self, game_id: int, finish: Finish, rate: RatePolicy) -> bool:
+        """Finish the game, free its seats, and (if rated) write its result and ratings: all in
+        the caller's transaction, so a game counts exactly once."""
+        reason = EndReason(finish.reason)
+        winner = None if finish.winner is None else Mark(finish.winner).name
+        cur = await self._db.execute(
+            "UPDATE games SET status = 'finished', winner = ?, end_reason = ?,"
+            f" deadline = NULL, updated_at = {NOW}, finished_at = {NOW}"
+            " WHERE id = ? AND status = 'active'",
+            (winner, reason.value, game_id),
+        )
+        if cur.rowcount != 1:
+            return False
+        await self._db.execute("DELETE FROM live_seats WHERE game_id = ?", (game_id,))
+        game = await self._game(game_id)
+        assert game is not None
+        if game.rated:
+            await self._count_result(game, finish.winner, rate)
+        return True
+
+    # ----------------------------------------------------------------- helpers (lock held)
+    async def _game(self, game_id: int) -> GameRow | None:
+        # One query, so one trip to the database thread: every click and every AI answer reads
+        # its game, and under load these trips queue behind each other on the one connection.
+        rows = await self._db.execute_fetchall(_GAME_WITH_MOVES, (game_id,))
+        return next((_game_row(row) for row in rows), None)
+
+    async def _games_where(self, condition: str, params: tuple[object, ...] = ()) -> list[GameRow]:
+        async with self._lock:
+            async with self._db.execute(f"SELECT id FROM games WHERE {condition}", params) as cur:
+                ids = [int(row[0]) for row in await cur.fetchall()]
+            games = [await self._game(i) for i in ids]
+        return [g for g in games if g is not None]
+
+    async def _active_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None:
+        async with self._db.execute(
+            "SELECT game_id FROM live_seats WHERE guild_id = ? AND channel_id = ? AND user_id = ?",
+            (guild_id, channel_id, user_id),
+        ) as cur:
+            row = await cur.fetchone()
+        return None if row is None else await self._game(int(row[0]))
+
+    async def _active_watch(self, guild_id: int, channel_id: int) -> GameRow | None:
+        async with self._db.execute(
+            "SELECT id FROM games WHERE guild_id = ? AND channel_id = ? AND mode = 'watch'"
+            " AND status = 'active' ORDER BY id LIMIT 1",
+            (guild_id, channel_id),
+        ) as cur:
+            row = await cur.fetchone()
+        return None if row is None else await self._game(int(row[0]))
+
+
+def _seat_columns(seat: Seat) -> tuple[int | None, str | None]:
+    return (None, seat.value) if isinstance(seat, Level) else (seat, None)
+
+
+def _seat(user_id: object, level: object) -> Seat:
+    return Level(str(level)) if user_id is None else int(str(user_id))
+
+
+def _game_row(row: sqlite3.Row) -> GameRow:
+    return GameRow(
+        id=int(row["id"]),
+        guild_id=int(row["guild_id"]),
+        channel_id=int(row["channel_id"]),
+        message_id=None if row["message_id"] is None else int(row["message_id"]),
+        mode=Mode(row["mode"]),
+        x=_seat(row["x_user_id"], row["x_level"]),
+        o=_seat(row["o_user_id"], row["o_level"]),
+        started_by=int(row["started_by"]),
+        rows=int(row["rows"]),
+        cols=int(row["cols"]),
+        k=int(row["k"]),
+        rule=str(row["rule"]),
+        status=Status(row["status"]),
+        winner=None if row["winner"] is None else Mark[str(row["winner"])],
+        end_reason=None if row["end_reason"] is None else EndReason(row["end_reason"]),
+        rated=bool(row["rated"]),
+        ply=int(row["ply"]),
+        deadline=None if row["deadline"] is None else float(row["deadline"]),
+        hints=int(row["hints"]),
+        locale=str(row["locale"]),
+        moves=tuple(
+            MoveRow(
+                ply=int(ply),
+                cell=str(cell),
+                by_ai=bool(by_ai),
+                reason=None if reason is None else str(reason),
+            )
+            for ply, cell, by_ai, reason in json.loads(row["moves_json"])
+        ),
+    )

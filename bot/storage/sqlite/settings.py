@@ -1,0 +1,57 @@
+"""Queries of per-server settings and of the installation's meta facts."""
+
+from __future__ import annotations
+
+import aiosqlite
+
+from ...model import GuildSettings
+from .connection import Connection
+
+
+class SettingQueries(Connection):
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        super().__init__(db)
+        # guild id -> its saved settings, None if it has none; see guild_settings.
+        self._settings: dict[int, GuildSettings | None] = {}
+
+    async def guild_settings(self, guild_id: int, default: GuildSettings) -> GuildSettings:
+        # Every move starts a clock from these; they change only through save_guild_settings of
+        # this one process, so a cache is exact and saves a database trip per move.
+        if guild_id in self._settings:
+            return self._settings[guild_id] or default
+        async with self._lock, self._db.execute(
+            "SELECT pvp_timeout, ai_timeout FROM guild_settings WHERE guild_id = ?", (guild_id,)
+        ) as cur:
+            row = await cur.fetchone()
+        found = (
+            None
+            if row is None
+            else GuildSettings(pvp_timeout=float(row[0]), ai_timeout=float(row[1]))
+        )
+        self._settings[guild_id] = found
+        return found or default
+
+    async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
+        async with self._lock:
+            await self._db.execute(
+                "INSERT INTO guild_settings (guild_id, pvp_timeout, ai_timeout) VALUES (?, ?, ?)"
+                " ON CONFLICT (guild_id) DO UPDATE SET pvp_timeout = excluded.pvp_timeout,"
+                " ai_timeout = excluded.ai_timeout",
+                (guild_id, settings.pvp_timeout, settings.ai_timeout),
+            )
+            self._settings[guild_id] = settings
+
+    async def get_meta(self, key: str) -> str | None:
+        async with self._lock, self._db.execute(
+            "SELECT value FROM meta WHERE key = ?", (key,)
+        ) as cur:
+            row = await cur.fetchone()
+        return None if row is None else str(row[0])
+
+    async def set_meta(self, key: str, value: str) -> None:
+        async with self._lock:
+            await self._db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )

@@ -1,0 +1,134 @@
+"""Queries of the standings aggregate: ratings and records per scope and mode, the rating change
+of each finished game, and the results per AI level behind /caro stats."""
+
+from __future__ import annotations
+
+from engine import Mark
+from engine.types import Level
+
+from ...model import GameRow, Mode, RatedRow, RatingChange, Record, Result, Standing, UserStats
+from ...ratings import START_RATING, result_for
+from ..interface import GLOBAL_SCOPE, RatePolicy
+from .connection import Connection
+
+
+class StandingQueries(Connection):
+    async def standing(self, scope: int, user_id: int, mode: Mode) -> Standing:
+        async with self._lock:
+            return await self._standing(scope, user_id, mode)
+
+    async def rated_leaderboard(
+        self, scope: int, mode: Mode, *, min_games: int, limit: int = 10
+    ) -> list[RatedRow]:
+        """Ranked by rating, then games played (more first), then user id."""
+        async with self._lock, self._db.execute(
+            "SELECT user_id, rating, wins, draws, losses FROM standings"
+            " WHERE scope = ? AND mode = ? AND wins + draws + losses >= ?"
+            " ORDER BY rating DESC, wins + draws + losses DESC, user_id ASC LIMIT ?",
+            (scope, Mode(mode).value, min_games, limit),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [
+            RatedRow(
+                rank=i,
+                user_id=int(user_id),
+                rating=float(rating),
+                record=Record(wins=int(w), draws=int(d), losses=int(n_loss)),
+            )
+            for i, (user_id, rating, w, d, n_loss) in enumerate(rows, start=1)
+        ]
+
+    async def rating_changes(self, game_id: int) -> list[RatingChange]:
+        async with self._lock, self._db.execute(
+            "SELECT user_id, scope, mode, before, after FROM rating_changes WHERE game_id = ?"
+            " ORDER BY scope, user_id",
+            (game_id,),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [
+            RatingChange(int(u), int(s), Mode(m), float(b), float(a)) for u, s, m, b, a in rows
+        ]
+
+    async def user_stats(self, guild_id: int, user_id: int) -> UserStats:
+        async with self._lock, self._db.execute(
+            "SELECT ai_level, result, COUNT(*) FROM results"
+            " WHERE guild_id = ? AND user_id = ? GROUP BY ai_level, result",
+            (guild_id, user_id),
+        ) as cur:
+            rows = await cur.fetchall()
+        tallies: dict[str, dict[str, int]] = {}
+        for level, result, count in rows:
+            tallies.setdefault(str(level), {})[str(result)] = int(count)
+        by_level = {level: _record(t) for level, t in tallies.items()}
+        overall = Record(
+            wins=sum(r.wins for r in by_level.values()),
+            draws=sum(r.draws for r in by_level.values()),
+            losses=sum(r.losses for r in by_level.values()),
+        )
+        return UserStats(overall=overall, by_level=by_level)
+
+    # ----------------------------------------------------------------- helpers (lock held)
+    async def _count_result(self, game: GameRow, winner: Mark | None, rate: RatePolicy) -> None:
+        """Write a rated finished game's result per AI level and its rating changes, in the
+        server and globally, as `rate` (the rating policy) computes them from the standings."""
+        for scope in (game.guild_id, GLOBAL_SCOPE):
+            current = {
+                user: (await self._standing(scope, user, game.mode)).rating
+                for user in game.members
+            }
+            for update in rate(game, winner, current):
+                await self._write_rating(game, scope, update.user_id, update.result,
+                                         update.before, update.after)
+        if game.mode is Mode.AI:
+            for mark in (Mark.X, Mark.O):
+                seat, other = game.seat(mark), game.seat(mark.other)
+                if isinstance(seat, int) and isinstance(other, Level):
+                    result = result_for(winner, mark)
+                    await self._db.execute(
+                        "INSERT INTO results (game_id, guild_id, user_id, ai_level, result)"
+                        " VALUES (?, ?, ?, ?, ?)",
+                        (game.id, game.guild_id, seat, other.value, result.value),
+                    )
+
+    async def _write_rating(
+        self, game: GameRow, scope: int, user_id: int, result: Result, before: float,
+        after: float,
+    ) -> None:
+        await self._db.execute(
+            "INSERT INTO standings (scope, user_id, mode, rating, wins, draws, losses)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scope, user_id, mode) DO UPDATE SET"
+            " rating = excluded.rating, wins = wins + excluded.wins,"
+            " draws = draws + excluded.draws, losses = losses + excluded.losses",
+            (
+                scope,
+                user_id,
+                game.mode.value,
+                after,
+                int(result is Result.WIN),
+                int(result is Result.DRAW),
+                int(result is Result.LOSS),
+            ),
+        )
+        await self._db.execute(
+            "INSERT INTO rating_changes (game_id, scope, user_id, mode, before, after)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (game.id, scope, user_id, game.mode.value, before, after),
+        )
+
+    async def _standing(self, scope: int, user_id: int, mode: Mode) -> Standing:
+        async with self._db.execute(
+            "SELECT rating, wins, draws, losses FROM standings"
+            " WHERE scope = ? AND user_id = ? AND mode = ?",
+            (scope, user_id, Mode(mode).value),
+        ) as cur:
+            row = await cur.fetchone()
+        if row is None:
+            return Standing(rating=START_RATING, record=Record())
+        return Standing(
+            rating=float(row[0]),
+            record=Record(wins=int(row[1]), draws=int(row[2]), losses=int(row[3])),
+        )
+
+
+def _record(tally: dict[str, int]) -> Record:
+    return Record(wins=tally.get("win", 0), draws=tally.get("draw", 0), losses=tally.get("loss", 0))
