@@ -24,6 +24,8 @@ from .window import Window
 
 Cell = tuple[int, int]
 RGB = tuple[int, int, int]
+# Who plays X and who plays O, as shown in the legend: display names, "caro AI (hard)", ...
+Players = tuple[str, str]
 
 TARGET_SIDE_PX = 720  # a 19x19 board comes out ~714 px: Discord scales it down to ~450-550
 MIN_CELL_PX = 24
@@ -31,6 +33,15 @@ MAX_CELL_PX = 96
 _SUPERSAMPLE = 4  # stones are drawn 4x larger then shrunk, for smooth edges
 _RAMP_STEPS = 14  # shades between an ink and the surface under it, for antialiased edges
 _PNG_COMPRESS_LEVEL = 1  # level 6 makes files ~2x smaller but costs several ms per render
+LEGEND_NAME_CHARS = 32  # longer names are cut with "…": the legend stays one line per side
+FRAME_MS = 700  # each move of an animated replay
+LAST_FRAME_MS = 3000  # the final position, with the winning line, stays up longer
+# Long games play faster (never under MIN_FRAME_MS a move) so a replay lasts about this long.
+REPLAY_MS = 45_000
+MIN_FRAME_MS = 100
+# Fonts with Vietnamese and most Latin, Greek and Cyrillic letters, for the players' names;
+# Pillow's bundled font (used for coordinates and when none of these is installed) has only ASCII.
+_NAME_FONTS = ("DejaVuSans.ttf", "LiberationSans-Regular.ttf", "NotoSans-Regular.ttf")
 
 
 class RenderError(ValueError):
@@ -157,6 +168,7 @@ def clear_caches() -> None:
     """Forget the cached empty boards and stones (for benchmarks measuring a cold start)."""
     _empty_board.cache_clear()
     _stone.cache_clear()
+    _legend.cache_clear()
 
 
 def theme_named(name: str) -> Theme:
@@ -173,9 +185,22 @@ def render_board(
     highlight: Iterable[Cell] | None = None,
     window: Window | None = None,
     theme: str = DEFAULT_THEME,
+    players: Players | None = None,
+    numbers: bool = False,
 ) -> bytes:
-    """The board as PNG bytes; the same input always gives the same bytes."""
-    image = draw_board(board, last_move=last_move, highlight=highlight, window=window, theme=theme)
+    """The board as PNG bytes; the same input always gives the same bytes.
+
+    `players` (who plays X, who plays O) adds a legend under the board saying which stones are
+    whose; `numbers` writes each stone's move number on it."""
+    image = draw_board(
+        board,
+        last_move=last_move,
+        highlight=highlight,
+        window=window,
+        theme=theme,
+        players=players,
+        numbers=numbers,
+    )
     out = io.BytesIO()
     image.save(out, format="PNG", compress_level=_PNG_COMPRESS_LEVEL)
     return out.getvalue()
@@ -188,6 +213,8 @@ def draw_board(
     highlight: Iterable[Cell] | None = None,
     window: Window | None = None,
     theme: str = DEFAULT_THEME,
+    players: Players | None = None,
+    numbers: bool = False,
 ) -> Image.Image:
     """The board as a palette image, for callers that compose or encode it themselves."""
     look = theme_named(theme)
@@ -224,15 +251,29 @@ def draw_board(
 
     if last is not None and look.last_dot is not None:
         x, y = geometry.centre(last)
-        radius = max(3, geometry.cell // 8)
-        draw.ellipse(
-            (x - radius, y - radius, x + radius, y + radius), fill=colours.index(look.last_dot)
-        )
+        if numbers:
+            # A dot would hide the move number: ring the stone instead.
+            radius = round((geometry.cell - geometry.line_width) * 0.47)
+            draw.ellipse(
+                (x - radius, y - radius, x + radius, y + radius),
+                outline=colours.index(look.last_dot),
+                width=max(2, geometry.cell // 16),
+            )
+        else:
+            radius = max(3, geometry.cell // 8)
+            draw.ellipse(
+                (x - radius, y - radius, x + radius, y + radius), fill=colours.index(look.last_dot)
+            )
     if window is not None:
         _outline_window(draw, geometry, window, colours.index(look.window))
     outcome = board.outcome()
     if outcome is not None and outcome.line:
         _strike(draw, geometry, outcome.line, colours.index(look.win_line))
+    if numbers:
+        # After the winning line, so the numbers of its stones stay readable on top of it.
+        _number_stones(draw, geometry, board, look, colours)
+    if players is not None:
+        image = _with_legend(image, geometry, look, players)
     return image
 
 
@@ -400,10 +441,182 @@ def _stone(
     return sprite, mask
 
 
+# ----------------------------------------------------------------------------- move numbers
+def _number_stones(
+    draw: ImageDraw.ImageDraw, geometry: Layout, board: Board, look: Theme, colours: _Palette
+) -> None:
+    """Each stone's move number: on the stone in the other stone's colour (wood), or in a corner
+    of the cell in the label colour (paper, where the letters fill the cell)."""
+    size = max(9, min(geometry.font_size, geometry.cell * 2 // 5))
+    font = _font(size)
+    for number, cell in enumerate(board.moves, start=1):
+        x, y = geometry.centre(cell)
+        if look.glyphs:
+            _, _, x1, y1 = geometry.inner_box(cell)
+            draw.text((x1 - 1, y1 - 1), str(number), fill=colours.index(look.label), font=font, anchor="rd")
+        else:
+            ink = look.o_ink if board[cell] is Mark.X else look.x_ink
+            draw.text((x, y), str(number), fill=colours.index(ink), font=font, anchor="mm")
+
+
+# ----------------------------------------------------------------------------- legend
+@lru_cache(maxsize=16)
+def _name_font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    for name in _NAME_FONTS:
+        try:
+            return ImageFont.truetype(name, size)
+        except OSError:
+            continue
+    return _font(size)
+
+
+def legend_height(rows: int, cols: int) -> int:
+    """Pixels the legend adds under the board (one line per side)."""
+    geometry = layout(rows, cols)
+    return 2 * _legend_line(geometry) + geometry.margin // 2
+
+
+def _legend_line(geometry: Layout) -> int:
+    return max(22, geometry.font_size * 2)
+
+
+def _fit(text: str, font: ImageFont.FreeTypeFont | ImageFont.ImageFont, width: int) -> str:
+    """`text` on one line, cut with "…" to at most LEGEND_NAME_CHARS characters and `width` px."""
+    text = " ".join(text.split())
+    if len(text) > LEGEND_NAME_CHARS:
+        text = text[: LEGEND_NAME_CHARS - 1] + "…"
+    while text and font.getlength(text) > width:
+        text = text[:-2] + "…" if len(text) > 1 else ""
+    return text
+
+
+@lru_cache(maxsize=256)
+def _legend(rows: int, cols: int, theme: str, players: Players) -> Image.Image:
+    """The strip under the board: one line per side, its stone, its letter and its player."""
+    look = THEMES[theme]
+    geometry = layout(rows, cols)
+    line = _legend_line(geometry)
+    image = Image.new("RGB", (geometry.width, legend_height(rows, cols)), look.background)
+    draw = ImageDraw.Draw(image)
+    icon = min(line - 4, geometry.cell)
+    font = _name_font(geometry.font_size)
+    x = geometry.margin
+    for index, (mark, name) in enumerate(zip((Mark.X, Mark.O), players, strict=True)):
+        top = index * line + (line - icon) // 2
+        sprite, mask = _stone(icon + 1, 1, look.name, int(mark), look.background)
+        image.paste(sprite.convert("RGB"), (x, top), mask)
+        label = f"{mark.name}: " + _fit(name, font, geometry.width - x - icon - 2 * geometry.margin)
+        draw.text(
+            (x + icon + icon // 2, index * line + line // 2),
+            label,
+            fill=look.label,
+            font=font,
+            anchor="lm",
+        )
+    return _palette(look).quantize(image)
+
+
+def _with_legend(image: Image.Image, geometry: Layout, look: Theme, players: Players) -> Image.Image:
+    if not (isinstance(players, tuple) and len(players) == 2 and all(isinstance(p, str) for p in players)):
+        raise RenderError(f"players must be two names (X's then O's), not {players!r}")
+    strip = _legend(geometry.rows, geometry.cols, look.name, players)
+    canvas = Image.new("P", (geometry.width, geometry.height + strip.height))
+    palette = image.getpalette()
+    if palette is not None:
+        canvas.putpalette(palette)
+    canvas.paste(image, (0, 0))
+    canvas.paste(strip, (0, geometry.height))
+    return canvas
+
+
+# ----------------------------------------------------------------------------- replays
+def position_after(game: Board, ply: int) -> Board:
+    """The board of `game` after its first `ply` moves."""
+    if not 0 <= ply <= game.ply:
+        raise RenderError(f"ply must be from 0 to {game.ply}, not {ply!r}")
+    board = Board(game.rows, game.cols, game.k, game.rule)
+    for cell in game.moves[:ply]:
+        board.push(cell)
+    return board
+
+
+def render_step(
+    game: Board,
+    ply: int,
+    *,
+    players: Players | None = None,
+    theme: str = DEFAULT_THEME,
+    numbers: bool = False,
+) -> bytes:
+    """One position of a replay stepper as PNG: the board after `ply` moves, the last move
+    marked, the winning line if the game ends there, and the legend when `players` is given."""
+    return render_board(
+        position_after(game, ply), last_move=True, theme=theme, players=players, numbers=numbers
+    )
+
+
+def render_turning_point(
+    game: Board,
+    ply: int,
+    better: Cell | None,
+    *,
+    players: Players | None = None,
+    theme: str = DEFAULT_THEME,
+) -> bytes:
+    """A review's turning point as PNG: the board after move `ply` (the move played marked as
+    the last move) with the cell of the `better` move shaded, as a hint is."""
+    board = position_after(game, ply)
+    if better is not None and (ply < 1 or better == game.moves[ply - 1]):
+        raise RenderError(f"the better move {better!r} is the move played at {ply}")
+    highlight = [better] if better is not None else []
+    return render_board(board, last_move=True, highlight=highlight, theme=theme, players=players)
+
+
+def render_replay(
+    game: Board,
+    *,
+    players: Players | None = None,
+    theme: str = DEFAULT_THEME,
+    frame_ms: int = FRAME_MS,
+    last_frame_ms: int = LAST_FRAME_MS,
+) -> bytes:
+    """The whole game as an animated GIF: the empty board, then one frame per move with move
+    numbers on the stones and the last move marked, the winning line on the final frame (held
+    for `last_frame_ms`). Frames: moves + 1. Loops forever, as Discord shows GIFs."""
+    frames = replay_frames(game, players=players, theme=theme)
+    count = len(frames)
+    step = max(MIN_FRAME_MS, min(frame_ms, REPLAY_MS // count))
+    durations = [step] * (count - 1) + [last_frame_ms]
+    out = io.BytesIO()
+    frames[0].save(
+        out,
+        format="GIF",
+        save_all=True,
+        append_images=frames[1:],
+        duration=durations,
+        loop=0,
+        disposal=1,
+    )
+    return out.getvalue()
+
+
+def replay_frames(
+    game: Board, *, players: Players | None = None, theme: str = DEFAULT_THEME
+) -> list[Image.Image]:
+    """The frames of render_replay, as palette images: the board after 0, 1, ... all moves."""
+    board = Board(game.rows, game.cols, game.k, game.rule)
+    frames = [draw_board(board, theme=theme, players=players)]
+    for cell in game.moves:
+        board.push(cell)
+        frames.append(draw_board(board, theme=theme, players=players, numbers=True))
+    return frames
+
+
 __all__ = [
     "DEFAULT_THEME",
     "THEMES",
     "Layout",
+    "Players",
     "RenderError",
     "Theme",
     "cell_centre",
@@ -411,6 +624,12 @@ __all__ = [
     "draw_board",
     "image_size",
     "layout",
+    "legend_height",
+    "position_after",
     "render_board",
+    "render_replay",
+    "render_step",
+    "render_turning_point",
+    "replay_frames",
     "theme_named",
 ]

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 import aiohttp
 
 from .logging_setup import one_line
+from .storage.sqlite import migration_files
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 CONNECT_TIMEOUT = 10.0
@@ -72,6 +73,7 @@ def check_database(path: str) -> None:
         try:
             db.execute("PRAGMA schema_version").fetchone()
             ok = db.execute("PRAGMA quick_check").fetchone()
+            (version,) = db.execute("PRAGMA user_version").fetchone()
         finally:
             db.close()
     except sqlite3.Error as exc:
@@ -84,6 +86,13 @@ def check_database(path: str) -> None:
     if ok is None or ok[0] != "ok":
         problem = ok[0] if ok else "no answer"
         raise PreflightError(f"{where}: the database is damaged ({problem})")
+    known = len(migration_files())
+    if version > known:
+        # Tables of a newer version may not mean what this code thinks: refuse before writing.
+        raise PreflightError(
+            f"The database {shown} (CARO_DB) has schema version {version}, newer than this "
+            f"version of caro knows ({known}): upgrade caro or use another database"
+        )
 
 
 async def check_reachable(url: str, setting: str, overridden: bool, what: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import random
 
 import pytest
 from PIL import Image
@@ -14,7 +15,11 @@ from bot.board_image import (
     clear_caches,
     image_size,
     layout,
+    legend_height,
     render_board,
+    render_replay,
+    render_step,
+    render_turning_point,
 )
 from bot.window import Window
 from engine import Board, Rule
@@ -232,3 +237,118 @@ def test_bad_requests_are_explained() -> None:
     with pytest.raises(RenderError, match="window w12.0 goes past the edge of a 15x15 board"):
         render_board(board, window=Window(12, 0))
     assert issubclass(RenderError, ValueError)
+
+
+# ---------------------------------------------------------------------------- replays and legend
+def frames_of(gif: bytes) -> list[Image.Image]:
+    image = Image.open(io.BytesIO(gif))
+    assert image.format == "GIF"
+    frames = []
+    for index in range(image.n_frames):  # type: ignore[attr-defined]
+        image.seek(index)
+        frames.append(image.convert("RGB"))
+    return frames
+
+
+def test_a_replay_has_one_frame_per_move_plus_the_empty_board() -> None:
+    board = played(15, 15, 5, *MID_GAME, rule=Rule.CARO)
+    frames = frames_of(render_replay(board))
+    assert len(frames) == len(MID_GAME) + 1
+    first, last = frames[0], frames[-1]
+    for name in MID_GAME:
+        assert colour_at(first, centre(board, name)) == WOOD.background
+        assert colour_at(last, centre(board, name)) != WOOD.background
+    # Frame n shows the first n stones and not the next one.
+    for n, name in enumerate(MID_GAME, start=1):
+        cell_box = layout(15, 15).inner_box(board.parse_move(name))
+        assert frames[n - 1].crop(cell_box).getcolors(maxcolors=4096) != frames[n].crop(
+            cell_box
+        ).getcolors(maxcolors=4096), f"move {n} ({name}) does not appear on frame {n}"
+
+
+def test_a_replay_shows_the_winning_line_on_its_last_frame_and_holds_it() -> None:
+    board = played(15, 15, 5, "H8", "G8", "I8", "H9", "J8", "J9", "K8", "A1", "L8")
+    gif = render_replay(board, frame_ms=500, last_frame_ms=2500)
+    frames = frames_of(gif)
+    between = midpoint(centre(board, "H8"), centre(board, "I8"))
+    assert colour_at(frames[-1], between) == WOOD.win_line
+    assert colour_at(frames[-2], between) != WOOD.win_line
+    image = Image.open(io.BytesIO(gif))
+    durations = []
+    for index in range(image.n_frames):  # type: ignore[attr-defined]
+        image.seek(index)
+        durations.append(image.info["duration"])
+    assert durations == [500] * 9 + [2500]
+
+
+def test_a_long_replay_plays_faster_and_stays_small() -> None:
+    rng = random.Random(5)
+    board = Board(19, 19, 5)
+    while board.ply < 120:
+        board.push(rng.choice(list(board.legal_moves)))
+        if board.is_over():
+            board.pop()
+    gif = render_replay(board, players=("Alice", "Bob"))
+    assert len(gif) < 1_000_000  # Discord takes 10 MiB; a replay should be a fraction of it
+    image = Image.open(io.BytesIO(gif))
+    assert image.n_frames == 121  # type: ignore[attr-defined]
+    image.seek(1)
+    assert 100 <= image.info["duration"] < 700
+
+
+def test_the_stepper_picture_is_the_board_after_that_move_with_it_marked() -> None:
+    board = played(15, 15, 5, *MID_GAME, rule=Rule.CARO)
+    for ply in (0, 5, len(MID_GAME)):
+        step = decode(render_step(board, ply))
+        expected = decode(render_board(played(15, 15, 5, *MID_GAME[:ply], rule=Rule.CARO)))
+        assert step.tobytes() == expected.tobytes()
+    with pytest.raises(RenderError, match="ply must be from 0 to 14"):
+        render_step(board, 15)
+
+
+def test_the_legend_says_which_stones_are_whose_under_the_board() -> None:
+    board = played(15, 15, 5, *MID_GAME, rule=Rule.CARO)
+    plain = decode(render_board(board))
+    with_legend = decode(render_board(board, players=("Nguyễn Văn An", "caro AI (hard)")))
+    width, height = image_size(15, 15)
+    assert plain.size == (width, height)
+    assert with_legend.size == (width, height + legend_height(15, 15))
+    # The board part is unchanged; the strip under it holds a black and a white stone and text.
+    assert with_legend.crop((0, 0, width, height)).tobytes() == plain.tobytes()
+    strip = with_legend.crop((0, height, width, with_legend.height))
+    colours = {colour for _, colour in strip.getcolors(maxcolors=4096) or []}
+    assert WOOD.x_ink in colours and WOOD.o_ink in colours and WOOD.label in colours
+    # Different names draw different legends; the same names the same bytes.
+    other = decode(render_board(board, players=("Bob", "Alice")))
+    assert other.crop((0, height, width, other.height)).tobytes() != strip.tobytes()
+    again = decode(render_board(board, players=("Nguyễn Văn An", "caro AI (hard)")))
+    assert again.tobytes() == with_legend.tobytes()
+
+
+def test_a_very_long_name_is_cut_to_fit_the_legend() -> None:
+    board = Board(3, 3, 3)
+    image = decode(render_board(board, players=("x" * 500, "o" * 500), theme="paper"))
+    assert image.width == image_size(3, 3)[0]
+    # Text stays inside the right margin.
+    margin = layout(3, 3).margin
+    right = image.crop((image.width - margin // 2, image_size(3, 3)[1], image.width, image.height))
+    assert {colour for _, colour in right.getcolors(maxcolors=4096) or []} == {PAPER.background}
+
+
+def test_players_must_be_two_names() -> None:
+    with pytest.raises(RenderError, match="two names"):
+        render_board(Board(9, 9, 5), players=("only one",))  # type: ignore[arg-type]
+
+
+def test_a_turning_point_shows_the_move_played_and_shades_the_better_one() -> None:
+    moves = ("H8", "G8", "I8", "H9", "J8", "J9", "K8", "A1", "L8")
+    game = played(15, 15, 5, *moves)
+    better = game.parse_move("L8")
+    image = decode(render_turning_point(game, 8, better, players=("Alice", "Bob")))
+    assert image.size == (image_size(15, 15)[0], image_size(15, 15)[1] + legend_height(15, 15))
+    x, y, _, _ = layout(15, 15).inner_box(better)
+    assert colour_at(image, (x + 1, y + 1)) == WOOD.highlight  # the better move's cell
+    assert colour_at(image, centre(game, "A1")) == WOOD.last_dot  # the move played, marked
+    assert colour_at(image, centre(game, "L8")) != WOOD.x_ink  # X's winning stone is not yet on
+    with pytest.raises(RenderError, match="is the move played"):
+        render_turning_point(game, 8, game.parse_move("A1"))

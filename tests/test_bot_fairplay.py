@@ -115,6 +115,6 @@ async def test_a_database_from_a_newer_version_stops_the_bot_with_one_line(tmp_p
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr + done.stdout
     last = done.stderr.strip().splitlines()[-1]
-    assert str(path) in last and "schema version 99, newer than" in last, last
+    assert "(CARO_DB) has schema version 99, newer than this version of caro knows" in last, last
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone() == (99,)

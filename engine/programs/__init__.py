@@ -19,6 +19,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "arena": ("engine.programs.arena", "round-robin tournament between AI levels, with Elo estimates"),
     "bench": ("engine.programs.bench", "move latency per level and board size, and solver times"),
     "pbrain": ("engine.programs.pbrain", "Gomocup/piskvork engine protocol (pbrain) on stdin/stdout"),
+    "review": ("engine.programs.review", "the AI's review of a recorded game: its turning points"),
+    "replay": ("engine.programs.replay", "step through or animate a recorded game in the terminal"),
 }
 
 
