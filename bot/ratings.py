@@ -18,7 +18,8 @@ from .model import GameRow, Mode, Result
 
 K_FACTOR = 32.0
 START_RATING = 1200.0
-AI_ANCHORS: dict[Level, float] = {
+# Keyed by Level, which is a str: the level's name (as typed in an option) finds it too.
+AI_ANCHORS: dict[str, float] = {
     Level.EASY: 800.0,
     Level.NORMAL: 1200.0,
     Level.HARD: 1600.0,
@@ -60,7 +61,9 @@ def updated(rating: float, opponent: float, result: Result | str, k: float = K_F
 
 def nearest_level(rating: float) -> Level:
     """The AI level whose anchor is closest to `rating` (the weaker one on a tie)."""
-    return min(AI_ANCHORS, key=lambda level: (abs(AI_ANCHORS[level] - rating), AI_ANCHORS[level]))
+    return Level(
+        min(AI_ANCHORS, key=lambda level: (abs(AI_ANCHORS[level] - rating), AI_ANCHORS[level]))
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -626,14 +626,15 @@ class GameService:
         return state, options
 
     # ----------------------------------------------------------------- standings
-    async def standing(self, scope: int, user_id: int, mode: Mode) -> Standing:
-        return await self.storage.standing(scope, user_id, mode)
+    # The mode may come as its name from a command option ("pvp", "ai"); Mode() refuses others.
+    async def standing(self, scope: int, user_id: int, mode: Mode | str) -> Standing:
+        return await self.storage.standing(scope, user_id, Mode(mode))
 
     async def rated_leaderboard(
-        self, scope: int, mode: Mode, *, min_games: int, limit: int = 10
+        self, scope: int, mode: Mode | str, *, min_games: int, limit: int = 10
     ) -> list[RatedRow]:
         return await self.storage.rated_leaderboard(
-            scope, mode, min_games=min_games, limit=limit
+            scope, Mode(mode), min_games=min_games, limit=limit
         )
 
     async def rating_changes(self, game_id: int) -> list[RatingChange]:
