@@ -349,3 +349,23 @@ async def test_meta_values_are_stored_replaced_and_survive_reopening(tmp_path: P
         assert await store.get_meta("other") is None
     finally:
         await store.close()
+
+
+def test_the_sqlite_backend_implements_every_method_of_the_interface() -> None:
+    """What the game service may call is the Protocol; a backend missing a method, or taking
+    other parameters, fails here (and in mypy) before it fails a player."""
+    import inspect
+
+    from bot.storage import interface
+
+    wanted = {
+        name: member for name, member in vars(interface.Storage).items()
+        if inspect.iscoroutinefunction(member)
+    }
+    assert len(wanted) > 20
+    for name, member in wanted.items():
+        implemented = getattr(Storage, name, None)
+        assert implemented is not None and inspect.iscoroutinefunction(implemented), name
+        assert list(inspect.signature(implemented).parameters) == list(
+            inspect.signature(member).parameters
+        ), name
