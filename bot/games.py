@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -58,12 +57,6 @@ CHALLENGE_FIRSTS: tuple[str, ...] = ("me", "them", "random")
 DEFAULT_TIMEOUTS = GuildSettings(pvp_timeout=10 * 60.0, ai_timeout=30 * 60.0)
 MAX_TIMEOUT = 7 * 24 * 3600.0
 CHALLENGE_SECONDS = 5 * 60.0
-
-# caro:m:<game id>:<ply>:<cell>; the ply is the number of moves already played when the board
-# was drawn, so a click from an older drawing of the board is recognised as stale.
-CUSTOM_ID = re.compile(
-    r"caro:m:(?P<game>[1-9][0-9]{0,17}):(?P<ply>0|[1-9][0-9]{0,2}):(?P<cell>[A-Z][1-9][0-9]?)"
-)
 
 Think = Callable[[Board, str, str], Awaitable[tuple[tuple[int, int], str]]]
 """(board, level, seed) -> (AI's cell, reason id from engine.ai.explain)."""
@@ -167,24 +160,13 @@ def ai_seed(game_id: int, ply: int) -> str:
     return f"caro-game-{game_id}-ply-{ply}"
 
 
-def custom_id(game_id: int, ply: int, cell: tuple[int, int]) -> str:
-    return f"caro:m:{game_id}:{ply}:{cell_name(cell)}"
-
-
 @dataclass(frozen=True, slots=True)
 class MoveRef:
-    """A parsed button click: which game, which drawing of the board, which cell."""
+    """A move a member asks for: which game, at which move count, which cell (by name)."""
 
     game_id: int
     ply: int
     cell: str
-
-
-def parse_custom_id(text: str) -> MoveRef:
-    match = CUSTOM_ID.fullmatch(text)
-    if match is None:
-        raise UserError("click.forged")
-    return MoveRef(int(match["game"]), int(match["ply"]), match["cell"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,6 +388,12 @@ class GameService:
 
     async def abandon(self, game_id: int) -> None:
         await self.storage.abandon_game(game_id)
+
+    async def get_meta(self, key: str) -> str | None:
+        return await self.storage.get_meta(key)
+
+    async def set_meta(self, key: str, value: str) -> None:
+        await self.storage.set_meta(key, value)
 
     async def state(self, game_id: int) -> GameState | None:
         row = await self.storage.game(game_id)
@@ -711,7 +699,6 @@ class GameService:
 __all__ = [
     "ActiveGameExists",
     "CHALLENGE_FIRSTS",
-    "CUSTOM_ID",
     "DIFFICULTIES",
     "FIRSTS",
     "GameOptions",
@@ -724,9 +711,7 @@ __all__ = [
     "SIZES",
     "UserError",
     "ai_seed",
-    "custom_id",
     "load_state",
-    "parse_custom_id",
     "parse_options",
     "parse_size",
     "parse_timeout",

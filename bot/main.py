@@ -12,8 +12,8 @@ import signal
 import sys
 
 import discord
-import yarl
 
+from . import discord_patches
 from .client import CaroBot
 from .config import Settings, SettingsError, load_settings
 from .texts import t
@@ -36,11 +36,7 @@ def setup_logging(level: int) -> None:
 
 def apply_endpoint_overrides(settings: Settings) -> None:
     """Point discord.py at another REST base / gateway (a proxy, or a test double)."""
-    if settings.api_base:
-        discord.http.Route.BASE = settings.api_base
-    if settings.gateway_url:
-        # The first connection goes here; resumes use the URL READY announces.
-        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.gateway_url)
+    discord_patches.point_at(settings.api_base, settings.gateway_url)
 
 
 async def run(settings: Settings) -> None:

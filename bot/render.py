@@ -13,11 +13,11 @@ import discord
 from engine import Mark
 
 from .board_image import render_board
-from .games import HINT_LEVELS, LEVELS, GameState, custom_id
+from .games import HINT_LEVELS, LEVELS, GameState
+from .items import EMPTY_LABEL, Action, make_button
 from .ratings import LEADERBOARD_MIN_GAMES
 from .storage import ChallengeRow, RatedRow, RatingChange, Record, Standing, UserStats
 from .texts import EN, text_in
-from .views import EMPTY_LABEL, MODAL_FIELD, CellButton, ControlButton, control_id, pan_id
 from .window import Window, initial_window
 
 Translate = Callable[..., str]
@@ -163,30 +163,32 @@ def game_view(
     locale: str | None = None,
     window: Window | None = None,
     changes: Sequence[RatingChange] = (),
+    layout: bool = False,
 ) -> discord.ui.View | discord.ui.LayoutView:
     """The components of a game: one button per cell (boards up to 5x5) or a pannable window of
     cells over the picture (bigger boards), then the controls: Resign (and Hint against the easy
     and normal AI) while the game runs, Stop in an AI-vs-AI game, Rematch at the end.
 
-    On a V2 layout (see uses_layout) the text and the picture are components too."""
+    On a V2 layout (see uses_layout; or `layout`, for a message that already is one) the text
+    and the picture are components too."""
     tr = _translator(locale or state.row.locale)
     rows = _button_rows(state, tr, window)
-    if not uses_layout(state):
+    if not (layout or uses_layout(state)):
         view = discord.ui.View(timeout=None)
         for index, items in enumerate(rows):
             for item in items:
                 item.row = index
                 view.add_item(item)
         return view
-    layout = discord.ui.LayoutView(timeout=None)
-    layout.add_item(discord.ui.TextDisplay(game_content(state, locale, changes)))
+    v2 = discord.ui.LayoutView(timeout=None)
+    v2.add_item(discord.ui.TextDisplay(game_content(state, locale, changes)))
     if uses_image(state):
-        layout.add_item(
+        v2.add_item(
             discord.ui.MediaGallery(discord.MediaGalleryItem(f"attachment://{BOARD_FILENAME}"))
         )
     for items in rows:
-        layout.add_item(discord.ui.ActionRow(*items))
-    return layout
+        v2.add_item(discord.ui.ActionRow(*items))
+    return v2
 
 
 Buttons = list[discord.ui.Item[Any]]
@@ -230,8 +232,11 @@ def _cell_rows(
             if cell in winning or (cell == board.last_move and uses_image(state)):
                 style = discord.ButtonStyle.success
             items.append(
-                CellButton(
-                    custom_id(state.id, board.ply, cell),
+                make_button(
+                    Action.CELL,
+                    game=state.id,
+                    ply=board.ply,
+                    cell=cell,
                     label=label,
                     style=style,
                     disabled=not players_turn or mark is not None,
@@ -244,21 +249,25 @@ def _cell_rows(
 def _game_controls(state: GameState, tr: Translate) -> Buttons:
     if state.mode == "watch":
         return [
-            ControlButton(
-                control_id("s", state.id), label=tr("button.stop"), style=discord.ButtonStyle.danger
+            make_button(
+                Action.STOP, game=state.id, label=tr("button.stop"), style=discord.ButtonStyle.danger
             )
         ]
     items: Buttons = [
-        ControlButton(
-            control_id("r", state.id, state.board.ply),
+        make_button(
+            Action.RESIGN,
+            game=state.id,
+            ply=state.board.ply,
             label=tr("button.resign"),
             style=discord.ButtonStyle.danger,
         )
     ]
     if state.mode == "ai" and state.row.ai_level in HINT_LEVELS:
         items.append(
-            ControlButton(
-                control_id("h", state.id, state.board.ply),
+            make_button(
+                Action.HINT,
+                game=state.id,
+                ply=state.board.ply,
                 label=tr("button.hint"),
                 disabled=state.mover_id is None,
             )
@@ -269,8 +278,10 @@ def _game_controls(state: GameState, tr: Translate) -> Buttons:
 def _end_controls(state: GameState, tr: Translate) -> Buttons:
     if state.row.status == "finished" and state.mode in ("ai", "pvp"):
         return [
-            ControlButton(
-                control_id("rm", state.id, state.board.ply),
+            make_button(
+                Action.REMATCH,
+                game=state.id,
+                ply=state.board.ply,
                 label=tr("button.rematch"),
                 style=discord.ButtonStyle.success,
             )
@@ -286,16 +297,22 @@ def _pan_controls(
 ) -> Buttons:
     board = state.board
     items: Buttons = [
-        ControlButton(
-            pan_id(state.id, board.ply, window, direction),
+        make_button(
+            Action.PAN,
+            game=state.id,
+            ply=board.ply,
+            window=window,
+            direction=direction,
             label=label,
             disabled=not window.can_pan(direction, board.rows, board.cols),
         )
         for direction, label in _PAN_LABELS.items()
     ]
     items.append(
-        ControlButton(
-            control_id("t", state.id, board.ply),
+        make_button(
+            Action.TYPE_MOVE,
+            game=state.id,
+            ply=board.ply,
             label=tr("button.type"),
             style=discord.ButtonStyle.primary,
             disabled=not players_turn,
@@ -329,42 +346,22 @@ def challenge_view(challenge: ChallengeRow, locale: str | None = None) -> discor
     view = discord.ui.View(timeout=None)
     if challenge.status == "pending":
         view.add_item(
-            ControlButton(
-                control_id("ca", challenge.id),
+            make_button(
+                Action.ACCEPT,
+                challenge=challenge.id,
                 label=tr("button.accept"),
                 style=discord.ButtonStyle.success,
             )
         )
         view.add_item(
-            ControlButton(
-                control_id("cd", challenge.id),
+            make_button(
+                Action.DECLINE,
+                challenge=challenge.id,
                 label=tr("button.decline"),
                 style=discord.ButtonStyle.danger,
             )
         )
     return view
-
-
-def move_modal(state: GameState, locale: str) -> discord.ui.Modal:
-    """The "type a move" form; its custom_id carries the game and the move number."""
-    tr = _translator(locale)
-    modal = discord.ui.Modal(
-        title=tr("modal.title"), custom_id=control_id("tm", state.id, state.board.ply)
-    )
-    modal.add_item(
-        discord.ui.TextInput(
-            label=tr("modal.label"),
-            custom_id=MODAL_FIELD,
-            placeholder=tr("modal.placeholder"),
-            min_length=2,
-            max_length=3,
-        )
-    )
-    return modal
-
-
-def jump_link(guild_id: int, channel_id: int, message_id: int) -> str:
-    return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
 
 
 def _record_line(record: Record, tr: Translate) -> str:

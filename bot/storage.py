@@ -650,6 +650,19 @@ class Storage:
             )
             self._settings[guild_id] = settings
 
+    async def get_meta(self, key: str) -> str | None:
+        async with self._lock:
+            rows = list(await self._db.execute_fetchall("SELECT value FROM meta WHERE key = ?", (key,)))
+        return str(rows[0][0]) if rows else None
+
+    async def set_meta(self, key: str, value: str) -> None:
+        async with self._lock:
+            await self._db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
     # ----------------------------------------------------------------- challenges
     async def create_challenge(
         self,

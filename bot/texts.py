@@ -92,6 +92,7 @@ EN: dict[str, str] = {
     "size.15x15": "15x15, 5 in a row (caro)",
     "size.19x19": "19x19, 5 in a row",
     "size.custom": "{rows}x{cols}, {k} in a row",
+    "size.allowed": "Sizes: a preset, or rows x columns from 1x1 to {max}x{max} (like 12x12k5)",
     "first.them": "them",
     "scope.server": "this server",
     "scope.global": "all servers",
@@ -176,6 +177,11 @@ EN: dict[str, str] = {
     "click.wait_for": "It is {user}'s turn; wait for their move.",
     "click.off_board": "There is no cell {cell} on this board; nothing was changed.",
     "click.taken": "{cell} is already taken.",
+    "click.wrong_message": (
+        "That button belongs to another board, not this one; nothing was changed."
+    ),
+    "click.no_cell_typed": "Type a cell, like H8: a column letter, then a row number.",
+    "error.cooldown": "Slow down a little: try again in {seconds} s.",
     # ------------------------------------------------------------ the game message
     "game.title": "**{rows}x{cols}, {k} in a row, {rule}**",
     "game.players": "{player} ({player_mark}) vs AI ({ai_mark}, {level})",
@@ -346,6 +352,7 @@ VI: dict[str, str] = {
     "size.15x15": "15x15, 5 quân liên tiếp (cờ caro)",
     "size.19x19": "19x19, 5 quân liên tiếp",
     "size.custom": "{rows}x{cols}, {k} quân liên tiếp",
+    "size.allowed": "Kích thước: một cỡ có sẵn, hoặc hàng x cột từ 1x1 đến {max}x{max} (như 12x12k5)",
     "first.them": "đối thủ",
     "scope.server": "máy chủ này",
     "scope.global": "mọi máy chủ",
@@ -435,6 +442,9 @@ VI: dict[str, str] = {
     "click.wait_for": "Đang đến lượt {user}; hãy đợi họ đi.",
     "click.off_board": "Bàn cờ không có ô {cell}; không có gì thay đổi.",
     "click.taken": "Ô {cell} đã có quân.",
+    "click.wrong_message": "Nút này thuộc một bàn cờ khác, không phải bàn này; không có gì thay đổi.",
+    "click.no_cell_typed": "Hãy nhập một ô, ví dụ H8: chữ cột rồi số hàng.",
+    "error.cooldown": "Chậm lại một chút nhé: thử lại sau {seconds} giây.",
     # ------------------------------------------------------------ the game message
     "game.title": "**{rows}x{cols}, {k} quân liên tiếp, {rule}**",
     "game.players": "{player} ({player_mark}) đấu với máy ({ai_mark}, {level})",

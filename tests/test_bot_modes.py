@@ -286,8 +286,12 @@ async def test_any_size_up_to_26x26_is_offered_by_autocomplete(running_bot: BotH
     ]
     typed = await alice.autocomplete("caro challenge", "size", size="20x20k6")
     assert typed.data["choices"] == [{"name": "20x20, 6 in a row", "value": "20x20k6"}]
+    # A size that is not allowed gets one entry saying what is (picking it gets the refusal).
     nonsense = await alice.autocomplete("caro start", "size", size="40x40")
-    assert nonsense.data["choices"] == []
+    assert nonsense.data["choices"] == [
+        {"name": "Sizes: a preset, or rows x columns from 1x1 to 26x26 (like 12x12k5)",
+         "value": "40x40"},
+    ]
     game = await alice.slash("caro start", size="26x26", difficulty="easy")
     assert "**26x26, 5 in a row, freestyle**" in str(text_of(game))
     assert [a["filename"] for a in game.message.attachments] == ["board.png"]

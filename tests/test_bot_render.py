@@ -9,9 +9,11 @@ from typing import Any
 import discord
 import pytest
 
+import bot.cogs  # noqa: F401  (the feature cogs register the buttons the drawing makes)
 from bot import texts
 from bot.config import MissingTokenError, SettingsError, load_settings
 from bot.games import GameState, load_state
+from bot.items import EMPTY_LABEL
 from bot.render import (
     game_content,
     game_view,
@@ -20,7 +22,6 @@ from bot.render import (
     stats_embed,
 )
 from bot.storage import GameRow, MoveRow, RatedRow, Record, Standing, UserStats
-from bot.views import EMPTY_LABEL
 from tests.discord_double.state import iter_components
 
 TEXT_DISPLAY, MEDIA_GALLERY = 10, 12
