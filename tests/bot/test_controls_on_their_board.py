@@ -1,0 +1,174 @@
+"""Controls are honoured only on their own board (or challenge) message, every decoded custom_id
+is one the bot could have made, a small board once drawn as a Components V2 layout stays
+drawable, commands are registered only when they changed, and members get a short answer when
+they go faster than people play. All through the Discord double and the real bot process."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from tests.conftest import BotHandle, StartBot, text_of
+from tests.fault_helpers import free_cells, game_id_of, is_over, players_turn, ply_of
+
+COMPONENTS_V2 = 1 << 15
+WRONG_BOARD = "belongs to another board"
+FORGED = "not one of this bot's game buttons"
+
+
+def refusal(result: Any) -> str:
+    assert result.callback_type == 4 and result.ephemeral, result
+    assert 0 < len(str(result.content)) <= 200
+    return str(result.content)
+
+
+def control(message: Any, prefix: str) -> str:
+    return next(
+        str(b["custom_id"]) for b in message.buttons
+        if str(b.get("custom_id", "")).startswith(prefix)
+    )
+
+
+def tables(bot: BotHandle) -> tuple[Any, ...]:
+    return tuple(
+        tuple(bot.db_rows(f"SELECT * FROM {table} ORDER BY 1"))
+        for table in ("games", "moves", "results", "challenges", "rating_changes")
+    )
+
+
+async def test_every_control_sent_on_another_board_is_refused_and_changes_nothing(
+    running_bot: BotHandle,
+) -> None:
+    double = running_bot.double
+    alice, bob, carol, dave = (double.add_member(n) for n in ("alice", "bob", "carol", "dave"))
+    # Alice: a big board (pan arrows, type-a-move, resign, hint) and a finished game (rematch)
+    # and a watched game (stop); Bob: a big board of his own; Carol: a challenge to Dave.
+    mine = (await alice.slash("caro start", channel_id=double.add_channel("a"), size="15x15",
+                              difficulty="easy")).message
+    theirs = (await bob.slash("caro start", channel_id=double.add_channel("b"), size="15x15",
+                              difficulty="easy")).message
+    done = (await alice.slash("caro start", channel_id=double.add_channel("c"), size="1x1",
+                              difficulty="easy")).message
+    await alice.click(done, "A1")
+    assert is_over(done)
+    watched = (await alice.slash("caro watch", channel_id=double.add_channel("w"))).message
+    challenge = await carol.slash("caro challenge", channel_id=double.add_channel("d"),
+                                  opponent=dave)
+    form = await alice.click(mine, control(mine, "caro:t:"))
+    assert form.callback_type == 9 and form.modal is not None
+
+    forged_on_bobs_board = {
+        alice: [control(mine, p) for p in ("caro:p:", "caro:t:", "caro:r:", "caro:h:")]
+        + [control(done, "caro:rm:"), control(watched, "caro:s:")],
+        dave: [control(challenge.message, "caro:ca:"), control(challenge.message, "caro:cd:")],
+    }
+    shown_before = theirs.snapshot()
+    before = tables(running_bot)
+    for member, custom_ids in forged_on_bobs_board.items():
+        for custom_id in custom_ids:
+            result = await member.click_custom_id(theirs, custom_id)
+            assert WRONG_BOARD in refusal(result), custom_id
+    submitted = await alice.submit_modal(theirs, form.modal["custom_id"], {"cell": "A1"})
+    assert WRONG_BOARD in refusal(submitted)
+    assert theirs.snapshot() == shown_before
+    # The watched game moves on by itself; everything else is as it was.
+    watch_game = game_id_of(watched)
+    assert [r for r in tables(running_bot)[0] if r[0] != watch_game] == [
+        r for r in before[0] if r[0] != watch_game
+    ]
+    assert tables(running_bot)[2:] == before[2:]
+    assert running_bot.db_rows("SELECT status, message_id FROM challenges") == [
+        ("pending", int(challenge.message.id))
+    ]
+
+    # Bob's board still plays, and the challenge is accepted where it was made.
+    assert (await bob.click(theirs, free_cells(theirs)[0])).callback_type == 7
+    accepted = await dave.click(challenge.message, "Accept")
+    assert accepted.callback_type == 7
+    assert running_bot.db_rows(
+        "SELECT channel_id, message_id FROM games WHERE mode = 'pvp'"
+    ) == [(int(challenge.message.channel_id), int(challenge.message.id))]
+
+
+async def test_forged_pan_windows_are_refused_in_a_short_reply(running_bot: BotHandle) -> None:
+    double = running_bot.double
+    alice = double.add_member("alice")
+    board = (await alice.slash("caro start", size="15x15", difficulty="easy")).message
+    game, ply = game_id_of(board), ply_of(board)
+    shown = board.snapshot()
+    for window in ("w5.5.5x5", "w12.10", "w11.11", "w5.5.4x4", "w25.25", "w0.0.1x1"):
+        result = await alice.click_custom_id(board, f"caro:p:{game}:{ply}:{window}:down")
+        assert FORGED in refusal(result), window
+    assert board.snapshot() == shown
+    # The windows the bot draws still pan.
+    result = await alice.click_custom_id(board, f"caro:p:{game}:{ply}:w5.5:down")
+    assert result.callback_type == 7
+    # The fixture's shutdown fails the test if the bot logged a traceback.
+
+
+async def test_a_small_board_drawn_as_a_layout_once_is_drawn_as_one_again(
+    running_bot: BotHandle,
+) -> None:
+    double = running_bot.double
+    alice = double.add_member("alice")
+    message = (await alice.slash("caro start", difficulty="easy")).message
+    # As an older version could leave it: the message became a V2 layout, which Discord never
+    # turns back into a plain message.
+    payload = message.payload
+    payload["components"] = [{"type": 10, "id": 100, "content": payload["content"]}] + list(
+        payload["components"]
+    )
+    payload["content"] = ""
+    payload["flags"] = int(payload.get("flags") or 0) | COMPONENTS_V2
+    while True:
+        message = await message.wait_for(lambda m: players_turn(m) or is_over(m), timeout=30)
+        if is_over(message):
+            break
+        result = await alice.click(message, free_cells(message)[0])
+        assert result.callback_type == 7, result
+    assert message.flags & COMPONENTS_V2
+    assert any(word in text_of(message) for word in ("You win", "AI wins", "Draw"))
+    assert double.violations == []
+
+
+async def test_starting_faster_than_people_play_gets_a_short_answer(
+    running_bot: BotHandle,
+) -> None:
+    double = running_bot.double
+    alice, minh = double.add_member("alice"), double.add_member("minh", locale="vi")
+    for i in range(5):
+        started = await alice.slash("caro start", channel_id=double.add_channel(f"s{i}"))
+        assert started.callback_type == 4 and not started.ephemeral
+    refused = await alice.slash("caro start", channel_id=double.add_channel("s5"))
+    assert "Slow down a little: try again in" in refusal(refused)
+    assert running_bot.db_rows("SELECT COUNT(*) FROM games") == [(5,)]
+    # A bad option is refused for what it is, not counted against the member.
+    bad = await alice.slash("caro start", channel_id=double.add_channel("s6"), size="99x99")
+    assert "not a valid size" in refusal(bad)
+    # Other members are not slowed down by her; the answer is in the member's language.
+    for i in range(5):
+        await minh.slash("caro start", channel_id=double.add_channel(f"m{i}"))
+    assert "Chậm lại" in refusal(await minh.slash("caro start",
+                                                   channel_id=double.add_channel("m5")))
+
+
+def command_puts(bot: BotHandle) -> int:
+    return sum(
+        1 for r in bot.double.requests if r.method == "PUT" and r.path.endswith("/commands")
+    )
+
+
+async def test_commands_are_registered_again_only_when_they_changed(start_bot: StartBot) -> None:
+    bot = await start_bot()
+    assert command_puts(bot) == 1
+    await bot.restart()
+    assert command_puts(bot) == 1
+    assert "commands unchanged since the last sync" in bot.log_text()
+    # A schema this version did not register (an older version's) is registered again.
+    await bot.stop()
+    with sqlite3.connect(bot.db_path) as db:
+        db.execute("UPDATE meta SET value = 'older' WHERE key = 'commands_hash'")
+    await bot.start()
+    assert command_puts(bot) == 2
+    alice = bot.double.add_member("alice")
+    assert (await alice.slash("caro help")).ephemeral
