@@ -5,11 +5,21 @@ they go faster than people play. All through the Discord double and the real bot
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+from pathlib import Path
 from typing import Any
 
 from tests.conftest import BotHandle, StartBot, text_of
-from tests.fault_helpers import free_cells, game_id_of, is_over, players_turn, ply_of
+from tests.fault_helpers import (
+    free_cells,
+    game_id_of,
+    is_over,
+    launch,
+    players_turn,
+    ply_of,
+    shutdown,
+)
 
 COMPONENTS_V2 = 1 << 15
 WRONG_BOARD = "belongs to another board"
@@ -172,3 +182,32 @@ async def test_commands_are_registered_again_only_when_they_changed(start_bot: S
     assert command_puts(bot) == 2
     alice = bot.double.add_member("alice")
     assert (await alice.slash("caro help")).ephemeral
+
+
+async def test_stopping_while_commands_and_the_ai_are_in_flight_logs_no_error(
+    tmp_path: Path,
+) -> None:
+    double, bot = await launch(tmp_path / "bot", CARO_AI_TIME_LIMIT="5",
+                               CARO_WATCH_DELAY_SECONDS="0.01")
+    try:
+        alice = double.add_member("alice")
+        started = await alice.slash("caro start", size="26x26", difficulty="impossible",
+                                    first="ai")
+        assert "thinking" in text_of(started)
+        # Commands arriving as the stop begins: some are answered, some are cut short (Discord
+        # then tells the member the interaction failed; nothing was half-written).
+        in_flight = [
+            asyncio.ensure_future(
+                alice.slash("caro watch", channel_id=double.add_channel(f"w{i}"), size="9x9")
+            )
+            for i in range(3)
+        ]
+        await asyncio.sleep(0.05)
+        assert await bot.stop() == 0
+        await asyncio.gather(*in_flight, return_exceptions=True)
+    finally:
+        problems = await shutdown(double, bot, allow_violations=True)
+    assert problems == []
+    log = bot.log_text()
+    assert " ERROR " not in log and "Traceback" not in log, log
+    assert "shut down cleanly" in log

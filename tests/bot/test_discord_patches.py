@@ -20,7 +20,7 @@ def test_the_rest_base_and_gateway_can_be_pointed_elsewhere() -> None:
         discord_patches.point_at("http://127.0.0.1:9/api/v10", "ws://127.0.0.1:9/")
         route = discord.http.Route("GET", "/users/@me")
         assert route.url == "http://127.0.0.1:9/api/v10/users/@me"
-        assert discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY == yarl.URL("ws://127.0.0.1:9/")
+        assert yarl.URL("ws://127.0.0.1:9/") == discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
         discord_patches.point_at(None, None)  # None keeps what is set
         assert discord.http.Route.BASE == "http://127.0.0.1:9/api/v10"
     finally:
