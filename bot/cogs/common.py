@@ -3,7 +3,7 @@ a game makes before it acts."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def bot_of(interaction: discord.Interaction[Any]) -> CaroBot:
-    return interaction.client  # type: ignore[no-any-return]
+    return cast("CaroBot", interaction.client)
 
 
 async def participant_state(
