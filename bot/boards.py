@@ -161,13 +161,11 @@ class Boards:
         *,
         window: Window | None = None,
     ) -> None:
-        """Through the interaction while its token lasts (only if it was on this game's own
-        message), else through the channel message endpoint (after a restart, a late answer)."""
+        """Through the interaction while its token lasts (its response is the game's board: the
+        controls check they are on it), else through the channel message endpoint (after a
+        restart, or a late answer)."""
         changes = () if state.active else await self.games.storage.rating_changes(state.id)
-        own = interaction is not None and (
-            interaction.message is None or interaction.message.id == state.row.message_id
-        )
-        if interaction is not None and own and _age(interaction) < INTERACTION_EDIT_WINDOW:
+        if interaction is not None and _age(interaction) < INTERACTION_EDIT_WINDOW:
             layout = is_layout(interaction.message)
             try:
                 await interaction.edit_original_response(

@@ -25,7 +25,7 @@ from ..games import (
     UserError,
     parse_options,
 )
-from ..items import ID, MODAL_FIELD, PLY, Action, CaroButton
+from ..items import ID, MODAL_FIELD, PLY, Action, CaroButton, message_carries
 from ..replies import refuse, say
 from ..slash import choices, option_names, size_suggestions, text
 from ..texts import text_in
@@ -323,18 +323,21 @@ class PlayCog(commands.Cog, name="Play"):
     async def play(
         self, interaction: discord.Interaction[Any], ref: MoveRef, custom_id: str
     ) -> None:
-        """A member's move, clicked (custom_id: the cell button) or typed (the form's button)."""
+        """A member's click on a cell (custom_id: the cell button)."""
         message = interaction.message
         try:
-            state = await game_on_its_message(interaction, ref.game_id, custom_id)
-            had_message = state.row.message_id is not None
+            if not message_carries(message, custom_id):
+                # Not on the clicked message (an older drawing in the member's client, or a
+                # forgery): only on the game's own board. A message carrying the id is a drawing
+                # of the game (only the bot draws buttons), and the service checks it is the
+                # stored one; this costs the hot path no extra read.
+                await game_on_its_message(interaction, ref.game_id, custom_id)
             state = await self.bot.games.play(
                 ref, user_id=interaction.user.id, message_id=message.id if message else None
             )
-            if not had_message and message is not None:
+            if state.row.message_id is None and message is not None:
                 # The board was posted but the bot stopped before it stored the message id:
-                # learn it from the click (on_its_message checked the message carries this
-                # game's button), or a restart could neither redraw nor resume it.
+                # learn it from the click, or a restart could neither redraw nor resume it.
                 await self.bot.games.attach_message(state.id, message.id)
         except UserError as exc:
             await refuse(interaction, exc)

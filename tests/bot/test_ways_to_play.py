@@ -8,8 +8,8 @@ import asyncio
 import re
 from typing import Any
 
+from tests.bot.test_bot_process import cells, refusal
 from tests.conftest import BotHandle, StartBot, text_of
-from tests.test_bot_process import cells, refusal
 
 MANAGE_GUILD = 1 << 5
 COMPONENTS_V2 = 1 << 15
