@@ -211,3 +211,22 @@ async def test_stopping_while_commands_and_the_ai_are_in_flight_logs_no_error(
     log = bot.log_text()
     assert " ERROR " not in log and "Traceback" not in log, log
     assert "shut down cleanly" in log
+
+
+async def test_hints_faster_than_people_ask_get_a_short_answer(running_bot: BotHandle) -> None:
+    alice = running_bot.double.add_member("alice")
+    message = (await alice.slash("caro start", size="9x9", difficulty="normal")).message
+    answers = []
+    for _ in range(4):
+        message = await message.wait_for(players_turn, timeout=30)
+        answers.append(await alice.click(message, "Hint"))
+        if len(answers) < 4:
+            # The hint is counted on the board once given; then she plays.
+            count = len(answers)
+            message = await message.wait_for(
+                lambda m, n=count: f"Hints used: {n}." in text_of(m), timeout=30
+            )
+            await alice.click(message, free_cells(message)[0])
+    assert [a.callback_type for a in answers[:3]] == [5, 5, 5]  # deferred, then the hint
+    assert "Slow down a little: try again in" in refusal(answers[3])
+    assert running_bot.db_rows("SELECT hints FROM games") == [(3,)]
