@@ -93,6 +93,16 @@ class Boards:
         self._host = host
         self._draw_locks: dict[int, asyncio.Lock] = {}
         self._drawn_ply: dict[int, int] = {}  # the newest position drawn per running game
+        # Boards that need no layout but whose message already is one (an older version drew a
+        # small board as a V2 layout), as seen on clicks: a redraw through the channel, which
+        # does not see the message, draws them as a layout too.
+        self._layout_messages: set[int] = set()
+
+    def _as_layout(self, message: discord.Message | None) -> bool:
+        if message is None or not is_layout(message):
+            return False
+        self._layout_messages.add(message.id)
+        return True
 
     @property
     def games(self) -> GameService:
@@ -110,7 +120,7 @@ class Boards:
         being edited) as a layout if it already is one."""
         changes = () if state.active else await self.games.storage.rating_changes(state.id)
         return message_parts(
-            state, edit=edit, window=window, changes=changes, layout=is_layout(message)
+            state, edit=edit, window=window, changes=changes, layout=self._as_layout(message)
         )
 
     async def show(
@@ -166,7 +176,7 @@ class Boards:
         restart, or a late answer)."""
         changes = () if state.active else await self.games.storage.rating_changes(state.id)
         if interaction is not None and _age(interaction) < INTERACTION_EDIT_WINDOW:
-            layout = is_layout(interaction.message)
+            layout = self._as_layout(interaction.message)
             try:
                 await interaction.edit_original_response(
                     **message_parts(state, edit=True, window=window, changes=changes, layout=layout)
@@ -180,13 +190,17 @@ class Boards:
         message = self._host.get_partial_messageable(
             state.row.channel_id, guild_id=state.row.guild_id
         ).get_partial_message(state.row.message_id)
+        layout = state.row.message_id in self._layout_messages
         try:
-            await message.edit(**message_parts(state, edit=True, window=window, changes=changes))
+            await message.edit(
+                **message_parts(state, edit=True, window=window, changes=changes, layout=layout)
+            )
         except discord.HTTPException as exc:
-            if exc.status != BAD_REQUEST:
+            if exc.status != BAD_REQUEST or layout:
                 raise
-            # A small board once drawn as a V2 layout (by an older version) stays one: draw
-            # it as a layout again rather than never again.
+            # A small board once drawn as a V2 layout (by an older version) that nobody clicked
+            # since this process started: draw it as a layout rather than never again.
+            self._layout_messages.add(state.row.message_id)
             await message.edit(
                 **message_parts(state, edit=True, window=window, changes=changes, layout=True)
             )

@@ -122,14 +122,7 @@ async def test_a_small_board_drawn_as_a_layout_once_is_drawn_as_one_again(
     double = running_bot.double
     alice = double.add_member("alice")
     message = (await alice.slash("caro start", difficulty="easy")).message
-    # As an older version could leave it: the message became a V2 layout, which Discord never
-    # turns back into a plain message.
-    payload = message.payload
-    payload["components"] = [{"type": 10, "id": 100, "content": payload["content"]}] + list(
-        payload["components"]
-    )
-    payload["content"] = ""
-    payload["flags"] = int(payload.get("flags") or 0) | COMPONENTS_V2
+    as_layout(message)
     while True:
         message = await message.wait_for(lambda m: players_turn(m) or is_over(m), timeout=30)
         if is_over(message):
@@ -138,7 +131,27 @@ async def test_a_small_board_drawn_as_a_layout_once_is_drawn_as_one_again(
         assert result.callback_type == 7, result
     assert message.flags & COMPONENTS_V2
     assert any(word in text_of(message) for word in ("You win", "AI wins", "Draw"))
+    # Redrawn through the channel (a slash command, not a click on it): the same.
+    other = (await alice.slash("caro start", difficulty="easy", size="4x4")).message
+    as_layout(other)
+    await alice.click(other, free_cells(other)[0])
+    await other.wait_for(players_turn, timeout=30)
+    resigned = await alice.slash("caro resign")
+    assert resigned.ephemeral
+    other = await other.wait_for(lambda m: "resigned" in text_of(m), timeout=10)
+    assert other.flags & COMPONENTS_V2
     assert double.violations == []
+
+
+def as_layout(message: Any) -> None:
+    """Turn a plain message into a V2 layout, as an older version could leave a small board:
+    Discord never turns it back into a plain message."""
+    payload = message.payload
+    payload["components"] = [{"type": 10, "id": 100, "content": payload["content"]}] + list(
+        payload["components"]
+    )
+    payload["content"] = ""
+    payload["flags"] = int(payload.get("flags") or 0) | COMPONENTS_V2
 
 
 async def test_starting_faster_than_people_play_gets_a_short_answer(
