@@ -57,8 +57,11 @@ async def answered(message: Any, ply: int, timeout: float) -> bool:
     return False
 
 
-async def play_easy(member: Any, channel: str, seconds: float, rng: random.Random) -> list[float]:
-    """bob's reply times: click, then wait for the AI's answer, for `seconds`."""
+async def play_easy(double: Any, member: Any, channel: str, seconds: float,
+                    rng: random.Random) -> list[float]:
+    """bob's reply times: click, then wait for the AI's answer, for `seconds`. bob starts games
+    faster than a person does; when the bot's per-member cooldown says so, the next game is
+    played by a fresh member in his place (another member, as far as the pool is concerned)."""
     times: list[float] = []
     stop = time.monotonic() + seconds
     message = None
@@ -66,6 +69,9 @@ async def play_easy(member: Any, channel: str, seconds: float, rng: random.Rando
         if message is None or is_over(message):
             start = await member.slash("caro start", channel_id=channel, difficulty="easy",
                                        size="9x9", first="me")
+            if "Slow down" in str(refusal_text(start)):
+                member = double.add_member(f"{member.name}+")
+                continue
             if refusal_text(start) is not None:
                 raise RuntimeError(f"bob's game was refused: {refusal_text(start)}")
             message = start.message
@@ -130,12 +136,12 @@ async def main(args: argparse.Namespace) -> int:
         double, bot = await launch(Path(tmp), CARO_WATCH_DELAY_SECONDS=str(args.watch_delay))
         try:
             bob, mallory = double.add_member("bob"), double.add_member("mallory")
-            baseline = await play_easy(bob, double.add_channel("bob-alone"), args.baseline, rng)
+            baseline = await play_easy(double, bob, double.add_channel("bob-alone"), args.baseline, rng)
             stop = asyncio.Event()
             flood_state = Flood()
             flooding = asyncio.create_task(flood(double, mallory, args, flood_state, stop, rng))
             await asyncio.sleep(args.ramp)  # the flood's searches fill the pool first
-            loaded = await play_easy(bob, double.add_channel("bob-flood"), args.duration, rng)
+            loaded = await play_easy(double, bob, double.add_channel("bob-flood"), args.duration, rng)
             stop.set()
             await flooding
             print(f"AI workers flooded by one member: {args.flood_games} impossible 26x26 "

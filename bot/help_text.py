@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine.notation import MAX_SIDE
-from engine.types import Rule
+from engine.types import LEVELS, Level, Rule
 
 from . import texts
 from .games import (
@@ -124,8 +124,9 @@ def help_sections(locale: str) -> list[Section]:
     level_lines = []
     for level in DIFFICULTIES:
         name = default(f"**{tr(f'level.{level}')}**", level == defaults.level)
-        if level in AI_ANCHORS:
-            text = tr("help.level.rated", rating=f"{AI_ANCHORS[level]:g}")
+        anchor = AI_ANCHORS.get(Level(level)) if level in LEVELS else None
+        if anchor is not None:
+            text = tr("help.level.rated", rating=f"{anchor:g}")
         else:
             text = tr(f"help.level.{level}", start=f"{START_RATING:g}")
         level_lines.append(tr("help.item", item=name, text=text))

@@ -18,10 +18,10 @@ import sys
 
 import aiohttp
 import discord
-import yarl
 
 from engine import __version__
 
+from . import discord_patches
 from .config import Settings, SettingsError, load_settings
 from .logging_setup import one_line, setup_logging
 from .preflight import (
@@ -76,11 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def apply_endpoint_overrides(settings: Settings) -> None:
     """Point discord.py at another REST base / gateway (a proxy, or a test double)."""
-    if settings.api_base:
-        discord.http.Route.BASE = settings.api_base
-    if settings.gateway_url:
-        # The first connection goes here; resumes use the URL READY announces.
-        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.gateway_url)
+    discord_patches.point_at(settings.api_base, settings.gateway_url)
 
 
 async def login_and_connect(bot: discord.Client, settings: Settings) -> None:

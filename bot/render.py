@@ -13,11 +13,12 @@ import discord
 from engine import Mark
 
 from .board_image import render_board
-from .games import HINT_LEVELS, LEVELS, GameState, custom_id
+from .games import HINT_LEVELS, LEVELS, GameState
+from .items import EMPTY_LABEL, Action, make_button
+from .model import Mode, Status
 from .ratings import LEADERBOARD_MIN_GAMES
 from .storage import ChallengeRow, RatedRow, RatingChange, Record, Standing, UserStats
 from .texts import EN, text_in
-from .views import EMPTY_LABEL, MODAL_FIELD, CellButton, ControlButton, control_id, pan_id
 from .window import Window, initial_window
 
 Translate = Callable[..., str]
@@ -41,14 +42,14 @@ def game_content(
         _players_line(state, tr),
         tr("game.moves", ply=state.board.ply),
     ]
-    if not row.rated and state.mode != "watch":
+    if not row.rated and state.mode != Mode.WATCH:
         # Too small to be lost by the side moving first (see bot.ratings.rated): say so.
         lines.append(tr("game.unrated"))
     last = state.last_ai_move
     if last is not None:
         cell, reason = last
         reason_text = tr(f"reason.{reason}" if f"reason.{reason}" in EN else "reason.unknown")
-        if state.mode == "watch":
+        if state.mode == Mode.WATCH:
             # X makes the odd-numbered moves, so the parity of the move count names the mover.
             last_mark = Mark.X if state.board.ply % 2 == 1 else Mark.O
             level = tr(f"level.{state.level_of(last_mark)}")
@@ -70,17 +71,17 @@ def game_content(
                     )
                 )
     elif row.status == "abandoned":
-        lines.append(tr("game.watch.stopped" if state.mode == "watch" else "game.abandoned"))
+        lines.append(tr("game.watch.stopped" if state.mode == Mode.WATCH else "game.abandoned"))
     elif state.ai_to_move:
         turn = state.board.turn
-        if state.mode == "watch":
+        if state.mode == Mode.WATCH:
             level = tr(f"level.{state.level_of(turn)}")
             lines.append(tr("game.ai_thinking.watch", level=level, mark=turn.name))
         else:
             lines.append(tr("game.ai_thinking"))
     else:
         mover = state.mover_id
-        if state.mode == "ai":
+        if state.mode == Mode.AI:
             lines.append(tr("game.your_turn", mark=state.player_mark.name))
         else:
             lines.append(tr("game.turn", user=f"<@{mover}>", mark=state.board.turn.name))
@@ -90,13 +91,13 @@ def game_content(
 
 
 def _players_line(state: GameState, tr: Translate) -> str:
-    if state.mode == "pvp":
+    if state.mode == Mode.PVP:
         return tr(
             "game.players.pvp",
             x=f"<@{state.user_of(Mark.X)}>",
             o=f"<@{state.user_of(Mark.O)}>",
         )
-    if state.mode == "watch":
+    if state.mode == Mode.WATCH:
         return tr(
             "game.players.watch",
             x_level=tr(f"level.{state.level_of(Mark.X)}"),
@@ -117,12 +118,12 @@ def _result_line(state: GameState, tr: Translate) -> str:
     result = state.result_of(state.player_mark)
     if row.winner is None:
         return tr("game.result.draw")
-    if state.mode == "ai":
+    if state.mode == Mode.AI:
         if result == "loss" and reason in ("resign", "timeout"):
             return tr(f"game.result.ai.{reason}")
         return tr(f"game.result.{result}")
     winner = row.winner
-    if state.mode == "watch":
+    if state.mode == Mode.WATCH:
         return tr("game.result.watch.line", level=tr(f"level.{state.level_of(winner)}"),
                   mark=winner.name)
     key = f"game.result.pvp.{reason if reason in ('resign', 'timeout') else 'line'}"
@@ -166,30 +167,32 @@ def game_view(
     locale: str | None = None,
     window: Window | None = None,
     changes: Sequence[RatingChange] = (),
+    layout: bool = False,
 ) -> discord.ui.View | discord.ui.LayoutView:
     """The components of a game: one button per cell (boards up to 5x5) or a pannable window of
     cells over the picture (bigger boards), then the controls: Resign (and Hint against the easy
     and normal AI) while the game runs, Stop in an AI-vs-AI game, Rematch at the end.
 
-    On a V2 layout (see uses_layout) the text and the picture are components too."""
+    On a V2 layout (see uses_layout; or `layout`, for a message that already is one) the text
+    and the picture are components too."""
     tr = _translator(locale or state.row.locale)
     rows = _button_rows(state, tr, window)
-    if not uses_layout(state):
+    if not (layout or uses_layout(state)):
         view = discord.ui.View(timeout=None)
         for index, items in enumerate(rows):
             for item in items:
                 item.row = index
                 view.add_item(item)
         return view
-    layout = discord.ui.LayoutView(timeout=None)
-    layout.add_item(discord.ui.TextDisplay(game_content(state, locale, changes)))
+    v2 = discord.ui.LayoutView(timeout=None)
+    v2.add_item(discord.ui.TextDisplay(game_content(state, locale, changes)))
     if uses_image(state):
-        layout.add_item(
+        v2.add_item(
             discord.ui.MediaGallery(discord.MediaGalleryItem(f"attachment://{BOARD_FILENAME}"))
         )
     for items in rows:
-        layout.add_item(discord.ui.ActionRow(*items))
-    return layout
+        v2.add_item(discord.ui.ActionRow(*items))
+    return v2
 
 
 Buttons = list[discord.ui.Item[Any]]
@@ -202,7 +205,7 @@ def _button_rows(state: GameState, tr: Translate, window: Window | None) -> list
     if not uses_image(state):
         grid = [[(r, c) for c in range(board.cols)] for r in range(board.rows)]
         rows += _cell_rows(state, grid, players_turn)
-    elif state.active and state.mode != "watch":
+    elif state.active and state.mode != Mode.WATCH:
         window = (window or initial_window(board)).clamp(board.rows, board.cols)
         rows += _cell_rows(state, window.grid(), players_turn)
         rows.append(_pan_controls(state, window, players_turn, tr))
@@ -233,8 +236,11 @@ def _cell_rows(
             if cell in winning or (cell == board.last_move and uses_image(state)):
                 style = discord.ButtonStyle.success
             items.append(
-                CellButton(
-                    custom_id(state.id, board.ply, cell),
+                make_button(
+                    Action.CELL,
+                    game=state.id,
+                    ply=board.ply,
+                    cell=cell,
                     label=label,
                     style=style,
                     disabled=not players_turn or mark is not None,
@@ -245,23 +251,27 @@ def _cell_rows(
 
 
 def _game_controls(state: GameState, tr: Translate) -> Buttons:
-    if state.mode == "watch":
+    if state.mode == Mode.WATCH:
         return [
-            ControlButton(
-                control_id("s", state.id), label=tr("button.stop"), style=discord.ButtonStyle.danger
+            make_button(
+                Action.STOP, game=state.id, label=tr("button.stop"), style=discord.ButtonStyle.danger
             )
         ]
     items: Buttons = [
-        ControlButton(
-            control_id("r", state.id, state.board.ply),
+        make_button(
+            Action.RESIGN,
+            game=state.id,
+            ply=state.board.ply,
             label=tr("button.resign"),
             style=discord.ButtonStyle.danger,
         )
     ]
-    if state.mode == "ai" and state.ai_level in HINT_LEVELS:
+    if state.mode == Mode.AI and state.ai_level in HINT_LEVELS:
         items.append(
-            ControlButton(
-                control_id("h", state.id, state.board.ply),
+            make_button(
+                Action.HINT,
+                game=state.id,
+                ply=state.board.ply,
                 label=tr("button.hint"),
                 disabled=state.mover_id is None,
             )
@@ -270,10 +280,12 @@ def _game_controls(state: GameState, tr: Translate) -> Buttons:
 
 
 def _end_controls(state: GameState, tr: Translate) -> Buttons:
-    if state.row.status == "finished" and state.mode in ("ai", "pvp"):
+    if state.row.status == Status.FINISHED and state.mode in (Mode.AI, Mode.PVP):
         return [
-            ControlButton(
-                control_id("rm", state.id, state.board.ply),
+            make_button(
+                Action.REMATCH,
+                game=state.id,
+                ply=state.board.ply,
                 label=tr("button.rematch"),
                 style=discord.ButtonStyle.success,
             )
@@ -289,16 +301,22 @@ def _pan_controls(
 ) -> Buttons:
     board = state.board
     items: Buttons = [
-        ControlButton(
-            pan_id(state.id, board.ply, window, direction),
+        make_button(
+            Action.PAN,
+            game=state.id,
+            ply=board.ply,
+            window=window,
+            direction=direction,
             label=label,
             disabled=not window.can_pan(direction, board.rows, board.cols),
         )
         for direction, label in _PAN_LABELS.items()
     ]
     items.append(
-        ControlButton(
-            control_id("t", state.id, board.ply),
+        make_button(
+            Action.TYPE_MOVE,
+            game=state.id,
+            ply=board.ply,
             label=tr("button.type"),
             style=discord.ButtonStyle.primary,
             disabled=not players_turn,
@@ -332,42 +350,22 @@ def challenge_view(challenge: ChallengeRow, locale: str | None = None) -> discor
     view = discord.ui.View(timeout=None)
     if challenge.status == "pending":
         view.add_item(
-            ControlButton(
-                control_id("ca", challenge.id),
+            make_button(
+                Action.ACCEPT,
+                challenge=challenge.id,
                 label=tr("button.accept"),
                 style=discord.ButtonStyle.success,
             )
         )
         view.add_item(
-            ControlButton(
-                control_id("cd", challenge.id),
+            make_button(
+                Action.DECLINE,
+                challenge=challenge.id,
                 label=tr("button.decline"),
                 style=discord.ButtonStyle.danger,
             )
         )
     return view
-
-
-def move_modal(state: GameState, locale: str) -> discord.ui.Modal:
-    """The "type a move" form; its custom_id carries the game and the move number."""
-    tr = _translator(locale)
-    modal = discord.ui.Modal(
-        title=tr("modal.title"), custom_id=control_id("tm", state.id, state.board.ply)
-    )
-    modal.add_item(
-        discord.ui.TextInput(
-            label=tr("modal.label"),
-            custom_id=MODAL_FIELD,
-            placeholder=tr("modal.placeholder"),
-            min_length=2,
-            max_length=3,
-        )
-    )
-    return modal
-
-
-def jump_link(guild_id: int, channel_id: int, message_id: int) -> str:
-    return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
 
 
 def _record_line(record: Record, tr: Translate) -> str:
@@ -400,7 +398,10 @@ def leaderboard_text(rows: Sequence[RatedRow], locale: str = "en-US") -> str:
 
 
 def leaderboard_embed(
-    rows: Sequence[RatedRow], scope: str = "server", mode: str = "pvp", locale: str = "en-US"
+    rows: Sequence[RatedRow],
+    scope: str = "server",
+    mode: Mode = Mode.PVP,
+    locale: str = "en-US",
 ) -> discord.Embed:
     tr = _translator(locale)
     embed = discord.Embed(
@@ -412,7 +413,7 @@ def leaderboard_embed(
 
 
 def server_leaderboard_embed(
-    boards: Mapping[str, Sequence[RatedRow]], locale: str = "en-US"
+    boards: Mapping[Mode, Sequence[RatedRow]], locale: str = "en-US"
 ) -> discord.Embed:
     """This server's top players per mode, shown under a player's stats."""
     tr = _translator(locale)
@@ -428,13 +429,13 @@ def server_leaderboard_embed(
 def stats_embed(
     name: str,
     stats: UserStats,
-    standings: Mapping[str, Standing],
+    standings: Mapping[Mode, Standing],
     locale: str = "en-US",
 ) -> discord.Embed:
     """Rating and record per mode (against people, against the AI), then per AI level."""
     tr = _translator(locale)
     embed = discord.Embed(title=tr("stats.title", name=name))
-    played = [mode for mode in ("pvp", "ai") if _games(standings.get(mode))]
+    played = [mode for mode in (Mode.PVP, Mode.AI) if _games(standings.get(mode))]
     if not played and stats.overall.games == 0:
         embed.description = tr("stats.none")
     for mode in played:

@@ -384,6 +384,9 @@ class GameService:
         state = await self._start_clock(load_state(row))
         return await self._challenge_row(challenge_id), state
 
+    async def find_challenge(self, challenge_id: int) -> ChallengeRow | None:
+        return await self.storage.challenge(challenge_id)
+
     async def _challenge_row(self, challenge_id: int) -> ChallengeRow:
         found = await self.storage.challenge(challenge_id)
         assert found is not None

@@ -50,6 +50,10 @@ class BotHandle:
     async def start(self, *, wait: bool = True) -> None:
         assert self.process is None, "already running"
         self.double.reset_ready()
+        if self.double.commands:
+            # Discord keeps registered commands: a restarted bot whose commands did not change
+            # does not register them again, so READY alone says it is up.
+            self.double.command_puts = 1
         log = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child process
         try:
             self.process = await asyncio.create_subprocess_exec(

@@ -19,6 +19,7 @@ from tests.discord_double import InteractionFailed
 
 FINAL = ("**You win!**", "**The AI wins.**", "**Draw.**")
 RESULT_OF_TEXT = {"**You win!**": "win", "**The AI wins.**": "loss", "**Draw.**": "draw"}
+COOLDOWN = "Slow down a little"
 _LINK = re.compile(r"/channels/\d+/\d+/(\d+)")
 
 
@@ -215,6 +216,11 @@ class CrashCampaign:
             if seat.message is None:
                 result = await seat.member.slash("caro start", difficulty=seat.level,
                                                  size=seat.size)
+                if result.ephemeral and COOLDOWN in str(result.content):
+                    # These players start games far faster than people can (the per-member
+                    # cooldown says so): the next game is played by a fresh member.
+                    seat.member = self.double.add_member(f"{seat.member.name}+")
+                    continue
                 if result.ephemeral:
                     linked = linked_message_id(result.content)
                     assert linked is not None, f"unexpected refusal: {result.content}"

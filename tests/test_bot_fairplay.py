@@ -8,8 +8,8 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
+from tests.bot.test_bot_process import TOKEN, _run_bot, refusal
 from tests.conftest import BotHandle, StartBot, text_of
-from tests.test_bot_process import TOKEN, _run_bot, refusal
 
 MANAGE_GUILD = 1 << 5
 
@@ -18,8 +18,10 @@ async def test_accepting_while_the_challenger_starts_a_game_never_loses_it(
     running_bot: BotHandle,
 ) -> None:
     double = running_bot.double
-    alice, bob = double.add_member("alice"), double.add_member("bob")
     for attempt in range(8):
+        # A new pair each time: the challenge cooldown and the cap on pending challenges are
+        # not what is tested here.
+        alice, bob = double.add_member(f"alice{attempt}"), double.add_member(f"bob{attempt}")
         channel = double.add_channel(f"race-{attempt}")
         challenge = await alice.slash("caro challenge", opponent=bob, channel_id=channel)
         assert challenge.callback_type == 4 and not challenge.ephemeral
@@ -118,3 +120,17 @@ async def test_a_database_from_a_newer_version_stops_the_bot_with_one_line(tmp_p
     assert "(CARO_DB) has schema version 99, newer than this version of caro knows" in last, last
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone() == (99,)
+
+
+async def test_a_fourth_running_ai_game_is_refused_with_a_short_private_reply(
+    running_bot: BotHandle,
+) -> None:
+    double = running_bot.double
+    alice = double.add_member("alice")
+    for i in range(3):
+        started = await alice.slash("caro start", channel_id=double.add_channel(f"limit-{i}"))
+        assert started.callback_type == 4 and not started.ephemeral
+    fourth = await alice.slash("caro start", channel_id=double.add_channel("limit-3"))
+    assert "You already have 3 games against the AI running" in refusal(fourth)
+    assert running_bot.db_rows("SELECT COUNT(*) FROM games") == [(3,)]
+    assert "Traceback" not in running_bot.log_text()

@@ -27,6 +27,7 @@ from tests.fault_helpers import (
     ply_of,
     settle,
     shutdown,
+    text_of,
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -84,6 +85,9 @@ class World:
         self.bot = bot
         self.alice = double.add_member("alice")
         self.bob = double.add_member("bob")
+        self.carol = double.add_member("carol")  # plays no game here: a stranger to all of them
+        # Every message the bot drew a game or a challenge on (none of them changes by itself).
+        self.boards: list[Any] = []
         self.message: Any = None  # alice's running 3x3 game, with B2 played
         self.bobs_game = 0
         self.finished_game = 0
@@ -106,7 +110,8 @@ def option_choices(double: Any) -> dict[str, set[str]]:
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
 async def world(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[World]:
-    double, bot = await launch(tmp_path_factory.mktemp("hostile") / "bot")
+    double, bot = await launch(tmp_path_factory.mktemp("hostile") / "bot",
+                               CARO_WATCH_DELAY_SECONDS="0.05")
     w = World(double, bot)
     try:
         # A finished game of alice's (she plays the first free cell until it ends), one running
@@ -126,11 +131,23 @@ async def world(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[World
         bobs = await w.bob.slash("caro start", difficulty="easy")
         w.bobs_game = game_id_of(bobs.message)
         await open_move_form(w)
+        challenge = await w.bob.slash("caro challenge", channel_id=w.double.add_channel("duel"),
+                                      opponent=w.alice)
+        watched = await w.bob.slash("caro watch", channel_id=w.double.add_channel("watch"),
+                                    x_level="easy", o_level="easy")
+        await watched.message.wait_for(is_over_or_drawn, timeout=60)
+        w.boards = [message, w.message, bobs.message, challenge.message, watched.message]
+        if w.form is not None:
+            w.boards.append(w.form[0])
         await settle(double)
         yield w
     finally:
         problems = await shutdown(double, bot)
     assert problems == []
+
+
+def is_over_or_drawn(message: Any) -> bool:
+    return is_over(message) or "Draw" in text_of(message) or " wins" in text_of(message)
 
 
 async def assert_refused(world: World, result: Any, before: tuple[Any, ...]) -> None:
@@ -251,3 +268,61 @@ async def test_the_world_is_what_the_hostile_tests_assume(tmp_path: Path) -> Non
     assert not plausible_free_cell("B2", board)
     assert not plausible_free_cell("D1", board)
     assert not plausible_free_cell("", board)
+
+
+# ----------------------------------------------------------------- any id, any board, anyone
+def targets_of(message: Any) -> set[tuple[str, int]]:
+    """The game or challenge a message is the board of, read off the ids it carries."""
+    found: set[tuple[str, int]] = set()
+    for button in message.buttons:
+        parts = str(button.get("custom_id", "")).split(":")
+        if len(parts) >= 3 and parts[2].isdigit():
+            kind = "challenge" if parts[1] in ("ca", "cd") else "game"
+            found.add((kind, int(parts[2])))
+    return found
+
+
+def any_button_id(world: World) -> st.SearchStrategy[str]:
+    games = sorted({t for m in world.boards for k, t in targets_of(m) if k == "game"})
+    challenges = sorted({t for m in world.boards for k, t in targets_of(m) if k == "challenge"})
+    game = st.sampled_from([*games, 99999])
+    challenge = st.sampled_from([*challenges, *games, 99999])
+    ply = st.one_of(st.integers(min_value=0, max_value=12), st.sampled_from([99, 675]))
+    cell = st.sampled_from(["A1", "B2", "C3", "H8", "O15", "Z9", "A26"])
+    window = st.sampled_from(["w5.5", "w0.0", "w11.10", "w5.5.5x5", "w12.10", "w3.3.2x2",
+                              "w25.25", "w99.9"])
+    direction = st.sampled_from(["up", "down", "left", "right"])
+    return st.one_of(
+        st.builds("caro:m:{}:{}:{}".format, game, ply, cell),
+        st.builds("caro:{}:{}:{}".format, st.sampled_from(["r", "h", "rm", "t", "tm"]), game,
+                  ply),
+        st.builds("caro:p:{}:{}:{}:{}".format, game, ply, window, direction),
+        st.builds("caro:s:{}".format, game),
+        st.builds("caro:{}:{}".format, st.sampled_from(["ca", "cd"]), challenge),
+    )
+
+
+def target_of(custom_id: str) -> tuple[str, int] | None:
+    parts = custom_id.split(":")
+    if len(parts) < 3 or not parts[2].isdigit():
+        return None
+    return ("challenge" if parts[1] in ("ca", "cd") else "game", int(parts[2]))
+
+
+@EXAMPLES
+@given(data=st.data())
+async def test_any_button_id_on_any_board_by_anyone_changes_nothing_it_does_not_name(
+    world: World, data: st.DataObject
+) -> None:
+    message = data.draw(st.sampled_from(world.boards))
+    member = data.draw(st.sampled_from([world.alice, world.bob, world.carol]))
+    custom_id = data.draw(any_button_id(world))
+    # An id naming the game or challenge of the very message it is sent on is a real action
+    # there (or an older drawing of it): the other tests cover those. Everything else names
+    # another board and must act on nothing.
+    assume(target_of(custom_id) not in targets_of(message))
+    before = world.db()
+    shown = [board.snapshot() for board in world.boards]
+    result = await member.click_custom_id(message, custom_id)
+    await assert_refused(world, result, before)
+    assert [board.snapshot() for board in world.boards] == shown

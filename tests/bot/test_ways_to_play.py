@@ -8,9 +8,9 @@ import asyncio
 import re
 from typing import Any
 
+from tests.bot.test_bot_process import cells, refusal
 from tests.conftest import BotHandle, StartBot, text_of
 from tests.db_helpers import player_mark, player_result
-from tests.test_bot_process import cells, refusal
 
 MANAGE_GUILD = 1 << 5
 COMPONENTS_V2 = 1 << 15
@@ -133,6 +133,9 @@ async def test_caro_15x15_with_the_window_and_typed_moves(running_bot: BotHandle
     assert form.callback_type == 9 and form.modal is not None
     bad = await bob.submit_modal(message, form.modal["custom_id"], {"cell": "Z99"})
     assert "There is no cell Z99" in refusal(bad)
+    # Only spaces typed (a client may skip the form's length check): said so, not "cell ?".
+    blank = await bob.submit_modal(message, form.modal["custom_id"], {"cell": "   "})
+    assert "Type a cell, like H8" in refusal(blank)
     form = await bob.click(message, "Type a move")
     typed = await bob.submit_modal(message, form.modal["custom_id"], {"cell": " a1 "})
     assert typed.callback_type == 7
@@ -291,8 +294,14 @@ async def test_any_size_up_to_26x26_is_offered_by_autocomplete(running_bot: BotH
     ]
     typed = await alice.autocomplete("caro challenge", "size", size="20x20k6")
     assert typed.data["choices"] == [{"name": "20x20, 6 in a row", "value": "20x20k6"}]
+    # A size that is not allowed gets one entry saying what is (picking it gets the refusal).
+    twelve = await alice.autocomplete("caro start", "size", size="12")
+    assert twelve.data["choices"] == [{"name": "12x12, 5 in a row", "value": "12"}]
     nonsense = await alice.autocomplete("caro start", "size", size="40x40")
-    assert nonsense.data["choices"] == []
+    assert nonsense.data["choices"] == [
+        {"name": "Sizes: a preset, or rows x columns from 1x1 to 26x26 (like 12x12k5)",
+         "value": "40x40"},
+    ]
     game = await alice.slash("caro start", size="26x26", difficulty="easy")
     assert "**26x26, 5 in a row, freestyle**" in str(text_of(game))
     assert [a["filename"] for a in game.message.attachments] == ["board.png"]

@@ -9,9 +9,11 @@ from typing import Any
 import discord
 import pytest
 
+import bot.cogs  # noqa: F401  (the feature cogs register the buttons the drawing makes)
 from bot import ratings, texts
 from bot.config import MissingTokenError, SettingsError, load_settings
 from bot.games import GameState, load_state
+from bot.items import EMPTY_LABEL
 from bot.model import EndReason, Mode, Seat, Status
 from bot.render import (
     game_content,
@@ -21,7 +23,6 @@ from bot.render import (
     stats_embed,
 )
 from bot.storage import GameRow, MoveRow, RatedRow, Record, Standing, UserStats
-from bot.views import EMPTY_LABEL
 from engine import Mark
 from engine.types import Level
 from tests.discord_double.state import iter_components

@@ -1,4 +1,4 @@
-"""Review findings after issue 5, through the Discord double and the real bot process: stats come
+"""Through the Discord double and the real bot process: stats come
 with the server's leaderboard, every board size offers Resign / Hint / Rematch (5x5 and picture
 boards as Components V2 layouts, which keep working after a restart), and one AI-vs-AI game per
 channel with a Stop button for its starter or a member who may manage messages."""
@@ -10,9 +10,9 @@ import re
 from typing import Any
 
 from bot.ratings import AI_ANCHORS, updated
+from tests.bot.test_bot_process import cells, refusal
 from tests.conftest import BotHandle, StartBot, text_of
 from tests.db_helpers import player_mark
-from tests.test_bot_process import cells, refusal
 
 COMPONENTS_V2 = 1 << 15
 MANAGE_MESSAGES = 1 << 13

@@ -1,0 +1,284 @@
+"""Putting games on their messages: the drawing of a game, posting a new board, redrawing it as
+it changes (never an older position over a newer one), and letting the AI answer on it.
+
+Every feature cog draws through here, so a board looks the same whichever feature changed it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Hashable
+from typing import Any, Protocol
+
+import aiohttp
+import discord
+
+from .games import GameService, GameState
+from .model import Mode
+from .render import board_file, game_content, game_view, uses_image
+from .replies import say
+from .storage import ActiveGameExists
+from .window import Window, initial_window
+
+log = logging.getLogger("caro.bot")
+
+# Interaction tokens last 15 minutes; past this, edits go through the channel message endpoint.
+INTERACTION_EDIT_WINDOW = 14 * 60
+# The HTTP status Discord answers an edit with when the message is a Components V2 layout and
+# the edit is not: the V2 flag can never be taken off a message.
+BAD_REQUEST = 400
+
+# The member an AI search is for: the fair pool serves members, not games, round-robin.
+ai_owner: contextvars.ContextVar[Hashable] = contextvars.ContextVar("ai_owner", default=None)
+
+
+class Host(Protocol):
+    """What Boards needs from the bot."""
+
+    @property
+    def games(self) -> GameService: ...
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None: ...
+
+    def is_closed(self) -> bool: ...
+
+    def get_partial_messageable(
+        self, id: int, *, guild_id: int | None = None, type: Any = None
+    ) -> discord.PartialMessageable: ...
+
+
+def message_parts(
+    state: GameState,
+    *,
+    edit: bool = False,
+    window: Window | None = None,
+    changes: Any = (),
+    layout: bool = False,
+) -> dict[str, Any]:
+    """Keyword arguments that draw a game on a message (send or edit): text, buttons and, on a
+    big board, the picture. `layout` draws even a small board as a Components V2 layout (for a
+    message that already is one)."""
+    view = game_view(state, window=window, changes=changes, layout=layout)
+    parts: dict[str, Any] = {"view": view}
+    if isinstance(view, discord.ui.LayoutView):
+        # The text is a component of the layout; V2 messages carry no content or embeds, and
+        # an edit says so explicitly (a challenge's text turns into a board).
+        if edit:
+            parts.update(content=None, embeds=[])
+    else:
+        parts["content"] = game_content(state, changes=changes)
+    if uses_image(state):
+        picture = board_file(state, window_for(state, window))
+        if edit:
+            parts["attachments"] = [picture]
+        else:
+            parts["file"] = picture
+    return parts
+
+
+def window_for(state: GameState, window: Window | None) -> Window | None:
+    if not state.active or state.mode == Mode.WATCH:
+        return None
+    return (window or initial_window(state.board)).clamp(state.board.rows, state.board.cols)
+
+
+def is_layout(message: discord.Message | None) -> bool:
+    return message is not None and message.flags.components_v2
+
+
+class Boards:
+    def __init__(self, host: Host) -> None:
+        self._host = host
+        self._draw_locks: dict[int, asyncio.Lock] = {}
+        self._drawn_ply: dict[int, int] = {}  # the newest position drawn per running game
+        # Boards that need no layout but whose message already is one (an older version drew a
+        # small board as a V2 layout), as seen on clicks: a redraw through the channel, which
+        # does not see the message, draws them as a layout too.
+        self._layout_messages: set[int] = set()
+
+    def _as_layout(self, message: discord.Message | None) -> bool:
+        if message is None or not is_layout(message):
+            return False
+        self._layout_messages.add(message.id)
+        return True
+
+    @property
+    def games(self) -> GameService:
+        return self._host.games
+
+    async def drawing(
+        self,
+        state: GameState,
+        *,
+        edit: bool = False,
+        window: Window | None = None,
+        message: discord.Message | None = None,
+    ) -> dict[str, Any]:
+        """message_parts, with the rating changes of a finished game; on `message` (the one
+        being edited) as a layout if it already is one."""
+        changes = () if state.active else await self.games.rating_changes(state.id)
+        return message_parts(
+            state, edit=edit, window=window, changes=changes, layout=self._as_layout(message)
+        )
+
+    async def show(
+        self,
+        state: GameState,
+        interaction: discord.Interaction[Any] | None,
+        *,
+        window: Window | None = None,
+    ) -> None:
+        """Draw the game on its message, one drawing of a game at a time, never an older position
+        over a newer one: an edit held back by Discord's 429/5xx retries would otherwise land
+        after later moves and show the player a stale board."""
+        lock = self._draw_locks.setdefault(state.id, asyncio.Lock())
+        async with lock:
+            if state.board.ply < self._drawn_ply.get(state.id, -1):
+                return
+            if state.active:
+                # The game may have ended (resigned, stopped, timed out) since this state was
+                # read, at the same move count: drawing it would bring back a running board.
+                fresh = await self.games.state(state.id)
+                if fresh is not None and not fresh.active:
+                    state = fresh
+            await self._draw(state, interaction, window=window)
+            self._drawn_ply[state.id] = state.board.ply
+        if not state.active:
+            self._draw_locks.pop(state.id, None)
+            self._drawn_ply.pop(state.id, None)
+
+    async def show_quietly(self, state: GameState) -> None:
+        """Redraw a game through the channel; a failed edit is logged, the game is stored."""
+        try:
+            await self.show(state, None)
+        except discord.HTTPException as exc:
+            log.warning("game %d: could not edit its message (%s)", state.id, exc)
+
+    def redraw_if_drawing(self, state: GameState) -> None:
+        """After an answer drew a finished game through its interaction: if an older drawing
+        (the AI's last move) is still on its way to Discord, draw the end again behind it, so
+        the message does not end up showing a running game."""
+        lock = self._draw_locks.get(state.id)
+        if lock is not None and lock.locked():
+            self._host.spawn(self.show(state, None))
+
+    async def _draw(
+        self,
+        state: GameState,
+        interaction: discord.Interaction[Any] | None,
+        *,
+        window: Window | None = None,
+    ) -> None:
+        """Through the interaction while its token lasts (its response is the game's board: the
+        controls check they are on it), else through the channel message endpoint (after a
+        restart, or a late answer)."""
+        changes = () if state.active else await self.games.rating_changes(state.id)
+        if interaction is not None and _age(interaction) < INTERACTION_EDIT_WINDOW:
+            layout = self._as_layout(interaction.message)
+            try:
+                await interaction.edit_original_response(
+                    **message_parts(state, edit=True, window=window, changes=changes, layout=layout)
+                )
+                return
+            except discord.HTTPException as exc:
+                log.warning("game %d: editing via the interaction failed (%s)", state.id, exc)
+        if state.row.message_id is None:
+            log.warning("game %d has no message to edit", state.id)
+            return
+        message = self._host.get_partial_messageable(
+            state.row.channel_id, guild_id=state.row.guild_id
+        ).get_partial_message(state.row.message_id)
+        layout = state.row.message_id in self._layout_messages
+        try:
+            await message.edit(
+                **message_parts(state, edit=True, window=window, changes=changes, layout=layout)
+            )
+        except discord.HTTPException as exc:
+            if exc.status != BAD_REQUEST or layout:
+                raise
+            # A small board once drawn as a V2 layout (by an older version) that nobody clicked
+            # since this process started: draw it as a layout rather than never again.
+            self._layout_messages.add(state.row.message_id)
+            await message.edit(
+                **message_parts(state, edit=True, window=window, changes=changes, layout=True)
+            )
+
+    async def post_new_game(
+        self,
+        interaction: discord.Interaction[Any],
+        create: Callable[[], Awaitable[GameState]],
+        *,
+        busy: str,
+        busy_unposted: str,
+    ) -> GameState | None:
+        """Create a game with `create` and post its board as the answer to `interaction`; None
+        (the user told why with `busy`, given a link to the game in the way, or `busy_unposted`)
+        if a running game holds the slot. A game that cannot be posted is abandoned."""
+        state: GameState | None = None
+        for _ in range(2):
+            try:
+                state = await create()
+                break
+            except ActiveGameExists as exc:
+                running = exc.game
+                if running.message_id is None:
+                    # Its board was never posted (the bot stopped in between): nobody can play
+                    # or watch it, so it must not hold the slot.
+                    await self.games.abandon(running.id)
+                    continue
+                link = jump_link(running.guild_id, running.channel_id, running.message_id)
+                await say(interaction, busy, link=link)
+                return None
+        if state is None:
+            await say(interaction, busy_unposted, link="")
+            return None
+        try:
+            response = await interaction.response.send_message(**message_parts(state))
+            message_id = response.message_id
+            if message_id is None:
+                message_id = (await interaction.original_response()).id
+            await self.games.attach_message(state.id, message_id)
+        except BaseException:
+            await self.games.abandon(state.id)
+            raise
+        return state
+
+    async def ai_turn(
+        self, game_id: int, interaction: discord.Interaction[Any] | None, owner: Hashable
+    ) -> GameState | None:
+        """Let the AI answer in game `game_id` (its search counted as `owner`'s) and draw it;
+        the game after the move, None if the AI did not move."""
+        started = time.monotonic()
+        ai_owner.set(owner)
+        try:
+            state = await self.games.ai_move(game_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            if self._host.is_closed():
+                log.info("game %d: the AI's move is left for the next start", game_id)
+                return None
+            # The game stays on the AI's turn; resume_pending retries it at the next start.
+            log.exception("game %d: the AI could not move", game_id)
+            return None
+        if state is None:
+            return None
+        log.info("game %d: AI moved in %.2fs", game_id, time.monotonic() - started)
+        try:
+            await self.show(state, interaction)
+        except (discord.HTTPException, aiohttp.ClientError) as exc:
+            # Discord kept failing (after discord.py's own retries) or the bot is stopping: the
+            # move is stored, and the next start redraws boards whose last move was the AI's.
+            log.warning("game %d: could not draw the AI's move (%r)", game_id, exc)
+        return state
+
+
+def jump_link(guild_id: int, channel_id: int, message_id: int) -> str:
+    return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
+
+
+def _age(interaction: discord.Interaction[Any]) -> float:
+    return (discord.utils.utcnow() - interaction.created_at).total_seconds()

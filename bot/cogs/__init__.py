@@ -1,0 +1,46 @@
+"""The features of the bot, one cog each: its slash commands (under `/caro`), its buttons and
+their handlers. To add a feature, write a cog module here and list its class in FEATURES; its
+commands join the `/caro` group and its buttons (CaroButton subclasses) are registered."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from discord.ext import commands
+
+from .challenge import ChallengeCog
+from .clocks import ClocksCog
+from .controls import ControlsCog
+from .help import HelpCog
+from .play import PlayCog
+from .settings import SettingsCog
+from .stats import StatsCog
+from .watch import WatchCog
+
+if TYPE_CHECKING:
+    from ..client import CaroBot
+
+# In the order their commands are listed under /caro.
+FEATURES: tuple[Callable[[CaroBot], commands.Cog], ...] = (
+    PlayCog,
+    ChallengeCog,
+    WatchCog,
+    ControlsCog,
+    SettingsCog,
+    StatsCog,
+    HelpCog,
+    ClocksCog,
+)
+
+__all__ = [
+    "FEATURES",
+    "ChallengeCog",
+    "ClocksCog",
+    "ControlsCog",
+    "HelpCog",
+    "PlayCog",
+    "SettingsCog",
+    "StatsCog",
+    "WatchCog",
+]

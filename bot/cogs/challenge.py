@@ -1,0 +1,186 @@
+"""Games between members: `/caro challenge`, its Accept and Decline buttons (the challenger's
+Decline withdraws it), and the challenge message turning into the board when accepted."""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+from typing import TYPE_CHECKING, Any, Self
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from ..games import CHALLENGE_FIRSTS, RULES, GameOptions, UserError, parse_options
+from ..items import ID, Action, CaroButton, on_its_message
+from ..render import challenge_content, challenge_view
+from ..replies import refuse
+from ..slash import choices, option_names, size_suggestions, text
+from ..storage import ChallengeRow
+from ..texts import text_in
+from ..translator import locale_of
+from .common import bot_of
+
+if TYPE_CHECKING:
+    from ..client import CaroBot
+
+log = logging.getLogger("caro.bot")
+
+
+class _Answer(CaroButton, template=r"(?!)"):
+    """An answer to one challenge: caro:<ca|cd>:<challenge>."""
+
+    accept: bool
+
+    def __init__(self, challenge: int, **style: Any) -> None:
+        super().__init__(f"caro:{self.action.value}:{challenge}", **style)
+        self.challenge = challenge
+
+    @classmethod
+    def build(cls, **fields: Any) -> Self:
+        return cls(fields.pop("challenge"), **fields)
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        return cls(int(match["challenge"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        cog = bot_of(interaction).cog(ChallengeCog)
+        try:
+            await cog.answer(interaction, self.challenge, self.custom_id, accept=self.accept)
+        except UserError as exc:
+            await refuse(interaction, exc)
+
+
+class AcceptButton(_Answer, template=rf"caro:ca:(?P<challenge>{ID})"):
+    action = Action.ACCEPT
+    accept = True
+
+
+class DeclineButton(_Answer, template=rf"caro:cd:(?P<challenge>{ID})"):
+    action = Action.DECLINE
+    accept = False
+
+
+class ChallengeCog(commands.Cog, name="Challenge"):
+    def __init__(self, bot: CaroBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name=text("cmdname.challenge"), description=text("cmd.challenge"))
+    @app_commands.rename(**option_names("opponent", "size", "rule", "first"))
+    @app_commands.describe(
+        opponent=text("cmd.challenge.opponent"),
+        size=text("cmd.start.size"),
+        rule=text("cmd.start.rule"),
+        first=text("cmd.challenge.first"),
+    )
+    @app_commands.choices(rule=choices("rule", RULES), first=choices("first", CHALLENGE_FIRSTS))
+    @app_commands.autocomplete(size=size_suggestions)
+    async def challenge(
+        self,
+        interaction: discord.Interaction[Any],
+        opponent: discord.User,
+        size: str | None = None,
+        rule: str | None = None,
+        first: str | None = None,
+    ) -> None:
+        try:
+            options = parse_options(None, size, rule, first, firsts=CHALLENGE_FIRSTS)
+            self.bot.cooldowns.challenge.hit(interaction)
+            await self.post_challenge(
+                interaction, opponent.id, options, opponent_is_bot=opponent.bot
+            )
+        except UserError as exc:
+            await refuse(interaction, exc)
+
+    async def post_challenge(
+        self,
+        interaction: discord.Interaction[Any],
+        opponent_id: int,
+        options: GameOptions,
+        *,
+        opponent_is_bot: bool = False,
+    ) -> None:
+        """Challenge `opponent_id` in the interaction's channel, as its answer; UserError if the
+        challenge cannot be made."""
+        guild_id, channel_id = interaction.guild_id, interaction.channel_id
+        assert guild_id is not None and channel_id is not None  # the /caro group checks this
+        challenge = await self.bot.games.challenge(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            challenger_id=interaction.user.id,
+            opponent_id=opponent_id,
+            opponent_is_bot=opponent_is_bot,
+            options=options,
+            locale=locale_of(interaction),
+        )
+        response = await interaction.response.send_message(
+            challenge_content(challenge),
+            view=challenge_view(challenge),
+            allowed_mentions=discord.AllowedMentions(users=[discord.Object(id=opponent_id)]),
+        )
+        message_id = response.message_id
+        if message_id is None:
+            message_id = (await interaction.original_response()).id
+        await self.bot.games.attach_challenge_message(challenge.id, message_id)
+        log.info("challenge %d: %s -> %s", challenge.id, interaction.user.id, opponent_id)
+
+    async def answer(
+        self,
+        interaction: discord.Interaction[Any],
+        challenge_id: int,
+        custom_id: str,
+        *,
+        accept: bool,
+    ) -> None:
+        games = self.bot.games
+        found = await games.find_challenge(challenge_id)
+        if found is None:
+            raise UserError("click.no_game")
+        # Only on the challenge's own message: an answer sent on another message would bind the
+        # game to that message, even move it to another channel.
+        if not on_its_message(interaction, found.message_id, custom_id):
+            raise UserError("click.wrong_message")
+        challenge, state = await games.answer_challenge(
+            challenge_id, interaction.user.id, accept=accept, rng=random.Random(interaction.id)
+        )
+        if state is None:
+            # Stored as declined either way; the message says who closed it.
+            content = challenge_content(challenge)
+            if interaction.user.id == challenge.challenger_id:
+                content = text_in(
+                    challenge.locale,
+                    "challenge.withdrawn",
+                    challenger=f"<@{challenge.challenger_id}>",
+                    opponent=f"<@{challenge.opponent_id}>",
+                )
+            await interaction.response.edit_message(content=content, view=None)
+            return
+        # The challenge message becomes the board, so the game lives where it was agreed.
+        message = interaction.message
+        if message is not None:
+            await games.attach_message(state.id, message.id)
+            state = await games.state(state.id) or state
+        await interaction.response.edit_message(
+            **await self.bot.boards.drawing(state, edit=True, message=message)
+        )
+        log.info("challenge %d accepted: game %d", challenge.id, state.id)
+
+    async def show_closed(self, challenge: ChallengeRow) -> None:
+        """Redraw a challenge nobody answered in time: its text, no buttons."""
+        if challenge.message_id is None:
+            return
+        message = self.bot.get_partial_messageable(
+            challenge.channel_id, guild_id=challenge.guild_id
+        ).get_partial_message(challenge.message_id)
+        await message.edit(content=challenge_content(challenge), view=None)
+
+
+__all__ = ["AcceptButton", "ChallengeCog", "DeclineButton"]

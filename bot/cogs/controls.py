@@ -1,0 +1,195 @@
+"""The controls under a game: Resign, Hint (against the easy and normal AI) and Rematch, as
+buttons and as their slash twins `/caro resign`, `/caro hint`, `/caro rematch` for members who
+prefer typing."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import TYPE_CHECKING, Any, Self
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from ..boards import ai_owner, jump_link
+from ..games import GameState, UserError
+from ..items import ID, PLY, Action, CaroButton
+from ..model import Mode
+from ..replies import localized, refuse, say
+from ..slash import text
+from ..texts import text_in
+from ..translator import locale_of
+from .challenge import ChallengeCog
+from .common import bot_of, game_on_its_message, participant_state
+from .play import PlayCog
+
+if TYPE_CHECKING:
+    from ..client import CaroBot
+
+log = logging.getLogger("caro.bot")
+
+
+class _GameControl(CaroButton, template=r"(?!)"):
+    """A control of one game at one move count: caro:<action>:<game>:<ply>."""
+
+    def __init__(self, game: int, ply: int, **style: Any) -> None:
+        super().__init__(f"caro:{self.action.value}:{game}:{ply}", **style)
+        self.game, self.ply = game, ply
+
+    @classmethod
+    def build(cls, **fields: Any) -> Self:
+        return cls(fields.pop("game"), fields.pop("ply"), **fields)
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        return cls(int(match["game"]), int(match["ply"]))
+
+
+class ResignButton(_GameControl, template=rf"caro:r:(?P<game>{ID}):(?P<ply>{PLY})"):
+    action = Action.RESIGN
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        try:
+            await game_on_its_message(interaction, self.game, self.custom_id)
+            state = await bot.games.resign(self.game, interaction.user.id, expected_ply=self.ply)
+        except UserError as exc:
+            await refuse(interaction, exc)
+            return
+        await interaction.response.edit_message(
+            **await bot.boards.drawing(state, edit=True, message=interaction.message)
+        )
+        bot.boards.redraw_if_drawing(state)
+
+
+class HintButton(_GameControl, template=rf"caro:h:(?P<game>{ID}):(?P<ply>{PLY})"):
+    action = Action.HINT
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        cog = bot_of(interaction).cog(ControlsCog)
+        try:
+            await game_on_its_message(interaction, self.game, self.custom_id)
+            await cog.hint(interaction, self.game, self.ply)
+        except UserError as exc:
+            await refuse(interaction, exc)
+
+
+class RematchButton(_GameControl, template=rf"caro:rm:(?P<game>{ID}):(?P<ply>{PLY})"):
+    action = Action.REMATCH
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        cog = bot_of(interaction).cog(ControlsCog)
+        try:
+            await game_on_its_message(interaction, self.game, self.custom_id)
+            await cog.rematch(interaction, self.game)
+        except UserError as exc:
+            await refuse(interaction, exc)
+
+
+class ControlsCog(commands.Cog, name="Controls"):
+    def __init__(self, bot: CaroBot) -> None:
+        self.bot = bot
+
+    # ----------------------------------------------------------------- resign
+    @app_commands.command(name=text("cmdname.resign"), description=text("cmd.resign"))
+    async def resign(self, interaction: discord.Interaction[Any]) -> None:
+        guild_id, channel_id = interaction.guild_id, interaction.channel_id
+        assert guild_id is not None and channel_id is not None  # the /caro group checks this
+        running = await self.bot.games.active_game(guild_id, channel_id, interaction.user.id)
+        if running is None:
+            await say(interaction, "error.no_running_game")
+            return
+        try:
+            state = await self.bot.games.resign(running.id, interaction.user.id)
+        except UserError as exc:
+            await refuse(interaction, exc)
+            return
+        link = (
+            jump_link(guild_id, channel_id, running.message_id)
+            if running.message_id is not None
+            else ""
+        )
+        await say(interaction, "resign.done", link=link)
+        await self.bot.boards.show_quietly(state)
+
+    # ----------------------------------------------------------------- hint
+    @app_commands.command(name=text("cmdname.hint"), description=text("cmd.hint"))
+    async def hint_command(self, interaction: discord.Interaction[Any]) -> None:
+        """/caro hint: the Hint button of the member's running game in this channel."""
+        guild_id, channel_id = interaction.guild_id, interaction.channel_id
+        assert guild_id is not None and channel_id is not None
+        game = await self.bot.games.active_game(guild_id, channel_id, interaction.user.id)
+        if game is None:
+            await say(interaction, "error.no_running_game")
+            return
+        try:
+            await self.hint(interaction, game.id, game.ply)
+        except UserError as exc:
+            await refuse(interaction, exc)
+
+    async def hint(self, interaction: discord.Interaction[Any], game: int, ply: int) -> None:
+        """The engine's suggestion for the member's move in `game` at move count `ply`, as a
+        private follow-up; UserError before anything was answered if it cannot be given."""
+        state = await participant_state(interaction, game, ply)
+        if state.mover_id != interaction.user.id:
+            raise UserError("click.not_your_turn")
+        self.bot.cooldowns.hint.hit(interaction)
+        # The engine may think for a while: acknowledge first, answer in the follow-up.
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        ai_owner.set(interaction.user.id)
+        try:
+            hint = await self.bot.games.hint(game, ply, interaction.user.id)
+        except UserError as exc:
+            await interaction.followup.send(localized(interaction, exc), ephemeral=True)
+            return
+        loc = locale_of(interaction)
+        fresh = await self.bot.games.state(game)
+        count = fresh.row.hints if fresh is not None else 1
+        reason = text_in(loc, f"reason.{hint.reason}")
+        await interaction.followup.send(
+            text_in(loc, "hint.text", cell=hint.cell, reason=reason, count=count), ephemeral=True
+        )
+        if fresh is not None:
+            await self.bot.boards.show_quietly(fresh)
+
+    # ----------------------------------------------------------------- rematch
+    @app_commands.command(name=text("cmdname.rematch"), description=text("cmd.rematch"))
+    async def rematch_command(self, interaction: discord.Interaction[Any]) -> None:
+        """/caro rematch: the Rematch button of the member's last game in this channel."""
+        guild_id, channel_id = interaction.guild_id, interaction.channel_id
+        assert guild_id is not None and channel_id is not None
+        game = await self.bot.games.last_game(guild_id, channel_id, interaction.user.id)
+        if game is None:
+            await say(interaction, "error.no_finished_game")
+            return
+        try:
+            await self.rematch(interaction, game.id)
+        except UserError as exc:
+            await refuse(interaction, exc)
+
+    async def rematch(self, interaction: discord.Interaction[Any], game: int) -> None:
+        """The same board again, colours swapped: a new challenge between members, a new game
+        against the AI."""
+        old, options = await self.bot.games.rematch_options(game, interaction.user.id)
+        if old.mode == Mode.PVP:
+            await self.bot.cog(ChallengeCog).post_challenge(
+                interaction, _other_player(old, interaction.user.id), options
+            )
+            return
+        await self.bot.cog(PlayCog).start_game(interaction, options)
+
+
+def _other_player(state: GameState, user_id: int) -> int:
+    other = state.opponent_of(user_id)
+    assert other is not None  # a game between members has both
+    return other
+
+
+__all__ = ["ControlsCog", "HintButton", "RematchButton", "ResignButton"]

@@ -1,0 +1,149 @@
+"""Games between two AIs: `/caro watch`, the game playing itself move by move, and its Stop
+button."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from typing import TYPE_CHECKING, Any, Self
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from ..games import LEVELS, RULES, UserError, parse_options
+from ..items import ID, Action, CaroButton
+from ..replies import refuse
+from ..slash import choices, option_names, size_suggestions, text
+from ..texts import TextId
+from ..translator import locale_of
+from .common import bot_of, game_on_its_message
+
+if TYPE_CHECKING:
+    from ..client import CaroBot
+
+log = logging.getLogger("caro.bot")
+
+
+class StopButton(CaroButton, template=rf"caro:s:(?P<game>{ID})"):
+    """caro:s:<game>: stops a game between two AIs (any drawing of it: stopping needs no
+    position)."""
+
+    action = Action.STOP
+
+    def __init__(self, game: int, **style: Any) -> None:
+        super().__init__(f"caro:s:{game}", **style)
+        self.game = game
+
+    @classmethod
+    def build(cls, **fields: Any) -> Self:
+        return cls(fields.pop("game"), **fields)
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        try:
+            await game_on_its_message(interaction, self.game, self.custom_id)
+            state = await bot.games.stop_watch(
+                self.game,
+                interaction.user.id,
+                may_manage=interaction.permissions.manage_messages,
+            )
+        except UserError as exc:
+            await refuse(interaction, exc)
+            return
+        log.info("game %d: stopped by %s", state.id, interaction.user.id)
+        await interaction.response.edit_message(
+            **await bot.boards.drawing(state, edit=True, message=interaction.message)
+        )
+        bot.boards.redraw_if_drawing(state)
+
+
+class WatchCog(commands.Cog, name="Watch"):
+    def __init__(self, bot: CaroBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name=text("cmdname.watch"), description=text("cmd.watch"))
+    @app_commands.rename(**option_names("x_level", "o_level", "size", "rule"))
+    @app_commands.describe(
+        x_level=text("cmd.watch.x_level"),
+        o_level=text("cmd.watch.o_level"),
+        size=text("cmd.start.size"),
+        rule=text("cmd.start.rule"),
+    )
+    @app_commands.choices(
+        x_level=choices("level", LEVELS),
+        o_level=choices("level", LEVELS),
+        rule=choices("rule", RULES),
+    )
+    @app_commands.autocomplete(size=size_suggestions)
+    async def watch(
+        self,
+        interaction: discord.Interaction[Any],
+        x_level: str | None = None,
+        o_level: str | None = None,
+        size: str | None = None,
+        rule: str | None = None,
+    ) -> None:
+        guild_id, channel_id = interaction.guild_id, interaction.channel_id
+        assert guild_id is not None and channel_id is not None  # the /caro group checks this
+        try:
+            x_options = parse_options(x_level or "normal", size, rule, None)
+            o_options = parse_options(o_level or "hard", size, rule, None)
+            if "adaptive" in (x_options.level, o_options.level):
+                raise UserError(
+                    "error.bad_choice",
+                    value="adaptive",
+                    option=TextId("option.difficulty"),
+                    choices=", ".join(LEVELS),
+                )
+            self.bot.cooldowns.watch.hit(interaction)
+        except UserError as exc:
+            await refuse(interaction, exc)
+            return
+        state = await self.bot.boards.post_new_game(
+            interaction,
+            lambda: self.bot.games.start_watch(
+                guild_id=guild_id,
+                channel_id=channel_id,
+                starter_id=interaction.user.id,
+                x_level=x_options.level,
+                o_level=o_options.level,
+                options=x_options,
+                locale=locale_of(interaction),
+            ),
+            busy="watch.running",
+            busy_unposted="watch.running",
+        )
+        if state is None:
+            return
+        log.info("game %d: AI %s vs AI %s", state.id, x_options.level, o_options.level)
+        self.bot.spawn(self.play_out(state.id, interaction, interaction.user.id))
+
+    async def play_out(
+        self, game_id: int, interaction: discord.Interaction[Any] | None, owner: int
+    ) -> None:
+        """Play a game between two AIs to the end, one move every watch_delay seconds at most;
+        the searches count as `owner`'s (who started it)."""
+        delay = self.bot.settings.watch_delay
+        while True:
+            started = time.monotonic()
+            state = await self.bot.boards.ai_turn(game_id, interaction, owner)
+            if state is None or not state.ai_to_move:
+                # Over, stopped, or the AI could not move (logged; the next start resumes it).
+                return
+            await asyncio.sleep(max(0.0, delay - (time.monotonic() - started)))
+
+
+__all__ = ["StopButton", "WatchCog"]

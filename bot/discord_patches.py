@@ -1,0 +1,73 @@
+"""The few places where discord.py has no public way to do what caro needs; all of them here.
+
+- `point_at`: another REST base and gateway (a proxy, or the local Discord double the tests run
+  against). discord.py reads both from class attributes and offers no setting for them.
+- `filter_repeated_interactions`: Discord may deliver one INTERACTION_CREATE twice (a replayed
+  gateway event); answering it again fails with 40060. Filtering where discord.py parses the
+  event covers commands, buttons and modals alike, whichever handler they would reach.
+- `cancel_ready_timer`: discord.py leaves its READY delay timer running on close; if it fires
+  after the loop is gone it dies with a traceback (a stop within ~2 s of connecting).
+
+tests/bot/test_discord_patches.py checks each of these against the installed discord.py, so an
+upgrade that moves the internals fails there, loudly, instead of silently turning a patch off.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+import discord
+import yarl
+
+log = logging.getLogger("caro.bot")
+
+SEEN_INTERACTIONS = 4096
+
+
+def point_at(api_base: str | None, gateway_url: str | None) -> None:
+    """Send REST calls to `api_base` (".../api/v10") and the first gateway connection to
+    `gateway_url`; None keeps Discord's own."""
+    if api_base:
+        discord.http.Route.BASE = api_base
+    if gateway_url:
+        # Resumes use the URL READY announces; only the first connection needs this.
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
+
+
+class RepeatFilter:
+    """Remembers the latest interaction ids; `first(id)` is False for an id seen before."""
+
+    def __init__(self, size: int = SEEN_INTERACTIONS) -> None:
+        self._seen: OrderedDict[str, None] = OrderedDict()
+        self._size = size
+
+    def first(self, interaction_id: str) -> bool:
+        if interaction_id in self._seen:
+            log.info("ignored a repeated delivery of interaction %s", interaction_id)
+            return False
+        self._seen[interaction_id] = None
+        # Repeats come within seconds; a few thousand ids cover far more than that.
+        if len(self._seen) > self._size:
+            self._seen.popitem(last=False)
+        return True
+
+
+def filter_repeated_interactions(client: discord.Client, repeats: RepeatFilter) -> None:
+    """Drop an INTERACTION_CREATE whose id `repeats` has seen, before discord.py parses it."""
+    parsers: dict[str, Callable[[Any], None]] = client._connection.parsers
+    parse_interaction = parsers["INTERACTION_CREATE"]
+
+    def parse_once(data: Any) -> None:
+        if repeats.first(str(data.get("id"))):
+            parse_interaction(data)
+
+    parsers["INTERACTION_CREATE"] = parse_once
+
+
+def cancel_ready_timer(client: discord.Client) -> None:
+    ready_timer = getattr(client._connection, "_ready_task", None)
+    if ready_timer is not None:
+        ready_timer.cancel()

@@ -1,0 +1,178 @@
+"""The base of every board and challenge button, and what all of them share.
+
+Each action (a cell, resign, hint, rematch, pan, type-a-move, stop, accept, decline) is one
+`discord.ui.DynamicItem` class, kept in the cog of its feature, with a typed template: its fields
+are parsed once, in `from_custom_id`, and the item checks its own preconditions. A click is
+understood from its custom_id alone, so boards keep working after a restart with no view kept
+in memory. The drawing (render.py) asks the class registered for an action to make its button;
+it never imports a cog, so no module imports one that imports it back.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import re
+from collections.abc import Callable
+from typing import Any, ClassVar, Self
+
+import discord
+
+log = logging.getLogger("caro.bot")
+
+EMPTY_LABEL = "\u200b"  # zero-width space: Discord needs a label, an empty cell shows none
+MODAL_FIELD = "cell"  # custom_id of the text input of the "type a move" form
+
+# Shared pieces of the templates: ids without leading zeros (one spelling per id), a ply of at
+# most 3 digits (26x26 = 676 moves).
+ID = r"[1-9][0-9]{0,17}"
+PLY = r"0|[1-9][0-9]{0,2}"
+
+
+class Action(enum.Enum):
+    CELL = "m"
+    RESIGN = "r"
+    HINT = "h"
+    REMATCH = "rm"
+    TYPE_MOVE = "t"
+    PAN = "p"
+    STOP = "s"
+    ACCEPT = "ca"
+    DECLINE = "cd"
+
+
+# Matches no custom_id: only the subclasses, with their own templates, are registered.
+_NO_ID = re.compile(r"(?!)")
+_REGISTRY: dict[Action, type[CaroButton]] = {}
+
+
+class CaroButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_NO_ID):
+    """A button rebuilt from its custom_id alone, which is all a click after a restart brings.
+
+    Subclasses set `action`, a `template` (class keyword), parse their fields in
+    `from_custom_id` and build their id in `custom_id_for`.
+    """
+
+    action: ClassVar[Action]
+    pattern: ClassVar[re.Pattern[str]] = _NO_ID
+
+    def __init_subclass__(cls, *, template: str | re.Pattern[str], **kwargs: Any) -> None:
+        super().__init_subclass__(template=template, **kwargs)
+        cls.pattern = re.compile(template) if isinstance(template, str) else template
+        action = cls.__dict__.get("action")
+        if isinstance(action, Action):
+            _REGISTRY[action] = cls
+
+    def __init__(
+        self,
+        custom_id: str,
+        *,
+        label: str = EMPTY_LABEL,
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+        disabled: bool = False,
+    ) -> None:
+        super().__init__(
+            discord.ui.Button(custom_id=custom_id, label=label, style=style, disabled=disabled)
+        )
+
+    @classmethod
+    def build(cls, **fields: Any) -> Self:
+        """A button for these fields (label, style and disabled among them)."""
+        raise NotImplementedError(f"{cls.__name__} cannot be drawn")
+
+
+def make_button(action: Action, /, **fields: Any) -> discord.ui.Item[Any]:
+    """The button of `action` for these fields, made by the class the feature cog registered."""
+    try:
+        cls = _REGISTRY[action]
+    except KeyError:
+        raise LookupError(
+            f"no button class for {action}: import bot.cogs (the feature cogs) first"
+        ) from None
+    return cls.build(**fields)
+
+
+def registered() -> list[type[CaroButton]]:
+    return list(_REGISTRY.values())
+
+
+def message_carries(message: discord.Message | None, custom_id: str) -> bool:
+    """Whether the message carries a component with this custom_id (only the bot draws
+    components, so such a message is a drawing of the game or challenge the id names)."""
+    if message is None:
+        return False
+    stack: list[Any] = list(message.components)
+    while stack:
+        component = stack.pop()
+        if getattr(component, "custom_id", None) == custom_id:
+            return True
+        stack.extend(getattr(component, "children", ()) or ())
+        inner = getattr(component, "component", None)
+        if inner is not None:
+            stack.append(inner)
+        accessory = getattr(component, "accessory", None)
+        if accessory is not None:
+            stack.append(accessory)
+    return False
+
+
+def on_its_message(
+    interaction: discord.Interaction[Any], stored_message_id: int | None, custom_id: str
+) -> bool:
+    """Whether the click came from the stored message of its game or challenge. Before that
+    message is known (the bot stopped between posting and storing it), a message carrying the
+    clicked id is a drawing of it."""
+    message = interaction.message
+    if message is None:
+        return False
+    if stored_message_id is not None:
+        return message.id == stored_message_id
+    return message_carries(message, custom_id)
+
+
+def match_item(custom_id: str) -> tuple[type[CaroButton], re.Match[str]] | None:
+    for cls in _REGISTRY.values():
+        match = cls.pattern.fullmatch(custom_id)
+        if match is not None:
+            return cls, match
+    return None
+
+
+async def dispatch_undelivered(
+    interaction: discord.Interaction[Any], refuse_forged: Callable[[], Any]
+) -> None:
+    """Answer a component click discord.py did not hand to an item: one of ours whose id is not
+    on the clicked message (an older drawing in the member's client, or a forgery) goes to its
+    item, which explains; anything else is refused as forged. Never left without an answer."""
+    data: Any = interaction.data or {}
+    custom_id = data.get("custom_id")
+    if not isinstance(custom_id, str):
+        await refuse_forged()
+        return
+    found = match_item(custom_id)
+    if found is not None and message_carries(interaction.message, custom_id):
+        return  # discord.py dispatched it to the item already
+    if found is None:
+        log.info("refused an unknown component click %r", custom_id[:100])
+        await refuse_forged()
+        return
+    cls, match = found
+    base = discord.ui.Button[Any](custom_id=custom_id)
+    item = await cls.from_custom_id(interaction, base, match)
+    await item.callback(interaction)
+
+
+__all__ = [
+    "Action",
+    "CaroButton",
+    "EMPTY_LABEL",
+    "ID",
+    "MODAL_FIELD",
+    "PLY",
+    "dispatch_undelivered",
+    "make_button",
+    "match_item",
+    "message_carries",
+    "on_its_message",
+    "registered",
+]

@@ -1,0 +1,47 @@
+"""bot/discord_patches.py leans on discord.py internals where no public way exists. These tests
+run the patches against the installed discord.py: if an upgrade moves an internal, they fail
+here, loudly, instead of the patch silently doing nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+import yarl
+
+from bot import discord_patches
+
+
+def test_the_rest_base_and_gateway_can_be_pointed_elsewhere() -> None:
+    base, gateway = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+    assert isinstance(base, str) and base.endswith("/api/v10")
+    assert isinstance(gateway, yarl.URL)
+    try:
+        discord_patches.point_at("http://127.0.0.1:9/api/v10", "ws://127.0.0.1:9/")
+        route = discord.http.Route("GET", "/users/@me")
+        assert route.url == "http://127.0.0.1:9/api/v10/users/@me"
+        assert yarl.URL("ws://127.0.0.1:9/") == discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+        discord_patches.point_at(None, None)  # None keeps what is set
+        assert discord.http.Route.BASE == "http://127.0.0.1:9/api/v10"
+    finally:
+        discord.http.Route.BASE = base
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway
+
+
+def test_a_repeated_interaction_reaches_discord_py_once() -> None:
+    client = discord.Client(intents=discord.Intents.none())
+    parsers: dict[str, Any] = client._connection.parsers
+    assert "INTERACTION_CREATE" in parsers, "discord.py no longer parses events via .parsers"
+    seen: list[str] = []
+    parsers["INTERACTION_CREATE"] = lambda data: seen.append(data["id"])
+    discord_patches.filter_repeated_interactions(client, discord_patches.RepeatFilter(size=2))
+    for interaction_id in ["1", "1", "2", "1", "3", "1"]:
+        client._connection.parsers["INTERACTION_CREATE"]({"id": interaction_id})
+    # "1" is forgotten after two newer ids: repeats come within seconds, not thousands later.
+    assert seen == ["1", "2", "3", "1"]
+
+
+def test_the_ready_timer_is_where_the_patch_cancels_it() -> None:
+    client = discord.Client(intents=discord.Intents.none())
+    assert hasattr(client._connection, "_ready_task"), "discord.py renamed its READY timer"
+    discord_patches.cancel_ready_timer(client)  # no timer yet: nothing to do, no error
