@@ -21,7 +21,7 @@ from bot.storage import GuildSettings, SqliteStorage, StorageError, open_databas
 from bot.texts import VI, t
 from engine import Mark
 from tests.db_helpers import row_counts
-from tests.test_bot_games import Thinker
+from tests.test_service_games import Thinker
 
 GUILD, CHANNEL = 10, 20
 ALICE, BOB, CAROL, DAVE, ERIN = 30, 40, 50, 60, 70
