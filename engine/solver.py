@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from operator import add
 from types import FrameType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -280,7 +280,7 @@ def _remember(key: tuple[int, int, int, Rule, bytes], answer: _Answer) -> None:
 class _Budget:
     """Counts nodes and watches the clock; raises SolveTimeout when either runs out."""
 
-    __slots__ = ("start", "deadline", "node_limit", "nodes", "next_check", "every")
+    __slots__ = ("start", "deadline", "node_limit", "nodes", "next_check", "every", "ctl", "timer")
 
     def __init__(self, time_limit: float | None, node_limit: int | None) -> None:
         self.every = 64
@@ -289,6 +289,31 @@ class _Budget:
         self.node_limit = node_limit
         self.nodes = 0
         self.next_check = 0
+        self.ctl: np.ndarray[Any, np.dtype[np.int64]] | None = None
+        self.timer: threading.Timer | None = None
+
+    def compiled_control(self) -> np.ndarray[Any, np.dtype[np.int64]]:
+        """The compiled core's control array for this budget: its node limit, and a stop flag
+        that one timer thread raises at the deadline (the core runs without the GIL and reads
+        no clock). One per budget, so a root search of many moves starts one thread, not many."""
+        if self.ctl is None:
+            ctl = self.ctl = np.zeros(core.CTL_SIZE, dtype=np.int64)
+            ctl[core.CTL_NODE_LIMIT] = -1 if self.node_limit is None else self.node_limit
+            if self.deadline is not None:
+                left = self.deadline - time.perf_counter()
+                if left <= 0:
+                    ctl[core.CTL_STOP] = 1
+                else:
+                    self.timer = threading.Timer(left, ctl.__setitem__, (core.CTL_STOP, 1))
+                    self.timer.daemon = True
+                    self.timer.start()
+        return self.ctl
+
+    def close(self) -> None:
+        """Stops the timer thread, if one was started."""
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
 
     def check(self) -> None:
         """Called when nodes reaches next_check; sets the next one."""
@@ -512,29 +537,15 @@ class _CoreTables:
         self, x: int, o: int, ply: int, alpha: int, beta: int, budget: _Budget
     ) -> int:
         """Score of a position that is not over for the side to move; SolveTimeout when the
-        budget runs out (the time limit through a timer thread: the core runs without the GIL)."""
-        ctl = np.zeros(core.CTL_SIZE, dtype=np.int64)
+        budget runs out."""
+        ctl = budget.compiled_control()
         ctl[core.CTL_NODES] = budget.nodes
-        ctl[core.CTL_NODE_LIMIT] = -1 if budget.node_limit is None else budget.node_limit
-        timer: threading.Timer | None = None
-        if budget.deadline is not None:
-            left = budget.deadline - time.perf_counter()
-            if left <= 0:
-                budget.nodes += 1
-                budget.raise_timeout()
-            timer = threading.Timer(left, ctl.__setitem__, (core.CTL_STOP, 1))
-            timer.daemon = True
-            timer.start()
-        try:
-            score = core.search_position(
-                np.uint64(x), np.uint64(o), ply, alpha, beta,
-                self.cells, self.rule, self.wmask, self.wbefore, self.wafter, self.order,
-                self.perms, self.inverse, self.symbit,
-                self.tt_x, self.tt_o, self.tt_lo, self.tt_hi, self.tt_move, self.tt_depth, ctl,
-            )
-        finally:
-            if timer is not None:
-                timer.cancel()
+        score = core.search_position(
+            np.uint64(x), np.uint64(o), ply, alpha, beta,
+            self.cells, self.rule, self.wmask, self.wbefore, self.wafter, self.order,
+            self.perms, self.inverse, self.symbit,
+            self.tt_x, self.tt_o, self.tt_lo, self.tt_hi, self.tt_move, self.tt_depth, ctl,
+        )
         budget.nodes = int(ctl[core.CTL_NODES])
         if ctl[core.CTL_ABORTED]:
             budget.raise_timeout()
@@ -741,7 +752,17 @@ def _answer(
     if board.is_over():
         raise ValueError("the game is over: there is nothing left to solve")
     budget = _Budget(time_limit, node_limit)
+    try:
+        return _answer_within(board, budget, value_only=value_only, every_best=every_best)
+    finally:
+        budget.close()
+
+
+def _answer_within(
+    board: Board, budget: _Budget, *, value_only: bool, every_best: bool
+) -> tuple[int, tuple[Cell, ...], _Budget]:
     spec = _spec(board)
+    time_limit = None if budget.deadline is None else budget.deadline - budget.start
     memo_key = _memo_key(board)
     known = _MEMO.get(memo_key)
     if (
