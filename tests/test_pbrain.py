@@ -510,9 +510,13 @@ def test_a_new_command_interrupts_the_search(
     # The abandoned move is never sent; the new command is answered straight away.
     assert brain.answer(timeout=10) == "OK"
     assert time.perf_counter() - sent < 5
+    # The next search waits for the abandoned one to end: it must have ended, not run on for
+    # the minute it was given.
+    sent = time.perf_counter()
     brain.send("INFO timeout_turn 500", "BEGIN")
     row, col = xy(str(brain.answer()))
     assert 0 <= row < 10 and 0 <= col < 10
+    assert time.perf_counter() - sent < 5
     brain.send("END")
     assert brain.proc.wait(timeout=10) == 0
 

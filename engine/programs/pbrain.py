@@ -174,6 +174,8 @@ class Brain:
     # Set when stdin is read by a CommandReader: the search then runs in a thread that a new
     # command can cut short, and the move's time counts from the command's arrival.
     reader: CommandReader | None = None
+    # The last search cut short, if it may still be unwinding (see think).
+    abandoned: threading.Thread | None = None
 
     @property
     def rule(self) -> Rule:
@@ -415,6 +417,12 @@ class Brain:
         seconds = move_time(
             self.timeout_turn, self.timeout_match, self.time_left, len(board.legal_moves)
         )
+        if self.abandoned is not None:
+            # Two searches at once would share the engine's tables from two threads; the cut
+            # one ends at its next Python step, at worst at its own time limit. The wait counts
+            # against this move's time like everything since the command arrived.
+            self.abandoned.join()
+            self.abandoned = None
         if self.reader is not None:
             spent = time.perf_counter() - self.reader.received
             seconds = max(MIN_THINK, seconds - spent)
@@ -460,6 +468,7 @@ class Brain:
         reader.stop_thinking()
         if not done.is_set():
             _interrupt(thread)
+            self.abandoned = thread
             return None
         result = outcome[0]
         if isinstance(result, BaseException):
