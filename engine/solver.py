@@ -33,6 +33,11 @@ forgets it all.
 
 The rules are evaluated on bitboards for speed (Board.push validates and builds tuples on every
 call); tests check them against Board on every rule.
+
+Boards of up to COMPILED_MAX_CELLS (64) cells are searched by the compiled core in
+engine._solver_core (numba): the same search over uint64 bitboards, with its own transposition
+table per spec (numpy arrays, two slots per bucket). The pure-Python _Searcher below handles
+larger boards and is the reference the compiled core is tested against.
 """
 
 from __future__ import annotations
