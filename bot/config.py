@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from dotenv import load_dotenv
 
-from .texts import t
+from .console import console_text
 
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
@@ -67,20 +67,20 @@ def load_settings(environ: Mapping[str, str] | None = None, *, dotenv: bool = Tr
 
     token = get("DISCORD_TOKEN")
     if not token:
-        raise MissingTokenError(t("console.no_token"))
+        raise MissingTokenError(console_text("no_token"))
 
     guild_id: int | None = None
     if get("DISCORD_GUILD_ID"):
         raw = get("DISCORD_GUILD_ID")
         if not raw.isdigit():
-            problem = t("console.not_a_number", value=raw)
-            raise SettingsError(t("console.bad_setting", name="DISCORD_GUILD_ID", problem=problem))
+            problem = console_text("not_a_number", value=raw)
+            raise SettingsError(console_text("bad_setting", name="DISCORD_GUILD_ID", problem=problem))
         guild_id = int(raw)
 
     level_name = (get("CARO_LOG_LEVEL") or "INFO").upper()
     if level_name not in _LOG_LEVELS:
-        problem = t("console.bad_log_level", value=level_name)
-        raise SettingsError(t("console.bad_setting", name="CARO_LOG_LEVEL", problem=problem))
+        problem = console_text("bad_log_level", value=level_name)
+        raise SettingsError(console_text("bad_setting", name="CARO_LOG_LEVEL", problem=problem))
 
     def optional_seconds(name: str, below: float) -> float | None:
         """Seconds from 0 (excluded) to `below`; None when the setting is absent."""
@@ -92,8 +92,8 @@ def load_settings(environ: Mapping[str, str] | None = None, *, dotenv: bool = Tr
         except ValueError:
             value = -1.0
         if not 0 < value < below:
-            problem = t("console.not_positive", value=raw)
-            raise SettingsError(t("console.bad_setting", name=name, problem=problem))
+            problem = console_text("not_positive", value=raw)
+            raise SettingsError(console_text("bad_setting", name=name, problem=problem))
         return value
 
     def seconds(name: str, default: float) -> float:
@@ -108,7 +108,7 @@ def load_settings(environ: Mapping[str, str] | None = None, *, dotenv: bool = Tr
             command = tuple(parse_command(get("CARO_ENGINE_CMD")))
         except ValueError as error:
             raise SettingsError(
-                t("console.bad_setting", name="CARO_ENGINE_CMD", problem=str(error))
+                console_text("bad_setting", name="CARO_ENGINE_CMD", problem=str(error))
             ) from None
         rating_raw = get("CARO_ENGINE_RATING") or "2200"
         try:
@@ -116,8 +116,10 @@ def load_settings(environ: Mapping[str, str] | None = None, *, dotenv: bool = Tr
         except ValueError:
             rating = -1.0
         if not 0 < rating < 4000:
-            problem = t("console.not_positive", value=rating_raw)
-            raise SettingsError(t("console.bad_setting", name="CARO_ENGINE_RATING", problem=problem))
+            problem = f"expected a rating above 0 and below 4000, got {rating_raw!r}"
+            raise SettingsError(
+                console_text("bad_setting", name="CARO_ENGINE_RATING", problem=problem)
+            )
         engine = ExternalEngineSettings(
             command=command,
             name=get("CARO_ENGINE_NAME")[:50] or "external engine",

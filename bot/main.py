@@ -16,7 +16,7 @@ import yarl
 
 from .client import CaroBot
 from .config import Settings, SettingsError, load_settings
-from .texts import t
+from .console import console_text
 
 log = logging.getLogger("caro.bot")
 
@@ -75,10 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         asyncio.run(run(settings))
     except discord.LoginFailure:
-        print(t("console.bad_token"), file=sys.stderr)
+        print(console_text("bad_token"), file=sys.stderr)
         return 1
     except discord.PrivilegedIntentsRequired:
-        print(t("console.privileged_intents"), file=sys.stderr)
+        print(console_text("privileged_intents"), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         # A second Ctrl-C while shutting down: already stopping, nothing left to report.

@@ -1,5 +1,6 @@
 """Slash command names, descriptions and choices in the user's language, through discord.py's
-Translator: each text in bot/commands.py carries its id, looked up here per Discord locale."""
+Translator: each text in the command definitions carries its id, looked up here per Discord
+locale in the same catalogues as every other text (bot/locales)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,19 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from .texts import CATALOGUES, DEFAULT_LOCALE
-
-# Discord locales the bot has a catalogue for (English is the default, sent as the base text).
-TRANSLATED: dict[discord.Locale, str] = {discord.Locale.vietnamese: "vi"}
+from . import texts
+from .catalogue import Catalogues
+from .texts import DEFAULT_LOCALE
 
 
 class CatalogueTranslator(app_commands.Translator):
+    """Every Discord locale with a catalogue gets its names and descriptions from it; for the
+    others (English included) Discord shows the English base text. Adding a catalogue file adds
+    the language here too."""
+
+    def __init__(self, catalogues: Catalogues | None = None) -> None:
+        self.catalogues = catalogues if catalogues is not None else texts.LOADED
+
     async def translate(
         self,
         string: app_commands.locale_str,
@@ -22,10 +29,11 @@ class CatalogueTranslator(app_commands.Translator):
         context: app_commands.TranslationContextTypes,
     ) -> str | None:
         key = string.extras.get("key")
-        language = TRANSLATED.get(locale)
-        if key is None or language is None:
-            return None  # Discord shows the English text
-        return CATALOGUES[language].get(key)
+        if key is None:
+            return None
+        translated = self.catalogues.lookup(locale.value)
+        # None: Discord shows the English text (also for an id not translated yet).
+        return translated.get(key) if translated is not None else None
 
 
 def locale_of(interaction: discord.Interaction[Any]) -> str:

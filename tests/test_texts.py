@@ -1,0 +1,399 @@
+"""Translations: the gettext catalogues in bot/locales, their check, the tools that keep them
+whole, the command translator, the English-only console messages and /caro help."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import tomllib
+from pathlib import Path
+
+import discord
+import pytest
+from babel.messages.catalog import Catalog
+from discord import app_commands
+
+from bot import catalogue, console, games, help_text, ratings, texts
+from bot.catalogue import CatalogueError, load, problems
+from bot.config import SettingsError, load_settings
+from bot.render import help_embed
+from bot.translator import CatalogueTranslator
+from engine.types import Level, Rule
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCALES = ROOT / "bot" / "locales"
+
+
+def _copy_locales(tmp_path: Path) -> Path:
+    target = tmp_path / "locales"
+    shutil.copytree(LOCALES, target)
+    return target
+
+
+def _write_language(directory: Path, locale: str, translate: dict[str, str]) -> Path:
+    """A catalogue for `locale` with every id of the template; `translate` maps an id to its
+    text, the others a copy of the English."""
+    source = load(directory).source
+    catalog = Catalog(locale=locale.split("_")[0], domain=catalogue.DOMAIN)
+    for key, english in source.items():
+        catalog.add(english, translate.get(key, english), context=key)
+    path = catalogue.catalogue_path(directory, locale)
+    catalogue._write(path, catalog)
+    return path
+
+
+# ------------------------------------------------------------------ the shipped catalogues
+
+
+def test_every_locale_has_every_key_with_the_same_placeholders_and_no_extra() -> None:
+    assert "vi" in texts.LOADED.translations
+    for locale, translated in texts.LOADED.translations.items():
+        assert set(translated) == set(texts.EN), locale
+        for key, text in translated.items():
+            assert catalogue.placeholders(text) == catalogue.placeholders(texts.EN[key]), key
+    assert problems(texts.LOADED) == []
+
+
+def test_the_check_command_passes_on_the_shipped_catalogues(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert catalogue._main(["check"]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_vietnamese_command_names_are_unchanged() -> None:
+    names = {key: texts.text_in("vi", key) for key in texts.EN if key.startswith("cmdname.")}
+    assert names == {
+        "cmdname.caro": "caro",
+        "cmdname.start": "bắt-đầu",
+        "cmdname.challenge": "thách-đấu",
+        "cmdname.watch": "xem-máy-đấu",
+        "cmdname.resign": "đầu-hàng",
+        "cmdname.hint": "gợi-ý",
+        "cmdname.rematch": "đấu-lại",
+        "cmdname.settings": "cài-đặt",
+        "cmdname.stats": "thống-kê",
+        "cmdname.leaderboard": "bảng-xếp-hạng",
+        "cmdname.help": "hướng-dẫn",
+    }
+
+
+def test_text_in_picks_the_catalogue_of_the_locale_and_falls_back_to_english() -> None:
+    assert texts.t("game.turn", user="A", mark="X") == "A to move (X)."
+    assert texts.text_in("vi", "game.turn", user="A", mark="X") == "Đến lượt A (X)."
+    assert texts.text_in("vi-VN", "game.turn", user="A", mark="X") == "Đến lượt A (X)."
+    assert texts.text_in("en-GB", "game.turn", user="A", mark="X") == "A to move (X)."
+    assert texts.text_in("ja", "game.turn", user="A", mark="X") == "A to move (X)."
+    option = texts.TextId("option.size")
+    assert "cỡ bàn" in texts.text_in("vi", "error.bad_choice", value="7", option=option, choices="")
+    with pytest.raises(KeyError):
+        texts.text_in("vi", "no.such.text")
+
+
+def test_console_messages_are_english_and_not_in_the_player_catalogues() -> None:
+    assert not [key for key in texts.EN if key.startswith("console.")]
+    for key in console.MESSAGES:
+        assert key not in texts.EN and f"console.{key}" not in texts.EN
+    with pytest.raises(SettingsError) as refused:
+        load_settings({"DISCORD_TOKEN": "x", "DISCORD_GUILD_ID": "abc"})
+    assert str(refused.value) == (
+        "Setting DISCORD_GUILD_ID is invalid: expected a whole number, got 'abc'"
+    )
+
+
+def test_catalogue_files_are_package_data_of_the_wheel() -> None:
+    """Every file under bot/locales matches a package-data pattern, so `pip install` ships it."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = config["tool"]["setuptools"]["package-data"]["bot"]
+    bot_dir = ROOT / "bot"
+    shipped = {path for pattern in patterns for path in bot_dir.glob(pattern)}
+    present = {path for path in LOCALES.rglob("*") if path.is_file()}
+    assert present and present <= shipped
+    assert any(path.suffix == ".po" for path in present)
+
+
+# ------------------------------------------------------------------ adding a language
+
+
+def test_adding_a_language_is_adding_a_file(tmp_path: Path) -> None:
+    directory = _copy_locales(tmp_path)
+    _write_language(directory, "ja", {"game.turn": "{user} の番です ({mark})"})
+    _write_language(directory, "pt_BR", {"button.resign": "Desistir"})
+    loaded = load(directory)
+    assert set(loaded.translations) == {"vi", "ja", "pt_BR"}
+    assert problems(loaded) == []
+    japanese = loaded.lookup("ja")
+    assert japanese is not None and japanese["game.turn"] == "{user} の番です ({mark})"
+    # Discord spells it pt-BR, gettext pt_BR.
+    brazilian = loaded.lookup("pt-BR")
+    assert brazilian is not None and brazilian["button.resign"] == "Desistir"
+    assert loaded.lookup("en-US") is None and loaded.lookup("fr") is None
+    # A file for a language serves each of its regions Discord has.
+    _write_language(directory, "es", {"button.resign": "Rendirse"})
+    spanish = load(directory)
+    for locale in ("es-ES", "es-419"):
+        found = spanish.lookup(locale)
+        assert found is not None and found["button.resign"] == "Rendirse"
+
+
+async def test_the_translator_serves_a_new_language_from_its_file(tmp_path: Path) -> None:
+    directory = _copy_locales(tmp_path)
+    _write_language(directory, "ja", {"cmdname.start": "開始", "cmd.start": "AIと対局する"})
+    translator = CatalogueTranslator(load(directory))
+    context = app_commands.TranslationContext(
+        location=app_commands.TranslationContextLocation.command_name, data=None
+    )
+    name = app_commands.locale_str("start", key="cmdname.start")
+    assert await translator.translate(name, discord.Locale.japanese, context) == "開始"
+    assert await translator.translate(name, discord.Locale.vietnamese, context) == "bắt-đầu"
+    # English is the base text Discord already has; a language with no file stays English.
+    assert await translator.translate(name, discord.Locale.american_english, context) is None
+    assert await translator.translate(name, discord.Locale.french, context) is None
+    untagged = app_commands.locale_str("start")
+    assert await translator.translate(untagged, discord.Locale.japanese, context) is None
+
+
+async def test_the_default_translator_uses_the_shipped_catalogues() -> None:
+    context = app_commands.TranslationContext(
+        location=app_commands.TranslationContextLocation.other, data=None
+    )
+    text = app_commands.locale_str("Start a game", key="cmd.start")
+    translated = await CatalogueTranslator().translate(text, discord.Locale.vietnamese, context)
+    assert translated == "Bắt đầu một ván với máy trong kênh này"
+
+
+# ------------------------------------------------------------------ the check finds defects
+
+
+def test_the_check_reports_every_kind_of_defect(tmp_path: Path) -> None:
+    directory = _copy_locales(tmp_path)
+    path = _write_language(
+        directory,
+        "de",
+        {
+            "game.turn": "{spieler} ist dran ({mark})",  # a placeholder renamed
+            "cmdname.start": "Starte Spiel",  # not a Discord command name
+            "cmd.start": "x" * 101,  # too long for Discord
+            "game.clock": "",  # untranslated
+        },
+    )
+    catalog = catalogue._read(path)
+    catalog.add("Gone", "Weg", context="no.longer.used")
+    message = catalog.get(texts.EN["game.hints"], context="game.hints")
+    assert message is not None
+    message.flags.add("fuzzy")
+    catalogue._write(path, catalog)
+    found = problems(load(directory))
+    assert "de: game.clock: not translated" in found
+    assert any(line.startswith("de: game.turn: placeholders ['mark', 'spieler']") for line in found)
+    assert any(
+        line.startswith("de: cmdname.start: 'Starte Spiel' is not a Discord") for line in found
+    )
+    assert "de: cmd.start: 101 characters; Discord allows 1-100" in found
+    assert any(line.startswith("de: no.longer.used: not in caro.pot") for line in found)
+    assert any(line.startswith("de: game.hints: marked fuzzy") for line in found)
+    assert len(found) == 6
+    assert catalogue._main(["--dir", str(directory), "check"]) == 1
+
+
+def test_untranslated_and_fuzzy_texts_show_in_english(tmp_path: Path) -> None:
+    directory = _copy_locales(tmp_path)
+    path = _write_language(directory, "de", {"game.clock": "", "game.hints": "Tipps: {count}."})
+    catalog = catalogue._read(path)
+    message = catalog.get(texts.EN["game.hints"], context="game.hints")
+    assert message is not None
+    message.flags.add("fuzzy")
+    catalogue._write(path, catalog)
+    german = load(directory).lookup("de")
+    assert german is not None
+    assert "game.clock" not in german and "game.hints" not in german
+    assert "button.resign" in german
+
+
+def test_a_malformed_catalogue_is_refused_with_its_file(tmp_path: Path) -> None:
+    directory = _copy_locales(tmp_path)
+    broken = catalogue.catalogue_path(directory, "vi")
+    broken.write_text('msgctxt "a"\nmsgid "x"\nmsgstr "y"\nmsgtxt "b"\n', encoding="utf-8")
+    with pytest.raises(CatalogueError, match="caro.po"):
+        load(directory)
+    no_id = catalogue.catalogue_path(directory, "vi")
+    no_id.write_text('msgid "Resign"\nmsgstr "Chịu thua"\n', encoding="utf-8")
+    with pytest.raises(CatalogueError, match="without msgctxt"):
+        load(directory)
+
+
+# ------------------------------------------------------------------ maintenance tools
+
+
+OLD_STYLE_TEXTS = """
+EN: dict[str, str] = {
+    "console.no_token": "No token.",
+    "console.db_locked": "The database {path} is locked.",
+    "game.turn": "{user} to move ({mark}).",
+    "cooldown.wait": "Slow down: try again {when}.",
+}
+VI: dict[str, str] = {
+    "console.no_token": "Không có token.",
+    "console.db_locked": "Cơ sở dữ liệu {path} bị khóa.",
+    "game.turn": "Đến lượt {user} ({mark}).",
+    "cooldown.wait": "Chậm lại: thử lại {when}.",
+}
+CATALOGUES = {"en": EN, "vi": VI}
+"""
+
+
+def test_import_legacy_brings_new_ids_of_an_old_texts_module(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    directory = _copy_locales(tmp_path)
+    old = tmp_path / "texts.py"
+    old.write_text(OLD_STYLE_TEXTS, encoding="utf-8")
+    assert catalogue._main(["--dir", str(directory), "import-legacy", str(old)]) == 0
+    out = capsys.readouterr().out
+    assert "added cooldown.wait" in out
+    # A console message is the operator's: named for bot/console.py, never a player text.
+    assert "not imported: console.db_locked is a console message" in out
+    assert "console.no_token" not in out
+    loaded = load(directory)
+    assert loaded.source["cooldown.wait"] == "Slow down: try again {when}."
+    vietnamese = loaded.lookup("vi")
+    assert vietnamese is not None and vietnamese["cooldown.wait"] == "Chậm lại: thử lại {when}."
+    assert problems(loaded) == []
+    assert not [key for key in loaded.source if key.startswith("console.")]
+    # Running it again changes nothing.
+    before = catalogue.catalogue_path(directory, "vi").read_bytes()
+    assert catalogue._main(["--dir", str(directory), "import-legacy", str(old)]) == 0
+    assert catalogue.catalogue_path(directory, "vi").read_bytes() == before
+
+
+def test_add_puts_an_id_in_every_language_untranslated_where_not_given(tmp_path: Path) -> None:
+    directory = _copy_locales(tmp_path)
+    _write_language(directory, "ja", {})
+    code = catalogue._main(
+        [
+            "--dir",
+            str(directory),
+            "add",
+            "game.draw_offer",
+            "{user} offers a draw.",
+            "vi={user} mời hòa.",
+        ]
+    )
+    assert code == 0
+    loaded = load(directory)
+    assert loaded.lookup("vi") == {**texts.VI, "game.draw_offer": "{user} mời hòa."}
+    assert problems(loaded) == ["ja: game.draw_offer: not translated"]
+
+
+def test_reword_keeps_the_translation_marked_fuzzy_until_checked(tmp_path: Path) -> None:
+    directory = _copy_locales(tmp_path)
+    marked = catalogue.reword(directory, "game.clock", "The clock runs out {when}.")
+    assert marked == ["vi"]
+    loaded = load(directory)
+    assert loaded.source["game.clock"] == "The clock runs out {when}."
+    assert list(loaded.source) == list(texts.EN)  # the file keeps its order
+    vietnamese = loaded.lookup("vi")
+    assert vietnamese is not None and "game.clock" not in vietnamese
+    assert problems(loaded) == [
+        "vi: game.clock: marked fuzzy (check the translation, then unmark it)"
+    ]
+    with pytest.raises(KeyError):
+        catalogue.reword(directory, "no.such.text", "x")
+
+
+# ------------------------------------------------------------------ /caro help
+
+
+def _help(locale: str) -> str:
+    return "\n".join(f"{title}\n{body}" for title, body in help_text.help_sections(locale))
+
+
+@pytest.mark.parametrize("locale", ["en-US", "vi"])
+def test_help_mentions_every_level_preset_rule_and_subcommand(locale: str) -> None:
+    text = _help(locale)
+    for level in Level:
+        assert texts.text_in(locale, f"level.{level.value}") in text, level
+        assert f"{ratings.AI_ANCHORS[level.value]:g}" in text, level
+    assert texts.text_in(locale, "level.adaptive") in text
+    for preset in games.SIZES:
+        assert f"`{preset}`" in text, preset
+    for rule in Rule:
+        assert texts.text_in(locale, f"rule.{rule.value}") in text, rule
+    for name in help_text.subcommands():
+        assert f"**{help_text.command(locale, name)}**" in text, name
+    # Big and typed sizes, the largest board and the typed-move button.
+    assert "26x26" in text and "12x12k4" in text
+    assert texts.text_in(locale, "button.type") in text
+
+
+def test_help_lists_exactly_the_subcommands_of_the_caro_group() -> None:
+    from bot.commands import caro_group
+
+    assert sorted(help_text.subcommands()) == sorted(c.name for c in caro_group.commands)
+
+
+def test_both_languages_carry_the_same_facts() -> None:
+    english, vietnamese = _help("en-US"), _help("vi")
+    facts = ["3x3", "15x15", "19x19", "26x26", "800", "2000", "1200", "K=32", "H8"]
+    for fact in facts:
+        assert fact in english and fact in vietnamese, fact
+    assert "/caro bắt-đầu" in vietnamese and "/caro start" in english
+    assert len(help_text.help_sections("en-US")) == len(help_text.help_sections("vi"))
+
+
+def test_help_follows_the_facts_it_is_built_from(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(help_text.SIZES, "7x7", (7, 7, 5))
+    monkeypatch.setitem(help_text.AI_ANCHORS, "hard", 1650.0)
+    monkeypatch.setattr(help_text, "MAX_SIDE", 30)
+    for locale in ("en-US", "vi"):
+        text = _help(locale)
+        assert "`7x7`" in text and "1650" in text and "30x30" in text
+        assert "1600" not in text
+
+
+def test_help_fits_one_discord_embed() -> None:
+    for locale in ("en-US", "vi"):
+        embed = help_embed(locale).to_dict()
+        fields = embed.get("fields", [])
+        assert embed["title"] == texts.text_in(locale, "help.title")
+        assert texts.text_in(locale, "help.game") == embed["description"]
+        assert len(fields) <= 25 and len(embed["description"]) <= 4096
+        for field in fields:
+            assert 1 <= len(field["name"]) <= 256 and 1 <= len(field["value"]) <= 1024
+        total = (
+            len(embed["title"])
+            + len(embed["description"])
+            + sum(len(f["name"]) + len(f["value"]) for f in fields)
+        )
+        assert total <= 6000
+
+
+# Functions that take a text id (text_in and tr as their locale's translator): a literal id in a
+# call to one of them must be in the catalogues, so a branch that adds a text in code but not in
+# bot/locales fails here rather than in front of a player.
+TEXT_ID_FUNCTIONS = {"t", "text_in", "tr", "_s", "UserError", "TextId"}
+
+
+def _literal_text_ids(path: Path) -> list[tuple[int, str]]:
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+        if name not in TEXT_ID_FUNCTIONS:
+            continue
+        for arg in node.args[:2]:
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and "." in arg.value:
+                found.append((node.lineno, arg.value))
+    return found
+
+
+def test_every_literal_text_id_in_the_bot_is_in_the_catalogues() -> None:
+    used = {
+        (str(path.relative_to(ROOT)), line, key)
+        for path in sorted((ROOT / "bot").rglob("*.py"))
+        for line, key in _literal_text_ids(path)
+    }
+    assert len(used) > 50  # the scan sees the bot's calls at all
+    assert sorted(entry for entry in used if entry[2] not in texts.EN) == []
