@@ -170,6 +170,12 @@ class CaroBot(PlayFlows, discord.Client):
         if self._released:
             return
         self._released = True
+        # A READY that arrived while close() ran starts discord.py's 2 s READY timer after
+        # close() looked for it; waiting below for the AI workers (still warming up) can outlast
+        # it, and when it fires on the closed client it dies with a traceback.
+        ready_timer = getattr(self._connection, "_ready_task", None)
+        if ready_timer is not None:
+            ready_timer.cancel()
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
