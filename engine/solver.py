@@ -847,8 +847,8 @@ def perfect_move(
 
 
 def warm_up() -> None:
-    """Load the compiled core (compiling it on the first run on a machine, ~5 s; then it is
-    read from numba's on-disk cache, ~0.2 s), so no player's move pays for it."""
+    """Load the compiled core (compiling it on the first run on a machine, ~3 s; then it is
+    read from numba's on-disk cache, ~0.4 s with the import), so no player's move pays for it."""
     geo = _geometry(3, 4, 3, Rule.FREESTYLE)
     tables = _CoreTables(geo, 4)
     tables.search(1, 2, 2, -1, 1, _Budget(None, None))
