@@ -325,6 +325,8 @@ def test_move_time_uses_the_whole_turn_or_a_share_of_the_match_clock() -> None:
     assert move_time(30_000, 180_000, 60_000, 200) == pytest.approx(59.9 / 25 * 0.98 - 0.03)
     # Late in the game fewer moves remain, so a bigger share of the clock is allowed.
     assert move_time(30_000, 180_000, 10_000, 4) == pytest.approx(9.9 / 2 * 0.98 - 0.03)
+    # Before the first INFO time_left, the whole match clock is what is left.
+    assert move_time(30_000, 10_000, None, 200) == pytest.approx(9.9 / 25 * 0.98 - 0.03)
     # The turn limit still caps the share when the match clock is generous.
     assert move_time(2000, 1_000_000, 900_000, 200) == pytest.approx(2 * 0.98 - 0.03)
     assert move_time(30_000, 180_000, 0, 100) == pytest.approx(0.02)

@@ -83,8 +83,10 @@ def move_time(
     less what the answer needs to get back to the manager."""
     # timeout_turn 0 means "as fast as possible"; timeout_match 0 means no match limit.
     limit = timeout_turn_ms / 1000 if timeout_turn_ms > 0 else MIN_THINK
-    if timeout_match_ms > 0 and time_left_ms is not None:
-        left = max(0.0, time_left_ms / 1000 - MATCH_RESERVE)
+    if timeout_match_ms > 0:
+        # Until the manager says how much is left, the whole match clock is.
+        left_ms = timeout_match_ms if time_left_ms is None else time_left_ms
+        left = max(0.0, left_ms / 1000 - MATCH_RESERVE)
         moves_left = max(1, min(MOVES_LEFT_GUESS, math.ceil(empty_cells / 2)))
         limit = min(limit, left / moves_left)
     return max(MIN_THINK, limit * (1 - LATENCY_SHARE) - LATENCY)
