@@ -146,6 +146,10 @@ class CaroBot(commands.Bot):
         if self._released:
             return
         self._released = True
+        # A READY that arrived while close() ran starts discord.py's 2 s READY timer after
+        # close() looked for it; waiting below for the AI workers (still warming up) can outlast
+        # it, and when it fires on the closed client it dies with a traceback.
+        discord_patches.cancel_ready_timer(self)
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

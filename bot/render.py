@@ -462,17 +462,5 @@ def _games(standing: Standing | None) -> int:
     return 0 if standing is None or standing.record is None else standing.record.games
 
 
-def help_embed(locale: str = "en-US") -> discord.Embed:
-    # Imported here: help_text reads this module's MAX_BUTTON_SIDE.
-    from .help_text import help_sections
-
-    tr = _translator(locale)
-    (_, introduction), *sections = help_sections(locale)
-    embed = discord.Embed(title=tr("help.title"), description=introduction)
-    for title, body in sections:
-        embed.add_field(name=title, value=body, inline=False)
-    return embed
-
-
 def _translator(locale: str) -> Translate:
     return functools.partial(text_in, locale)
