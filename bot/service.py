@@ -15,13 +15,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
 from engine import Board, IllegalMoveError, InvalidMoveError, Mark, Rule
+from engine.external import supports
 from engine.notation import SizeError, cell_name
 from engine.notation import parse_size as engine_parse_size
 from engine.types import LEVELS, Level
 
-from . import ratings
+from . import external_level, ratings
 from .model import (
     ActiveGameExists,
+    AiLevel,
     ChallengeFirst,
     ChallengeRow,
     ChallengeStatus,
@@ -41,6 +43,7 @@ from .model import (
     UserStats,
     finish_of,
     load_state,
+    parse_ai_level,
 )
 from .storage.interface import REDRAW_FINISHED_WITHIN, MoveOutcome, Storage
 from .texts import TextId, t
@@ -133,7 +136,7 @@ def parse_options(
 ) -> GameOptions:
     """Options of /caro start (and /caro challenge, with `firsts` = CHALLENGE_FIRSTS);
     UserError naming the valid choices for anything else."""
-    level = _choice(difficulty, Level.NORMAL.value, DIFFICULTIES, "difficulty")
+    level = _choice(difficulty, Level.NORMAL.value, difficulties(), "difficulty")
     rows, cols, k = parse_size(size)
     size_key = f"{rows}x{cols}"
     default_rule = PRESET_RULES.get(size_key, Rule.FREESTYLE).value
@@ -142,6 +145,27 @@ def parse_options(
     return GameOptions(
         level=level, rows=rows, cols=cols, k=k, rule=Rule.parse(rule_name), first=who
     )
+
+
+def difficulties() -> tuple[str, ...]:
+    """The difficulties /caro start offers: DIFFICULTIES, and the external engine when the
+    operator set one up (before "adaptive", which only picks among caro's own levels)."""
+    return (*LEVELS, *external_level.offered(), ADAPTIVE)
+
+
+def _ai_level(name: str, options: GameOptions) -> AiLevel:
+    """The AI of a chosen level for a game with `options`; UserError for the external engine
+    once it is no longer set up (a rematch, or a command sent before the operator removed it),
+    or on a board a piskvork brain does not play (it would never make a move of its own)."""
+    level = parse_ai_level(name)
+    if isinstance(level, Level):
+        return level
+    engine = external_level.engine()
+    if engine is None:
+        raise UserError("error.external_gone")
+    if not supports(Board(options.rows, options.cols, options.k, options.rule)):
+        raise UserError("error.external_board", name=engine.name)
+    return level
 
 
 def parse_size(text: str | None) -> tuple[int, int, int]:
@@ -273,11 +297,12 @@ class GameService:
     ) -> GameState:
         """A new game against the AI; ActiveGameExists if the member has one in this channel,
         UserError if a limit on running AI games is reached."""
+        level: AiLevel
         if options.level == ADAPTIVE:
             standing = await self.storage.standing(guild_id, player_id, Mode.AI)
             level = ratings.nearest_level(standing.rating)
         else:
-            level = Level.parse(options.level)
+            level = _ai_level(options.level, options)
         player_first = options.first == "me" or (options.first == "random" and rng.random() < 0.5)
         new = NewGame(
             guild_id=guild_id,
@@ -323,8 +348,8 @@ class GameService:
             guild_id=guild_id,
             channel_id=channel_id,
             mode=Mode.WATCH,
-            x=Level.parse(x_level),
-            o=Level.parse(o_level),
+            x=_ai_level(x_level, options),
+            o=_ai_level(o_level, options),
             started_by=starter_id,
             rows=options.rows,
             cols=options.cols,
@@ -772,6 +797,7 @@ __all__ = [
     "SIZES",
     "UserError",
     "ai_seed",
+    "difficulties",
     "parse_options",
     "parse_size",
     "parse_timeout",
