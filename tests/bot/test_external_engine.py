@@ -130,3 +130,18 @@ async def test_a_game_outlives_the_engine_being_removed(start_bot: StartBot) -> 
 
     rematch = await alice.click(end, "Rematch")
     assert "no longer set up on this bot" in refusal(rematch)
+
+
+async def test_the_external_engine_plays_a_watched_game_by_name(start_bot: StartBot) -> None:
+    bot = await start_bot(**engine_env(shlex.join(caro_pbrain())),
+                          CARO_WATCH_DELAY_SECONDS="0.1")
+    alice = bot.double.add_member("alice")
+    watch = await alice.slash("caro watch", x_level="external", o_level="hard", size=SIZE)
+    assert watch.callback_type == 4, watch
+    assert "AI Embryo (X) vs AI hard (O)" in str(text_of(watch))
+    end = await watch.message.wait_for(is_over, timeout=90)
+    assert "AI Embryo (X) vs AI hard (O)" in text_of(end)
+    assert bot.db_rows("SELECT x_level, o_level, status FROM games") == [
+        ("external", "hard", "finished")
+    ]
+    assert "played instead" not in bot.log_text()
