@@ -10,6 +10,7 @@ from engine.notation import SizeError
 from engine.notation import parse_size as engine_parse_size
 from engine.types import LEVELS, Level
 
+from . import external_level
 from .errors import UserError
 from .model import ChallengeFirst
 from .texts import TextId
@@ -56,6 +57,12 @@ def _choice(value: str | None, default: str, allowed: tuple[str, ...], option: s
     return cleaned
 
 
+def difficulties() -> tuple[str, ...]:
+    """The difficulties /caro start offers: DIFFICULTIES, and the external engine when the
+    operator set one up (before "adaptive", which only picks among caro's own levels)."""
+    return (*LEVELS, *external_level.offered(), ADAPTIVE)
+
+
 def parse_options(
     difficulty: str | None = None,
     size: str | None = None,
@@ -66,7 +73,7 @@ def parse_options(
 ) -> GameOptions:
     """Options of /caro start (and /caro challenge, with `firsts` = CHALLENGE_FIRSTS);
     UserError naming the valid choices for anything else."""
-    level = _choice(difficulty, Level.NORMAL.value, DIFFICULTIES, "difficulty")
+    level = _choice(difficulty, Level.NORMAL.value, difficulties(), "difficulty")
     rows, cols, k = parse_size(size)
     size_key = f"{rows}x{cols}"
     default_rule = PRESET_RULES.get(size_key, Rule.FREESTYLE).value

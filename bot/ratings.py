@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from engine import Mark
 from engine.types import Level
 
+from . import external_level
 from .model import GameRow, Mode, Result
 
 K_FACTOR = 32.0
@@ -93,12 +94,14 @@ def game_updates(
     updates: list[RatingUpdate] = []
     for mark in (Mark.X, Mark.O):
         seat = game.seat(mark)
-        if isinstance(seat, Level):
+        if not isinstance(seat, int):
             continue
         other = game.seat(mark.other)
         before = current.get(seat, START_RATING)
         opponent = (
-            AI_ANCHORS[other] if isinstance(other, Level) else current.get(other, START_RATING)
+            current.get(other, START_RATING)
+            if isinstance(other, int)
+            else external_level.anchor(other, AI_ANCHORS)
         )
         result = result_for(winner, mark)
         updates.append(RatingUpdate(seat, result, before, updated(before, opponent, result)))

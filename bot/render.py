@@ -12,10 +12,11 @@ import discord
 
 from engine import Mark
 
+from . import external_level
 from .board_image import render_board
 from .games import HINT_LEVELS, LEVELS, GameState
 from .items import EMPTY_LABEL, Action, make_button
-from .model import Mode, Status
+from .model import AiLevel, External, Mode, Status
 from .ratings import LEADERBOARD_MIN_GAMES
 from .storage import ChallengeRow, RatedRow, RatingChange, Record, Standing, UserStats
 from .texts import EN, text_in
@@ -52,7 +53,7 @@ def game_content(
         if state.mode == Mode.WATCH:
             # X makes the odd-numbered moves, so the parity of the move count names the mover.
             last_mark = Mark.X if state.board.ply % 2 == 1 else Mark.O
-            level = tr(f"level.{state.level_of(last_mark)}")
+            level = _level(tr, state.level_of(last_mark))
             lines.append(tr("game.ai_moved.watch", level=level, cell=cell, reason=reason_text))
         else:
             lines.append(tr("game.ai_moved", cell=cell, reason=reason_text))
@@ -75,7 +76,7 @@ def game_content(
     elif state.ai_to_move:
         turn = state.board.turn
         if state.mode == Mode.WATCH:
-            level = tr(f"level.{state.level_of(turn)}")
+            level = _level(tr, state.level_of(turn))
             lines.append(tr("game.ai_thinking.watch", level=level, mark=turn.name))
         else:
             lines.append(tr("game.ai_thinking"))
@@ -100,15 +101,15 @@ def _players_line(state: GameState, tr: Translate) -> str:
     if state.mode == Mode.WATCH:
         return tr(
             "game.players.watch",
-            x_level=tr(f"level.{state.level_of(Mark.X)}"),
-            o_level=tr(f"level.{state.level_of(Mark.O)}"),
+            x_level=_level(tr, state.level_of(Mark.X)),
+            o_level=_level(tr, state.level_of(Mark.O)),
         )
     return tr(
         "game.players",
         player=f"<@{state.user_of(state.player_mark)}>",
         player_mark=state.player_mark.name,
         ai_mark=state.ai_mark.name,
-        level=tr(f"level.{state.ai_level}"),
+        level=_level(tr, state.ai_level),
     )
 
 
@@ -124,7 +125,7 @@ def _result_line(state: GameState, tr: Translate) -> str:
         return tr(f"game.result.{result}")
     winner = row.winner
     if state.mode == Mode.WATCH:
-        return tr("game.result.watch.line", level=tr(f"level.{state.level_of(winner)}"),
+        return tr("game.result.watch.line", level=_level(tr, state.level_of(winner)),
                   mark=winner.name)
     key = f"game.result.pvp.{reason if reason in ('resign', 'timeout') else 'line'}"
     return tr(
@@ -446,11 +447,12 @@ def stats_embed(
             value=_record_line(standing.record, tr),
             inline=False,
         )
-    for level in LEVELS:
+    levels: tuple[AiLevel, ...] = (*LEVELS, External.ENGINE)
+    for level in levels:
         record = stats.by_level.get(level)
         if record is not None and record.games:
             embed.add_field(
-                name=tr("stats.level", level=tr(f"level.{level}")),
+                name=tr("stats.level", level=external_level.label(tr, level, playing=False)),
                 value=_record_line(record, tr),
                 inline=False,
             )
@@ -460,6 +462,12 @@ def stats_embed(
 
 def _games(standing: Standing | None) -> int:
     return 0 if standing is None or standing.record is None else standing.record.games
+
+
+def _level(tr: Translate, level: AiLevel | None) -> str:
+    """The name of the AI at a seat (callers ask only about seats an AI holds)."""
+    assert level is not None
+    return external_level.label(tr, level)
 
 
 def _translator(locale: str) -> Translate:

@@ -15,13 +15,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
 from engine import Board, IllegalMoveError, InvalidMoveError, Mark, Rule
+from engine.external import supports
 from engine.notation import cell_name
 from engine.types import Level
 
-from . import ratings
+from . import external_level, ratings
 from .errors import UserError
 from .model import (
     ActiveGameExists,
+    AiLevel,
     ChallengeFirst,
     ChallengeRow,
     ChallengeStatus,
@@ -41,6 +43,7 @@ from .model import (
     UserStats,
     finish_of,
     load_state,
+    parse_ai_level,
 )
 from .options import (
     ADAPTIVE,
@@ -75,6 +78,21 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+
+
+def _ai_level(name: str, options: GameOptions) -> AiLevel:
+    """The AI of a chosen level for a game with `options`; UserError for the external engine
+    once it is no longer set up (a rematch, or a command sent before the operator removed it),
+    or on a board a piskvork brain does not play (it would never make a move of its own)."""
+    level = parse_ai_level(name)
+    if isinstance(level, Level):
+        return level
+    engine = external_level.engine()
+    if engine is None:
+        raise UserError("error.external_gone")
+    if not supports(Board(options.rows, options.cols, options.k, options.rule)):
+        raise UserError("error.external_board", name=engine.name)
+    return level
 
 
 def ai_seed(game_id: int, ply: int) -> str:
@@ -168,11 +186,12 @@ class GameService:
     ) -> GameState:
         """A new game against the AI; ActiveGameExists if the member has one in this channel,
         UserError if a limit on running AI games is reached."""
+        level: AiLevel
         if options.level == ADAPTIVE:
             standing = await self.storage.standing(guild_id, player_id, Mode.AI)
             level = ratings.nearest_level(standing.rating)
         else:
-            level = Level.parse(options.level)
+            level = _ai_level(options.level, options)
         player_first = options.first == "me" or (options.first == "random" and rng.random() < 0.5)
         new = NewGame(
             guild_id=guild_id,
@@ -218,8 +237,8 @@ class GameService:
             guild_id=guild_id,
             channel_id=channel_id,
             mode=Mode.WATCH,
-            x=Level.parse(x_level),
-            o=Level.parse(o_level),
+            x=_ai_level(x_level, options),
+            o=_ai_level(o_level, options),
             started_by=starter_id,
             rows=options.rows,
             cols=options.cols,

@@ -14,10 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from bot import ai_worker
+from bot import ai_worker, external_level, options, ratings
 from bot.config import ExternalEngineSettings, SettingsError, load_settings
-from engine import Board
+from bot.model import External, GameRow, Mode, NewGame, Result, Status, parse_ai_level
+from bot.storage import SqliteStorage
+from bot.texts import text_in
+from engine import Board, Mark
 from engine.ai import REASONS, choose_move
+from engine.types import Level
 
 
 def caro_pbrain() -> tuple[str, ...]:
@@ -137,3 +141,74 @@ def test_external_level_in_a_spawned_worker_pool_like_the_bots() -> None:
         assert not used and (row, col) == (7, 7)
     finally:
         pool.shutdown(wait=True)
+
+
+# ----------------------------------------------------------------- the level in the bot's model
+@pytest.fixture
+def embryo() -> Iterator[ExternalEngineSettings]:
+    engine = ExternalEngineSettings(command=("pbrain",), name="Embryo", rating=2300.0)
+    external_level.configure(engine)
+    yield engine
+    external_level.configure(None)
+
+
+def test_the_external_seat_id_is_the_worker_level_and_parses_back() -> None:
+    assert External.ENGINE.value == ai_worker.EXTERNAL_LEVEL == "external"
+    assert parse_ai_level(" External ") is External.ENGINE
+    assert parse_ai_level("hard") is Level.HARD
+    with pytest.raises(ValueError, match="unknown AI level"):
+        parse_ai_level("externals")
+
+
+def _game_against(level: External) -> GameRow:
+    return GameRow(
+        id=1, guild_id=1, channel_id=2, message_id=3, mode=Mode.AI, x=7, o=level,
+        started_by=7, rows=15, cols=15, k=5, rule="freestyle", status=Status.FINISHED,
+        winner=None, end_reason=None, rated=True, ply=0, moves=(),
+    )
+
+
+def test_a_game_against_the_external_engine_is_rated_at_its_anchor(
+    embryo: ExternalEngineSettings,
+) -> None:
+    game = _game_against(External.ENGINE)
+    (update,) = ratings.game_updates(game, Mark.O, {7: 1500.0})
+    assert update.result is Result.LOSS
+    assert update.after == ratings.updated(1500.0, 2300.0, "loss")
+    # With the engine removed, the level that plays its games in its place sets the anchor.
+    external_level.configure(None)
+    (update,) = ratings.game_updates(game, Mark.O, {7: 1500.0})
+    assert update.after == ratings.updated(1500.0, ratings.AI_ANCHORS[Level.IMPOSSIBLE], "loss")
+
+
+def test_the_external_level_is_offered_and_named_only_while_configured(
+    embryo: ExternalEngineSettings,
+) -> None:
+    def tr(key: str, **values: object) -> str:
+        return text_in("en-US", key, **values)
+
+    assert options.difficulties()[-2:] == ("external", "adaptive")
+    assert options.parse_options("external", "15x15").level == "external"
+    assert external_level.label(tr, External.ENGINE) == "Embryo"
+    external_level.configure(None)
+    assert options.difficulties() == options.DIFFICULTIES
+    with pytest.raises(options.UserError, match="Choose one of"):
+        options.parse_options("external", "15x15")
+    assert external_level.label(tr, External.ENGINE) == (
+        "impossible (in place of the external engine, which is no longer set up)"
+    )
+    assert external_level.label(tr, External.ENGINE, playing=False) == "external engine"
+
+
+async def test_an_external_seat_survives_the_database(tmp_path: Path) -> None:
+    storage = await SqliteStorage.open(tmp_path / "caro.db")
+    try:
+        row = await storage.create_game(
+            NewGame(guild_id=1, channel_id=2, mode=Mode.AI, x=7, o=External.ENGINE,
+                    started_by=7, rows=15, cols=15, k=5, rule="freestyle", rated=True)
+        )
+        again = await storage.game(row.id)
+        assert again is not None and again.o is External.ENGINE and again.x == 7
+        assert await storage.active_game(1, 2, 7) is not None  # only the member holds a seat
+    finally:
+        await storage.close()

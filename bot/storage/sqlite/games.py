@@ -7,7 +7,6 @@ import json
 import sqlite3
 
 from engine import Mark
-from engine.types import Level
 
 from ...model import (
     ActiveGameExists,
@@ -19,6 +18,7 @@ from ...model import (
     NewGame,
     Seat,
     Status,
+    parse_ai_level,
 )
 from ..interface import REDRAW_FINISHED_WITHIN, LiveCounts, MoveOutcome, RatePolicy
 from .connection import NOW
@@ -89,7 +89,7 @@ class GameQueries(StandingQueries):
         game_id = cur.lastrowid
         assert game_id is not None
         for seat in (new.x, new.o):
-            if not isinstance(seat, Level):
+            if isinstance(seat, int):
                 await self._db.execute(
                     "INSERT INTO live_seats (guild_id, channel_id, user_id, game_id)"
                     " VALUES (?, ?, ?, ?)",
@@ -101,7 +101,7 @@ class GameQueries(StandingQueries):
         if new.mode is Mode.WATCH:
             return await self._active_watch(new.guild_id, new.channel_id)
         for seat in (new.x, new.o):
-            if not isinstance(seat, Level):
+            if isinstance(seat, int):
                 found = await self._active_game(new.guild_id, new.channel_id, seat)
                 if found is not None:
                     return found
@@ -367,11 +367,11 @@ class GameQueries(StandingQueries):
 
 
 def _seat_columns(seat: Seat) -> tuple[int | None, str | None]:
-    return (None, seat.value) if isinstance(seat, Level) else (seat, None)
+    return (seat, None) if isinstance(seat, int) else (None, seat.value)
 
 
 def _seat(user_id: object, level: object) -> Seat:
-    return Level(str(level)) if user_id is None else int(str(user_id))
+    return parse_ai_level(str(level)) if user_id is None else int(str(user_id))
 
 
 def _game_row(row: sqlite3.Row) -> GameRow:
