@@ -6,6 +6,7 @@ be used."""
 from __future__ import annotations
 
 import asyncio
+import signal
 from pathlib import Path
 
 import asyncpg
@@ -18,6 +19,7 @@ from tests.conftest import TOKEN, StartBot, text_of
 from tests.test_bot_process import _run_bot, play_out
 
 PASSWORD = "hunter2-pg-secret"
+MANAGE_GUILD = 1 << 5
 
 
 def with_password(dsn: str) -> str:
@@ -59,6 +61,39 @@ async def test_a_game_is_played_to_its_end_and_rated_on_postgresql(
     assert not bot.db_path.exists()
     assert "database postgresql://" in bot.log_text()
     assert PASSWORD not in bot.log_text()
+
+
+async def test_killed_mid_game_on_postgresql_the_move_resumes_and_the_clock_is_settled_once(
+    postgres_dsn: str, start_bot: StartBot
+) -> None:
+    bot = await start_bot(CARO_DATABASE_URL=postgres_dsn, CARO_MIN_TIMEOUT_SECONDS="1",
+                          CARO_AI_TIME_LIMIT="2")
+    double = bot.double
+    admin, alice, bob, carol = (double.add_member(n) for n in ("admin", "alice", "bob", "carol"))
+    admin.permissions = str(int(admin.permissions) | MANAGE_GUILD)
+    assert (await admin.slash("caro settings", timeout=0.05)).ephemeral  # 3 s per move
+    # A game between members whose clock will run out while the bot is down…
+    challenge = await alice.slash("caro challenge", opponent=bob, first="me")
+    assert (await bob.click(challenge.message, "Accept")).callback_type == 7
+    # …and one against the AI, killed while the AI thinks.
+    other = double.add_channel("other")
+    start = await carol.slash("caro start", difficulty="impossible", size="5x5", channel_id=other)
+    message = start.message
+    await carol.click(message, "A1")
+    assert "thinking" in text_of(message)
+    assert await bot.stop(signal.SIGKILL) == -signal.SIGKILL
+    await asyncio.sleep(3.5)
+    await bot.start()
+    message = await message.wait_for(lambda m: "Your turn" in text_of(m), timeout=30)
+    await challenge.message.wait_for(lambda m: "ran out of time" in text_of(m), timeout=15)
+    con = await asyncpg.connect(postgres_dsn)
+    try:
+        rows = await con.fetch("SELECT mode, status, end_reason, ply FROM games ORDER BY id")
+        assert [tuple(r) for r in rows] == [("pvp", "finished", "timeout", 0),
+                                             ("ai", "active", None, 2)]
+        assert await con.fetchval("SELECT COUNT(*) FROM rating_changes") == 4
+    finally:
+        await con.close()
 
 
 async def run_refused(env: dict[str, str], tmp_path: Path) -> str:
