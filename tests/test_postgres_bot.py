@@ -166,3 +166,28 @@ def test_the_database_setting_url_or_path() -> None:
         message = str(refused.value)
         assert message.startswith("Setting CARO_DATABASE_URL is invalid") and problem in message
         assert PASSWORD not in message
+
+
+async def test_the_url_chooses_the_backend(tmp_path: Path, postgres_dsn: str) -> None:
+    from bot.storage import PostgresStorage, SqliteStorage, open_database
+
+    lite = await open_database(f"sqlite:///{tmp_path}/caro.db")
+    pg = await open_database(postgres_dsn)
+    try:
+        assert isinstance(lite, SqliteStorage) and (tmp_path / "caro.db").is_file()
+        assert isinstance(pg, PostgresStorage) and await pg.schema_version() >= 1
+    finally:
+        await lite.close()
+        await pg.close()
+
+
+def test_a_sqlite_url_is_checked_like_caro_db_and_named_as_set(tmp_path: Path) -> None:
+    from bot.preflight import PreflightError, check_database
+
+    with pytest.raises(PreflightError) as refused:
+        check_database(f"sqlite:///{tmp_path}/missing/caro.db")
+    assert str(refused.value).startswith("Setting CARO_DATABASE_URL is invalid:")
+    assert "does not exist" in str(refused.value)
+    check_database(f"sqlite:///{tmp_path}/caro.db")  # a new file in a writable folder: fine
+    with pytest.raises(PreflightError, match="Setting CARO_DB is invalid"):
+        check_database(str(tmp_path / "missing" / "caro.db"))
