@@ -13,7 +13,7 @@ Published values. The first two sources are quoted as a public research note com
   http://dfriedman.org/ramblings/2020/12/31/optimal-mnk.html
 k = 1 and k = 2 otherwise follow from the rules: the first stone wins with k = 1; with k = 2 the
 first player wins unless the board is 1x2 or 2x1, where each side gets one stone.
-(6,5,4) is still beyond a test's time; (5,5,4) is proven in tests/test_solver_core.py.
+(6,5,4) is still beyond a test's time; (5,5,4) is proven in tests/engine/test_solver_core.py.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from bot.config import SettingsError, load_settings
 from bot.translator import CatalogueTranslator
 from engine.types import Level, Rule
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LOCALES = ROOT / "bot" / "locales"
 
 

@@ -18,7 +18,7 @@ from bot.storage import GuildSettings, SqliteStorage, migration_files
 from engine import Mark
 from engine.types import Level
 from tests.db_helpers import old_database
-from tests.test_service_games import Thinker
+from tests.service.test_service_games import Thinker
 
 GUILD = 10
 ALICE, BOB, CAROL, DAVE = 30, 40, 50, 60

@@ -21,7 +21,7 @@ from bot.storage import GuildSettings, StorageError, open_database
 from bot.texts import VI, t
 from engine import Mark
 from tests.storage_backends import Backend
-from tests.test_service_games import Thinker
+from tests.service.test_service_games import Thinker
 
 GUILD, CHANNEL = 10, 20
 ALICE, BOB, CAROL, DAVE, ERIN = 30, 40, 50, 60, 70
