@@ -9,8 +9,12 @@ import os
 import random
 import threading
 import time
+from typing import TYPE_CHECKING, Any
 
 from engine import Board
+
+if TYPE_CHECKING:
+    from engine.review import ReviewWork
 
 PARENT_CHECK_INTERVAL = 1.0
 WORKER_NICENESS = 10
@@ -25,6 +29,22 @@ def think(board_text: str, level: str, seed: str, time_limit: float | None) -> t
     # A fresh copy: explain must see the position before the move, whatever the search left.
     reason = explain(Board.from_text(board_text), (row, col))
     return row, col, reason
+
+
+def review_slice(work: ReviewWork, seconds: float) -> ReviewWork:
+    """About `seconds` more of a game review (engine.review.continue_review): the work so far,
+    as plain data, goes back to the bot between slices, so a review never holds a worker long."""
+    from engine.review import continue_review
+
+    return continue_review(work, seconds)
+
+
+def review_conclude(work: ReviewWork, seconds: float) -> dict[str, Any]:
+    """The finished review of `work` (turning points and their lines, within `seconds`), in its
+    JSON-ready form: what the bot caches and renders."""
+    from engine.review import conclude_review
+
+    return conclude_review(work, seconds).to_dict()
 
 
 def warm_up() -> bool:

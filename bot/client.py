@@ -7,7 +7,7 @@ import asyncio
 import gc
 import logging
 import os
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine, Hashable
 from typing import Any, TypeVar
 
 import aiohttp
@@ -35,6 +35,7 @@ log = logging.getLogger("caro.bot")
 
 AI_WORKERS = 2
 CogT = TypeVar("CogT", bound=commands.Cog)
+T = TypeVar("T")
 
 
 class CaroBot(commands.Bot):
@@ -193,6 +194,12 @@ class CaroBot(commands.Bot):
             self.settings.ai_time_limit,
         )
         return (row, col), reason
+
+    async def run_in_pool(self, owner: Hashable, fn: Callable[..., T], *args: Any) -> T:
+        """Other AI work (a slice of a game review) in the fair pool, in `owner`'s turn."""
+        if self._pool is None:
+            raise RuntimeError("the AI pool is shut down")
+        return await self._pool.run(owner, fn, *args)
 
     async def _redraw_after_crash(self) -> None:
         for state in await self.games.games_to_redraw():

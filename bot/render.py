@@ -280,8 +280,9 @@ def _game_controls(state: GameState, tr: Translate) -> Buttons:
 
 
 def _end_controls(state: GameState, tr: Translate) -> Buttons:
+    items: Buttons = []
     if state.row.status == Status.FINISHED and state.mode in (Mode.AI, Mode.PVP):
-        return [
+        items.append(
             make_button(
                 Action.REMATCH,
                 game=state.id,
@@ -289,8 +290,11 @@ def _end_controls(state: GameState, tr: Translate) -> Buttons:
                 label=tr("button.rematch"),
                 style=discord.ButtonStyle.success,
             )
-        ]
-    return []
+        )
+    if state.row.status == Status.FINISHED:
+        # Every finished board, whatever its mode, offers the AI's review of the game.
+        items.append(make_button(Action.REVIEW, game=state.id, label=tr("button.review")))
+    return items
 
 
 _PAN_LABELS = {"left": "\u2b05", "up": "\u2b06", "down": "\u2b07", "right": "\u27a1"}
