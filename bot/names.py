@@ -12,7 +12,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol
 
 import discord
 
@@ -21,7 +21,13 @@ log = logging.getLogger("caro.bot")
 NAME_TTL_S = 600.0
 MAX_NAMES = 4096
 
+# (guild, member) -> (expiry, name); "" for a member whose name could not be had, so that every
+# redraw of their board does not ask Discord again.
 _names: OrderedDict[tuple[int, int], tuple[float, str]] = OrderedDict()
+
+
+class HasGuilds(Protocol):
+    def get_guild(self, id: int, /) -> discord.Guild | None: ...
 
 
 def remember(guild_id: int | None, user: discord.abc.User | None) -> None:
@@ -47,7 +53,7 @@ def _known(guild_id: int, user_id: int) -> str | None:
 
 
 async def display_names(
-    client: discord.Client, guild_id: int, user_ids: Iterable[int]
+    client: HasGuilds, guild_id: int, user_ids: Iterable[int]
 ) -> dict[int, str]:
     """The display names of these members of the server; a member whose name cannot be had
     (left the server, Discord unreachable) is missing from the answer."""
@@ -63,10 +69,9 @@ async def display_names(
                 except (discord.HTTPException, ValueError) as exc:
                     log.info("no display name for member %d (%s)", user_id, exc)
                     member = None
-            if member is not None:
-                name = str(member.display_name)
-                _store(guild_id, user_id, name)
-        if name is not None:
+            name = "" if member is None else str(member.display_name)
+            _store(guild_id, user_id, name)
+        if name:
             names[user_id] = name
     return names
 

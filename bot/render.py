@@ -12,7 +12,7 @@ import discord
 
 from engine import Mark
 
-from .board_image import render_board
+from .board_image import Players, render_board
 from .games import HINT_LEVELS, LEVELS, GameState
 from .items import EMPTY_LABEL, Action, make_button
 from .model import Mode, Status
@@ -139,14 +139,18 @@ def uses_image(state: GameState) -> bool:
     return state.board.rows > MAX_BUTTON_SIDE or state.board.cols > MAX_BUTTON_SIDE
 
 
-def board_file(state: GameState, window: Window | None = None) -> discord.File:
-    """The board picture: last move marked, the winning line, and the button window outlined."""
+def board_file(
+    state: GameState, window: Window | None = None, players: Players | None = None
+) -> discord.File:
+    """The board picture: last move marked, the winning line, the button window outlined, and
+    with `players` (who plays X, who plays O) a legend saying whose stones are which."""
     outcome = state.board.outcome()
     png = render_board(
         state.board,
         last_move=True,
         highlight=outcome.line if outcome is not None else None,
         window=window,
+        players=players,
     )
     return discord.File(io.BytesIO(png), filename=BOARD_FILENAME)
 

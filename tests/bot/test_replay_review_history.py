@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import Mark
+from bot.board_image import render_board
+from engine import Board, Mark, Rule
 from engine.records import Ending, read_record
 from engine.solver import perfect_move
 from tests.bot.test_bot_process import play_out, refusal
@@ -133,6 +134,15 @@ async def test_review_finds_the_missed_block_then_answers_from_the_cache(
         typed = await member.submit_modal(message, form.modal["custom_id"], {"cell": cell})
         assert typed.callback_type == 7, typed
     assert f"**<@{alice.id}> wins!**" in text_of(message)
+    # Issue 14: the big board's picture has a legend naming whose stones are X and O.
+    board = Board(15, 15, 5, Rule.FREESTYLE)
+    for cell in MISSED_BLOCK:
+        board.push_name(cell)
+    outcome = board.outcome()
+    assert outcome is not None
+    legend = render_board(board, highlight=outcome.line, players=("Alice", "Bob"))
+    assert files(message)["board.png"] == legend
+    assert legend != render_board(board, highlight=outcome.line)
 
     asked = await bob.slash("caro review")
     assert asked.callback_type == 5 and not asked.ephemeral  # "thinking", then the progress
