@@ -13,7 +13,7 @@ import discord
 from engine import Mark
 from engine.notation import cell_name
 from engine.records import Ending, GameRecord
-from engine.review import Review, TurningPoint
+from engine.review import Review, TurningPoint, TurnKind
 from engine.types import Level
 
 from .board_image import render_replay, render_step, render_turning_point
@@ -264,19 +264,20 @@ def review_message(
             description=tr(f"review.proof.{point.proof.value}"),
         )
         embed.add_field(name=tr("review.played"), value=cell_name(point.move))
-        embed.add_field(
-            name=tr("review.better"),
-            value=cell_name(point.better) if point.better is not None else "—",
-        )
+        if point.better is not None:
+            embed.add_field(name=tr("review.better"), value=cell_name(point.better))
         if point.line:
-            start = point.ply if point.better is not None else point.ply + 1
+            # The line starts with the better move, played instead of move `ply`.
             embed.add_field(
-                name=tr("review.line"), value=_line_text(point.line, start)[:1024], inline=False
+                name=tr("review.line"), value=_line_text(point.line, point.ply)[:1024], inline=False
             )
         if point.refutation:
+            # Where a forced win began, its line starts with that move itself; elsewhere what
+            # follows the move played starts with the opponent's reply.
+            began = point.kind is TurnKind.WIN_BEGAN
             embed.add_field(
-                name=tr("review.refutation"),
-                value=_line_text(point.refutation, point.ply + 1)[:1024],
+                name=tr("review.win_line" if began else "review.refutation"),
+                value=_line_text(point.refutation, point.ply if began else point.ply + 1)[:1024],
                 inline=False,
             )
         better = point.better if point.better != point.move else None

@@ -19,6 +19,9 @@ PNG = b"\x89PNG\r\n\x1a\n"
 FIRST, BACK, NEXT, LAST = "\u23ee", "\u25c0", "\u25b6", "\u23ed"
 # X builds H8-K8 against O's G8; O must take L8 at move 8 and plays A1 instead; X wins on L8.
 MISSED_BLOCK = ["H8", "G8", "I8", "H9", "J8", "J9", "K8", "A1", "L8"]
+# Both sides build an open three; O lets X in at move 6 (J9), X misses the win by an open four
+# (G8 or K8) with A1 at move 7, and O wins from move 8 (K9, then G9).
+MISSED_WIN = ["H8", "H9", "I8", "I9", "J8", "J9", "A1", "K9", "L9", "G9"]
 
 
 def moves_in_db(bot: BotHandle, game: int) -> list[str]:
@@ -204,3 +207,28 @@ async def test_history_pages_with_ratings_and_replay_and_review_buttons(
     assert replay.callback_type == 4 and not replay.ephemeral
     assert text_of(replay.message).startswith("**Game #6: 3x3")
     assert "the other side resigned" in text_of(replay.message)
+
+
+async def test_review_names_the_winning_move_of_a_missed_forced_win(
+    running_bot: BotHandle,
+) -> None:
+    double = running_bot.double
+    alice, bob = double.add_member("alice"), double.add_member("bob")
+    message = await accepted_game(alice, bob, first="me", size="15x15", rule="freestyle")
+    for ply, cell in enumerate(MISSED_WIN):
+        member = alice if ply % 2 == 0 else bob
+        form = await member.click(message, "Type a move")
+        typed = await member.submit_modal(message, form.modal["custom_id"], {"cell": cell})
+        assert typed.callback_type == 7, typed
+    assert f"**<@{bob.id}> wins!**" in text_of(message)
+
+    asked = await alice.click(message, "Review")
+    review = await asked.message.wait_for(lambda m: "Turning points" in m.content, timeout=60)
+    points = {e["title"]: {f["name"]: f["value"] for f in e.get("fields", [])}
+              for e in review.embeds}
+    missed = points["Move 7, Alice (X): missed a forced win"]
+    assert missed["Played"] == "A1" and missed["Better"] in ("G8", "K8")
+    assert missed["The line"].startswith(f"7. {missed['Better']} 8... ")
+    began = points["Move 8, Bob (O): the forced win begins"]
+    assert began == {"Played": "K9", "The forced win": "8... K9 9. L9 10... G9"}
+    assert "Move 6, Bob (O): the losing move" in points
