@@ -232,3 +232,24 @@ async def test_review_names_the_winning_move_of_a_missed_forced_win(
     began = points["Move 8, Bob (O): the forced win begins"]
     assert began == {"Played": "K9", "The forced win": "8... K9 9. L9 10... G9"}
     assert "Move 6, Bob (O): the losing move" in points
+
+
+async def test_replay_and_history_speak_vietnamese(running_bot: BotHandle) -> None:
+    double = running_bot.double
+    an, bob = double.add_member("an", locale="vi"), double.add_member("bob")
+    challenge = await an.slash("caro challenge", opponent=bob, first="me")
+    message = challenge.message
+    assert (await bob.click(message, "caro:ca:1")).callback_type == 7
+    for member, cell in [(an, "A1"), (bob, "B1"), (an, "A2"), (bob, "B2"), (an, "A3")]:
+        assert (await member.click(message, cell)).callback_type == 7
+    assert message.button("caro:rv:1")["label"] == "Phân tích"  # the board's Review button
+
+    replay = await an.slash("caro replay")
+    text = text_of(replay.message)
+    assert text.startswith("**Ván #1: 3x3, 3 quân liên tiếp")
+    assert f"**<@{an.id}> (X) thắng.**" in text and "Nước 5/5: **A3** (X)." in text
+    assert "Xuất tệp" in [b["label"] for b in replay.message.buttons]
+    history = await an.slash("caro history")
+    assert text_of(history.message).startswith(f"Các ván gần đây của <@{an.id}> (trang 1):")
+    assert "#1 **thắng** với " in text_of(history.message)
+    assert "Không có ván #5" in refusal(await an.slash("caro replay", game=5))
