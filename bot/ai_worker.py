@@ -47,6 +47,24 @@ def review_conclude(work: ReviewWork, seconds: float) -> dict[str, Any]:
     return conclude_review(work, seconds).to_dict()
 
 
+def replay_gif(board_text: str, players: tuple[str, str]) -> bytes:
+    """The animated replay of the game on `board_text` (a long game on a big board takes over a
+    second to draw: not on the bot's event loop)."""
+    from .board_image import render_replay
+
+    return render_replay(Board.from_text(board_text), players=players)
+
+
+def turning_point_pictures(
+    board_text: str, points: list[tuple[int, tuple[int, int] | None]], players: tuple[str, str]
+) -> list[bytes]:
+    """The picture of each (ply, better move) of a review, in order."""
+    from .board_image import render_turning_point
+
+    game = Board.from_text(board_text)
+    return [render_turning_point(game, ply, better, players=players) for ply, better in points]
+
+
 def warm_up() -> bool:
     """Imports the engine in a fresh worker so the first real move does not pay for it."""
     import engine.ai  # noqa: F401

@@ -16,7 +16,7 @@ from engine.records import Ending, GameRecord
 from engine.review import Review, TurningPoint, TurnKind
 from engine.types import Level
 
-from .board_image import render_replay, render_step, render_turning_point
+from .board_image import render_step
 from .items import Action, make_button
 from .model import EndReason, GameState, Status
 from .service import HistoryPage
@@ -151,8 +151,9 @@ def replay_view(state: GameState, ply: int, tr: Translate) -> discord.ui.View:
     return view
 
 
-def replay_gif(state: GameState, players: Players) -> discord.File:
-    return discord.File(io.BytesIO(render_replay(state.board, players=players)), REPLAY_GIF)
+def replay_gif(gif: bytes) -> discord.File:
+    """The animation (bot.ai_worker.replay_gif draws it, in the AI pool) as an attachment."""
+    return discord.File(io.BytesIO(gif), REPLAY_GIF)
 
 
 def step_png(state: GameState, ply: int, players: Players) -> discord.File:
@@ -224,11 +225,25 @@ def _point_title(point: TurningPoint, players: Players, tr: Translate) -> str:
     )
 
 
+def pictures_to_draw(review: Review) -> list[tuple[int, tuple[int, int] | None]]:
+    """(ply, better move to shade) of each turning point review_message shows, for
+    bot.ai_worker.turning_point_pictures."""
+    return [
+        (point.ply, point.better if point.better != point.move else None)
+        for point in review.turning_points[:MAX_POINTS_SHOWN]
+    ]
+
+
 def review_message(
-    state: GameState, review: Review, players: Players, tr: Translate
+    state: GameState,
+    review: Review,
+    players: Players,
+    pictures: Sequence[bytes],
+    tr: Translate,
 ) -> tuple[str, list[discord.Embed], list[discord.File]]:
     """(text, embeds, files) of a review: a summary per player, then the turning points, each
-    with its picture, the move played, the better move and the line that follows."""
+    with its picture (`pictures`, in the order of pictures_to_draw), the move played, the better
+    move and the line that follows."""
     lines = [title(state, tr), players_line(state, tr), result_text(state, tr)]
     if not review.complete:
         lines.append(tr("review.partial", reached=len(review.move_reviews), total=len(review.moves)))
@@ -257,8 +272,7 @@ def review_message(
         lines.append(tr("review.more", moves=rest))
     embeds: list[discord.Embed] = []
     files: list[discord.File] = []
-    game = state.board
-    for point in points[:MAX_POINTS_SHOWN]:
+    for point, png in zip(points[:MAX_POINTS_SHOWN], pictures, strict=True):
         embed = discord.Embed(
             title=_point_title(point, players, tr),
             description=tr(f"review.proof.{point.proof.value}"),
@@ -280,8 +294,6 @@ def review_message(
                 value=_line_text(point.refutation, point.ply if began else point.ply + 1)[:1024],
                 inline=False,
             )
-        better = point.better if point.better != point.move else None
-        png = render_turning_point(game, point.ply, better, players=players)
         files.append(discord.File(io.BytesIO(png), _point_file(point.ply)))
         embed.set_image(url=f"attachment://{_point_file(point.ply)}")
         embeds.append(embed)
@@ -363,6 +375,7 @@ __all__ = [
     "history_content",
     "history_view",
     "move_list",
+    "pictures_to_draw",
     "players_of",
     "replay_content",
     "replay_gif",

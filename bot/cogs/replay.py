@@ -15,6 +15,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from .. import ai_worker
 from ..games import GameState, UserError
 from ..items import ID, PLY, Action, CaroButton, message_carries
 from ..names import display_names, remember
@@ -218,11 +219,17 @@ class ReplayCog(commands.Cog, name="Replay"):
         locale = state.row.locale  # as the game's board: steps keep the message in it
         names = await players(interaction, state, locale)
         tr = translator(locale)
-        files = [replay_gif(state, names)]
+        # Acknowledged first: a long game's animation takes a while to draw, in the AI pool
+        # (in the asking member's turn), off the event loop.
+        await interaction.response.defer(thinking=True)
+        gif = await bot_of(interaction).run_in_pool(
+            interaction.user.id, ai_worker.replay_gif, state.board.text(), names
+        )
+        files = [replay_gif(gif)]
         if export:
             files += export_files(state, names)
         total = state.board.ply
-        await interaction.response.send_message(
+        await interaction.followup.send(
             replay_content(state, total, tr), view=replay_view(state, total, tr), files=files
         )
 

@@ -10,18 +10,23 @@ request answers at once. Anyone in the channel may open one."""
 from __future__ import annotations
 
 import logging
+import math
 import re
+import time
 from typing import TYPE_CHECKING, Any, Self
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from .. import ai_worker
 from ..games import GameState, UserError
 from ..items import ID, Action, CaroButton
-from ..record_views import review_message, review_progress, translator
-from ..replies import localized, refuse
+from ..record_views import pictures_to_draw, review_message, review_progress, translator
+from ..replies import localized, refuse, say
 from ..slash import option_names, text
+from ..texts import text_in
+from ..translator import locale_of
 from .common import bot_of
 from .replay import MAX_GAME_ID, finished_game_here, players, refuse_other_message
 
@@ -29,6 +34,11 @@ if TYPE_CHECKING:
     from ..client import CaroBot
 
 log = logging.getLogger("caro.bot")
+
+# Reviews one member may wait for at once.
+REVIEWS_PER_MEMBER = 2
+# The progress is redrawn at most this often (edits count against Discord's rate limits).
+PROGRESS_EVERY_S = 2.0
 
 
 class ReviewButton(CaroButton, template=rf"caro:rv:(?P<game>{ID})"):
@@ -67,6 +77,9 @@ class ReviewButton(CaroButton, template=rf"caro:rv:(?P<game>{ID})"):
 class ReviewCog(commands.Cog, name="Review"):
     def __init__(self, bot: CaroBot) -> None:
         self.bot = bot
+        # Reviews each member is waiting for: each holds a share of the AI pool for up to a
+        # minute, so one member cannot queue up many.
+        self._asking: dict[int, int] = {}
 
     @app_commands.command(name=text("cmdname.review"), description=text("cmd.review"))
     @app_commands.rename(**option_names("game"))
@@ -87,16 +100,43 @@ class ReviewCog(commands.Cog, name="Review"):
     async def post_review(self, interaction: discord.Interaction[Any], state: GameState) -> None:
         """Review `state` (a game of this server that is over) in a new public message:
         "thinking", then the progress, then the review (in the game's language, as its board)."""
-        await interaction.response.defer(thinking=True)
+        owner = interaction.user.id
+        if self._asking.get(owner, 0) >= REVIEWS_PER_MEMBER:
+            await say(interaction, "review.busy", count=REVIEWS_PER_MEMBER)
+            return
+        self._asking[owner] = self._asking.get(owner, 0) + 1
+        try:
+            await interaction.response.defer(thinking=True)
+            try:
+                await self._review(interaction, state)
+            except UserError as exc:
+                await interaction.edit_original_response(content=localized(interaction, exc))
+            except Exception:
+                if self.bot.is_closed():
+                    log.info("game %d: a review was cut short by the shutdown", state.id)
+                    return
+                # A failed review leaves nothing half-written (only a complete one is cached);
+                # the member is told rather than left with "thinking..." for ever.
+                log.exception("game %d: the review failed", state.id)
+                await interaction.edit_original_response(
+                    content=text_in(locale_of(interaction), "error.internal")
+                )
+        finally:
+            self._asking[owner] -= 1
+            if not self._asking[owner]:
+                del self._asking[owner]
+
+    async def _review(self, interaction: discord.Interaction[Any], state: GameState) -> None:
         owner = interaction.user.id
         tr = translator(state.row.locale)
-        shown = -1
+        shown_at = -math.inf
 
         async def progress(done: int, total: int) -> None:
-            nonlocal shown
-            if done == shown:
+            nonlocal shown_at
+            now = time.monotonic()
+            if now - shown_at < PROGRESS_EVERY_S:
                 return
-            shown = done
+            shown_at = now
             try:
                 await interaction.edit_original_response(
                     content=review_progress(state, done, total, tr)
@@ -108,11 +148,7 @@ class ReviewCog(commands.Cog, name="Review"):
         async def run(fn: Any, *args: Any) -> Any:
             return await self.bot.run_in_pool(owner, fn, *args)
 
-        try:
-            done = await self.bot.games.review(state.id, state.row.guild_id, run, progress)
-        except UserError as exc:
-            await interaction.edit_original_response(content=localized(interaction, exc))
-            return
+        done = await self.bot.games.review(state.id, state.row.guild_id, run, progress)
         if done.cached:
             log.info("game %d: review answered from the cache", state.id)
         else:
@@ -124,10 +160,14 @@ class ReviewCog(commands.Cog, name="Review"):
                 done.review.node_limit,
             )
         names = await players(interaction, state, state.row.locale)
-        content, embeds, files = review_message(done.state, done.review, names, tr)
-        await interaction.edit_original_response(
-            content=content, embeds=embeds, attachments=files
+        pictures = await run(
+            ai_worker.turning_point_pictures,
+            state.board.text(),
+            pictures_to_draw(done.review),
+            names,
         )
+        content, embeds, files = review_message(done.state, done.review, names, pictures, tr)
+        await interaction.edit_original_response(content=content, embeds=embeds, attachments=files)
 
 
 __all__ = ["ReviewButton", "ReviewCog"]

@@ -35,6 +35,14 @@ def stepper(message: Any) -> dict[str, bool]:
             if str(b.get("custom_id", "")).startswith("caro:rs:")}
 
 
+async def posted(result: Any) -> Any:
+    """The public message a deferred ("thinking...") answer turned into."""
+    assert result.callback_type == 5 and not result.ephemeral, result
+    [message] = await result.followups(1, timeout=30)
+    assert not message.loading
+    return message
+
+
 def files(message: Any) -> dict[str, bytes]:
     return {a["filename"]: a["data"] for a in message.attachments}
 
@@ -48,9 +56,7 @@ async def test_replay_of_an_ai_game_steps_to_every_position_and_back(
     moves = moves_in_db(running_bot, 1)
     total = len(moves)
 
-    replay = await alice.slash("caro replay")
-    assert replay.callback_type == 4 and not replay.ephemeral
-    message = replay.message
+    message = await posted(await alice.slash("caro replay"))
     shown = files(message)
     assert list(shown) == ["replay.gif"] and shown["replay.gif"].startswith(GIF)
     text = text_of(message)
@@ -104,11 +110,11 @@ async def test_replay_of_a_game_between_members_exports_files_that_import_move_f
     assert "has no finished game" in refusal(await carol.slash("caro replay"))
 
     # Carol replays Bob's last game and asks for the files with it.
-    replay = await carol.slash("caro replay", member=bob, export=True)
-    attached = files(replay.message)
+    replay = await posted(await carol.slash("caro replay", member=bob, export=True))
+    attached = files(replay)
     assert sorted(attached) == ["caro-game-1.caro", "caro-game-1.psq", "replay.gif"]
-    assert f"<@{alice.id}> (X) vs <@{bob.id}> (O)" in text_of(replay.message)
-    assert f"**<@{alice.id}> (X) wins.**" in text_of(replay.message)
+    assert f"<@{alice.id}> (X) vs <@{bob.id}> (O)" in text_of(replay)
+    assert f"**<@{alice.id}> (X) wins.**" in text_of(replay)
     own = read_record(attached["caro-game-1.caro"].decode())
     psq = read_record(attached["caro-game-1.psq"].decode(), k=3)
     expected = moves_in_db(running_bot, 1)
@@ -118,7 +124,7 @@ async def test_replay_of_a_game_between_members_exports_files_that_import_move_f
     assert own.spec == "3x3 k3 freestyle" and own.winner is Mark.X and own.ending is Ending.LINE
 
     # The Export button gives the same files privately, to whoever clicks.
-    exported = await carol.click(replay.message, "Export")
+    exported = await carol.click(replay, "Export")
     assert exported.callback_type == 4 and exported.ephemeral
     assert sorted(files(exported.message)) == ["caro-game-1.caro", "caro-game-1.psq"]
     assert files(exported.message)["caro-game-1.caro"] == attached["caro-game-1.caro"]
@@ -203,10 +209,9 @@ async def test_history_pages_with_ratings_and_replay_and_review_buttons(
     assert (await bob.click(page, "Prev")).callback_type == 7
     assert "(page 1)" in text_of(page)
 
-    replay = await bob.click(page, "Replay #6")
-    assert replay.callback_type == 4 and not replay.ephemeral
-    assert text_of(replay.message).startswith("**Game #6: 3x3")
-    assert "the other side resigned" in text_of(replay.message)
+    replay = await posted(await bob.click(page, "Replay #6"))
+    assert text_of(replay).startswith("**Game #6: 3x3")
+    assert "the other side resigned" in text_of(replay)
 
 
 async def test_review_names_the_winning_move_of_a_missed_forced_win(
@@ -244,11 +249,11 @@ async def test_replay_and_history_speak_vietnamese(running_bot: BotHandle) -> No
         assert (await member.click(message, cell)).callback_type == 7
     assert message.button("caro:rv:1")["label"] == "Phân tích"  # the board's Review button
 
-    replay = await an.slash("caro replay")
-    text = text_of(replay.message)
+    replay = await posted(await an.slash("caro replay"))
+    text = text_of(replay)
     assert text.startswith("**Ván #1: 3x3, 3 quân liên tiếp")
     assert f"**<@{an.id}> (X) thắng.**" in text and "Nước 5/5: **A3** (X)." in text
-    assert "Xuất tệp" in [b["label"] for b in replay.message.buttons]
+    assert "Xuất tệp" in [b["label"] for b in replay.buttons]
     history = await an.slash("caro history")
     assert text_of(history.message).startswith(f"Các ván gần đây của <@{an.id}> (trang 1):")
     assert "#1 **thắng** với " in text_of(history.message)
