@@ -212,6 +212,11 @@ async def test_history_pages_with_ratings_and_replay_and_review_buttons(
     replay = await posted(await bob.click(page, "Replay #6"))
     assert text_of(replay).startswith("**Game #6: 3x3")
     assert "the other side resigned" in text_of(replay)
+    # A game resigned before any move: its review has nothing to find, and says so.
+    asked = await alice.click(page, "Review #6")
+    assert asked.callback_type == 5 and not asked.ephemeral
+    reviewed = await asked.message.wait_for(lambda m: "No turning points" in m.content, timeout=30)
+    assert reviewed.embeds == []
 
 
 async def test_review_names_the_winning_move_of_a_missed_forced_win(
