@@ -20,6 +20,7 @@ from ..games import GameState, UserError
 from ..items import ID, PLY, Action, CaroButton, message_carries
 from ..names import display_names, remember
 from ..record_views import (
+    REPLAY_GIF,
     STEP_PNG,
     export_files,
     players_of,
@@ -106,10 +107,17 @@ class ReplayStepButton(
         locale = state.row.locale
         names = await players(interaction, state, locale)
         tr = translator(locale)
+        # The exported files (export:true) stay; the picture becomes the position asked for.
+        message = interaction.message
+        kept: list[discord.Attachment | discord.File] = [
+            a
+            for a in (message.attachments if message is not None else [])
+            if a.filename not in (REPLAY_GIF, STEP_PNG)
+        ]
         await interaction.response.edit_message(
             content=replay_content(state, target, tr),
             view=replay_view(state, target, tr),
-            attachments=[step_png(state, target, names)],
+            attachments=[*kept, step_png(state, target, names)],
         )
 
 

@@ -123,6 +123,11 @@ async def test_replay_of_a_game_between_members_exports_files_that_import_move_f
         assert (record.x_name, record.o_name) == ("Alice", "Bob")
     assert own.spec == "3x3 k3 freestyle" and own.winner is Mark.X and own.ending is Ending.LINE
 
+    # Stepping changes the picture and keeps the files.
+    assert (await bob.click(replay, FIRST)).callback_type == 7
+    assert sorted(files(replay)) == ["caro-game-1.caro", "caro-game-1.psq", "replay.png"]
+    assert files(replay)["caro-game-1.psq"] == attached["caro-game-1.psq"]
+
     # The Export button gives the same files privately, to whoever clicks.
     exported = await carol.click(replay, "Export")
     assert exported.callback_type == 4 and exported.ephemeral
