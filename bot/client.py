@@ -16,7 +16,7 @@ from discord.ext import commands
 
 from engine import Board
 
-from . import ai_worker, discord_patches
+from . import ai_worker, discord_patches, names
 from .ai_pool import FairPool, process_pool
 from .boards import Boards, ai_owner
 from .cogs import FEATURES, PlayCog, WatchCog
@@ -225,6 +225,9 @@ class CaroBot(commands.Bot):
 
     # ----------------------------------------------------------------- clicks no item took
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        # Every member who plays makes interactions: their names for the board legends come
+        # from here, not from one REST request per member.
+        names.remember(interaction.guild_id, interaction.user)
         # discord.py hands a click to a button item only if its custom_id is on the clicked
         # message; any other click (an older drawing in the member's client, or a forgery) is
         # answered here so that it is never left without a response.
