@@ -129,6 +129,13 @@ async def test_replay_of_a_game_between_members_exports_files_that_import_move_f
     assert files(replay)["caro-game-1.psq"] == attached["caro-game-1.psq"]
 
     # The Export button gives the same files privately, to whoever clicks.
+    # After a restart nobody's name is known: asked once per member, then remembered.
+    await running_bot.restart()
+    fetched = len([r for r in double.requests if "/members/" in r.path])
+    for _ in range(2):
+        await posted(await carol.slash("caro replay", game=1))
+    assert len([r for r in double.requests if "/members/" in r.path]) == fetched + 2
+
     exported = await carol.click(replay, "Export")
     assert exported.callback_type == 4 and exported.ephemeral
     assert sorted(files(exported.message)) == ["caro-game-1.caro", "caro-game-1.psq"]
@@ -157,6 +164,8 @@ async def test_review_finds_the_missed_block_then_answers_from_the_cache(
     legend = render_board(board, highlight=outcome.line, players=("Alice", "Bob"))
     assert files(message)["board.png"] == legend
     assert legend != render_board(board, highlight=outcome.line)
+    # The names came from the players' own interactions, not from asking Discord.
+    assert [r.path for r in double.requests if "/members/" in r.path] == []
 
     asked = await bob.slash("caro review")
     assert asked.callback_type == 5 and not asked.ephemeral  # "thinking", then the progress
