@@ -15,6 +15,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Any, Self
 
+import aiohttp
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -141,8 +142,9 @@ class ReviewCog(commands.Cog, name="Review"):
                 await interaction.edit_original_response(
                     content=review_progress(state, done, total, tr)
                 )
-            except discord.HTTPException as exc:
-                # The progress is a courtesy: the review goes on and its answer is still sent.
+            except (discord.HTTPException, aiohttp.ClientError) as exc:
+                # The progress is a courtesy (and shared with whoever asked for the same review):
+                # the review goes on and its answer is still sent.
                 log.info("game %d: review progress not shown (%s)", state.id, exc)
 
         async def run(fn: Any, *args: Any) -> Any:
