@@ -11,11 +11,13 @@ from typing import Any
 
 import pytest
 
+from bot.model import EndReason, Finish, Mode, NewGame
 from bot.record_views import export_files, move_list, replay_content, translator
 from bot.service import GameService, UserError
-from bot.storage import SqliteStorage
+from bot.storage import SqliteStorage, Storage
 from engine import Mark
 from engine.records import read_record
+from engine.types import Level
 from tests.test_bot_games import Thinker
 from tests.test_storage_upgrade import ALICE, CAROL, DAVE, GUILD, old_world
 
@@ -114,3 +116,46 @@ def test_the_move_list_of_a_long_game_shows_the_moves_around_the_current_one() -
     assert shown.startswith("… 31. A61 A62") and "**A100**" in shown and shown.endswith("…")
     assert len(shown) < 1000
     assert move_list(["H8", "G8", "I8"], 0) == "1. H8 G8 2. I8"
+
+
+async def check_finished_games_and_review_cache(storage: Storage) -> None:
+    """The storage methods of replays, history and reviews, on any backend (the PostgreSQL one
+    is to pass the same)."""
+    from bot.ratings import game_updates
+
+    games = []
+    for channel in (1, 2, 3):
+        row = await storage.create_game(
+            NewGame(guild_id=GUILD, channel_id=channel, mode=Mode.AI, x=ALICE, o=Level.EASY,
+                    started_by=ALICE, rows=3, cols=3, k=3, rule="freestyle", rated=False)
+        )
+        games.append(row.id)
+    other_guild = await storage.create_game(
+        NewGame(guild_id=GUILD + 1, channel_id=1, mode=Mode.AI, x=ALICE, o=Level.EASY,
+                started_by=ALICE, rows=3, cols=3, k=3, rule="freestyle", rated=False)
+    )
+    for game in (games[0], games[2], other_guild.id):
+        assert await storage.finish_game(game, Finish(winner=Mark.O, reason=EndReason.RESIGN),
+                                         rate=game_updates)
+    found = await storage.finished_games(GUILD, ALICE, limit=5)
+    assert [g.id for g in found] == [games[2], games[0]]  # finished only, this server, newest first
+    assert [g.id for g in await storage.finished_games(GUILD, ALICE, limit=1, offset=1)] == [
+        games[0]
+    ]
+    assert await storage.finished_games(GUILD, DAVE, limit=5) == []
+
+    assert await storage.review(games[0], 5000) is None
+    await storage.save_review(games[0], 5000, '{"a": 1}')
+    assert await storage.review(games[0], 5000) == '{"a": 1}'
+    assert await storage.review(games[0], 100) is None  # made with another node limit
+    await storage.save_review(games[0], 100, '{"b": 2}')  # one per game: replaced
+    assert await storage.review(games[0], 100) == '{"b": 2}'
+    assert await storage.review(games[0], 5000) is None
+
+
+async def test_finished_games_and_the_review_cache_in_sqlite(tmp_path: Path) -> None:
+    storage = await SqliteStorage.open(tmp_path / "caro.db")
+    try:
+        await check_finished_games_and_review_cache(storage)
+    finally:
+        await storage.close()
