@@ -95,15 +95,15 @@ def players_line(state: GameState, tr: Translate) -> str:
 
 
 def move_list(moves: Sequence[str], current: int) -> str:
-    """The moves numbered in pairs ("1. H8 G8 2. I8 H9"), move `current` (from 1) in bold; a
-    long game shows only the moves around it."""
+    """The moves numbered as the stones of the replay are (X plays the odd numbers):
+    "1. H8 2. G8 3. I8", move `current` (from 1) in bold; a long game shows only the moves
+    around it."""
     low = max(0, current - MOVE_LIST_REACH)
-    low -= low % 2  # start on X's move, so each number has its pair
     high = min(len(moves), current + MOVE_LIST_REACH)
     parts: list[str] = ["…"] if low > 0 else []
     for index in range(low, high):
         name = f"**{moves[index]}**" if index + 1 == current else moves[index]
-        parts.append(f"{index // 2 + 1}. {name}" if index % 2 == 0 else name)
+        parts.append(f"{index + 1}. {name}")
     if high < len(moves):
         parts.append("…")
     return " ".join(parts)
@@ -210,12 +210,8 @@ def _point_file(ply: int) -> str:
 
 
 def _line_text(cells: Sequence[tuple[int, int]], start_ply: int) -> str:
-    if not cells:
-        return "—"
-    return " ".join(
-        f"{n}.{'' if n % 2 else '..'} {cell_name(cell)}"
-        for n, cell in enumerate(cells, start=start_ply)
-    )
+    """A line of moves numbered as in the move list, the first being move `start_ply`."""
+    return " ".join(f"{n}. {cell_name(cell)}" for n, cell in enumerate(cells, start=start_ply))
 
 
 def _point_title(point: TurningPoint, players: Players, tr: Translate) -> str:

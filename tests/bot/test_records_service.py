@@ -49,7 +49,7 @@ async def test_a_game_finished_before_this_version_replays_and_exports(upgraded:
     text = replay_content(state, 5, translator("en-US"))
     assert f"<@{ALICE}> (X) vs caro AI (normal) (O)" in text
     assert f"**<@{ALICE}> (X) wins.**" in text
-    assert "Moves: 1. A1 B1 2. A2 B2 3. **A3**" in text
+    assert "Moves: 1. A1 2. B1 3. A2 4. B2 5. **A3**" in text
     # A member's last finished game is the newest one they played in this server.
     last = await service.last_finished_game(GUILD, ALICE)
     assert last.id == ids["ai_timed_out"]
@@ -113,9 +113,9 @@ async def test_history_lists_results_opponents_and_rating_changes(upgraded: Any)
 def test_the_move_list_of_a_long_game_shows_the_moves_around_the_current_one() -> None:
     moves = [f"A{n}" for n in range(1, 201)]
     shown = move_list(moves, 100)
-    assert shown.startswith("… 31. A61 A62") and "**A100**" in shown and shown.endswith("…")
-    assert len(shown) < 1000
-    assert move_list(["H8", "G8", "I8"], 0) == "1. H8 G8 2. I8"
+    assert shown.startswith("… 61. A61 62. A62") and "100. **A100**" in shown
+    assert shown.endswith("139. A139 140. A140 …") and len(shown) < 1000
+    assert move_list(["H8", "G8", "I8"], 0) == "1. H8 2. G8 3. I8"
 
 
 async def check_finished_games_and_review_cache(storage: Storage) -> None:

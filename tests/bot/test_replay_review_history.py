@@ -177,7 +177,7 @@ async def test_review_finds_the_missed_block_then_answers_from_the_cache(
     assert point["title"] == "Move 8, Bob (O): the losing move"
     fields = {f["name"]: f["value"] for f in point["fields"]}
     assert fields["Played"] == "A1" and fields["Better"] == "L8"
-    assert fields["The line"].startswith("8... L8")
+    assert fields["The line"].startswith("8. L8 9. ")
     assert point["image"]["url"].endswith("turn-8.png")
     assert files(review)["turn-8.png"].startswith(PNG)
     assert bot.db_rows("SELECT game_id, node_limit FROM reviews") == [(1, 5000)]
@@ -252,9 +252,9 @@ async def test_review_names_the_winning_move_of_a_missed_forced_win(
               for e in review.embeds}
     missed = points["Move 7, Alice (X): missed a forced win"]
     assert missed["Played"] == "A1" and missed["Better"] in ("G8", "K8")
-    assert missed["The line"].startswith(f"7. {missed['Better']} 8... ")
+    assert missed["The line"].startswith(f"7. {missed['Better']} 8. ")
     began = points["Move 8, Bob (O): the forced win begins"]
-    assert began == {"Played": "K9", "The forced win": "8... K9 9. L9 10... G9"}
+    assert began == {"Played": "K9", "The forced win": "8. K9 9. L9 10. G9"}
     assert "Move 6, Bob (O): the losing move" in points
 
 
