@@ -4,6 +4,7 @@ review answered from the cache) and /caro history's pages."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from bot.board_image import render_board
@@ -171,7 +172,8 @@ async def test_review_finds_the_missed_block_then_answers_from_the_cache(
     assert asked.callback_type == 5 and not asked.ephemeral  # "thinking", then the progress
     review = await asked.message.wait_for(lambda m: "Turning points" in m.content, timeout=60)
     assert review.edits >= 2  # the progress was shown before the answer
-    assert "Bob (O): accuracy" in review.content and "Alice (X): accuracy" in review.content
+    assert re.search(r"Bob \(O\), 4 moves: accuracy \d+%; .* blunders [1-9]\.", review.content)
+    assert re.search(r"Alice \(X\), 5 moves: accuracy \d+%; .* blunders 0\.", review.content)
     assert "Turning points: 1." in review.content
     [point] = review.embeds
     assert point["title"] == "Move 8, Bob (O): the losing move"
