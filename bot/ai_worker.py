@@ -11,6 +11,7 @@ import os
 import random
 import threading
 import time
+from typing import TYPE_CHECKING, Any
 
 from engine import Board
 from engine.external import ExternalEngine, ExternalEngineError, supports
@@ -23,6 +24,9 @@ EXTERNAL_LEVEL = "external"
 # What plays when the external engine cannot: it died, stalled, answered nonsense, or the board
 # is not one a piskvork brain plays (k other than 5).
 EXTERNAL_FALLBACK = "impossible"
+
+if TYPE_CHECKING:
+    from engine.review import ReviewWork
 
 PARENT_CHECK_INTERVAL = 1.0
 WORKER_NICENESS = 10
@@ -41,6 +45,40 @@ def think(board_text: str, level: str, seed: str, time_limit: float | None) -> t
 
 # One brain process per worker process and command, kept between moves.
 _ENGINES: dict[tuple[str, ...], ExternalEngine] = {}
+
+
+def review_slice(work: ReviewWork, seconds: float) -> ReviewWork:
+    """About `seconds` more of a game review (engine.review.continue_review): the work so far,
+    as plain data, goes back to the bot between slices, so a review never holds a worker long."""
+    from engine.review import continue_review
+
+    return continue_review(work, seconds)
+
+
+def review_conclude(work: ReviewWork, seconds: float) -> dict[str, Any]:
+    """The finished review of `work` (turning points and their lines, within `seconds`), in its
+    JSON-ready form: what the bot caches and renders."""
+    from engine.review import conclude_review
+
+    return conclude_review(work, seconds).to_dict()
+
+
+def replay_gif(board_text: str, players: tuple[str, str]) -> bytes:
+    """The animated replay of the game on `board_text` (a long game on a big board takes over a
+    second to draw: not on the bot's event loop)."""
+    from .board_image import render_replay
+
+    return render_replay(Board.from_text(board_text), players=players)
+
+
+def turning_point_pictures(
+    board_text: str, points: list[tuple[int, tuple[int, int] | None]], players: tuple[str, str]
+) -> list[bytes]:
+    """The picture of each (ply, better move) of a review, in order."""
+    from .board_image import render_turning_point
+
+    game = Board.from_text(board_text)
+    return [render_turning_point(game, ply, better, players=players) for ply, better in points]
 
 
 def _close_engines() -> None:

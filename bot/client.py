@@ -7,7 +7,7 @@ import asyncio
 import gc
 import logging
 import os
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine, Hashable
 from typing import Any, TypeVar
 
 import aiohttp
@@ -16,7 +16,7 @@ from discord.ext import commands
 
 from engine import Board
 
-from . import ai_worker, discord_patches, external_level
+from . import ai_worker, discord_patches, external_level, names
 from .ai_pool import FairPool, process_pool
 from .boards import Boards, ai_owner
 from .cogs import FEATURES, PlayCog, WatchCog
@@ -36,6 +36,7 @@ log = logging.getLogger("caro.bot")
 
 AI_WORKERS = 2
 CogT = TypeVar("CogT", bound=commands.Cog)
+T = TypeVar("T")
 
 
 class CaroBot(commands.Bot):
@@ -250,6 +251,12 @@ class CaroBot(commands.Bot):
             )
         return (row, col), reason
 
+    async def run_in_pool(self, owner: Hashable, fn: Callable[..., T], *args: Any) -> T:
+        """Other AI work (a slice of a game review) in the fair pool, in `owner`'s turn."""
+        if self._pool is None:
+            raise RuntimeError("the AI pool is shut down")
+        return await self._pool.run(owner, fn, *args)
+
     async def _redraw_after_crash(self) -> None:
         for state in await self.games.games_to_redraw():
             try:
@@ -274,6 +281,9 @@ class CaroBot(commands.Bot):
 
     # ----------------------------------------------------------------- clicks no item took
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        # Every member who plays makes interactions: their names for the board legends come
+        # from here, not from one REST request per member.
+        names.remember(interaction.guild_id, interaction.user)
         # discord.py hands a click to a button item only if its custom_id is on the clicked
         # message; any other click (an older drawing in the member's client, or a forgery) is
         # answered here so that it is never left without a response.

@@ -13,7 +13,7 @@ import discord
 from engine import Mark
 
 from . import external_level
-from .board_image import render_board
+from .board_image import Players, render_board
 from .games import HINT_LEVELS, LEVELS, GameState
 from .items import EMPTY_LABEL, Action, make_button
 from .model import AiLevel, External, Mode, Status
@@ -140,14 +140,18 @@ def uses_image(state: GameState) -> bool:
     return state.board.rows > MAX_BUTTON_SIDE or state.board.cols > MAX_BUTTON_SIDE
 
 
-def board_file(state: GameState, window: Window | None = None) -> discord.File:
-    """The board picture: last move marked, the winning line, and the button window outlined."""
+def board_file(
+    state: GameState, window: Window | None = None, players: Players | None = None
+) -> discord.File:
+    """The board picture: last move marked, the winning line, the button window outlined, and
+    with `players` (who plays X, who plays O) a legend saying whose stones are which."""
     outcome = state.board.outcome()
     png = render_board(
         state.board,
         last_move=True,
         highlight=outcome.line if outcome is not None else None,
         window=window,
+        players=players,
     )
     return discord.File(io.BytesIO(png), filename=BOARD_FILENAME)
 
@@ -281,8 +285,9 @@ def _game_controls(state: GameState, tr: Translate) -> Buttons:
 
 
 def _end_controls(state: GameState, tr: Translate) -> Buttons:
+    items: Buttons = []
     if state.row.status == Status.FINISHED and state.mode in (Mode.AI, Mode.PVP):
-        return [
+        items.append(
             make_button(
                 Action.REMATCH,
                 game=state.id,
@@ -290,8 +295,11 @@ def _end_controls(state: GameState, tr: Translate) -> Buttons:
                 label=tr("button.rematch"),
                 style=discord.ButtonStyle.success,
             )
-        ]
-    return []
+        )
+    if state.row.status == Status.FINISHED:
+        # Every finished board, whatever its mode, offers the AI's review of the game.
+        items.append(make_button(Action.REVIEW, game=state.id, label=tr("button.review")))
+    return items
 
 
 _PAN_LABELS = {"left": "\u2b05", "up": "\u2b06", "down": "\u2b07", "right": "\u27a1"}

@@ -12,8 +12,8 @@ from typing import Any
 from bot.ratings import AI_ANCHORS, updated
 from engine.types import Level
 from tests.bot.test_bot_process import first_empty, is_over, play_out, refusal
-from tests.conftest import BotHandle, StartBot, text_of
 from tests.bot.test_external_level import caro_pbrain
+from tests.conftest import BotHandle, StartBot, text_of
 
 DEAD_BRAIN = shlex.join([sys.executable, "-c", "import sys; sys.exit(3)"])
 # Five in a row on the largest board that still shows every cell as a button.

@@ -75,6 +75,9 @@ def test_vietnamese_command_names_are_unchanged() -> None:
         "cmdname.stats": "thống-kê",
         "cmdname.leaderboard": "bảng-xếp-hạng",
         "cmdname.help": "hướng-dẫn",
+        "cmdname.replay": "phát-lại",
+        "cmdname.review": "phân-tích",
+        "cmdname.history": "lịch-sử",
     }
 
 

@@ -20,8 +20,8 @@ from bot.service import GameService, Limits
 from bot.storage import GuildSettings, StorageError, open_database
 from bot.texts import VI, t
 from engine import Mark
-from tests.storage_backends import Backend
 from tests.service.test_service_games import Thinker
+from tests.storage_backends import Backend
 
 GUILD, CHANNEL = 10, 20
 ALICE, BOB, CAROL, DAVE, ERIN = 30, 40, 50, 60, 70
