@@ -30,6 +30,10 @@ log = logging.getLogger("caro.bot")
 
 # Interaction tokens last 15 minutes; past this, edits go through the channel message endpoint.
 INTERACTION_EDIT_WINDOW = 14 * 60
+# After Discord refused to draw the AI's move (a 5xx that outlasted discord.py's retries, a
+# token refused and the channel edit failing too): one more try a little later, so the player is
+# not left looking at "the AI is thinking" until the next restart.
+REDRAW_RETRY_SECONDS = 5.0
 # The HTTP status Discord answers an edit with when the message is a Components V2 layout and
 # the edit is not: the V2 flag can never be taken off a message.
 BAD_REQUEST = 400
@@ -309,9 +313,22 @@ class Boards:
             await self.show(state, interaction)
         except (discord.HTTPException, aiohttp.ClientError) as exc:
             # Discord kept failing (after discord.py's own retries) or the bot is stopping: the
-            # move is stored, and the next start redraws boards whose last move was the AI's.
+            # move is stored; one retry shortly, and the next start redraws boards whose last
+            # move was the AI's.
             log.warning("game %d: could not draw the AI's move (%r)", game_id, exc)
+            if not self._host.is_closed():
+                self._host.spawn(self._redraw_later(game_id))
         return state
+
+    async def _redraw_later(self, game_id: int) -> None:
+        await asyncio.sleep(REDRAW_RETRY_SECONDS)
+        state = await self.games.state(game_id)
+        if state is None or self._host.is_closed():
+            return
+        try:
+            await self.show(state, None)
+        except (discord.HTTPException, aiohttp.ClientError) as exc:
+            log.warning("game %d: could not redraw the AI's move either (%r)", game_id, exc)
 
 
 def jump_link(guild_id: int, channel_id: int, message_id: int) -> str:

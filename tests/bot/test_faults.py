@@ -235,3 +235,22 @@ async def test_the_bot_logs_its_loop_lag_when_asked(start_bot: StartBot) -> None
     reports = re.findall(r"caro\.metrics: loop lag over ([\d.]+) s: max ([\d.]+) ms", bot.log_text())
     assert len(reports) >= 2
     assert all(0.5 <= float(seconds) < 1.5 and float(worst) >= 0 for seconds, worst in reports)
+
+
+async def test_a_board_discord_refused_to_redraw_is_drawn_again_shortly(
+    running_bot: BotHandle,
+) -> None:
+    from tests.fault_helpers import free_cells, players_turn
+
+    double = running_bot.double
+    alice = double.add_member("alice")
+    start = await alice.slash("caro start", difficulty="easy", size="3x3")
+    # Both ways of drawing the AI's answer fail once: the interaction's token is refused, then
+    # the message endpoint answers 404 (Discord having a bad moment).
+    double.fail_next("PATCH", r"/messages/", status=401, times=1)
+    double.fail_next("PATCH", r"/messages/", status=404, times=1)
+    clicked = await alice.click(start.message, free_cells(start.message)[0])
+    assert clicked.callback_type == 7
+    message = await start.message.wait_for(players_turn, timeout=20)
+    assert len(free_cells(message)) == 7  # the player's move and the AI's answer are both shown
+    assert "could not draw the AI's move" in running_bot.log_text()
