@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import Board
 from engine.external import ExternalEngine, ExternalEngineError, supports
+from engine.types import Level
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +24,7 @@ log = logging.getLogger(__name__)
 EXTERNAL_LEVEL = "external"
 # What plays when the external engine cannot: it died, stalled, answered nonsense, or the board
 # is not one a piskvork brain plays (k other than 5).
-EXTERNAL_FALLBACK = "impossible"
+EXTERNAL_FALLBACK = Level.IMPOSSIBLE.value
 
 if TYPE_CHECKING:
     from engine.review import ReviewWork

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, TextIO
 
 from ..board import Board
-from ..types import LEVELS, Cell, IllegalMoveError, Mark, Rule
+from ..types import LEVELS, Cell, IllegalMoveError, Level, Mark, Rule
 
 NAME = "caro"
 VERSION = "0.1.0"
@@ -624,9 +624,9 @@ def parse_node_limit(text: str | None) -> int | None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--level",
-        default="impossible",
+        default=Level.IMPOSSIBLE.value,
         choices=LEVELS,
-        help="AI level (default: impossible)",
+        help=f"AI level (default: {Level.IMPOSSIBLE})",
     )
     parser.add_argument(
         "--seed", type=int, default=0, help="seed of the AI's random choices (default 0)"
