@@ -17,12 +17,12 @@ import aiohttp
 import discord
 
 from .board_image import Players
-from .games import GameService, GameState
-from .model import Mode
+from .model import GameState, Mode
 from .names import display_names, remember
 from .record_views import players_of, translator
 from .render import board_file, game_content, game_view, uses_image
 from .replies import say
+from .service import GameService
 from .storage import ActiveGameExists
 from .window import Window, initial_window
 

@@ -22,12 +22,12 @@ from .boards import Boards, ai_owner
 from .cogs import FEATURES, PlayCog, WatchCog
 from .config import ExternalEngineSettings, Settings
 from .cooldowns import Cooldowns
-from .games import DEFAULT_TIMEOUTS, GameService
 from .items import dispatch_undelivered, registered
 from .loop_lag import monitor_loop_lag
 from .model import Mode
 from .options import ADAPTIVE
 from .replies import say
+from .service import DEFAULT_TIMEOUTS, GameService
 from .slash import COMMANDS_HASH_KEY, CaroGroup, CaroTree, caro_group, sync_if_changed
 from .storage import GuildSettings, Storage, open_database
 from .translator import CatalogueTranslator

@@ -10,7 +10,7 @@ from typing import Any
 import discord
 from discord.app_commands import Cooldown as Bucket
 
-from .games import UserError
+from .errors import UserError
 
 # Pruned when more members than this have a bucket: idle buckets (full again) are dropped.
 MAX_BUCKETS = 10_000

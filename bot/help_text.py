@@ -11,20 +11,11 @@ from engine.notation import MAX_SIDE
 from engine.types import LEVELS, Level, Rule
 
 from . import external_level, texts
-from .games import (
-    CHALLENGE_SECONDS,
-    DEFAULT_TIMEOUTS,
-    FIRSTS,
-    HINT_LEVELS,
-    PRESET_RULES,
-    SIZES,
-    difficulties,
-    parse_options,
-    parse_size,
-)
 from .model import External
+from .options import FIRSTS, PRESET_RULES, SIZES, difficulties, parse_options, parse_size
 from .ratings import AI_ANCHORS, K_FACTOR, LEADERBOARD_MIN_GAMES, START_RATING
 from .render import MAX_BUTTON_SIDE
+from .service import CHALLENGE_SECONDS, DEFAULT_TIMEOUTS, HINT_LEVELS
 from .texts import text_in
 
 GROUP_KEY = "cmdname.caro"

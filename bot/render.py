@@ -11,13 +11,14 @@ from typing import Any
 import discord
 
 from engine import Mark
+from engine.types import LEVELS
 
 from . import external_level
 from .board_image import Players, render_board
-from .games import HINT_LEVELS, LEVELS, GameState
 from .items import EMPTY_LABEL, Action, make_button
-from .model import AiLevel, External, Mode, Status
+from .model import AiLevel, External, GameState, Mode, Status
 from .ratings import LEADERBOARD_MIN_GAMES
+from .service import HINT_LEVELS
 from .storage import ChallengeRow, RatedRow, RatingChange, Record, Standing, UserStats
 from .texts import EN, text_in
 from .window import Window, initial_window

@@ -6,7 +6,7 @@ from typing import Any
 
 import discord
 
-from .games import UserError
+from .errors import UserError
 from .texts import text_in
 from .translator import locale_of
 

@@ -20,7 +20,8 @@ from discord.app_commands import Choice, locale_str
 
 from engine.notation import MAX_SIDE
 
-from .games import SIZES, UserError, parse_size
+from .errors import UserError
+from .options import SIZES, parse_size
 from .replies import refuse, say
 from .texts import t, text_in
 from .translator import locale_of

@@ -12,8 +12,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ..games import CHALLENGE_FIRSTS, RULES, GameOptions, UserError, parse_options
+from ..errors import UserError
 from ..items import ID, Action, CaroButton, on_its_message
+from ..options import CHALLENGE_FIRSTS, RULES, GameOptions, parse_options
 from ..render import challenge_content, challenge_view
 from ..replies import refuse
 from ..slash import choices, option_names, size_suggestions, text

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
-from ..games import GameState, UserError
+from ..errors import UserError
 from ..items import on_its_message
+from ..model import GameState
 
 if TYPE_CHECKING:
     from ..client import CaroBot

@@ -13,9 +13,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from ..boards import ai_owner, jump_link
-from ..games import GameState, UserError
+from ..errors import UserError
 from ..items import ID, PLY, Action, CaroButton
-from ..model import Mode
+from ..model import GameState, Mode
 from ..replies import localized, refuse, say
 from ..slash import text
 from ..texts import text_in

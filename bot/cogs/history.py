@@ -10,7 +10,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ..games import UserError
+from ..errors import UserError
 from ..items import Action, CaroButton
 from ..record_views import history_content, history_view, translator
 from ..replies import refuse

@@ -15,18 +15,10 @@ from discord.ext import commands
 
 from engine.notation import cell_name
 
-from ..games import (
-    DIFFICULTIES,
-    FIRSTS,
-    RULES,
-    GameOptions,
-    GameState,
-    MoveRef,
-    UserError,
-    parse_options,
-)
+from ..errors import UserError
 from ..items import ID, MODAL_FIELD, PLY, Action, CaroButton, message_carries
-from ..model import Mode
+from ..model import GameState, Mode, MoveRef
+from ..options import DIFFICULTIES, FIRSTS, RULES, GameOptions, parse_options
 from ..replies import refuse, say
 from ..slash import choices, option_names, size_suggestions, text
 from ..texts import text_in

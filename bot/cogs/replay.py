@@ -16,8 +16,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from .. import ai_worker
-from ..games import GameState, UserError
+from ..errors import UserError
 from ..items import ID, PLY, Action, CaroButton, message_carries
+from ..model import GameState
 from ..names import display_names, remember
 from ..record_views import (
     REPLAY_GIF,

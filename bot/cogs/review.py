@@ -21,8 +21,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from .. import ai_worker
-from ..games import GameState, UserError
+from ..errors import UserError
 from ..items import ID, Action, CaroButton
+from ..model import GameState
 from ..record_views import pictures_to_draw, review_message, review_progress, translator
 from ..replies import localized, refuse, say
 from ..slash import option_names, text

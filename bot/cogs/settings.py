@@ -10,7 +10,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ..games import UserError, parse_timeout
+from ..errors import UserError
+from ..options import parse_timeout
 from ..replies import refuse, say
 from ..slash import option_names, text
 from ..storage import GuildSettings

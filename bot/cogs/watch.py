@@ -13,8 +13,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ..games import LEVELS, RULES, UserError, parse_options
+from engine.types import LEVELS
+
+from ..errors import UserError
 from ..items import ID, Action, CaroButton
+from ..options import RULES, parse_options
 from ..replies import refuse
 from ..slash import choices, option_names, size_suggestions, text
 from ..texts import TextId

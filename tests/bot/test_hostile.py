@@ -165,7 +165,8 @@ async def assert_refused(world: World, result: Any, before: tuple[Any, ...]) -> 
 async def test_hostile_start_options_are_refused_and_change_nothing(
     world: World, data: st.DataObject
 ) -> None:
-    from bot.games import UserError, parse_options
+    from bot.errors import UserError
+    from bot.options import parse_options
 
     names = [n for n in START_OPTIONS if n in option_choices(world.double)]
     options = data.draw(st.dictionaries(st.sampled_from(names), hostile_text, min_size=1))

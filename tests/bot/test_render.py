@@ -12,9 +12,8 @@ import pytest
 import bot.cogs  # noqa: F401  (the feature cogs register the buttons the drawing makes)
 from bot import ratings, texts
 from bot.config import MissingTokenError, SettingsError, load_settings
-from bot.games import GameState, load_state
 from bot.items import EMPTY_LABEL
-from bot.model import EndReason, Mode, Seat, Status
+from bot.model import EndReason, GameState, Mode, Seat, Status, load_state
 from bot.render import (
     game_content,
     game_view,

@@ -13,7 +13,7 @@ import pytest
 from babel.messages.catalog import Catalog
 from discord import app_commands
 
-from bot import catalogue, games, help_text, ratings, texts
+from bot import catalogue, help_text, options, ratings, texts
 from bot.catalogue import CatalogueError, load, problems
 from bot.cogs.help import help_embed
 from bot.config import SettingsError, load_settings
@@ -317,7 +317,7 @@ def test_help_mentions_every_level_preset_rule_and_subcommand(locale: str) -> No
         assert texts.text_in(locale, f"level.{level.value}") in text, level
         assert f"{ratings.AI_ANCHORS[level.value]:g}" in text, level
     assert texts.text_in(locale, "level.adaptive") in text
-    for preset in games.SIZES:
+    for preset in options.SIZES:
         assert f"`{preset}`" in text, preset
     for rule in Rule:
         assert texts.text_in(locale, f"rule.{rule.value}") in text, rule

@@ -9,14 +9,10 @@ from pathlib import Path
 import pytest
 
 from bot import ai_worker
-from bot.games import (
-    GameOptions,
-    GameService,
-    MoveRef,
-    UserError,
-    ai_seed,
-    parse_options,
-)
+from bot.errors import UserError
+from bot.model import MoveRef
+from bot.options import GameOptions, parse_options
+from bot.service import GameService, ai_seed
 from bot.storage import ActiveGameExists, Record
 from bot.storage import SqliteStorage as Storage
 from engine import Board, Mark, Rule

@@ -9,15 +9,10 @@ from pathlib import Path
 import pytest
 
 from bot import ratings
-from bot.games import (
-    CHALLENGE_FIRSTS,
-    GameService,
-    MoveRef,
-    UserError,
-    parse_options,
-    parse_timeout,
-)
-from bot.model import Mode
+from bot.errors import UserError
+from bot.model import Mode, MoveRef
+from bot.options import CHALLENGE_FIRSTS, parse_options, parse_timeout
+from bot.service import GameService
 from bot.storage import GLOBAL_SCOPE, GuildSettings
 from bot.storage import SqliteStorage as Storage
 from engine import Board, Mark
@@ -235,7 +230,7 @@ def test_timeouts_are_given_in_minutes_within_limits() -> None:
 
 
 def test_sizes_are_presets_or_typed_up_to_26x26() -> None:
-    from bot.games import parse_size
+    from bot.options import parse_size
 
     assert parse_size(None) == (3, 3, 3)
     assert parse_size("15x15") == (15, 15, 5)
