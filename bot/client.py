@@ -26,6 +26,7 @@ from .items import dispatch_undelivered, registered
 from .loop_lag import monitor_loop_lag
 from .model import Mode
 from .options import ADAPTIVE
+from .records import RecordService
 from .replies import say
 from .service import DEFAULT_TIMEOUTS, GameService
 from .slash import COMMANDS_HASH_KEY, CaroGroup, CaroTree, caro_group, sync_if_changed
@@ -59,6 +60,7 @@ class CaroBot(commands.Bot):
         self.caro: CaroGroup = caro_group()
         self._storage: Storage | None = None
         self._games: GameService | None = None
+        self._records: RecordService | None = None
         self._pool: FairPool | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._released = False
@@ -70,6 +72,12 @@ class CaroBot(commands.Bot):
         if self._games is None:
             raise RuntimeError("the bot is not set up yet")
         return self._games
+
+    @property
+    def records(self) -> RecordService:
+        if self._records is None:
+            raise RuntimeError("the bot is not set up yet")
+        return self._records
 
     def cog(self, cls: type[CogT]) -> CogT:
         """The loaded cog of class `cls` (one per feature)."""
@@ -97,6 +105,7 @@ class CaroBot(commands.Bot):
             ),
             challenge_seconds=self.settings.challenge_seconds,
         )
+        self._records = RecordService(self._storage)
         await self.tree.set_translator(CatalogueTranslator())
         for feature in FEATURES:
             cog = feature(self)

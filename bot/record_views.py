@@ -19,7 +19,7 @@ from . import external_level
 from .board_image import render_step
 from .items import Action, make_button
 from .model import EndReason, GameState, Seat, Status
-from .service import HistoryPage
+from .records import HistoryPage
 from .texts import text_in
 
 Translate = Callable[..., str]

@@ -9,7 +9,6 @@ only through this service.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -19,11 +18,9 @@ from typing import Any
 from engine import Board, IllegalMoveError, InvalidMoveError, Mark, Rule
 from engine.external import supports
 from engine.notation import cell_name
-from engine.review import DEFAULT_BUDGET_S, DEFAULT_NODE_LIMIT, FIRST_PASS_SHARE, Review
-from engine.review import begin_review as engine_begin_review
 from engine.types import Level
 
-from . import ai_worker, external_level, ratings
+from . import external_level, ratings
 from .errors import UserError
 from .model import (
     ActiveGameExists,
@@ -43,8 +40,6 @@ from .model import (
     NewGame,
     RatedRow,
     RatingChange,
-    Result,
-    Seat,
     Standing,
     UserStats,
     finish_of,
@@ -68,17 +63,6 @@ CHALLENGE_SECONDS = 5 * 60.0
 
 Think = Callable[[Board, str, str], Awaitable[tuple[tuple[int, int], str]]]
 """(board, level, seed) -> (AI's cell, reason id from engine.ai.explain)."""
-RunInPool = Callable[..., Awaitable[Any]]
-"""(worker function of bot.ai_worker, *its arguments) -> its result, run in the AI pool."""
-ReviewProgress = Callable[[int, int], Awaitable[None]]
-"""(moves analysed, moves in the game): called after each slice of a review."""
-
-# Games per page of /caro history, and the last page one may ask for (ids carry the page).
-HISTORY_PAGE = 5
-MAX_HISTORY_PAGE = 999
-# Seconds of review work per trip to the AI pool: the progress shown moves at this pace, and
-# other members' AI moves wait at most this long behind a review on a busy pool.
-REVIEW_SLICE_S = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,36 +107,6 @@ class Hint:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class HistoryEntry:
-    """One finished game from one member's side."""
-
-    state: GameState
-    mark: Mark
-    result: Result
-    change: RatingChange | None  # their rating change in this server, if the game was rated
-
-    @property
-    def opponent(self) -> Seat:
-        """The member or AI level they played against."""
-        return self.state.row.seat(self.mark.other)
-
-
-@dataclass(frozen=True, slots=True)
-class HistoryPage:
-    user_id: int
-    page: int  # from 0
-    entries: tuple[HistoryEntry, ...]
-    has_next: bool
-
-
-@dataclass(frozen=True, slots=True)
-class GameReview:
-    state: GameState
-    review: Review
-    cached: bool  # answered from the cache, no search run
-
-
 Clock = Callable[[], float]
 
 
@@ -183,10 +137,6 @@ class GameService:
         self._hints: dict[int, tuple[int, asyncio.Task[Hint]]] = {}
         # Wakes the deadline watcher when a new clock starts.
         self.deadlines_changed = asyncio.Event()
-        # game id -> the review under way, and whom to tell its progress: one review per game
-        # however many members ask for it at once.
-        self._reviews: dict[int, asyncio.Task[Review]] = {}
-        self._review_watchers: dict[int, list[ReviewProgress]] = {}
 
     def _lock(self, game_id: int) -> asyncio.Lock:
         return self._locks.setdefault(game_id, asyncio.Lock())
@@ -596,7 +546,7 @@ class GameService:
         if state.mover_id != user_id:
             raise UserError("click.not_your_turn")
         known = self._hints.get(game_id)
-        if known is None or known[0] != ply or _failed(known[1]):
+        if known is None or known[0] != ply or failed(known[1]):
             task = asyncio.ensure_future(self._new_hint(state, ply))
             self._hints[game_id] = known = (ply, task)
         return await asyncio.shield(known[1])
@@ -725,126 +675,9 @@ class GameService:
         return state
 
 
-    # ----------------------------------------------------------------- finished games as records
-    async def finished_game(self, game_id: int, guild_id: int) -> GameState:
-        """Game `game_id` of this server, over (finished, or a watch stopped); UserError if there
-        is no such game here (a game of another server is not shown) or it still runs."""
-        state = await self.state(game_id)
-        if state is None or state.row.guild_id != guild_id:
-            raise UserError("replay.no_game", game=game_id)
-        if state.active:
-            raise UserError("replay.running", game=game_id)
-        return state
-
-    async def last_finished_game(self, guild_id: int, user_id: int) -> GameState:
-        """The last game `user_id` finished in this server; UserError if none."""
-        rows = await self.storage.finished_games(guild_id, user_id, limit=1)
-        if not rows:
-            raise UserError("replay.none", user=f"<@{user_id}>")
-        return load_state(rows[0])
-
-    async def history(self, guild_id: int, user_id: int, page: int) -> HistoryPage:
-        """Page `page` (from 0) of the games `user_id` finished in this server, newest first."""
-        if not 0 <= page <= MAX_HISTORY_PAGE:
-            raise UserError("history.bad_page")
-        rows = await self.storage.finished_games(
-            guild_id, user_id, limit=HISTORY_PAGE + 1, offset=page * HISTORY_PAGE
-        )
-        entries: list[HistoryEntry] = []
-        for row in rows[:HISTORY_PAGE]:
-            state = load_state(row)
-            mark = state.mark_of(user_id)
-            result = state.result_of(mark) if mark is not None else None
-            if mark is None or result is None:
-                continue
-            change = next(
-                (
-                    c
-                    for c in await self.storage.rating_changes(row.id)
-                    if c.scope == guild_id and c.user_id == user_id
-                ),
-                None,
-            )
-            entries.append(HistoryEntry(state, mark, result, change))
-        return HistoryPage(user_id, page, tuple(entries), len(rows) > HISTORY_PAGE)
-
-    async def review(
-        self,
-        game_id: int,
-        guild_id: int,
-        run: RunInPool,
-        progress: ReviewProgress | None = None,
-        *,
-        node_limit: int = DEFAULT_NODE_LIMIT,
-        budget_s: float = DEFAULT_BUDGET_S,
-    ) -> GameReview:
-        """The AI review of a game of this server that is over: from the cache, or made in the
-        AI pool (`run`) a slice at a time, `progress` told after each slice, then cached. A
-        review asked for while one of the same game is under way waits for that one."""
-        state = await self.finished_game(game_id, guild_id)
-        cached = await self._cached_review(game_id, node_limit)
-        if cached is not None:
-            return GameReview(state, cached, cached=True)
-        watchers = self._review_watchers.setdefault(game_id, [])
-        if progress is not None:
-            watchers.append(progress)
-        try:
-            task = self._reviews.get(game_id)
-            if task is None or _failed(task):
-                task = asyncio.ensure_future(self._new_review(state, run, node_limit, budget_s))
-                self._reviews[game_id] = task
-                task.add_done_callback(lambda done: self._forget_review(game_id, done))
-            review = await asyncio.shield(task)
-        finally:
-            if progress is not None and progress in watchers:
-                watchers.remove(progress)
-            if not watchers:
-                self._review_watchers.pop(game_id, None)
-        return GameReview(state, review, cached=False)
-
-    def _forget_review(self, game_id: int, task: asyncio.Task[Review]) -> None:
-        if self._reviews.get(game_id) is task:
-            del self._reviews[game_id]
-
-    async def _cached_review(self, game_id: int, node_limit: int) -> Review | None:
-        data = await self.storage.review(game_id, node_limit)
-        if data is None:
-            return None
-        try:
-            return Review.from_dict(json.loads(data))
-        except ValueError:
-            return None  # damaged, or from an older engine: made again (and replaced)
-
-    async def _new_review(
-        self, state: GameState, run: RunInPool, node_limit: int, budget_s: float
-    ) -> Review:
-        row = state.row
-        work = engine_begin_review(
-            [move.cell for move in row.moves],
-            row.rows,
-            row.cols,
-            row.k,
-            Rule.parse(row.rule),
-            node_limit=node_limit,
-        )
-        start = time.monotonic()
-        first_pass = budget_s * FIRST_PASS_SHARE
-        while not work.analysed and time.monotonic() - start < first_pass:
-            slice_s = min(REVIEW_SLICE_S, max(0.05, first_pass - (time.monotonic() - start)))
-            work = await run(ai_worker.review_slice, work, slice_s)
-            for watcher in list(self._review_watchers.get(state.id, ())):
-                await watcher(work.done, work.total)
-        left = max(0.5, budget_s - (time.monotonic() - start))
-        data = await run(ai_worker.review_conclude, work, left)
-        review = Review.from_dict(data)
-        if review.complete:
-            # A review cut short by the budget (a busy pool) is shown but not kept: the next
-            # request may get through the whole game.
-            await self.storage.save_review(state.id, node_limit, json.dumps(data))
-        return review
 
 
-def _failed(task: asyncio.Task[Any]) -> bool:
+def failed(task: asyncio.Task[Any]) -> bool:
     return task.done() and (task.cancelled() or task.exception() is not None)
 
 
@@ -852,14 +685,11 @@ __all__ = [
     "CHALLENGE_SECONDS",
     "DEFAULT_LIMITS",
     "DEFAULT_TIMEOUTS",
-    "GameReview",
     "GameService",
     "HINT_ENGINE",
-    "HISTORY_PAGE",
-    "HistoryEntry",
-    "HistoryPage",
     "HINT_LEVELS",
     "Hint",
     "Limits",
     "ai_seed",
+    "failed",
 ]

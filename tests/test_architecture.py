@@ -126,7 +126,7 @@ def test_the_engine_is_pure_and_never_imports_the_bot() -> None:
 
 @pytest.mark.parametrize(
     "module",
-    ["bot.model", "bot.service", "bot.ratings", "bot.storage.interface"],
+    ["bot.model", "bot.service", "bot.records", "bot.ratings", "bot.storage.interface"],
 )
 def test_the_game_model_and_service_have_no_discord_in_them(module: str) -> None:
     path = _modules()[module]

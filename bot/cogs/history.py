@@ -13,8 +13,8 @@ from discord.ext import commands
 from ..errors import UserError
 from ..items import Action, CaroButton
 from ..record_views import history_content, history_view, translator
+from ..records import MAX_HISTORY_PAGE
 from ..replies import refuse
-from ..service import MAX_HISTORY_PAGE
 from ..slash import option_names, text
 from ..translator import locale_of
 from .common import bot_of
@@ -57,7 +57,7 @@ class HistoryPageButton(CaroButton, template=rf"caro:hp:(?P<user>{SNOWFLAKE}):(?
             refuse_other_message(interaction, self.custom_id)
             if guild_id is None or self.page > MAX_HISTORY_PAGE:
                 raise UserError("history.bad_page")
-            page = await bot_of(interaction).games.history(guild_id, self.user, self.page)
+            page = await bot_of(interaction).records.history(guild_id, self.user, self.page)
         except UserError as exc:
             await refuse(interaction, exc)
             return
@@ -80,7 +80,7 @@ class HistoryCog(commands.Cog, name="History"):
         guild_id = interaction.guild_id
         assert guild_id is not None  # the /caro group checks this
         target = member or interaction.user
-        page = await self.bot.games.history(guild_id, target.id, 0)
+        page = await self.bot.records.history(guild_id, target.id, 0)
         tr = translator(locale_of(interaction))
         await interaction.response.send_message(
             history_content(page, tr), view=history_view(page, tr)

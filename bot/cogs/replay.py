@@ -49,7 +49,7 @@ async def finished_game_here(interaction: discord.Interaction[Any], game: int) -
     guild_id = interaction.guild_id
     if guild_id is None:
         raise UserError("error.guild_only")
-    return await bot_of(interaction).games.finished_game(game, guild_id)
+    return await bot_of(interaction).records.finished_game(game, guild_id)
 
 
 async def players(
@@ -213,11 +213,11 @@ class ReplayCog(commands.Cog, name="Replay"):
     ) -> None:
         guild_id = interaction.guild_id
         assert guild_id is not None  # the /caro group checks this
-        games = self.bot.games
+        records = self.bot.records
         if game is not None:
-            state = await games.finished_game(game, guild_id)
+            state = await records.finished_game(game, guild_id)
         else:
-            state = await games.last_finished_game(guild_id, (member or interaction.user).id)
+            state = await records.last_finished_game(guild_id, (member or interaction.user).id)
         await self.post_replay(interaction, state, export=bool(export))
 
     async def post_replay(

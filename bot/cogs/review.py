@@ -94,9 +94,9 @@ class ReviewCog(commands.Cog, name="Review"):
         guild_id = interaction.guild_id
         assert guild_id is not None  # the /caro group checks this
         if game is not None:
-            state = await self.bot.games.finished_game(game, guild_id)
+            state = await self.bot.records.finished_game(game, guild_id)
         else:
-            state = await self.bot.games.last_finished_game(guild_id, interaction.user.id)
+            state = await self.bot.records.last_finished_game(guild_id, interaction.user.id)
         await self.post_review(interaction, state)
 
     async def post_review(self, interaction: discord.Interaction[Any], state: GameState) -> None:
@@ -151,7 +151,7 @@ class ReviewCog(commands.Cog, name="Review"):
         async def run(fn: Any, *args: Any) -> Any:
             return await self.bot.run_in_pool(owner, fn, *args)
 
-        done = await self.bot.games.review(state.id, state.row.guild_id, run, progress)
+        done = await self.bot.records.review(state.id, state.row.guild_id, run, progress)
         if done.cached:
             log.info("game %d: review answered from the cache", state.id)
         else:

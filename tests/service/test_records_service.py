@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
+from bot.errors import UserError
 from bot.model import EndReason, Finish, Mode, NewGame
 from bot.record_views import export_files, move_list, replay_content, translator
-from bot.service import GameService, UserError
+from bot.records import RecordService
 from bot.storage import SqliteStorage, Storage
 from engine import Mark
 from engine.records import read_record
 from engine.types import Level
-from tests.service.test_service_games import Thinker
 from tests.storage.test_storage_upgrade import ALICE, CAROL, DAVE, GUILD, old_world
 
 
@@ -39,7 +39,7 @@ async def upgraded(tmp_path: Path) -> Any:
     path = tmp_path / "caro.db"
     ids = old_world(path)
     storage = await SqliteStorage.open(path)
-    yield GameService(storage, Thinker()), ids
+    yield RecordService(storage), ids
     await storage.close()
 
 
