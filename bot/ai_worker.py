@@ -59,3 +59,4 @@ def init_worker(parent: int) -> None:
     """
     exit_with_parent(parent)
     os.nice(WORKER_NICENESS)
+    __import__("engine.ai").ai.warm_up()  # the compiled search core, before any player waits
