@@ -252,7 +252,7 @@ def _analyse(
 
 # Share of the move's time the compiled core may think: the rest covers building its copy of
 # the board, the caption's reason and handing the move back (a process pool pickles it).
-CORE_SHARE = 0.9
+CORE_SHARE = 0.85
 
 
 def _core_move(
