@@ -158,8 +158,12 @@ def test_core_search_is_reproducible_under_a_node_limit(rule):
     assert Board.from_text(text).grid[first.move] == 0
 
 
-def test_warm_up_leaves_the_core_ready():
-    start = time.perf_counter()
+def test_after_warm_up_a_first_move_on_any_rule_compiles_nothing():
     compiled.warm_up()
-    # Compiled code is loaded once per process: a second warm-up is only the tiny searches.
-    assert time.perf_counter() - start < 30
+    entry_points = [core.load, core.win_cells, core.threat_first, core.search, core.opponent_threat]
+    before = [len(f.signatures) for f in entry_points]
+    assert all(before)
+    for rule in Rule:
+        board = Board.from_text(f"15x15 k5 {rule.value} H8 H9 I9 G7 J10 K11 I8 I10")
+        compiled.think(board, None, 5_000)
+    assert [len(f.signatures) for f in entry_points] == before
