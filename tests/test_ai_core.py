@@ -167,3 +167,13 @@ def test_after_warm_up_a_first_move_on_any_rule_compiles_nothing():
         board = Board.from_text(f"15x15 k5 {rule.value} H8 H9 I9 G7 J10 K11 I8 I10")
         compiled.think(board, None, 5_000)
     assert [len(f.signatures) for f in entry_points] == before
+
+
+@pytest.mark.parametrize("k", [9, 13, 26])
+def test_long_lines_keep_the_evaluation_below_the_win_values(k):
+    board = Board(26, 26, k)
+    for name in ("M13", "N13", "M14", "N14", "M12", "L12", "N12"):
+        board.push_name(name)
+    result = compiled.think(board, None, 20_000)
+    assert board.grid[result.move] == 0
+    assert abs(result.value) < core.WON

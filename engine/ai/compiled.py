@@ -21,6 +21,7 @@ from .core import Ctx, Geo, State
 
 RULE_CODES = {Rule.FREESTYLE: core.FREESTYLE, Rule.EXACT: core.EXACT, Rule.CARO: core.CARO}
 NEAR_RADIUS = 2
+WORTH_LEVELS = 8
 TT_BUCKETS = 1 << 18  # two entries each: about 15 MB per process
 FAIL_ENTRIES = 1 << 18
 MAX_DEPTH = 64
@@ -65,8 +66,11 @@ def geometry(rows: int, cols: int, k: int, rule: Rule) -> Geo:
             ]
             nearc[r * cols + c, : len(cells)] = cells
             nearn[r * cols + c] = len(cells)
-    # A live window of c stones is worth 8**c: one longer line outweighs many shorter ones.
-    worth = np.array([8**c if c else 0 for c in range(k + 1)], dtype=np.int64)
+    # A live window of c stones is worth 8**c: one longer line outweighs many shorter ones. For
+    # long k only the last WORTH_LEVELS counts keep growing, so that the sums stay far below the
+    # search's win values (and within 64 bits) on any board.
+    shift = max(0, k - WORTH_LEVELS)
+    worth = np.array([8 ** max(1, c - shift) if c else 0 for c in range(k + 1)], dtype=np.int64)
     gain = np.zeros(k + 1, dtype=np.int64)
     gain[:k] = worth[1:] - worth[:-1]
     _, x_keys, o_keys = zobrist_keys(rows, cols)
