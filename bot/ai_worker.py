@@ -28,8 +28,11 @@ def think(board_text: str, level: str, seed: str, time_limit: float | None) -> t
 
 
 def warm_up() -> bool:
-    """Imports the engine in a fresh worker so the first real move does not pay for it."""
-    import engine.ai  # noqa: F401
+    """Loads the engine and its compiled search core in a fresh worker, so the first real move
+    does not pay for it."""
+    import engine.ai
+
+    engine.ai.warm_up()
 
     return True
 
@@ -59,4 +62,3 @@ def init_worker(parent: int) -> None:
     """
     exit_with_parent(parent)
     os.nice(WORKER_NICENESS)
-    __import__("engine.ai").ai.warm_up()  # the compiled search core, before any player waits
