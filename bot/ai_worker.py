@@ -126,11 +126,12 @@ def think_external(
 
 
 def warm_up() -> bool:
-    """Imports the engine and loads the compiled solver in a fresh worker, so the first real move
-    pays for neither."""
-    import engine.ai  # noqa: F401
+    """Loads the compiled search core and the compiled solver in a fresh worker, so the first
+    real move pays for neither (a machine's very first run also compiles them, once)."""
+    import engine.ai
     from engine import solver
 
+    engine.ai.warm_up()
     solver.warm_up()
     return True
 

@@ -18,6 +18,18 @@ from tests.postgres import PostgresServer, PostgresUnavailable
 from tests.postgres import required as postgres_required
 from tests.storage_backends import backend, storage  # noqa: F401 - fixtures: both storage backends
 
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled_engine() -> None:
+    """The numba search core and solver, compiled once into their on-disk cache before any test:
+    on a fresh clone that takes minutes, and a test that met it mid-game (an AI move, a bot's
+    worker, `caro pbrain`) would time out; from the cache each process loads them in under 1 s."""
+    import engine.ai
+    from engine import solver
+
+    engine.ai.warm_up()
+    solver.warm_up()
+
 TOKEN = "test-token"
 STOP_TIMEOUT = 20.0
 

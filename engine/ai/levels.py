@@ -6,10 +6,11 @@ normal    takes wins and blocks, a two-ply search of its six best-looking moves 
 hard      takes wins and blocks, wins by continuous fours, a three-ply search of its six
           best-looking moves (eight at the root; every move, to the end, on boards of up to 30
           cells), and one move in ten picks its second or third choice instead;
-impossible  the solver where it can prove a result, else wins by continuous fours, then by
-          threes (threat-space search), the deepest search the time allows (its leaves also
-          look for wins by fours), and a guard: the chosen move must leave the opponent no
-          forced win by fours or by up to three threes.
+impossible  the solver where it can prove a result; on bigger boards the compiled core
+          (engine.ai.core): wins by continuous fours, then by threes (threat-space search), a
+          principal-variation search to the deepest depth the time allows (its leaves also look
+          for wins by fours), and a guard: the chosen move must leave the opponent no forced
+          win by fours or by up to three threes.
 """
 
 from __future__ import annotations
@@ -227,6 +228,10 @@ def _analyse(
         if solved is not None:
             return _solved_info(board, solved, start, with_reason)
 
+    size = board.rows * board.cols
+    if known is Level.IMPOSSIBLE and size > FULL_WIDTH_CELLS and size - board.ply > SOLVER_EMPTIES:
+        return _core_move(board, start, time_limit, node_limit, with_reason)
+
     pos = Position(board)
     picked = _pick(pos, style, rng, plan)
     if isinstance(picked, _Solved):
@@ -242,6 +247,36 @@ def _analyse(
         seconds=time.perf_counter() - start,
         solved=solved_value is not None,
         value=solved_value,
+    )
+
+
+# Share of the move's time the compiled core may think: the rest covers building its copy of
+# the board, the caption's reason and handing the move back (a process pool pickles it).
+CORE_SHARE = 0.85
+
+
+def _core_move(
+    board: Board, start: float, time_limit: float, node_limit: int | None, with_reason: bool
+) -> MoveInfo:
+    """impossible on boards the solver cannot finish: the compiled core (engine.ai.compiled)."""
+    from . import compiled
+
+    if board.ply == 0:
+        index = (board.rows // 2) * board.cols + board.cols // 2
+        result = compiled.CoreResult(index, 0, 0, 0, "centre", ())
+    else:
+        deadline = start + time_limit * CORE_SHARE
+        result = compiled.think(board, None if node_limit is not None else deadline, node_limit)
+    reason = reason_at(Position(board), result.move) if with_reason else ""
+    solved = result.kind in ("win", "vcf")
+    return MoveInfo(
+        move=divmod(result.move, board.cols),
+        reason=reason,
+        nodes=result.nodes,
+        depth=result.depth,
+        seconds=time.perf_counter() - start,
+        solved=solved,
+        value=1 if solved else None,
     )
 
 

@@ -51,13 +51,17 @@ class LevelPlayer:
     time_limit: float | None = None
     node_limit: int | None = None
     name: str = ""
+    legacy: bool = False  # the frozen pre-compiled-core AI (engine.ai.legacy), for reference
 
     def __post_init__(self) -> None:
         if not self.name:
-            object.__setattr__(self, "name", self.level)
+            object.__setattr__(self, "name", ("legacy-" if self.legacy else "") + self.level)
 
     def __call__(self, board: Board, rng: random.Random, /) -> Cell:
-        from ..ai import choose_move
+        if self.legacy:
+            from ..ai.legacy import choose_move
+        else:
+            from ..ai import choose_move
 
         return choose_move(
             board, self.level, rng=rng, time_limit=self.time_limit, node_limit=self.node_limit
@@ -88,13 +92,17 @@ class RandomPlayer:
 
 def parse_player(entry: str, *, mc_playouts: int = 1000, time_limit: float | None = None,
                  node_limit: int | None = None) -> Player:
-    """A player from a --levels entry: a level name, `mc`, `random`, or `level@SECONDS` /
-    `mc@PLAYOUTS` for a level with its own time limit or an MC with its own playout count."""
+    """A player from a --levels entry: a level name, `legacy-LEVEL` (the frozen AI from before
+    the compiled core), `mc`, `random`, or `level@SECONDS` / `mc@PLAYOUTS` for a level with its
+    own time limit or an MC with its own playout count."""
     from ..ai import LEVELS
 
     text = entry.strip().lower()
     base, _, extra = text.partition("@")
-    choices = ", ".join([*LEVELS, "mc", "random"])
+    legacy = base.startswith("legacy-")
+    if legacy:
+        base = base.removeprefix("legacy-")
+    choices = ", ".join([*LEVELS, *(f"legacy-{level}" for level in LEVELS), "mc", "random"])
     if base == "random":
         if extra:
             raise ValueError(f"{entry!r}: random takes no @ setting")
@@ -116,7 +124,7 @@ def parse_player(entry: str, *, mc_playouts: int = 1000, time_limit: float | Non
             limit = -1.0
         if not limit > 0 or math.isinf(limit):
             raise ValueError(f"{entry!r}: write LEVEL@SECONDS with a positive time, like hard@0.2")
-    return LevelPlayer(level=base, time_limit=limit, node_limit=node_limit, name=text)
+    return LevelPlayer(level=base, time_limit=limit, node_limit=node_limit, name=text, legacy=legacy)
 
 
 # ----------------------------------------------------------------------------------- games
@@ -245,14 +253,18 @@ def schedule(players: Sequence[Player], *, rows: int, cols: int, k: int, rule: R
 def run_games(specs: Sequence[GameSpec], *, jobs: int = 1,
               progress: Callable[[GameResult, int, int], None] | None = None) -> list[GameResult]:
     """Play every game, in a process pool when jobs > 1; results in schedule order."""
+    from ..ai import warm_up
+
     results: list[GameResult] = []
     if jobs <= 1:
+        # The compiled core loads before the clock of the first game starts, as in the bot.
+        warm_up()
         for spec in specs:
             results.append(play_game(spec))
             if progress:
                 progress(results[-1], len(results), len(specs))
         return results
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=warm_up) as pool:
         futures = [pool.submit(play_game, spec) for spec in specs]
         for done, future in enumerate(as_completed(futures), 1):
             result = future.result()
@@ -417,7 +429,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--levels",
         default="easy,normal,hard,impossible",
-        help="comma-separated players: AI levels, mc, random; level@SECONDS for a level with its "
+        help="comma-separated players: AI levels, legacy-LEVEL (the AI before the compiled "
+        "core), mc, random; level@SECONDS for a level with its "
         "own time limit, mc@PLAYOUTS (default easy,normal,hard,impossible)",
     )
     parser.add_argument("--games", type=int, default=40, help="games per pair (default 40)")

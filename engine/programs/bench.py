@@ -250,6 +250,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     started = time.perf_counter()
+    from ..ai import warm_up
+
+    # The compiled core loads before any move is timed, as it does in the bot's AI workers.
+    warm_up()
     print(f"move latency ({rule.value}, {args.moves} positions per size from {from_level} self-play, "
           f"seed {args.seed})")
     rows = []

@@ -1,0 +1,268 @@
+"""Typed front of the compiled core (engine.ai.core): board in, move out.
+
+Tables are built once per board shape and rule; the transposition and failure tables are
+allocated once per process and kept between moves of the same shape (entries are about
+positions, so they stay true; a generation number lets new results replace old ones first).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..board import DIRECTIONS, Board, zobrist_keys
+from ..types import Rule
+from . import core
+from .core import Ctx, Geo, State
+
+RULE_CODES = {Rule.FREESTYLE: core.FREESTYLE, Rule.EXACT: core.EXACT, Rule.CARO: core.CARO}
+NEAR_RADIUS = 2
+WORTH_LEVELS = 8
+TT_BUCKETS = 1 << 18  # two entries each: about 15 MB per process
+FAIL_ENTRIES = 1 << 18
+MAX_DEPTH = 64
+# Share of the time left after the fours that the threes' threat search may take.
+VCT_SHARE = 0.2
+VCT_THREES = 4
+GUARD_THREES = 3
+SEARCH_SHARE = 0.8  # of the move's time: the rest is for the guard's check of the reply
+
+
+@lru_cache(maxsize=32)
+def geometry(rows: int, cols: int, k: int, rule: Rule) -> Geo:
+    """The core's tables for one board shape and rule."""
+    size = rows * cols
+    windows: list[list[int]] = []
+    for dr, dc in DIRECTIONS:
+        for r in range(rows):
+            for c in range(cols):
+                end_r, end_c = r + (k - 1) * dr, c + (k - 1) * dc
+                if 0 <= end_r < rows and 0 <= end_c < cols:
+                    windows.append([(r + i * dr) * cols + c + i * dc for i in range(k)])
+    per_cell: list[list[int]] = [[] for _ in range(size)]
+    for w, cells in enumerate(windows):
+        for cell in cells:
+            per_cell[cell].append(w)
+    wcells = np.array(windows, dtype=np.int32).reshape(len(windows), k)
+    widest = max(1, max(len(ws) for ws in per_cell))
+    cw = np.full((size, widest), -1, dtype=np.int32)
+    cwn = np.zeros(size, dtype=np.int32)
+    for cell, ws in enumerate(per_cell):
+        cw[cell, : len(ws)] = ws
+        cwn[cell] = len(ws)
+    nearc = np.full((size, (2 * NEAR_RADIUS + 1) ** 2), -1, dtype=np.int32)
+    nearn = np.zeros(size, dtype=np.int32)
+    for r in range(rows):
+        for c in range(cols):
+            cells = [
+                rr * cols + cc
+                for rr in range(max(0, r - NEAR_RADIUS), min(rows, r + NEAR_RADIUS + 1))
+                for cc in range(max(0, c - NEAR_RADIUS), min(cols, c + NEAR_RADIUS + 1))
+                if (rr, cc) != (r, c)
+            ]
+            nearc[r * cols + c, : len(cells)] = cells
+            nearn[r * cols + c] = len(cells)
+    # A live window of c stones is worth 8**c: one longer line outweighs many shorter ones. For
+    # long k only the last WORTH_LEVELS counts keep growing, so that the sums stay far below the
+    # search's win values (and within 64 bits) on any board.
+    shift = max(0, k - WORTH_LEVELS)
+    worth = np.array([8 ** max(1, c - shift) if c else 0 for c in range(k + 1)], dtype=np.int64)
+    gain = np.zeros(k + 1, dtype=np.int64)
+    gain[:k] = worth[1:] - worth[:-1]
+    _, x_keys, o_keys = zobrist_keys(rows, cols)
+    zob = np.zeros((3, size), dtype=np.int64)
+    # The board's unsigned 64-bit keys, read as signed (numba's arithmetic stays in int64).
+    zob[1] = np.array(x_keys, dtype=np.uint64).view(np.int64)
+    zob[2] = np.array(o_keys, dtype=np.uint64).view(np.int64)
+    return Geo(
+        rows, cols, k, RULE_CODES[rule], size, wcells, cw, cwn, nearc, nearn, worth, gain, zob,
+        np.array([d[0] for d in DIRECTIONS], dtype=np.int32),
+        np.array([d[1] for d in DIRECTIONS], dtype=np.int32),
+    )
+
+
+def new_state(g: Geo, moves: list[int] | None = None) -> State:
+    size, nw = g.size, g.wcells.shape[0]
+    s = State(
+        grid=np.zeros(size, dtype=np.int8),
+        cnt=np.zeros((3, nw), dtype=np.int32),
+        attack=np.zeros((3, size), dtype=np.int64),
+        t4=np.zeros((3, size), dtype=np.int32),
+        t3=np.zeros((3, size), dtype=np.int32),
+        t2=np.zeros((3, size), dtype=np.int32),
+        sums=np.zeros(3, dtype=np.int64),
+        n4=np.zeros(3, dtype=np.int64),
+        near=np.zeros(size, dtype=np.int32),
+        moves=np.zeros(size + 1, dtype=np.int32),
+        info=np.zeros(2, dtype=np.int64),
+    )
+    core.load(g, s, np.array(moves or [], dtype=np.int32))
+    return s
+
+
+def state_of(board: Board) -> tuple[Geo, State]:
+    """The core's copy of `board` (its stones played in order, X first)."""
+    g = geometry(board.rows, board.cols, board.k, board.rule)
+    cols = board.cols
+    return g, new_state(g, [row * cols + col for row, col in board.moves])
+
+
+def new_ctx(size: int) -> Ctx:
+    return Ctx(
+        tt_key=np.zeros(2 * TT_BUCKETS, dtype=np.int64),
+        tt_val=np.zeros(2 * TT_BUCKETS, dtype=np.int64),
+        tt_move=np.zeros(2 * TT_BUCKETS, dtype=np.int32),
+        tt_depth=np.full(2 * TT_BUCKETS, -1, dtype=np.int32),
+        tt_flag=np.zeros(2 * TT_BUCKETS, dtype=np.int8),
+        tt_gen=np.zeros(2 * TT_BUCKETS, dtype=np.int32),
+        killers=np.full((core.MAX_PLY, 2), -1, dtype=np.int32),
+        history=np.zeros((3, size), dtype=np.int64),
+        movebuf=np.zeros((core.MAX_PLY, size), dtype=np.int32),
+        scorebuf=np.zeros((core.MAX_PLY, size), dtype=np.int64),
+        wbuf=np.zeros((core.MAX_PLY, size), dtype=np.int32),
+        bbuf=np.zeros((core.MAX_PLY, size), dtype=np.int32),
+        stamp=np.zeros(size, dtype=np.int32),
+        fail_key=np.zeros(FAIL_ENTRIES, dtype=np.int64),
+        fail_depth=np.full(FAIL_ENTRIES, -1, dtype=np.int32),
+        vframes=np.zeros((core.MAX_PLY, 16), dtype=np.int64),
+        frames=np.zeros((core.MAX_PLY, 16), dtype=np.int64),
+        stat=np.zeros(8, dtype=np.int64),
+    )
+
+
+_ctx_cache: dict[tuple[int, int, int, Rule], Ctx] = {}
+
+
+def _ctx_for(board: Board) -> Ctx:
+    """This process's search tables for the board's shape (one shape kept at a time)."""
+    key = (board.rows, board.cols, board.k, board.rule)
+    ctx = _ctx_cache.get(key)
+    if ctx is None:
+        _ctx_cache.clear()
+        ctx = _ctx_cache[key] = new_ctx(board.rows * board.cols)
+    return ctx
+
+
+@dataclass(frozen=True, slots=True)
+class CoreResult:
+    move: int  # flat cell index
+    value: int  # for the side to move; beyond core.WON a forced result
+    depth: int  # deepest full iteration, or the threat line's length
+    nodes: int
+    kind: str  # "win", "vcf", "vct", "search" or "guard"
+    ranking: tuple[int, ...]  # root moves best first (search only)
+
+
+_rate: float | None = None
+# Where the cycle counter is missing (it reads 0), the clock becomes a node count at this rate.
+FALLBACK_NODES_PER_SECOND = 100_000
+
+
+def cycles_per_second() -> float:
+    """The rate of the core's cycle counter, measured once per process against perf_counter
+    (0.0 where the counter does not run)."""
+    global _rate
+    if _rate is None:
+        c0, t0 = core.cycles(), time.perf_counter()
+        while time.perf_counter() - t0 < 0.02:
+            pass
+        c1, t1 = core.cycles(), time.perf_counter()
+        _rate = max(0.0, (c1 - c0) / (t1 - t0))
+    return _rate
+
+
+def _begin(ctx: Ctx, deadline: float, node_limit: int | None) -> None:
+    """Counters for a new phase: stop at the perf_counter `deadline` or after `node_limit`."""
+    ctx.stat[0] = 0
+    ctx.stat[2] = 0
+    ctx.history[:] = 0
+    ctx.killers[:] = -1
+    ctx.stat[1] = node_limit or 0
+    ctx.stat[5] = (1 << 62) - 1
+    if math.isfinite(deadline):
+        rate = cycles_per_second()
+        left = max(0.0, deadline - time.perf_counter())
+        if rate > 0:
+            ctx.stat[5] = core.cycles() + int(left * rate)
+        else:
+            ctx.stat[1] = max(1, min(ctx.stat[1] or 1 << 62, int(left * FALLBACK_NODES_PER_SECOND)))
+
+
+def _cycles_at(moment: float) -> int:
+    if not math.isfinite(moment) or cycles_per_second() <= 0:
+        return (1 << 62) - 1
+    return int(core.cycles() + max(0.0, moment - time.perf_counter()) * cycles_per_second())
+
+
+def think(board: Board, deadline: float | None, node_limit: int | None = None) -> CoreResult:
+    """The core's move for the side to move on `board` (not over), by the perf_counter
+    `deadline` or within `node_limit` nodes (reproducible: the clock is then not read)."""
+    if board.is_over():
+        raise ValueError("the game is over: there is no move to think about")
+    g, s = state_of(board)
+    ctx = _ctx_for(board)
+    start = time.perf_counter()
+    end = math.inf if deadline is None or node_limit is not None else deadline
+    me = 1 if board.ply % 2 == 0 else 2
+    buf = np.zeros(g.size, dtype=np.int32)
+    if core.win_cells(g, s, me, buf) > 0:
+        return CoreResult(int(buf[0]), core.WIN, 1, 1, "win", ())
+    nodes = 0
+
+    _begin(ctx, end, node_limit)
+    out = np.zeros(8, dtype=np.int64)
+    vct_until = _cycles_at(start + (end - start) * VCT_SHARE if math.isfinite(end) else math.inf)
+    vct_nodes = max(1, int(node_limit * VCT_SHARE)) if node_limit else 1 << 62
+    core.threat_first(g, s, ctx, 40, VCT_THREES, vct_until, vct_nodes, out)
+    nodes += int(ctx.stat[0])
+    if out[0] >= 0:
+        return CoreResult(int(out[0]), core.WON, 0, nodes, "vcf", ())
+    if out[1] >= 0:
+        return CoreResult(int(out[1]), 0, 0, nodes, "vct", ())
+
+    search_end = start + (end - start) * SEARCH_SHARE if math.isfinite(end) else math.inf
+    search_nodes = None if node_limit is None else max(1, int((node_limit - nodes) * SEARCH_SHARE))
+    _begin(ctx, search_end, search_nodes)
+    ranking = np.zeros(g.size, dtype=np.int32)
+    core.search(g, s, ctx, MAX_DEPTH, out, ranking)
+    nodes += int(ctx.stat[0])
+    move, value, depth = int(out[0]), int(out[1]), int(out[2])
+    ranked = tuple(int(m) for m in ranking[: int(out[4])])
+    if value >= core.WON or len(ranked) < 2:
+        return CoreResult(move, value, depth, nodes, "search", ranked)
+
+    # The guard: the move must not leave the opponent a forced win by fours or threes, when
+    # another of the top moves does not.
+    guard_nodes = None if node_limit is None else max(1, node_limit - nodes)
+    _begin(ctx, end, guard_nodes)
+    pool = [move, *(m for m in ranked[:8] if m != move)]
+    chosen = move
+    kind = "search"
+    for i, candidate in enumerate(pool):
+        threatened = core.opponent_threat(g, s, ctx, candidate, GUARD_THREES)
+        if ctx.stat[2]:
+            break
+        if not threatened:
+            chosen = candidate
+            kind = "search" if i == 0 else "guard"
+            break
+    nodes += int(ctx.stat[0])
+    return CoreResult(chosen, value, depth, nodes, kind, ranked)
+
+
+def warm_up() -> None:
+    """Load (or, on a machine's first run, compile) every core function, so that a player's
+    first move is not the one that pays for it."""
+    for rule in Rule:
+        board = Board(7, 7, 4, rule)
+        for name in ("D4", "C3", "D3", "E5", "D5"):
+            board.push_name(name)
+        think(board, time.perf_counter() + 0.05)
+        g, s = state_of(board)
+        for cell in range(g.size):
+            if not s.grid[cell]:
+                core.threat_class(g, s, cell, 1)

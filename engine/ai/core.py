@@ -1,0 +1,1134 @@
+"""The compiled search core (numba, nopython, cached on disk): the big-board "impossible".
+
+The board lives in flat arrays. Every segment of k cells in a row (a "window") keeps its count of
+X and O stones; a window's code is that pair of counts, and what it is worth, what one more stone
+adds to it, and whether it is a four (k-1 stones, no opponent) or a three (k-2) come from tables
+built once per board shape. A move touches only the windows through its cell, so all of it is
+updated incrementally: the evaluation sums, every cell's attack value, and per cell the number of
+fours and threes it would complete (from which winning cells, four moves and forks are read in
+one pass over the board, with the real rule checked on the line for exact and caro).
+
+On top: victory by continuous fours (VCF) and by fours and threes (VCT) as depth-first AND/OR
+searches with failure tables, and a principal-variation search with a two-slot transposition
+table (one depth-preferred slot, one always replaced), killer and history ordering, late-move
+reductions, threat-aware move generation (facing a four only its blocks, facing an open three
+only its defences and our own fours) and iterative deepening until the deadline.
+
+The Board in engine.board stays the reference for the rules: tests check this core against it.
+Everything here is written for numba's nopython mode; engine.ai.compiled is the typed wrapper.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple, TypeVar, cast
+
+import numba
+import numba.extending
+import numpy as np
+import numpy.typing as npt
+from numba.core import cgutils
+
+I8 = npt.NDArray[np.int8]
+I32 = npt.NDArray[np.int32]
+I64 = npt.NDArray[np.int64]
+
+FREESTYLE, EXACT, CARO = 0, 1, 2
+WIN = 1 << 40
+WON = WIN - 10_000  # any value beyond this is a forced result
+MAX_PLY = 160  # deepest recursion (search plies plus threat-sequence plies) with own buffers
+EXACT_FLAG, LOWER_FLAG, UPPER_FLAG = 0, 1, 2
+# Move-ordering bonuses, far above any attack value so the classes never mix.
+FOUR_BONUS = 1 << 34
+BLOCK_BONUS = 1 << 33
+TT_BONUS = 1 << 50
+KILLER_BONUS = 1 << 44
+INNER_WIDTH = 16  # moves searched at an inner node (the threat-aware list first)
+ROOT_WIDTH = 40
+LEAF_VCF_DEPTH = 5  # attacker fours a leaf reads for a win by continuous fours
+VCT_THREE_WIDTH = 7  # threes tried per attacker node of the VCT
+
+
+class Geo(NamedTuple):
+    """Geometry of one (rows, cols, k, rule): fixed for a game."""
+
+    rows: int
+    cols: int
+    k: int
+    rule: int
+    size: int
+    wcells: I32  # [window, i]: the k cells of each window
+    cw: I32  # [cell, j]: the windows through each cell (cwn[cell] of them)
+    cwn: I32
+    nearc: I32  # [cell, j]: cells within two king steps (nearn[cell] of them)
+    nearn: I32
+    worth: I64  # [c]: worth of a live window holding c stones
+    gain: I64  # [c]: what one more stone adds to a live window holding c
+    zob: I64  # [mark, cell]: Zobrist keys, those of engine.board
+    dr: I32
+    dc: I32
+
+
+class State(NamedTuple):
+    """The position and its incremental bookkeeping; changed only by place/unplace."""
+
+    grid: I8
+    cnt: I32  # [mark, window]: stones of that mark (row 0 unused)
+    attack: I64  # [mark, cell]: what a stone of mark there adds to its live windows
+    t4: I32  # [mark, cell]: live windows of mark holding k-1 stones through the cell
+    t3: I32  # [mark, cell]: ... holding k-2 stones
+    t2: I32  # [mark, cell]: ... holding k-3 stones
+    sums: I64  # [mark]: worth of mark's live windows
+    n4: I64  # [mark]: how many live windows of mark hold k-1 stones
+    near: I32  # [cell]: stones within two king steps
+    moves: I32  # the move stack
+    info: I64  # [0]: ply, [1]: Zobrist hash
+
+
+class Ctx(NamedTuple):
+    """One search's tables and counters (reused between moves of a process)."""
+
+    tt_key: I64
+    tt_val: I64
+    tt_move: I32
+    tt_depth: I32
+    tt_flag: I8
+    tt_gen: I32
+    killers: I32  # [ply, 2]
+    history: I64  # [mark, cell]
+    movebuf: I32  # [ply, cell]
+    scorebuf: I64  # [ply, cell]
+    wbuf: I32  # [ply, cell]: winning cells found at that ply
+    bbuf: I32  # [ply, cell]: blocks / defences at that ply
+    stamp: I32  # [cell]: scratch marks for de-duplicating cell sets
+    fail_key: I64  # threat-search failure table: key, and the depth it failed at
+    fail_depth: I32
+    vframes: I64  # [ply, column]: the threat searches' stacks
+    frames: I64  # [ply, column]: the main search's stack
+    stat: I64  # [0] nodes, [1] node limit, [2] aborted, [3] generation, [4] stamp counter,
+    # [5] the cycle count at which the search stops
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def jit(func: F) -> F:
+    """numba's nopython JIT, cached on disk so only the first run of a machine compiles."""
+    return cast(F, numba.njit(cache=True)(func))
+
+
+def jit_inline(func: F) -> F:
+    """jit, inlined into its callers: the hottest helpers, where a call (which passes every
+    array of the position along) would cost more than the work."""
+    return cast(F, numba.njit(cache=True, inline="always")(func))
+
+
+# ----------------------------------------------------------------------------- clock
+@numba.extending.intrinsic
+def _cycles(typingctx: Any) -> Any:
+    """The CPU's cycle counter (LLVM's readcyclecounter): a clock read in nanoseconds and with
+    nothing from Python in it, so the compiled code stays cacheable. engine.ai.compiled turns
+    seconds into cycles with a rate it measures once per process."""
+    from llvmlite import ir  # type: ignore[import-untyped]  # numba's own dependency
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        fnty = ir.FunctionType(ir.IntType(64), [])
+        fn = cgutils.get_or_insert_function(  # type: ignore[no-untyped-call]
+            builder.module, fnty, "llvm.readcyclecounter"
+        )
+        return builder.call(fn, [])
+
+    return numba.types.int64(), codegen
+
+
+@jit
+def cycles() -> int:
+    return _cycles()  # type: ignore[call-arg]
+
+
+@jit_inline
+def _tick(ctx: Ctx) -> bool:
+    """Count one node; True when the search must stop (the clock is read every 256 nodes)."""
+    stat = ctx.stat
+    if stat[2]:
+        return True
+    stat[0] += 1
+    if stat[1] > 0 and stat[0] > stat[1]:
+        stat[2] = 1
+        return True
+    if (stat[0] & 255) == 0 and cycles() > stat[5]:
+        stat[2] = 1
+        return True
+    return False
+
+
+# ----------------------------------------------------------------------------- bookkeeping
+@jit_inline
+def _window(g: Geo, s: State, w: int, sign: int) -> None:
+    """Add (sign 1) or take away (sign -1) what window w contributes as it stands."""
+    k = g.k
+    for m in (1, 2):
+        mine = s.cnt[m, w]
+        if s.cnt[3 - m, w] != 0:
+            continue
+        s.sums[m] += sign * g.worth[mine]
+        add = sign * g.gain[mine]
+        four = mine == k - 1
+        three = mine == k - 2
+        two = mine == k - 3
+        if four:
+            s.n4[m] += sign
+        for j in range(k):
+            c = g.wcells[w, j]
+            s.attack[m, c] += add
+            if four:
+                s.t4[m, c] += sign
+            elif three:
+                s.t3[m, c] += sign
+            elif two:
+                s.t2[m, c] += sign
+
+
+@jit_inline
+def place(g: Geo, s: State, cell: int, mark: int) -> None:
+    for j in range(g.cwn[cell]):
+        w = g.cw[cell, j]
+        _window(g, s, w, -1)
+        s.cnt[mark, w] += 1
+        _window(g, s, w, 1)
+    s.grid[cell] = mark
+    for j in range(g.nearn[cell]):
+        s.near[g.nearc[cell, j]] += 1
+    ply = s.info[0]
+    s.moves[ply] = cell
+    s.info[0] = ply + 1
+    s.info[1] ^= g.zob[mark, cell]
+
+
+@jit_inline
+def unplace(g: Geo, s: State) -> None:
+    ply = s.info[0] - 1
+    cell = s.moves[ply]
+    mark = s.grid[cell]
+    for j in range(g.cwn[cell]):
+        w = g.cw[cell, j]
+        _window(g, s, w, -1)
+        s.cnt[mark, w] -= 1
+        _window(g, s, w, 1)
+    s.grid[cell] = 0
+    for j in range(g.nearn[cell]):
+        s.near[g.nearc[cell, j]] -= 1
+    s.info[0] = ply
+    s.info[1] ^= g.zob[mark, cell]
+
+
+@jit
+def reset(g: Geo, s: State) -> None:
+    """The empty board: every window empty, counted once."""
+    s.grid[:] = 0
+    s.cnt[:, :] = 0
+    s.attack[:, :] = 0
+    s.t4[:, :] = 0
+    s.t3[:, :] = 0
+    s.t2[:, :] = 0
+    s.sums[:] = 0
+    s.n4[:] = 0
+    s.near[:] = 0
+    s.info[:] = 0
+    for w in range(g.wcells.shape[0]):
+        _window(g, s, w, 1)
+
+
+@jit
+def load(g: Geo, s: State, moves: I32) -> None:
+    """The empty board, then `moves` played in order, X first (one call from Python instead of
+    one per stone)."""
+    reset(g, s)
+    for i in range(moves.shape[0]):
+        place(g, s, moves[i], 1 if i % 2 == 0 else 2)
+
+
+# ----------------------------------------------------------------------------- rules
+@jit_inline
+def line_wins(g: Geo, grid: I8, cell: int, mark: int) -> bool:
+    """Would a stone of mark on cell win under the rule? The cell itself is not read (as in
+    engine.board.winning_line, which this mirrors)."""
+    rows, cols, k, rule = g.rows, g.cols, g.k, g.rule
+    other = 3 - mark
+    reach = k if rule == FREESTYLE else k + 1
+    r0 = cell // cols
+    c0 = cell % cols
+    for d in range(4):
+        dr = g.dr[d]
+        dc = g.dc[d]
+        back = 0
+        r = r0 - dr
+        c = c0 - dc
+        while back < reach and 0 <= r < rows and 0 <= c < cols and grid[r * cols + c] == mark:
+            back += 1
+            r -= dr
+            c -= dc
+        start_blocked = 0 <= r < rows and 0 <= c < cols and grid[r * cols + c] == other
+        fwd = 0
+        r = r0 + dr
+        c = c0 + dc
+        while fwd < reach and 0 <= r < rows and 0 <= c < cols and grid[r * cols + c] == mark:
+            fwd += 1
+            r += dr
+            c += dc
+        end_blocked = 0 <= r < rows and 0 <= c < cols and grid[r * cols + c] == other
+        run = back + 1 + fwd
+        if run < k:
+            continue
+        if rule != FREESTYLE and (run != k or (rule == CARO and start_blocked and end_blocked)):
+            continue
+        return True
+    return False
+
+
+@jit_inline
+def wins_at(g: Geo, s: State, cell: int, mark: int) -> bool:
+    """Would mark win by playing the empty cell? A four's cell is needed (the counters say),
+    and under exact and caro the line is checked against the rule."""
+    if s.grid[cell] != 0 or s.t4[mark, cell] <= 0:
+        return False
+    return g.rule == FREESTYLE or line_wins(g, s.grid, cell, mark)
+
+
+@jit_inline
+def has_win(g: Geo, s: State, mark: int) -> bool:
+    if s.n4[mark] == 0:
+        return False
+    for c in range(g.size):  # noqa: SIM110 - numba compiles the loop, not any(generator)
+        if wins_at(g, s, c, mark):
+            return True
+    return False
+
+
+@jit_inline
+def win_cells(g: Geo, s: State, mark: int, out: I32) -> int:
+    """The cells where mark wins at once, into out; how many."""
+    n = 0
+    if s.n4[mark] == 0:
+        return 0
+    for c in range(g.size):
+        if wins_at(g, s, c, mark):
+            out[n] = c
+            n += 1
+    return n
+
+
+@jit_inline
+def _next_stamp(ctx: Ctx) -> int:
+    ctx.stat[4] += 1
+    return int(ctx.stat[4])
+
+
+@jit_inline
+def blocks(g: Geo, s: State, ctx: Ctx, mark: int, wins: I32, nwins: int, out: I32) -> int:
+    """Cells where mark's opponent stops every one of mark's winning cells, into out (when
+    none does, the winning cells themselves, so the caller finds the loss). Under caro a stone
+    just past either end of the line can block it too."""
+    if g.rule != CARO:
+        for i in range(nwins):
+            out[i] = wins[i]
+        return nwins
+    grid = s.grid
+    rows, cols, k = g.rows, g.cols, g.k
+    other = 3 - mark
+    st = _next_stamp(ctx)
+    n = 0
+    cand = ctx.stamp
+    found = np.empty(nwins * 9, np.int32)
+    nf = 0
+    for i in range(nwins):
+        w = wins[i]
+        if cand[w] != st:
+            cand[w] = st
+            found[nf] = w
+            nf += 1
+        r0 = w // cols
+        c0 = w % cols
+        for d in range(4):
+            for sign in (1, -1):
+                for step in range(1, k + 1):
+                    r = r0 + sign * step * g.dr[d]
+                    c = c0 + sign * step * g.dc[d]
+                    if not (0 <= r < rows and 0 <= c < cols):
+                        break
+                    cell = r * cols + c
+                    if grid[cell] != mark:
+                        if grid[cell] == 0 and cand[cell] != st:
+                            cand[cell] = st
+                            found[nf] = cell
+                            nf += 1
+                        break
+    for i in range(nf):
+        cell = found[i]
+        grid[cell] = other  # a throwaway stone: only the line checks below read it
+        stops = True
+        for j in range(nwins):
+            if wins[j] != cell and line_wins(g, grid, wins[j], mark):
+                stops = False
+                break
+        grid[cell] = 0
+        if stops:
+            out[n] = cell
+            n += 1
+    if n == 0:
+        for i in range(nwins):
+            out[i] = wins[i]
+        return nwins
+    # Ascending order, as the reference lists them.
+    out[:n].sort()
+    return n
+
+
+@jit_inline
+def wins_after(g: Geo, s: State, cell: int, mark: int) -> int:
+    """How many winning cells mark would have with a stone on the empty cell."""
+    place(g, s, cell, mark)
+    n = 0
+    if s.n4[mark] > 0:
+        for c in range(g.size):
+            if wins_at(g, s, c, mark):
+                n += 1
+    unplace(g, s)
+    return n
+
+
+@jit
+def threat_class(g: Geo, s: State, cell: int, mark: int) -> int:
+    """What a stone of mark on the empty cell is: 3 a win, 2 a fork (two or more winning
+    cells after it), 1 a four (one), 0 none of these."""
+    if wins_at(g, s, cell, mark):
+        return 3
+    n = wins_after(g, s, cell, mark)
+    return 2 if n >= 2 else (1 if n == 1 else 0)
+
+
+@jit_inline
+def makes_fork(g: Geo, s: State, cell: int, mark: int) -> bool:
+    """Would a stone of mark on the empty cell make two new winning cells (an open or double
+    four)? Only mark's threes through the cell can become fours, each with one cell left to
+    complete it, so this reads those windows instead of playing the stone."""
+    if s.t3[mark, cell] < 2:
+        return False
+    k = g.k
+    grid = s.grid
+    first = -1
+    grid[cell] = mark  # a throwaway stone: only the line checks below read it
+    found = False
+    for j in range(g.cwn[cell]):
+        w = g.cw[cell, j]
+        if s.cnt[mark, w] != k - 2 or s.cnt[3 - mark, w] != 0:
+            continue
+        for i in range(k):
+            e = g.wcells[w, i]
+            if grid[e] == 0 and e != first:
+                if g.rule == FREESTYLE or line_wins(g, grid, e, mark):
+                    if first < 0:
+                        first = e
+                    else:
+                        found = True
+                break
+        if found:
+            break
+    grid[cell] = 0
+    return found
+
+
+@jit_inline
+def find_fork(g: Geo, s: State, mark: int) -> int:
+    """A cell where mark would make two winning cells at once (an open or double four), or -1.
+    Such a cell lies in two of mark's threes' windows, which the counters give for free."""
+    for c in range(g.size):
+        if s.grid[c] == 0 and s.t3[mark, c] >= 2 and makes_fork(g, s, c, mark):
+            return c
+    return -1
+
+
+# ----------------------------------------------------------------------------- threat search
+@jit_inline
+def _fail_probe(ctx: Ctx, key: int, depth: int) -> bool:
+    i = key & (ctx.fail_key.shape[0] - 1)
+    return bool(ctx.fail_key[i] == key and ctx.fail_depth[i] >= depth)
+
+
+@jit_inline
+def _fail_store(ctx: Ctx, key: int, depth: int) -> None:
+    i = key & (ctx.fail_key.shape[0] - 1)
+    ctx.fail_key[i] = key
+    ctx.fail_depth[i] = depth
+
+
+# Frame columns of the threat searches (ctx.vframes) and of the main search (ctx.frames). The
+# searches are loops over explicit stacks, not recursive functions: numba cannot load a
+# recursive function back from its disk cache (numba issue #6061), and the cache is what makes
+# a process's first move fast.
+V_N, V_I, V_J, V_NR, V_KEY, V_DEPTH, V_CD, V_TRIED, V_FORCED = 0, 1, 2, 3, 4, 5, 6, 7, 8
+_ENTER, _TRY, _REPLY, _RETURN = 0, 1, 2, 3
+
+
+@jit_inline
+def _unwind(g: Geo, s: State, base: int) -> None:
+    while s.info[0] > base:
+        unplace(g, s)
+
+
+@jit
+def vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
+    """A first move of a win by continuous fours for att (to move), or -1.
+
+    Each level of the stack is one attacker node (buffers at ply + 2 * level): its four moves,
+    the one being tried, and the defender's replies to it (usually one forced block)."""
+    vf = ctx.vframes[ply:]
+    dfn = 3 - att
+    base = s.info[0]
+    lv = 0
+    mode = _ENTER
+    ok = False
+    found = -1
+    while True:
+        if ctx.stat[2]:
+            _unwind(g, s, base)
+            return -1
+        p = ply + 2 * lv
+        if mode == _ENTER:
+            d = depth - lv
+            wins = ctx.wbuf[p]
+            if _tick(ctx):
+                continue
+            if win_cells(g, s, att, wins) > 0:
+                ok, found, mode = True, wins[0], _RETURN
+                continue
+            if d <= 0 or has_win(g, s, dfn):
+                # A defender's four would need an answer: the fours stop being continuous.
+                ok, mode = False, _RETURN
+                continue
+            key = s.info[1] ^ (att * 0x5BD1E995)
+            if _fail_probe(ctx, key, d):
+                ok, mode = False, _RETURN
+                continue
+            moves = ctx.movebuf[p]
+            scores = ctx.scorebuf[p]
+            n = 0
+            for c in range(g.size):
+                if s.grid[c] == 0 and s.t3[att, c] > 0:
+                    moves[n] = c
+                    scores[n] = s.attack[att, c] + s.t3[att, c] * FOUR_BONUS
+                    n += 1
+            _sort(moves, scores, n)
+            vf[lv, V_N] = n
+            vf[lv, V_I] = 0
+            vf[lv, V_KEY] = key
+            mode = _TRY
+        elif mode == _TRY:
+            i = vf[lv, V_I]
+            if i >= vf[lv, V_N]:
+                _fail_store(ctx, vf[lv, V_KEY], depth - lv)
+                ok, mode = False, _RETURN
+                continue
+            place(g, s, ctx.movebuf[p, i], att)
+            threats = ctx.wbuf[p + 1]
+            nt = win_cells(g, s, att, threats)
+            if nt == 0:
+                unplace(g, s)
+                vf[lv, V_I] = i + 1
+                continue
+            vf[lv, V_NR] = blocks(g, s, ctx, att, threats, nt, ctx.bbuf[p])
+            vf[lv, V_J] = 0
+            mode = _REPLY
+        elif mode == _REPLY:
+            j = vf[lv, V_J]
+            if j >= vf[lv, V_NR]:
+                unplace(g, s)
+                ok, found, mode = True, ctx.movebuf[p, vf[lv, V_I]], _RETURN
+                continue
+            place(g, s, ctx.bbuf[p, j], dfn)
+            lv += 1
+            mode = _ENTER
+        else:
+            if lv == 0:
+                return int(found) if ok else -1
+            lv -= 1
+            unplace(g, s)  # the defender's reply
+            if ok:
+                vf[lv, V_J] += 1
+                mode = _REPLY
+            else:
+                unplace(g, s)  # the attacker's four
+                vf[lv, V_I] += 1
+                mode = _TRY
+
+
+@jit_inline
+def _sort(moves: I32, scores: I64, n: int) -> None:
+    """Insertion sort, best score first; ties keep their (cell) order for reproducibility."""
+    for i in range(1, n):
+        m = moves[i]
+        sc = scores[i]
+        j = i - 1
+        while j >= 0 and scores[j] < sc:
+            moves[j + 1] = moves[j]
+            scores[j + 1] = scores[j]
+            j -= 1
+        moves[j + 1] = m
+        scores[j + 1] = sc
+
+
+@jit_inline
+def _fork_defences(g: Geo, s: State, ctx: Ctx, att: int, out: I32) -> int:
+    """Against a three (a cell that would give att two winning cells): the fork cells, the other
+    empty cells of att's threes through them, and the defender's own fours (they gain a tempo).
+    0 when att has no such cell."""
+    dfn = 3 - att
+    st = _next_stamp(ctx)
+    mark = ctx.stamp
+    nr = 0
+    any_fork = False
+    for f in range(g.size):
+        if s.grid[f] != 0 or not makes_fork(g, s, f, att):
+            continue
+        any_fork = True
+        for j in range(g.cwn[f]):
+            w = g.cw[f, j]
+            if s.cnt[att, w] == g.k - 2 and s.cnt[dfn, w] == 0:
+                for i in range(g.k):
+                    c = g.wcells[w, i]
+                    if s.grid[c] == 0 and mark[c] != st:
+                        mark[c] = st
+                        out[nr] = c
+                        nr += 1
+    if not any_fork:
+        return 0
+    for c in range(g.size):
+        if s.grid[c] == 0 and s.t3[dfn, c] > 0 and mark[c] != st:
+            mark[c] = st
+            out[nr] = c
+            nr += 1
+    return nr
+
+
+@jit
+def _vct(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
+    """A first move of a forced win by fours and at most `depth` threes, or -1.
+
+    Each level is one attacker node: its threats (fours first, then threes that leave a fork
+    cell; when the defender has a four, only the single block, which must itself threaten),
+    the one being tried, and the defender's replies to it (the blocks of a four; against a
+    three, the narrowed set of _fork_defences)."""
+    vf = ctx.vframes[ply:]
+    dfn = 3 - att
+    base = s.info[0]
+    lv = 0
+    vf[0, V_DEPTH] = depth
+    mode = _ENTER
+    ok = False
+    found = -1
+    while True:
+        if ctx.stat[2]:
+            _unwind(g, s, base)
+            return -1
+        p = ply + 2 * lv
+        if mode == _ENTER:
+            d = vf[lv, V_DEPTH]
+            wins = ctx.wbuf[p]
+            if _tick(ctx):
+                continue
+            if win_cells(g, s, att, wins) > 0:
+                ok, found, mode = True, wins[0], _RETURN
+                continue
+            if p >= MAX_PLY - 4:
+                ok, mode = False, _RETURN
+                continue
+            moves = ctx.movebuf[p]
+            scores = ctx.scorebuf[p]
+            theirs = ctx.bbuf[p]
+            nt = win_cells(g, s, dfn, theirs)
+            if nt > 0:
+                if blocks(g, s, ctx, dfn, theirs, nt, moves) != 1:
+                    ok, mode = False, _RETURN
+                    continue
+                scores[0] = FOUR_BONUS
+                vf[lv, V_N] = 1
+                vf[lv, V_FORCED] = 1
+            else:
+                key = s.info[1] ^ (att * 0x2545F491) ^ 0x7F4A7C15
+                if _fail_probe(ctx, key, d):
+                    ok, mode = False, _RETURN
+                    continue
+                n = 0
+                for c in range(g.size):
+                    if s.grid[c] != 0:
+                        continue
+                    if s.t3[att, c] > 0:
+                        moves[n] = c
+                        scores[n] = FOUR_BONUS + s.attack[att, c]
+                        n += 1
+                    elif d > 0 and s.t2[att, c] > 0:
+                        moves[n] = c
+                        scores[n] = s.attack[att, c] + (s.t2[att, c] << 20)
+                        n += 1
+                _sort(moves, scores, n)
+                vf[lv, V_N] = n
+                vf[lv, V_FORCED] = 0
+                vf[lv, V_KEY] = key
+            vf[lv, V_I] = 0
+            vf[lv, V_TRIED] = 0
+            mode = _TRY
+        elif mode == _TRY:
+            i = vf[lv, V_I]
+            forced = vf[lv, V_FORCED] == 1
+            is_three = not forced and ctx.scorebuf[p, i] < FOUR_BONUS if i < vf[lv, V_N] else False
+            if i >= vf[lv, V_N] or (is_three and vf[lv, V_TRIED] >= VCT_THREE_WIDTH):
+                if not forced:
+                    _fail_store(ctx, vf[lv, V_KEY], vf[lv, V_DEPTH])
+                ok, mode = False, _RETURN
+                continue
+            place(g, s, ctx.movebuf[p, i], att)
+            replies = ctx.bbuf[p + 1]
+            nr = 0
+            three = False
+            if not has_win(g, s, dfn):
+                threats = ctx.wbuf[p + 1]
+                nw = win_cells(g, s, att, threats)
+                if nw > 0:
+                    nr = blocks(g, s, ctx, att, threats, nw, replies)
+                elif forced or vf[lv, V_DEPTH] > 0:
+                    nr = _fork_defences(g, s, ctx, att, replies)
+                    three = True
+            if nr == 0:
+                unplace(g, s)  # not a threat (or it lets the defender win): next one
+                vf[lv, V_I] = i + 1
+                continue
+            if is_three:
+                vf[lv, V_TRIED] += 1
+            vf[lv, V_CD] = vf[lv, V_DEPTH] - (1 if three and not forced else 0)
+            vf[lv, V_NR] = nr
+            vf[lv, V_J] = 0
+            mode = _REPLY
+        elif mode == _REPLY:
+            j = vf[lv, V_J]
+            if j >= vf[lv, V_NR]:
+                unplace(g, s)
+                ok, found, mode = True, ctx.movebuf[p, vf[lv, V_I]], _RETURN
+                continue
+            place(g, s, ctx.bbuf[p + 1, j], dfn)
+            vf[lv + 1, V_DEPTH] = vf[lv, V_CD]
+            lv += 1
+            mode = _ENTER
+        else:
+            if lv == 0:
+                return int(found) if ok else -1
+            lv -= 1
+            unplace(g, s)  # the defender's reply
+            if ok:
+                vf[lv, V_J] += 1
+                mode = _REPLY
+            else:
+                unplace(g, s)  # the attacker's threat
+                vf[lv, V_I] += 1
+                mode = _TRY
+
+
+@jit
+def vct(g: Geo, s: State, ctx: Ctx, att: int, max_threes: int, ply: int) -> int:
+    """A first move of a forced win by continuous fours and threes, deepening one three at a
+    time (short wins first, and cheaply), or -1. Threes are defended by the usual narrowed set,
+    so a line found is the strongest of hints rather than a proof."""
+    for depth in range(1, max_threes + 1):
+        move = _vct(g, s, ctx, att, depth, ply)
+        if move >= 0 or ctx.stat[2]:
+            return move
+    return -1
+
+
+# ----------------------------------------------------------------------------- the search
+@jit_inline
+def evaluate(s: State, me: int) -> int:
+    # The side to move is a tempo ahead: its lines count a little more.
+    return int(s.sums[me] * 9 // 8 - s.sums[3 - me])
+
+
+@jit_inline
+def _tt_probe(ctx: Ctx, key: int) -> int:
+    """The slot holding key, or -1."""
+    i = (key & ((ctx.tt_key.shape[0] >> 1) - 1)) << 1
+    if ctx.tt_key[i] == key and ctx.tt_depth[i] >= 0:
+        return int(i)
+    if ctx.tt_key[i + 1] == key and ctx.tt_depth[i + 1] >= 0:
+        return int(i + 1)
+    return -1
+
+
+@jit_inline
+def _tt_store(ctx: Ctx, key: int, depth: int, flag: int, value: int, move: int) -> None:
+    """Two slots per bucket: the first keeps the deepest result (of this search generation),
+    the second always takes the newest, so shallow results do not evict expensive ones and
+    recent ones are still kept."""
+    i = (key & ((ctx.tt_key.shape[0] >> 1) - 1)) << 1
+    gen = ctx.stat[3]
+    slot = i if ctx.tt_key[i] == key or ctx.tt_gen[i] != gen or depth >= ctx.tt_depth[i] else i + 1
+    ctx.tt_key[slot] = key
+    ctx.tt_depth[slot] = depth
+    ctx.tt_flag[slot] = flag
+    ctx.tt_val[slot] = value
+    ctx.tt_move[slot] = move
+    ctx.tt_gen[slot] = gen
+
+
+@jit_inline
+def _to_tt(value: int, ply: int) -> int:
+    # Forced results are stored relative to the node, so a transposition at another ply reads
+    # the right distance to the end.
+    if value >= WON:
+        return value + ply
+    if value <= -WON:
+        return value - ply
+    return value
+
+
+@jit_inline
+def _from_tt(value: int, ply: int) -> int:
+    if value >= WON:
+        return value - ply
+    if value <= -WON:
+        return value + ply
+    return value
+
+
+@jit_inline
+def gen_moves(g: Geo, s: State, ctx: Ctx, me: int, ply: int, hint: int, width: int) -> int:
+    """Moves worth searching into movebuf[ply], best guess first; how many.
+
+    Threat-aware: facing a four only its blocks; facing a possible open/double four (an open
+    three) only our own fours and the cells of the opponent's threes. Otherwise the empty cells
+    near a stone, ordered by threats made and stopped, hint, killers, history and attack value.
+    """
+    them = 3 - me
+    moves = ctx.movebuf[ply]
+    scores = ctx.scorebuf[ply]
+    theirs = ctx.wbuf[ply]
+    nt = win_cells(g, s, them, theirs)
+    if nt > 0:
+        return blocks(g, s, ctx, them, theirs, nt, moves)
+    threatened = find_fork(g, s, them) >= 0
+    k0 = ctx.killers[ply, 0]
+    k1 = ctx.killers[ply, 1]
+    n = 0
+    for c in range(g.size):
+        if s.grid[c] != 0 or s.near[c] == 0:
+            continue
+        my3 = s.t3[me, c]
+        their3 = s.t3[them, c]
+        if threatened and my3 == 0 and their3 == 0:
+            continue
+        sc = s.attack[me, c] + (s.attack[them, c] * 7 >> 3) + ctx.history[me, c]
+        if my3 > 0:
+            sc += FOUR_BONUS * (2 if my3 >= 2 else 1)
+        if their3 >= 2:
+            sc += BLOCK_BONUS
+        if c == hint:
+            sc += TT_BONUS
+        elif c == k0 or c == k1:  # noqa: SIM109 - two scalar compares, no tuple
+            sc += KILLER_BONUS
+        moves[n] = c
+        scores[n] = sc
+        n += 1
+    if n == 0:
+        # No stone yet (or none near): every empty cell, centre first.
+        cr = g.rows // 2
+        cc = g.cols // 2
+        for c in range(g.size):
+            if s.grid[c] == 0:
+                moves[n] = c
+                scores[n] = -(abs(c // g.cols - cr) + abs(c % g.cols - cc))
+                n += 1
+    _sort(moves, scores, n)
+    return min(n, width)
+
+
+# Columns of the main search's frames.
+P_D, P_A, P_B, P_BEST, P_BMOVE, P_N, P_I, P_KEY, P_SA, P_ND, P_STAGE, P_QUIET, P_RET = range(13)
+
+
+@jit_inline
+def _enter(g: Geo, s: State, ctx: Ctx, ply: int) -> bool:
+    """A node's first visit: True when it is decided at once (value in its P_RET), else its
+    moves are generated and its frame set up for the loop over them."""
+    fr = ctx.frames
+    depth = fr[ply, P_D]
+    alpha = fr[ply, P_A]
+    beta = fr[ply, P_B]
+    if _tick(ctx):
+        fr[ply, P_RET] = 0
+        return True
+    me = 1 if s.info[0] % 2 == 0 else 2
+    them = 3 - me
+    if has_win(g, s, me):
+        fr[ply, P_RET] = WIN - ply - 1
+        return True
+    if s.info[0] >= g.size:
+        fr[ply, P_RET] = 0
+        return True
+    in_check = s.n4[them] > 0 and has_win(g, s, them)
+    if ply >= MAX_PLY - 50:
+        fr[ply, P_RET] = evaluate(s, me)
+        return True
+    if depth <= 0 and not in_check:
+        fr[ply, P_RET] = evaluate(s, me)
+        # A quiet-looking leaf may hide a win by fours for the side to move.
+        if s.info[0] < g.size - 1 and vcf(g, s, ctx, me, LEAF_VCF_DEPTH, ply) >= 0:
+            fr[ply, P_RET] = WIN - ply - 3
+        return True
+    key = s.info[1]
+    hint = -1
+    slot = _tt_probe(ctx, key)
+    if slot >= 0:
+        hint = ctx.tt_move[slot]
+        if ctx.tt_depth[slot] >= depth:
+            v = _from_tt(ctx.tt_val[slot], ply)
+            f = ctx.tt_flag[slot]
+            if f == EXACT_FLAG or (f == LOWER_FLAG and v >= beta) or (f == UPPER_FLAG and v <= alpha):
+                fr[ply, P_RET] = v
+                return True
+    n = gen_moves(g, s, ctx, me, ply, hint, INNER_WIDTH)
+    if n == 0:
+        fr[ply, P_RET] = 0
+        return True
+    fr[ply, P_N] = n
+    fr[ply, P_I] = 0
+    fr[ply, P_KEY] = key
+    fr[ply, P_SA] = alpha
+    fr[ply, P_BEST] = -WIN
+    fr[ply, P_BMOVE] = ctx.movebuf[ply, 0]
+    # A forced reply costs the defender no thought: search it one ply deeper for free, so
+    # lines of fours are read further.
+    fr[ply, P_ND] = depth if in_check and ply < 40 else depth - 1
+    return False
+
+
+@jit_inline
+def _finish(ctx: Ctx, ply: int) -> int:
+    """Store a searched node in the table; its value."""
+    fr = ctx.frames
+    best = fr[ply, P_BEST]
+    sa = fr[ply, P_SA]
+    flag = UPPER_FLAG if best <= sa else (LOWER_FLAG if best >= fr[ply, P_B] else EXACT_FLAG)
+    _tt_store(ctx, fr[ply, P_KEY], fr[ply, P_D], flag, _to_tt(best, ply), fr[ply, P_BMOVE])
+    return int(best)
+
+
+@jit
+def pvs(g: Geo, s: State, ctx: Ctx, depth: int, alpha: int, beta: int, ply: int) -> int:
+    """Principal-variation search of the position (value for the side to move), as a loop over
+    an explicit stack of frames, one per ply.
+
+    The first move of a node gets the full window; the others a null window, quiet late ones
+    first at reduced depth (late-move reductions), re-searched at full depth and then with the
+    full window when they beat alpha. Cutoffs feed the killers and the history."""
+    fr = ctx.frames
+    base = s.info[0]
+    top = ply
+    fr[top, P_D] = depth
+    fr[top, P_A] = alpha
+    fr[top, P_B] = beta
+    sp = top
+    mode = _ENTER
+    ret = 0
+    while True:
+        if ctx.stat[2]:
+            _unwind(g, s, base)
+            return 0
+        if mode == _ENTER:
+            if _enter(g, s, ctx, sp):
+                ret = fr[sp, P_RET]
+                mode = _RETURN
+            else:
+                mode = _TRY
+        elif mode == _TRY:
+            i = fr[sp, P_I]
+            if i >= fr[sp, P_N]:
+                ret = _finish(ctx, sp)
+                mode = _RETURN
+                continue
+            move = ctx.movebuf[sp, i]
+            me = 1 if s.info[0] % 2 == 0 else 2
+            them = 3 - me
+            in_check = fr[sp, P_ND] == fr[sp, P_D]
+            quiet = s.t3[me, move] == 0 and s.t3[them, move] < 2 and not in_check
+            fr[sp, P_QUIET] = 1 if quiet else 0
+            place(g, s, move, me)
+            nd = fr[sp, P_ND]
+            a = fr[sp, P_A]
+            if i == 0:
+                fr[sp, P_STAGE] = 2
+                fr[sp + 1, P_D] = nd
+                fr[sp + 1, P_A] = -fr[sp, P_B]
+                fr[sp + 1, P_B] = -a
+            else:
+                r = 0
+                if quiet and fr[sp, P_D] >= 3 and i >= 3:
+                    r = 1 if i < 8 else 2
+                fr[sp, P_STAGE] = 0 if r > 0 else 1
+                fr[sp + 1, P_D] = nd - r
+                fr[sp + 1, P_A] = -a - 1
+                fr[sp + 1, P_B] = -a
+            sp += 1
+            mode = _ENTER
+        else:
+            if sp == top:
+                return int(ret)
+            sp -= 1
+            v = -ret
+            stage = fr[sp, P_STAGE]
+            a = fr[sp, P_A]
+            b = fr[sp, P_B]
+            if stage == 0 and v > a:
+                # The reduced search beat alpha: again at full depth.
+                fr[sp, P_STAGE] = 1
+                fr[sp + 1, P_D] = fr[sp, P_ND]
+                fr[sp + 1, P_A] = -a - 1
+                fr[sp + 1, P_B] = -a
+                sp += 1
+                mode = _ENTER
+                continue
+            if stage == 1 and a < v < b:
+                fr[sp, P_STAGE] = 2
+                fr[sp + 1, P_D] = fr[sp, P_ND]
+                fr[sp + 1, P_A] = -b
+                fr[sp + 1, P_B] = -a
+                sp += 1
+                mode = _ENTER
+                continue
+            unplace(g, s)
+            move = ctx.movebuf[sp, fr[sp, P_I]]
+            if v > fr[sp, P_BEST]:
+                fr[sp, P_BEST] = v
+                fr[sp, P_BMOVE] = move
+                if v > a:
+                    fr[sp, P_A] = v
+                    if v >= b:
+                        if fr[sp, P_QUIET]:
+                            if ctx.killers[sp, 0] != move:
+                                ctx.killers[sp, 1] = ctx.killers[sp, 0]
+                                ctx.killers[sp, 0] = move
+                            me = 1 if s.info[0] % 2 == 0 else 2
+                            ctx.history[me, move] += fr[sp, P_D] * fr[sp, P_D]
+                        ret = _finish(ctx, sp)
+                        mode = _RETURN
+                        continue
+            fr[sp, P_I] += 1
+            mode = _TRY
+
+
+@jit
+def search(g: Geo, s: State, ctx: Ctx, max_depth: int, out: I64, ranking: I32) -> None:
+    """Iterative deepening from the root until max_depth, a proven result, or the deadline.
+
+    out: [0] best move, [1] its value, [2] deepest iteration completed, [3] nodes, [4] root
+    moves written to ranking, best first (as the last complete iteration ordered them).
+    The root's moves are re-ordered after each iteration, best first; when the deadline cuts an
+    iteration short, a move that already beat the previous best in it is kept (it was searched
+    with the previous best's value as the bar, at the new depth).
+    """
+    ctx.stat[3] += 1
+    me = 1 if s.info[0] % 2 == 0 else 2
+    root = np.empty(g.size, np.int32)
+    n = gen_moves(g, s, ctx, me, 0, -1, ROOT_WIDTH)
+    for i in range(n):
+        root[i] = ctx.movebuf[0, i]
+    best = root[0]
+    best_value = 0
+    done = 0
+    out[0] = best
+    out[1] = 0
+    out[2] = 0
+    ranking[:n] = root[:n]
+    out[4] = n
+    if n == 1:
+        out[3] = ctx.stat[0]
+        return
+    values = np.empty(n, np.int64)
+    for depth in range(1, max_depth + 1):
+        alpha = -WIN
+        beta = WIN
+        iter_best = -1
+        iter_value = -WIN
+        for i in range(n):
+            move = root[i]
+            place(g, s, move, me)
+            if i == 0:
+                v = -pvs(g, s, ctx, depth - 1, -beta, -alpha, 1)
+            else:
+                v = -pvs(g, s, ctx, depth - 1, -alpha - 1, -alpha, 1)
+                if v > alpha and not ctx.stat[2]:
+                    v = -pvs(g, s, ctx, depth - 1, -beta, -alpha, 1)
+            unplace(g, s)
+            if ctx.stat[2]:
+                break
+            values[i] = v if (i == 0 or v > alpha) else alpha - 1
+            if v > iter_value:
+                iter_value = v
+                iter_best = i
+            if v > alpha:
+                alpha = v
+        if ctx.stat[2]:
+            # A partial pass: keep a move that beat the previous best at the new depth.
+            if iter_best > 0 and iter_value > values[0] - 1:
+                best = root[iter_best]
+                best_value = iter_value
+            break
+        # Best first, the rest in their order of value (stable on ties).
+        order = np.argsort(-values[:n], kind="mergesort")
+        root[:n] = root[:n][order]
+        values[:n] = values[:n][order]
+        best = root[0]
+        best_value = values[0]
+        done = depth
+        ranking[:n] = root[:n]
+        if abs(best_value) >= WON:
+            break
+    out[0] = best
+    out[1] = best_value
+    out[2] = done
+    out[3] = ctx.stat[0]
+
+
+@jit
+def threat_first(g: Geo, s: State, ctx: Ctx, vcf_depth: int, vct_threes: int, vct_until: int,
+                 vct_nodes: int, out: I64) -> None:
+    """The threat searches before the main one: out[0] a VCF move or -1, out[1] a VCT move or
+    -1 (read until the cycle counter passes vct_until or vct_nodes more nodes are spent, whichever
+    comes first, and never past the search's own limits)."""
+    me = 1 if s.info[0] % 2 == 0 else 2
+    out[0] = -1
+    out[1] = -1
+    out[0] = vcf(g, s, ctx, me, vcf_depth, 0)
+    if out[0] >= 0 or ctx.stat[2] or vct_threes <= 0:
+        return
+    if has_win(g, s, 3 - me):
+        return
+    saved = ctx.stat[5]
+    saved_limit = ctx.stat[1]
+    ctx.stat[5] = min(saved, vct_until)
+    cap = ctx.stat[0] + vct_nodes
+    ctx.stat[1] = cap if saved_limit <= 0 else min(saved_limit, cap)
+    out[1] = vct(g, s, ctx, me, vct_threes, 0)
+    ctx.stat[5] = saved
+    ctx.stat[1] = saved_limit
+    if ctx.stat[2] and cycles() <= saved and (saved_limit <= 0 or ctx.stat[0] <= saved_limit):
+        ctx.stat[2] = 0  # only the VCT's own share ran out: the main search goes on
+
+
+@jit
+def opponent_threat(g: Geo, s: State, ctx: Ctx, move: int, vct_threes: int) -> bool:
+    """After our move, does the opponent have a win by fours (or, with vct_threes, threes)?"""
+    me = 1 if s.info[0] % 2 == 0 else 2
+    place(g, s, move, me)
+    found = vcf(g, s, ctx, 3 - me, 30, 0) >= 0
+    if not found and vct_threes > 0 and not ctx.stat[2]:
+        found = vct(g, s, ctx, 3 - me, vct_threes, 0) >= 0
+    unplace(g, s)
+    return found

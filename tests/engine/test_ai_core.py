@@ -1,0 +1,179 @@
+"""The compiled core against the pure-Python Board, the reference for the rules, and its search
+on positions with a known answer."""
+
+import random
+import time
+
+import numpy as np
+import pytest
+
+from engine.ai import compiled, core
+from engine.board import Board, winning_line
+from engine.types import Rule
+
+SHAPES = [(3, 3, 3), (4, 4, 1), (4, 5, 2), (5, 5, 4), (6, 7, 4), (7, 6, 5), (9, 9, 5), (8, 3, 3),
+          (10, 10, 6), (15, 15, 5)]
+
+
+def random_positions(rows, cols, k, rule, count, rng):
+    """Positions (not over) from random games, with the moves that led to each."""
+    out = []
+    while len(out) < count:
+        board = Board(rows, cols, k, rule)
+        # Stones cluster as in real games some of the time, so lines and threats appear.
+        centre = (rows // 2, cols // 2)
+        while not board.is_over() and len(out) < count:
+            out.append(board.copy())
+            moves = list(board.legal_moves)
+            near = [m for m in moves if abs(m[0] - centre[0]) + abs(m[1] - centre[1]) <= 3]
+            board.push(rng.choice(near if near and rng.random() < 0.8 else moves))
+    return out
+
+
+def reference_class(board: Board, cell: int, mark: int) -> int:
+    """3 a win, 2 a fork (two or more winning cells after it), 1 a four, 0 none: by the rules
+    of engine.board alone."""
+    rows, cols, k, rule = board.rows, board.cols, board.k, board.rule
+    grid = list(board.grid)
+    if winning_line(grid, rows, cols, k, rule, *divmod(cell, cols), mark):
+        return 3
+    grid[cell] = mark
+    wins = sum(
+        1
+        for c in range(rows * cols)
+        if not grid[c] and winning_line(grid, rows, cols, k, rule, *divmod(c, cols), mark)
+    )
+    return 2 if wins >= 2 else wins
+
+
+@pytest.mark.parametrize("rule", list(Rule))
+def test_core_agrees_with_board_on_moves_wins_and_threats_for_random_positions(rule):
+    rng = random.Random(f"core-parity/{rule.value}")
+    checked = 0
+    for rows, cols, k in SHAPES:
+        positions = random_positions(rows, cols, k, rule, 6 if rows * cols > 100 else 10, rng)
+        for board in positions:
+            g, s = compiled.state_of(board)
+            empty = [i for i in range(rows * cols) if not s.grid[i]]
+            assert [divmod(i, cols) for i in empty] == list(board.legal_moves)
+            for mark in (1, 2):
+                buf = np.zeros(rows * cols, dtype=np.int32)
+                wins = buf[: core.win_cells(g, s, mark, buf)].tolist()
+                reference_wins = [
+                    c for c in empty
+                    if winning_line(board.grid, rows, cols, k, rule, *divmod(c, cols), mark)
+                ]
+                assert wins == reference_wins, (board.text(), mark)
+                for cell in empty:
+                    expected = reference_class(board, cell, mark)
+                    assert core.threat_class(g, s, cell, mark) == expected, (
+                        board.text(), mark, divmod(cell, cols)
+                    )
+                    if not wins:
+                        # The search's quick fork test reads windows instead of playing.
+                        assert core.makes_fork(g, s, cell, mark) == (expected == 2), (
+                            board.text(), mark, divmod(cell, cols)
+                        )
+                    checked += 1
+    assert checked > 1000
+
+
+@pytest.mark.parametrize("rule", list(Rule))
+def test_core_sees_the_move_that_ends_each_random_game_as_a_win_exactly_when_board_does(rule):
+    rng = random.Random(f"core-ends/{rule.value}")
+    for rows, cols, k in SHAPES:
+        for _ in range(3):
+            board = Board(rows, cols, k, rule)
+            g, s = compiled.state_of(board)
+            while not board.is_over():
+                row, col = rng.choice(list(board.legal_moves))
+                mark = 1 if board.ply % 2 == 0 else 2
+                assert core.wins_at(g, s, row * cols + col, mark) == (
+                    winning_line(board.grid, rows, cols, k, rule, row, col, mark) is not None
+                )
+                board.push((row, col))
+                core.place(g, s, row * cols + col, mark)
+            outcome = board.outcome()
+            assert outcome is not None
+            if outcome.winner is None:
+                assert int(s.info[0]) == rows * cols
+
+
+def test_taking_moves_back_restores_every_counter_exactly():
+    rng = random.Random("core-undo")
+    board = random_positions(15, 15, 5, Rule.CARO, 40, rng)[-1]
+    g, s = compiled.state_of(board)
+    before = [a.copy() for a in s]
+    for cell in rng.sample([i for i in range(g.size) if not s.grid[i]], 12):
+        core.place(g, s, cell, 1 + int(s.info[0]) % 2)
+    for _ in range(12):
+        core.unplace(g, s)
+    ply = int(s.info[0])
+    for name, old, new in zip(s._fields, before, s, strict=True):
+        if name == "moves":  # a stack: what lies above its top is not part of the position
+            old, new = old[:ply], new[:ply]
+        assert np.array_equal(old, new), name
+
+
+def test_core_hash_follows_the_board_zobrist_hash():
+    board = Board.from_text("15x15 k5 freestyle H8 H9 I9 G7 J10")
+    _, s = compiled.state_of(board)
+    assert int(s.info[1]) & (2**64 - 1) == board.zobrist
+
+
+def _think(text, seconds=0.5, node_limit=None):
+    board = Board.from_text(text)
+    deadline = None if node_limit else time.perf_counter() + seconds
+    result = compiled.think(board, deadline, node_limit)
+    return board, board.move_name(divmod(result.move, board.cols)), result
+
+
+def test_core_takes_a_win_on_the_spot():
+    _, move, result = _think("15x15 k5 freestyle H8 A1 H9 A2 H10 A3 H11 B5")
+    assert move in {"H7", "H12"} and result.kind == "win"
+
+
+def test_core_blocks_the_only_cell_of_a_four():
+    _, move, _ = _think("15x15 k5 freestyle H8 H7 H9 A1 H10 A2 H11", node_limit=20_000)
+    assert move == "H12"
+
+
+def test_core_finds_a_win_by_continuous_fours():
+    # X: a broken three on row 8 and one on column F; O has nothing on the board but scatter.
+    text = "15x15 k5 freestyle E8 A1 F8 A3 H8 A5 F6 A7 F5 O15"
+    board, move, result = _think(text, node_limit=200_000)
+    assert result.kind == "vcf"
+    board.push_name(move)
+    g, s = compiled.state_of(board)
+    buf = np.zeros(g.size, dtype=np.int32)
+    assert core.win_cells(g, s, 1, buf) >= 1  # the first move of the line is a four
+
+
+@pytest.mark.parametrize("rule", list(Rule))
+def test_core_search_is_reproducible_under_a_node_limit(rule):
+    text = f"15x15 k5 {rule.value} H8 H9 I9 G7 J10 K11 I8 I10"
+    first = _think(text, node_limit=30_000)[2]
+    again = _think(text, node_limit=30_000)[2]
+    assert first.move == again.move and first.nodes == again.nodes
+    assert Board.from_text(text).grid[first.move] == 0
+
+
+def test_after_warm_up_a_first_move_on_any_rule_compiles_nothing():
+    compiled.warm_up()
+    entry_points = [core.load, core.win_cells, core.threat_first, core.search, core.opponent_threat]
+    before = [len(f.signatures) for f in entry_points]
+    assert all(before)
+    for rule in Rule:
+        board = Board.from_text(f"15x15 k5 {rule.value} H8 H9 I9 G7 J10 K11 I8 I10")
+        compiled.think(board, None, 5_000)
+    assert [len(f.signatures) for f in entry_points] == before
+
+
+@pytest.mark.parametrize("k", [9, 13, 26])
+def test_long_lines_keep_the_evaluation_below_the_win_values(k):
+    board = Board(26, 26, k)
+    for name in ("M13", "N13", "M14", "N14", "M12", "L12", "N12"):
+        board.push_name(name)
+    result = compiled.think(board, None, 20_000)
+    assert board.grid[result.move] == 0
+    assert abs(result.value) < core.WON

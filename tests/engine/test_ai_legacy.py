@@ -1,0 +1,21 @@
+"""The frozen pre-compiled-core AI stays playable as the arena's reference player."""
+
+import random
+
+from engine.board import Board
+from engine.programs.arena import LevelPlayer, parse_player
+
+
+def test_arena_parses_legacy_level_as_the_frozen_reference_player():
+    player = parse_player("legacy-impossible@0.3")
+    assert isinstance(player, LevelPlayer)
+    assert player.legacy and player.level == "impossible" and player.time_limit == 0.3
+    assert player.name == "legacy-impossible@0.3"
+
+
+def test_legacy_impossible_blocks_an_open_four_threat_on_a_big_board():
+    board = Board.from_text("15x15 k5 freestyle H8 A1 H9 A2 H10")
+    move = parse_player("legacy-impossible@0.3")(board.copy(), random.Random(0))
+    # O to move against an open three: only a stone on its line, next to it or one beyond, stops
+    # an open four next move.
+    assert move in {(5, 7), (6, 7), (10, 7), (11, 7)}
