@@ -16,6 +16,7 @@ import pytest
 
 from tests.postgres import PostgresServer, PostgresUnavailable
 from tests.postgres import required as postgres_required
+from tests.storage_backends import backend, storage  # noqa: F401 - fixtures: both storage backends
 
 TOKEN = "test-token"
 STOP_TIMEOUT = 20.0

@@ -15,10 +15,10 @@ import pytest
 from bot import ratings
 from bot.model import ActiveGameExists, Mode, MoveRef
 from bot.service import CHALLENGE_FIRSTS, GameService, Limits, UserError, parse_options
-from bot.storage import GuildSettings, SqliteStorage, StorageError, open_database
+from bot.storage import GuildSettings, StorageError, open_database
 from bot.texts import VI, t
 from engine import Mark
-from tests.db_helpers import row_counts
+from tests.storage_backends import Backend
 from tests.test_bot_games import Thinker
 
 GUILD, CHANNEL = 10, 20
@@ -34,8 +34,9 @@ class Clock:
 
 
 @pytest.fixture
-async def world(tmp_path: Path):
-    storage = await SqliteStorage.open(tmp_path / "caro.db")
+async def world(backend: Backend):
+    """The game service on each storage backend in turn."""
+    storage = await backend.open()
     clock = Clock()
     service = GameService(
         storage, Thinker(), clock=clock,
@@ -43,8 +44,7 @@ async def world(tmp_path: Path):
         limits=Limits(ai_games_per_member=2, ai_games_per_server=3, watches_per_server=2,
                       challenges_per_challenger=2, challenges_per_challenged=3),
     )
-    yield service, clock
-    await storage.close()
+    return service, clock  # the backend fixture closes the storage
 
 
 async def challenge(games: GameService, challenger: int, opponent: int, channel: int = CHANNEL,
@@ -64,7 +64,7 @@ async def start(games: GameService, player: int, channel: int = CHANNEL, size: s
 
 # ------------------------------------------------------------------ 12.4 clocks at the move
 async def test_a_move_after_the_deadline_loses_on_time_even_before_the_watcher_runs(
-    world, tmp_path: Path
+    world, backend: Backend
 ) -> None:
     games, clock = world
     found = await challenge(games, ALICE, BOB)
@@ -85,7 +85,7 @@ async def test_a_move_after_the_deadline_loses_on_time_even_before_the_watcher_r
     assert await games.expire_games() == []
     with pytest.raises(UserError, match="This game is over"):
         await games.play(MoveRef(state.id, 0, "B2"), user_id=ALICE, message_id=None)
-    assert row_counts(tmp_path / "caro.db")["rating_changes"] == 4
+    assert (await backend.row_counts())["rating_changes"] == 4
 
 
 async def test_a_move_just_in_time_counts(world) -> None:
@@ -125,7 +125,7 @@ def test_the_rated_rule(mode: Mode, rows: int, cols: int, k: int, rated: bool) -
     assert ratings.rated(mode, rows, cols, k) is rated
 
 
-async def test_one_click_wins_on_a_tiny_board_move_no_rating(world, tmp_path: Path) -> None:
+async def test_one_click_wins_on_a_tiny_board_move_no_rating(world, backend: Backend) -> None:
     games, _ = world
     for _ in range(5):
         state = await start(games, ALICE, size="1x1k1", level="impossible")
@@ -135,7 +135,7 @@ async def test_one_click_wins_on_a_tiny_board_move_no_rating(world, tmp_path: Pa
         assert await games.rating_changes(over.id) == []
     standing = await games.standing(GUILD, ALICE, Mode.AI)
     assert standing.rating == ratings.START_RATING
-    counts = row_counts(tmp_path / "caro.db")
+    counts = await backend.row_counts()
     assert (counts["standings"], counts["rating_changes"], counts["results"]) == (0, 0, 0)
 
 
@@ -278,8 +278,8 @@ async def test_databases_that_cannot_be_used_are_refused_in_one_line(tmp_path: P
             await open_database(str(path))
         message = str(refused.value)
         assert reason in message and str(path) in message and "\n" not in message
-    with pytest.raises(StorageError, match="only SQLite"):
-        await open_database("postgresql://db.example/caro")
+    with pytest.raises(StorageError, match="expected sqlite:///path or postgresql://"):
+        await open_database("mysql://db.example/caro")
     assert not_sqlite.read_text().startswith("hello")  # nothing written to it
 
 

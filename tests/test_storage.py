@@ -1,4 +1,5 @@
-"""Storage on real SQLite files: migrations, the one-running-game rule, moves, exactly-once stats."""
+"""Storage on both backends (a real SQLite file, a real PostgreSQL database): migrations, the
+one-running-game rule, moves, exactly-once stats."""
 
 from __future__ import annotations
 
@@ -17,13 +18,16 @@ from bot.storage import (
     MoveOutcome,
     NewGame,
     Record,
+    SqliteStorage,
     StorageError,
     migration_files,
 )
-from bot.storage import SqliteStorage as Storage
 from engine import Mark
 from engine.types import Level
-from tests.db_helpers import old_database, row_counts
+from tests.db_helpers import old_database
+from tests.storage_backends import Backend
+
+Storage = SqliteStorage  # for annotations; the fixtures give either backend
 
 GUILD, CHANNEL, ALICE, BOB = 111, 222, 333, 444
 RATE = ratings.game_updates
@@ -56,84 +60,78 @@ async def add(storage: Storage, game_id: int, ply: int, cell: str, *, by_ai: boo
     return outcome is MoveOutcome.STORED
 
 
-def copy_migrations(tmp_path: Path, before: int | None = None) -> Path:
-    """A folder of the shipped migrations (only those numbered below `before` if given), for a
-    test to add to or to stop at an older schema."""
+def copy_migrations(tmp_path: Path, before: int | None = None,
+                    source: Path | None = None) -> Path:
+    """A folder of the shipped migrations (of `source`, SQLite's by default; only those numbered
+    below `before` if given), for a test to add to or to stop at an older schema."""
     migrations = tmp_path / "migrations"
     migrations.mkdir()
-    for number, path in migration_files():
+    for number, path in migration_files(source) if source else migration_files():
         if before is None or number < before:
             (migrations / path.name).write_text(path.read_text())
     return migrations
 
 
-@pytest.fixture
-async def storage(tmp_path: Path):
-    store = await Storage.open(tmp_path / "caro.db")
-    yield store
-    await store.close()
+async def table_names(backend: Backend) -> set[str]:
+    if backend.name == "sqlite":
+        query = "SELECT name FROM sqlite_master WHERE type = 'table'"
+    else:
+        query = "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+    return {str(r[0]) for r in await backend.fetch(query)}
 
 
-async def test_fresh_database_is_migrated_and_in_wal_mode(tmp_path: Path) -> None:
+async def test_fresh_database_is_migrated(backend: Backend) -> None:
+    store = await backend.open()
+    assert await store.schema_version() == len(migration_files(backend.migrations))
+    assert all(count == 0 for count in (await backend.row_counts()).values())
+    assert {"games", "moves", "results", "standings", "meta"} <= await table_names(backend)
+
+
+async def test_a_fresh_sqlite_database_is_in_wal_mode(tmp_path: Path) -> None:
     path = tmp_path / "caro.db"
     store = await Storage.open(path)
-    try:
-        assert await store.schema_version() == len(migration_files())
-    finally:
-        await store.close()
-    assert all(count == 0 for count in row_counts(path).values())
+    await store.close()
     with sqlite3.connect(path) as db:
-        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        assert {"games", "moves", "results"} <= tables
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
-async def test_migrations_are_idempotent_and_keep_data(tmp_path: Path) -> None:
-    path = tmp_path / "caro.db"
-    store = await Storage.open(path)
+async def test_migrations_are_idempotent_and_keep_data(backend: Backend) -> None:
+    store = await backend.open()
     game = await store.create_game(new_game())
-    assert await store.migrate() == []  # nothing left to apply on the open database
+    assert await store.migrate(backend.migrations) == []  # nothing left to apply
     await store.close()
-    store = await Storage.open(path)  # reopening applies nothing either
-    try:
-        assert await store.schema_version() == len(migration_files())
-        again = await store.game(game.id)
-        assert again is not None and again.x == ALICE and again.started_by == ALICE
-    finally:
-        await store.close()
+    backend.opened.remove(store)
+    store = await backend.open()  # reopening applies nothing either
+    assert await store.schema_version() == len(migration_files(backend.migrations))
+    again = await store.game(game.id)
+    assert again is not None and again.x == ALICE and again.started_by == ALICE
 
 
-async def test_new_migration_is_applied_once_in_order(tmp_path: Path) -> None:
-    migrations = copy_migrations(tmp_path)
-    shipped = len(migration_files())
+async def test_new_migration_is_applied_once_in_order(backend: Backend, tmp_path: Path) -> None:
+    migrations = copy_migrations(tmp_path, source=backend.migrations)
+    shipped = len(migration_files(backend.migrations))
     (migrations / f"{shipped + 1:03d}_notes.sql").write_text(
         "CREATE TABLE notes (id INTEGER PRIMARY KEY);"
     )
-    path = tmp_path / "caro.db"
-    store = await Storage.open(path)  # only the shipped migrations
-    await store.close()
-    store = await Storage.open(path, migrations=migrations)
-    try:
-        assert await store.schema_version() == shipped + 1
-        assert await store.migrate(migrations) == []
-    finally:
-        await store.close()
+    await backend.open()  # only the shipped migrations
+    store = await backend.open(migrations)
+    assert await store.schema_version() == shipped + 1
+    assert await store.migrate(migrations) == []
+    assert "notes" in await table_names(backend)
 
 
-async def test_failed_migration_rolls_back_entirely(tmp_path: Path) -> None:
-    migrations = copy_migrations(tmp_path)
-    shipped = len(migration_files())
+async def test_failed_migration_rolls_back_entirely(backend: Backend, tmp_path: Path) -> None:
+    migrations = copy_migrations(tmp_path, source=backend.migrations)
+    shipped = len(migration_files(backend.migrations))
     broken = f"{shipped + 1:03d}_broken.sql"
     (migrations / broken).write_text(
         "CREATE TABLE half (id INTEGER);\nINSERT INTO nowhere VALUES (1);"
     )
-    path = tmp_path / "caro.db"
     with pytest.raises(StorageError, match=broken):
-        await Storage.open(path, migrations=migrations)
-    with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == shipped
-        names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
-        assert "half" not in names
+        await backend.open(migrations)
+    store = await backend.open()  # the shipped migrations still open it
+    assert await store.schema_version() == shipped
+    assert "half" not in await table_names(backend)
 
 
 async def test_badly_numbered_migrations_are_refused(tmp_path: Path) -> None:
@@ -157,16 +155,20 @@ async def test_one_running_game_per_player_per_channel(storage: Storage) -> None
     assert replacement.id not in (first.id, other_channel.id, other_player.id)
 
 
-async def test_unique_index_holds_even_without_the_check(storage: Storage, tmp_path: Path) -> None:
-    await storage.create_game(new_game())
-    with sqlite3.connect(tmp_path / "caro.db") as db, pytest.raises(sqlite3.IntegrityError):
-        db.execute(
-            "INSERT INTO live_seats (guild_id, channel_id, user_id, game_id) VALUES (?, ?, ?, 1)",
-            (GUILD, CHANNEL, ALICE),
+async def test_unique_index_holds_even_without_the_check(
+    storage: Storage, backend: Backend
+) -> None:
+    game = await storage.create_game(new_game())
+    with pytest.raises(backend.integrity_error):
+        await backend.execute(
+            "INSERT INTO live_seats (guild_id, channel_id, user_id, game_id) VALUES (?, ?, ?, ?)",
+            GUILD, CHANNEL, ALICE, game.id,
         )
 
 
-async def test_moves_are_numbered_and_stale_ones_refused(storage: Storage, tmp_path: Path) -> None:
+async def test_moves_are_numbered_and_stale_ones_refused(
+    storage: Storage, backend: Backend
+) -> None:
     game = await storage.create_game(new_game())
     assert await add(storage, game.id, 0, "B2")
     assert not await add(storage, game.id, 0, "A1")  # replayed ply
@@ -179,7 +181,7 @@ async def test_moves_are_numbered_and_stale_ones_refused(storage: Storage, tmp_p
         (0, "B2", False, None),
         (1, "A1", True, "block"),
     ]
-    assert row_counts(tmp_path / "caro.db")["moves"] == 2
+    assert (await backend.row_counts())["moves"] == 2
 
 
 async def test_games_awaiting_ai(storage: Storage) -> None:
@@ -208,27 +210,23 @@ async def test_finishing_move_counts_the_result_once(storage: Storage) -> None:
     assert stats.by_level == {"hard": Record(wins=1)}
 
 
-async def test_concurrent_finish_attempts_count_once(tmp_path: Path) -> None:
-    path = tmp_path / "caro.db"
-    first = await Storage.open(path)
-    second = await Storage.open(path)  # a second connection, as if another process raced us
-    try:
-        game = await first.create_game(new_game())
-        finish = Finish(winner=None, reason=EndReason.FULL)
-        attempts = [first.finish_game(game.id, finish, rate=RATE) for _ in range(5)]
-        attempts += [second.finish_game(game.id, finish, rate=RATE) for _ in range(5)]
-        outcomes = await asyncio.gather(*attempts)
-        assert sorted(outcomes) == [False] * 9 + [True]
-        assert row_counts(path)["results"] == 1
-        assert row_counts(path)["rating_changes"] == 2  # Alice, in the server and globally
-        assert (await second.user_stats(GUILD, ALICE)).overall == Record(draws=1)
-    finally:
-        await first.close()
-        await second.close()
+async def test_concurrent_finish_attempts_count_once(backend: Backend) -> None:
+    first = await backend.open()
+    second = await backend.open()  # a second connection, as if another process raced us
+    game = await first.create_game(new_game())
+    finish = Finish(winner=None, reason=EndReason.FULL)
+    attempts = [first.finish_game(game.id, finish, rate=RATE) for _ in range(5)]
+    attempts += [second.finish_game(game.id, finish, rate=RATE) for _ in range(5)]
+    outcomes = await asyncio.gather(*attempts)
+    assert sorted(outcomes) == [False] * 9 + [True]
+    counts = await backend.row_counts()
+    assert counts["results"] == 1
+    assert counts["rating_changes"] == 2  # Alice, in the server and globally
+    assert (await second.user_stats(GUILD, ALICE)).overall == Record(draws=1)
 
 
 async def test_unknown_end_reason_is_refused_and_changes_nothing(
-    storage: Storage, tmp_path: Path
+    storage: Storage, backend: Backend
 ) -> None:
     game = await storage.create_game(new_game())
     with pytest.raises(ValueError, match="triumph"):
@@ -237,7 +235,7 @@ async def test_unknown_end_reason_is_refused_and_changes_nothing(
         )
     row = await storage.game(game.id)
     assert row is not None and row.status == "active"
-    assert row_counts(tmp_path / "caro.db")["results"] == 0
+    assert (await backend.row_counts())["results"] == 0
 
 
 def watch_game(channel: int = CHANNEL, starter: int = ALICE) -> NewGame:
@@ -306,20 +304,26 @@ async def test_a_game_is_read_with_its_moves_in_order(storage: Storage) -> None:
     assert await storage.game(game.id + 1000) is None
 
 
-async def test_a_refused_move_leaves_no_transaction_open(storage: Storage) -> None:
+async def test_a_refused_move_leaves_no_transaction_open(
+    storage: Storage, backend: Backend
+) -> None:
     game = await storage.create_game(new_game())
     assert not await add(storage, game.id, 3, "A1")
-    with pytest.raises(sqlite3.IntegrityError):
-        # A move row for this ply already exists (written behind the bot's back): the update
-        # succeeds, the insert fails, and everything is rolled back.
-        async with storage._lock:
-            await storage._db.execute(
-                "INSERT INTO moves (game_id, ply, cell, by_ai) VALUES (?, 0, 'B1', 0)", (game.id,)
-            )
+    # A move row for this ply already exists (written behind the bot's back): the update
+    # succeeds, the insert fails on UNIQUE(game_id, ply), and everything is rolled back.
+    await backend.execute(
+        "INSERT INTO moves (game_id, ply, cell, by_ai) VALUES (?, 0, 'B1', ?)",
+        game.id, False if backend.name == "postgres" else 0,
+    )
+    with pytest.raises(backend.integrity_error):
         await add(storage, game.id, 0, "A1")
-    assert not storage._db.in_transaction
+    if backend.name == "sqlite":
+        assert not storage._db.in_transaction
     read = await storage.game(game.id)
     assert read is not None and read.ply == 0 and [m.cell for m in read.moves] == ["B1"]
+    # The connection that failed went back usable: the next writes of the game go through.
+    await backend.execute("DELETE FROM moves WHERE game_id = ?", game.id)
+    assert await add(storage, game.id, 0, "A1")
 
 
 async def test_guild_settings_are_cached_and_saving_updates_them(storage: Storage) -> None:
@@ -333,19 +337,14 @@ async def test_guild_settings_are_cached_and_saving_updates_them(storage: Storag
     assert await storage.guild_settings(GUILD + 1, default) == default
 
 
-async def test_meta_values_are_stored_replaced_and_survive_reopening(tmp_path: Path) -> None:
-    path = tmp_path / "caro.db"
-    store = await Storage.open(path)
-    try:
-        assert await store.get_meta("commands_hash") is None
-        await store.set_meta("commands_hash", "abc")
-        await store.set_meta("commands_hash", "def")
-        assert await store.get_meta("commands_hash") == "def"
-    finally:
-        await store.close()
-    store = await Storage.open(path)
-    try:
-        assert await store.get_meta("commands_hash") == "def"
-        assert await store.get_meta("other") is None
-    finally:
-        await store.close()
+async def test_meta_values_are_stored_replaced_and_survive_reopening(backend: Backend) -> None:
+    store = await backend.open()
+    assert await store.get_meta("commands_hash") is None
+    await store.set_meta("commands_hash", "abc")
+    await store.set_meta("commands_hash", "def")
+    assert await store.get_meta("commands_hash") == "def"
+    await store.close()
+    backend.opened.remove(store)
+    store = await backend.open()
+    assert await store.get_meta("commands_hash") == "def"
+    assert await store.get_meta("other") is None

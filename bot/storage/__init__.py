@@ -1,8 +1,10 @@
-"""Storage behind one interface (`interface.Storage`); SQLite is the backend shipped today.
+"""Storage behind one interface (`interface.Storage`), with two backends: SQLite (one file, one
+process; the default) and PostgreSQL (one server, many processes).
 
-`open_database(url)` is what the program calls at start: it refuses, with a one-line
-StorageError, a database it cannot use (missing folder, read-only place, a folder, a file that is
-not SQLite, a database written by a newer version of caro).
+`open_database(url)` is what the program calls at start: `sqlite:///path` (or a bare file path)
+or `postgresql://…`. It refuses, with a one-line StorageError, a database it cannot use (missing
+folder, read-only place, a folder, a file that is not SQLite, a server it cannot reach or log in
+to, a database written by a newer version of caro).
 """
 
 from __future__ import annotations
@@ -32,31 +34,46 @@ from .interface import (
     Storage,
     StorageError,
 )
+from .postgres import PostgresStorage
 from .sqlite import MIGRATIONS_DIR, SqliteStorage, migration_files
 
 _SQLITE_PREFIXES = ("sqlite:///", "sqlite://")
+POSTGRES_SCHEMES = ("postgresql", "postgres")
 
 
-async def open_database(url: str | Path) -> SqliteStorage:
-    """The database at `url` (a file path, or sqlite:///path), opened and migrated; StorageError
-    with a one-line reason if it cannot be used."""
+def is_postgres_url(url: str | Path) -> bool:
+    return str(url).split("://", 1)[0].lower() in POSTGRES_SCHEMES and "://" in str(url)
+
+
+def sqlite_path(url: str | Path) -> Path:
+    """The file of an SQLite URL or bare path; StorageError for any other URL."""
     text = str(url)
     if "://" in text and not text.startswith(_SQLITE_PREFIXES):
         scheme = text.split("://", 1)[0]
-        raise StorageError(f"database {scheme}://…: only SQLite files are supported")
+        raise StorageError(
+            f"database {scheme}://…: expected sqlite:///path or postgresql://…"
+        )
     for prefix in _SQLITE_PREFIXES:
         if text.startswith(prefix):
             text = text[len(prefix) :]
             break
     if not text:
         raise StorageError("database: no file named")
-    return await SqliteStorage.open(Path(text))
+    return Path(text)
 
 
-def _implements_the_interface(storage: SqliteStorage) -> Storage:
-    # mypy checks here that the SQLite backend has every method of the interface, with the same
+async def open_database(url: str | Path) -> SqliteStorage | PostgresStorage:
+    """The database at `url` (a file path, sqlite:///path or postgresql://…), opened and
+    migrated; StorageError with a one-line reason if it cannot be used."""
+    if is_postgres_url(url):
+        return await PostgresStorage.open(str(url))
+    return await SqliteStorage.open(sqlite_path(url))
+
+
+def _implements_the_interface(sqlite: SqliteStorage, postgres: PostgresStorage) -> list[Storage]:
+    # mypy checks here that each backend has every method of the interface, with the same
     # signatures: a backend that drifts from the Protocol fails the type check.
-    return storage
+    return [sqlite, postgres]
 
 
 __all__ = [
@@ -72,6 +89,7 @@ __all__ = [
     "MoveRow",
     "NewChallenge",
     "NewGame",
+    "PostgresStorage",
     "REDRAW_FINISHED_WITHIN",
     "RatedRow",
     "RatingChange",
@@ -81,6 +99,8 @@ __all__ = [
     "Storage",
     "StorageError",
     "UserStats",
+    "is_postgres_url",
     "migration_files",
     "open_database",
+    "sqlite_path",
 ]

@@ -1,5 +1,5 @@
-"""What the game service needs from a database, whatever the backend (SQLite today, PostgreSQL
-next). Only model types and plain Python values cross it, never a driver's types.
+"""What the game service needs from a database, whatever the backend (SQLite for one process,
+PostgreSQL for many). Only model types and plain Python values cross it, never a driver's types.
 
 The rules every backend keeps:
 - a member holds at most one seat in running games per channel, a channel at most one running
@@ -7,7 +7,11 @@ The rules every backend keeps:
 - finishing a game, its result, its stats and its rating changes are one transaction, so a game
   counts exactly once;
 - a move is stored only if the game is running, exactly `ply` moves were played, and the clock of
-  the member to move had not run out at `now`.
+  the member to move had not run out at `now`;
+- background work (AI moves owed, boards to redraw, run-out clocks, expired challenges) is asked
+  for per shard (`shard_id` of `shard_count`; a guild's shard is (guild_id >> 22) % shard_count,
+  as Discord assigns it), and a run-out clock or challenge handed to one caller is not handed to
+  another process at the same time, so nothing is settled twice.
 """
 
 from __future__ import annotations
@@ -86,9 +90,12 @@ class Storage(Protocol):
     async def active_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None: ...
     async def active_watch(self, guild_id: int, channel_id: int) -> GameRow | None: ...
     async def last_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None: ...
-    async def games_awaiting_ai(self) -> list[GameRow]: ...
+    async def games_awaiting_ai(
+        self, *, shard_id: int = 0, shard_count: int = 1
+    ) -> list[GameRow]: ...
     async def games_to_redraw(
-        self, finished_within: float = REDRAW_FINISHED_WITHIN
+        self, finished_within: float = REDRAW_FINISHED_WITHIN, *, shard_id: int = 0,
+        shard_count: int = 1,
     ) -> list[GameRow]: ...
     async def live_counts(self, guild_id: int, user_id: int) -> LiveCounts: ...
 
@@ -116,8 +123,13 @@ class Storage(Protocol):
         due_by: float | None = None,
     ) -> bool: ...
 
-    async def due_games(self, now: float) -> list[GameRow]: ...
-    async def next_deadline(self) -> float | None: ...
+    async def due_games(
+        self, now: float, *, shard_id: int = 0, shard_count: int = 1
+    ) -> list[GameRow]:
+        """Running games of the shard whose clock ran out by `now`, claimed for this caller."""
+        ...
+
+    async def next_deadline(self, *, shard_id: int = 0, shard_count: int = 1) -> float | None: ...
     async def set_deadline(self, game_id: int, ply: int, deadline: float | None) -> bool: ...
     async def add_hint(self, game_id: int, ply: int) -> bool: ...
 
@@ -131,7 +143,12 @@ class Storage(Protocol):
         written) if it was no longer pending; ActiveGameExists if a seat is taken."""
         ...
 
-    async def due_challenges(self, now: float) -> list[ChallengeRow]: ...
+    async def due_challenges(
+        self, now: float, *, shard_id: int = 0, shard_count: int = 1
+    ) -> list[ChallengeRow]:
+        """Pending challenges of the shard whose time ran out by `now`, claimed for this
+        caller."""
+        ...
     async def pending_challenges(self, *, challenger_id: int, opponent_id: int) -> tuple[int, int]:
         """(pending challenges sent by challenger_id, pending challenges to opponent_id)."""
         ...

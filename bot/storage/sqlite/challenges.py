@@ -13,6 +13,7 @@ from ...model import (
     NewChallenge,
     NewGame,
 )
+from .connection import SHARD, check_shard
 from .games import GameQueries
 
 _CHALLENGE_COLUMNS = (
@@ -94,11 +95,14 @@ class ChallengeQueries(GameQueries):
         assert game is not None
         return game
 
-    async def due_challenges(self, now: float) -> list[ChallengeRow]:
+    async def due_challenges(self, now: float, *, shard_id: int = 0,
+                             shard_count: int = 1) -> list[ChallengeRow]:
+        """Pending challenges of the shard whose time ran out by `now`."""
+        check_shard(shard_id, shard_count)
         async with self._lock, self._db.execute(
             f"SELECT {_CHALLENGE_COLUMNS} FROM challenges"
-            " WHERE status = 'pending' AND deadline <= ? ORDER BY deadline, id",
-            (now,),
+            f" WHERE status = 'pending' AND deadline <= ? AND {SHARD} ORDER BY deadline, id",
+            (now, shard_count, shard_id),
         ) as cur:
             rows = await cur.fetchall()
         return [_challenge_row(r) for r in rows]

@@ -22,6 +22,8 @@ MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 _MIGRATION_NAME = re.compile(r"(\d{3})_[a-z0-9_]+\.sql")
 _SQLITE_HEADER = b"SQLite format 3\x00"
 NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+# A guild's shard, as Discord assigns it: (guild_id >> 22) % shard_count; parameters (count, id).
+SHARD = "(guild_id >> 22) % ? = ?"
 
 
 def migration_files(directory: Path = MIGRATIONS_DIR) -> list[tuple[int, Path]]:
@@ -61,6 +63,11 @@ def check_database_path(path: Path) -> None:
     # SQLite writes its write-ahead log and lock files next to the database.
     if not os.access(folder, os.W_OK | os.X_OK):
         raise StorageError(f"database {path}: the folder {folder} is not writable")
+
+
+def check_shard(shard_id: int, shard_count: int) -> None:
+    if shard_count < 1 or not 0 <= shard_id < shard_count:
+        raise ValueError(f"shard {shard_id} of {shard_count} does not exist")
 
 
 class Connection:

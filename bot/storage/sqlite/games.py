@@ -21,7 +21,7 @@ from ...model import (
     Status,
 )
 from ..interface import REDRAW_FINISHED_WITHIN, LiveCounts, MoveOutcome, RatePolicy
-from .connection import NOW
+from .connection import NOW, SHARD, check_shard
 from .standings import StandingQueries
 
 _GAME_COLUMNS = (
@@ -132,43 +132,58 @@ class GameQueries(StandingQueries):
                 row = await cur.fetchone()
             return None if row is None else await self._game(int(row[0]))
 
-    async def games_awaiting_ai(self) -> list[GameRow]:
-        """Running games with a posted message where an AI is to move (X moves on even plies)."""
+    async def games_awaiting_ai(self, *, shard_id: int = 0, shard_count: int = 1) -> list[GameRow]:
+        """Running games of the shard with a posted message where an AI is to move (X moves on
+        even plies)."""
+        check_shard(shard_id, shard_count)
         return await self._games_where(
             "status = 'active' AND message_id IS NOT NULL"
             " AND ((ply % 2 = 0 AND x_level IS NOT NULL) OR (ply % 2 = 1 AND o_level IS NOT NULL))"
-            " ORDER BY id"
+            f" AND {SHARD} ORDER BY id",
+            (shard_count, shard_id),
         )
 
     async def games_to_redraw(
-        self, finished_within: float = REDRAW_FINISHED_WITHIN
+        self, finished_within: float = REDRAW_FINISHED_WITHIN, *, shard_id: int = 0,
+        shard_count: int = 1,
     ) -> list[GameRow]:
         """Games whose message may be a move behind the database after a crash: the bot stores a
         move before it draws it, so a running game whose last move was the AI's, or a game that
-        ended in the last `finished_within` seconds, may never have been drawn."""
+        ended in the last `finished_within` seconds, may never have been drawn. Only the games
+        of the shard."""
+        check_shard(shard_id, shard_count)
         return await self._games_where(
             "message_id IS NOT NULL AND ("
             " (status = 'active' AND EXISTS (SELECT 1 FROM moves m"
             "  WHERE m.game_id = games.id AND m.ply = games.ply - 1 AND m.by_ai = 1))"
             " OR (status = 'finished' AND finished_at >= strftime("
             "'%Y-%m-%dT%H:%M:%fZ', 'now', ?)))"
+            f" AND {SHARD}"
             # Running games first: their players are waiting to move.
             " ORDER BY status = 'active' DESC, id DESC",
-            (f"-{float(finished_within):.0f} seconds",),
+            (f"-{float(finished_within):.0f} seconds", shard_count, shard_id),
         )
 
-    async def due_games(self, now: float) -> list[GameRow]:
-        """Running games whose member to move has run out of time by `now`."""
+    async def due_games(self, now: float, *, shard_id: int = 0,
+                        shard_count: int = 1) -> list[GameRow]:
+        """Running games of the shard whose member to move has run out of time by `now`. One
+        process uses a SQLite file, so nothing else can be settling them: no claim is needed."""
+        check_shard(shard_id, shard_count)
         return await self._games_where(
-            "status = 'active' AND deadline IS NOT NULL AND deadline <= ? ORDER BY deadline, id",
-            (now,),
+            f"status = 'active' AND deadline IS NOT NULL AND deadline <= ? AND {SHARD}"
+            " ORDER BY deadline, id",
+            (now, shard_count, shard_id),
         )
 
-    async def next_deadline(self) -> float | None:
-        """The earliest running clock of any game or pending challenge."""
+    async def next_deadline(self, *, shard_id: int = 0, shard_count: int = 1) -> float | None:
+        """The earliest running clock of any game or pending challenge of the shard."""
+        check_shard(shard_id, shard_count)
         async with self._lock, self._db.execute(
-            "SELECT MIN(d) FROM (SELECT MIN(deadline) AS d FROM games WHERE status = 'active'"
-            " UNION ALL SELECT MIN(deadline) FROM challenges WHERE status = 'pending')"
+            "SELECT MIN(d) FROM (SELECT MIN(deadline) AS d FROM games"
+            f" WHERE status = 'active' AND {SHARD}"
+            " UNION ALL SELECT MIN(deadline) FROM challenges"
+            f" WHERE status = 'pending' AND {SHARD})",
+            (shard_count, shard_id, shard_count, shard_id),
         ) as cur:
             row = await cur.fetchone()
         return None if row is None or row[0] is None else float(row[0])

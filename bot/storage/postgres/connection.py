@@ -1,0 +1,161 @@
+"""The PostgreSQL connection: a pool of asyncpg connections, migrations and transactions.
+
+Unlike SQLite's one connection behind a lock, statements of different coroutines (and of other
+processes) run at the same time; every rule of the interface is kept by the statements
+themselves: conditional updates, unique keys, and row locks where a value is read to compute
+another (ratings).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg  # type: ignore[import-untyped]
+
+from ..interface import StorageError
+from ..sqlite.connection import Outcome, check_shard, migration_files
+
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+# The advisory lock every process takes while it migrates: two processes started together on an
+# empty database must not both create the tables. Any fixed 64-bit number; this one spells "caro".
+MIGRATION_LOCK = 0x6361726F
+POOL_MAX = 10
+CONNECT_TIMEOUT = 10.0
+# Two finishing games may wait on each other's rating rows (a member in both); PostgreSQL then
+# cancels one transaction, which is tried again from the start.
+RETRIES = 5
+# How long a process holds a run-out clock (or challenge) it took to settle, in seconds of the
+# caller's clock: settling takes milliseconds, so this only matters when the process died.
+CLAIM_SECONDS = 30.0
+
+T = TypeVar("T")
+__all__ = ["MIGRATIONS_DIR", "Connection", "Outcome", "check_shard", "shown_dsn"]
+
+
+def shown_dsn(dsn: str) -> str:
+    """The URL without its password, for messages and logs."""
+    parts = urlsplit(dsn)
+    if parts.password is None:
+        return dsn
+    netloc = parts.netloc.rsplit("@", 1)
+    user = (parts.username or "") + ":***"
+    return urlunsplit(parts._replace(netloc=f"{user}@{netloc[-1]}"))
+
+
+def connect_reason(exc: BaseException) -> str:
+    """Why connecting failed, in one line."""
+    if isinstance(exc, TimeoutError):
+        return "no answer in time"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
+class Connection:
+    """The pool, migrations and transactions; the query mixins build on it."""
+
+    def __init__(self, pool: Any, dsn: str) -> None:
+        self._pool = pool
+        self._dsn = dsn
+
+    @classmethod
+    async def _connect(cls, dsn: str, *, max_size: int = POOL_MAX) -> Any:
+        try:
+            return await asyncpg.create_pool(
+                dsn, min_size=1, max_size=max_size, timeout=CONNECT_TIMEOUT,
+                # The bot's queries are few and fixed; the statement cache keeps them prepared.
+                command_timeout=60,
+            )
+        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            raise StorageError(
+                f"database {shown_dsn(dsn)}: cannot connect ({connect_reason(exc)})"
+            ) from None
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+    # ----------------------------------------------------------------- schema
+    async def migrate(self, directory: Path = MIGRATIONS_DIR) -> list[int]:
+        """Apply the migrations not yet in schema_migrations, each in its own transaction, under
+        an advisory lock so that processes starting together migrate once.
+
+        StorageError if the database is from a newer version than these migrations.
+        """
+        files = migration_files(directory)
+        applied: list[int] = []
+        async with self._pool.acquire() as con:
+            await con.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
+            try:
+                await con.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY,"
+                    " name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+                )
+                current = int(
+                    await con.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
+                )
+                if current > len(files):
+                    raise StorageError(
+                        f"the database has schema version {current}, newer than this version of"
+                        f" caro knows ({len(files)}): upgrade caro or use another database"
+                    )
+                for number, path in files:
+                    if number <= current:
+                        continue
+                    script = path.read_text(encoding="utf-8")
+                    try:
+                        async with con.transaction():
+                            # No arguments: the simple protocol runs the whole file.
+                            await con.execute(script)
+                            await con.execute(
+                                "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
+                                number, path.name,
+                            )
+                    except asyncpg.PostgresError as exc:
+                        raise StorageError(f"migration {path.name} failed: {exc}") from exc
+                    applied.append(number)
+            finally:
+                await con.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
+        return applied
+
+    async def schema_version(self) -> int:
+        return int(
+            await self._pool.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
+        )
+
+    # ----------------------------------------------------------------- helpers
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[tuple[Any, Outcome]]:
+        """A connection in a transaction, committed unless the body raised or asked for a
+        rollback."""
+        async with self._pool.acquire() as con:
+            tr = con.transaction()
+            await tr.start()
+            outcome = Outcome()
+            try:
+                yield con, outcome
+            except BaseException:
+                await tr.rollback()
+                raise
+            if outcome.rolled_back:
+                await tr.rollback()
+            else:
+                await tr.commit()
+
+    async def _retrying(self, attempt: Callable[[], Awaitable[T]]) -> T:
+        """Run a whole transaction again when PostgreSQL broke a deadlock by cancelling it (its
+        effects are gone, so running it again is safe)."""
+        for tries in range(1, RETRIES + 1):
+            try:
+                return await attempt()
+            except (asyncpg.DeadlockDetectedError, asyncpg.SerializationError):
+                if tries == RETRIES:
+                    raise
+                await asyncio.sleep(random.uniform(0.001, 0.01) * tries)
+        raise AssertionError("unreachable")

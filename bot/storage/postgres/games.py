@@ -1,0 +1,397 @@
+"""Queries of the games aggregate on PostgreSQL: games, their moves, their seats, finishing them
+(with their result and rating changes, through the standings queries), and the background work
+of each shard."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+
+from engine import Mark
+from engine.types import Level
+
+from ...model import (
+    ActiveGameExists,
+    EndReason,
+    Finish,
+    GameRow,
+    Mode,
+    MoveRow,
+    NewGame,
+    Seat,
+    Status,
+)
+from ..interface import REDRAW_FINISHED_WITHIN, LiveCounts, MoveOutcome, RatePolicy
+from .connection import CLAIM_SECONDS, check_shard
+from .standings import StandingQueries
+
+_GAME_COLUMNS = (
+    "id, guild_id, channel_id, message_id, mode, x_user_id, x_level, o_user_id, o_level,"
+    " started_by, rows, cols, k, rule, status, winner, end_reason, rated, ply, deadline, hints,"
+    " locale"
+)
+# The moves ride along as one JSON array ([ply, cell, by_ai, reason] each, in order): one round
+# trip per game read.
+_MOVES_JSON = (
+    "COALESCE((SELECT json_agg(json_build_array(m.ply, m.cell, m.by_ai, m.reason)"
+    " ORDER BY m.ply) FROM moves m WHERE m.game_id = games.id), '[]') AS moves_json"
+)
+_GAME_WITH_MOVES = f"SELECT {_GAME_COLUMNS}, {_MOVES_JSON} FROM games WHERE id = $1"
+_GAMES_WITH_MOVES = f"SELECT {_GAME_COLUMNS}, {_MOVES_JSON} FROM games WHERE id = ANY($1::BIGINT[])"
+# A guild's shard, as Discord assigns it: (guild_id >> 22) % shard_count.
+_SHARD = "(guild_id >> 22) % {count} = {shard}"
+
+
+class GameQueries(StandingQueries):
+    # ----------------------------------------------------------------- creating
+    async def create_game(self, new: NewGame) -> GameRow:
+        try:
+            async with self._transaction() as (con, _):
+                game_id = await self._insert_game(con, new)
+        except asyncpg.UniqueViolationError:
+            # A seat or the channel's watch slot is taken: the database decides, so two
+            # processes racing for one slot cannot both win.
+            existing = await self._game_in_the_way(new)
+            if existing is None:
+                raise
+            raise ActiveGameExists(existing) from None
+        game = await self.game(game_id)
+        assert game is not None
+        return game
+
+    async def _insert_game(self, con: Any, new: NewGame) -> int:
+        x_user, x_level = _seat_columns(new.x)
+        o_user, o_level = _seat_columns(new.o)
+        game_id = int(
+            await con.fetchval(
+                "INSERT INTO games (guild_id, channel_id, message_id, mode, x_user_id, x_level,"
+                " o_user_id, o_level, started_by, rows, cols, k, rule, rated, deadline, locale)"
+                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
+                " RETURNING id",
+                new.guild_id, new.channel_id, new.message_id, new.mode.value, x_user, x_level,
+                o_user, o_level, new.started_by, new.rows, new.cols, new.k, new.rule,
+                new.rated, new.deadline, new.locale,
+            )
+        )
+        for seat in (new.x, new.o):
+            if not isinstance(seat, Level):
+                await con.execute(
+                    "INSERT INTO live_seats (guild_id, channel_id, user_id, game_id)"
+                    " VALUES ($1, $2, $3, $4)",
+                    new.guild_id, new.channel_id, seat, game_id,
+                )
+        return game_id
+
+    async def _game_in_the_way(self, new: NewGame) -> GameRow | None:
+        if new.mode is Mode.WATCH:
+            return await self.active_watch(new.guild_id, new.channel_id)
+        for seat in (new.x, new.o):
+            if not isinstance(seat, Level):
+                found = await self.active_game(new.guild_id, new.channel_id, seat)
+                if found is not None:
+                    return found
+        return None
+
+    # ----------------------------------------------------------------- reading
+    async def game(self, game_id: int) -> GameRow | None:
+        row = await self._pool.fetchrow(_GAME_WITH_MOVES, game_id)
+        return None if row is None else _game_row(row)
+
+    async def active_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None:
+        game_id = await self._pool.fetchval(
+            "SELECT game_id FROM live_seats WHERE guild_id = $1 AND channel_id = $2"
+            " AND user_id = $3",
+            guild_id, channel_id, user_id,
+        )
+        return None if game_id is None else await self.game(int(game_id))
+
+    async def active_watch(self, guild_id: int, channel_id: int) -> GameRow | None:
+        """The AI-vs-AI game running in this channel, if any."""
+        game_id = await self._pool.fetchval(
+            "SELECT id FROM games WHERE guild_id = $1 AND channel_id = $2 AND mode = 'watch'"
+            " AND status = 'active' ORDER BY id LIMIT 1",
+            guild_id, channel_id,
+        )
+        return None if game_id is None else await self.game(int(game_id))
+
+    async def last_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None:
+        """The member's most recent game in a channel in which they played, running or not."""
+        game_id = await self._pool.fetchval(
+            "SELECT id FROM games WHERE guild_id = $1 AND channel_id = $2"
+            " AND (x_user_id = $3 OR o_user_id = $3) ORDER BY id DESC LIMIT 1",
+            guild_id, channel_id, user_id,
+        )
+        return None if game_id is None else await self.game(int(game_id))
+
+    async def games_awaiting_ai(self, *, shard_id: int = 0, shard_count: int = 1) -> list[GameRow]:
+        """Running games of the shard, with a posted message, where an AI is to move. Games a
+        writer holds right now are skipped (SKIP LOCKED): whoever holds them is moving them."""
+        check_shard(shard_id, shard_count)
+        return await self._locked_games(
+            "status = 'active' AND message_id IS NOT NULL"
+            " AND ((ply % 2 = 0 AND x_level IS NOT NULL) OR (ply % 2 = 1 AND o_level IS NOT NULL))"
+            f" AND {_SHARD.format(count='$1', shard='$2')} ORDER BY id",
+            shard_count, shard_id,
+        )
+
+    async def games_to_redraw(
+        self, finished_within: float = REDRAW_FINISHED_WITHIN, *, shard_id: int = 0,
+        shard_count: int = 1,
+    ) -> list[GameRow]:
+        """Games of the shard whose message may be a move behind the database after a crash
+        (see the SQLite backend); running games first."""
+        check_shard(shard_id, shard_count)
+        return await self._locked_games(
+            "message_id IS NOT NULL AND ("
+            " (status = 'active' AND EXISTS (SELECT 1 FROM moves m"
+            "  WHERE m.game_id = games.id AND m.ply = games.ply - 1 AND m.by_ai))"
+            " OR (status = 'finished' AND finished_at >= now() - make_interval(secs => $3)))"
+            f" AND {_SHARD.format(count='$1', shard='$2')}"
+            " ORDER BY status = 'active' DESC, id DESC",
+            shard_count, shard_id, float(finished_within),
+        )
+
+    async def due_games(self, now: float, *, shard_id: int = 0,
+                        shard_count: int = 1) -> list[GameRow]:
+        """Running games of the shard whose member to move has run out of time by `now`, each
+        claimed for this caller (until `now` + CLAIM_SECONDS): another process asking at the
+        same moment, or before the claim lapses, gets the others, so a clock is settled once.
+        Rows another transaction holds are skipped rather than waited for."""
+        check_shard(shard_id, shard_count)
+        ids = await self._pool.fetch(
+            "WITH due AS (SELECT id FROM games WHERE status = 'active' AND deadline IS NOT NULL"
+            " AND deadline <= $1 AND (claimed_until IS NULL OR claimed_until <= $1)"
+            f" AND {_SHARD.format(count='$2', shard='$3')}"
+            " ORDER BY deadline, id FOR UPDATE SKIP LOCKED)"
+            " UPDATE games SET claimed_until = $1 + $4 FROM due WHERE games.id = due.id"
+            " RETURNING games.id",
+            now, shard_count, shard_id, CLAIM_SECONDS,
+        )
+        games = await self._games([int(r[0]) for r in ids])
+        return sorted(games, key=lambda g: (g.deadline or 0.0, g.id))
+
+    async def next_deadline(self, *, shard_id: int = 0, shard_count: int = 1) -> float | None:
+        """The earliest running clock of any game or pending challenge of the shard; a clock
+        claimed by a process counts from when its claim lapses."""
+        check_shard(shard_id, shard_count)
+        found = await self._pool.fetchval(
+            "SELECT MIN(d) FROM ("
+            " SELECT MIN(GREATEST(deadline, claimed_until)) AS d FROM games"
+            f"  WHERE status = 'active' AND {_SHARD.format(count='$1', shard='$2')}"
+            " UNION ALL SELECT MIN(GREATEST(deadline, claimed_until)) FROM challenges"
+            f"  WHERE status = 'pending' AND {_SHARD.format(count='$1', shard='$2')}) AS due",
+            shard_count, shard_id,
+        )
+        return None if found is None else float(found)
+
+    async def live_counts(self, guild_id: int, user_id: int) -> LiveCounts:
+        row = await self._pool.fetchrow(
+            "SELECT COUNT(*) FILTER (WHERE mode = 'ai' AND (x_user_id = $1 OR o_user_id = $1)),"
+            " COUNT(*) FILTER (WHERE mode = 'ai'), COUNT(*) FILTER (WHERE mode = 'watch')"
+            " FROM games WHERE guild_id = $2 AND status = 'active'",
+            user_id, guild_id,
+        )
+        return LiveCounts(int(row[0]), int(row[1]), int(row[2]))
+
+    # ----------------------------------------------------------------- changing
+    async def set_message(self, game_id: int, message_id: int) -> None:
+        await self._pool.execute(
+            "UPDATE games SET message_id = $1, updated_at = now() WHERE id = $2",
+            message_id, game_id,
+        )
+
+    async def abandon_game(self, game_id: int) -> bool:
+        """End a running game without a result; no stats change."""
+        async with self._transaction() as (con, ok):
+            done = await con.execute(
+                "UPDATE games SET status = 'abandoned', deadline = NULL, updated_at = now(),"
+                " finished_at = now() WHERE id = $1 AND status = 'active'",
+                game_id,
+            )
+            if _count(done) != 1:
+                ok.rollback()
+                return False
+            await con.execute("DELETE FROM live_seats WHERE game_id = $1", game_id)
+            return True
+
+    async def set_deadline(self, game_id: int, ply: int, deadline: float | None) -> bool:
+        done = await self._pool.execute(
+            "UPDATE games SET deadline = $1, claimed_until = NULL"
+            " WHERE id = $2 AND ply = $3 AND status = 'active'",
+            deadline, game_id, ply,
+        )
+        return _count(done) == 1
+
+    async def add_hint(self, game_id: int, ply: int) -> bool:
+        """Count a hint given at move `ply`; False if the game moved on or ended meanwhile."""
+        done = await self._pool.execute(
+            "UPDATE games SET hints = hints + 1 WHERE id = $1 AND ply = $2 AND status = 'active'",
+            game_id, ply,
+        )
+        return _count(done) == 1
+
+    async def add_move(
+        self,
+        game_id: int,
+        ply: int,
+        cell: str,
+        *,
+        by_ai: bool,
+        now: float,
+        reason: str | None = None,
+        finish: Finish | None = None,
+        deadline: float | None = None,
+        rate: RatePolicy | None = None,
+    ) -> MoveOutcome:
+        """Record move number `ply` (0-based) and, if it ended the game, the result (see the
+        interface). Two writers of the same ply: the second UPDATE waits for the first's row
+        lock, then finds the ply moved on and writes nothing."""
+        if finish is not None and rate is None:
+            raise ValueError("a finishing move needs the rating policy")
+
+        async def attempt() -> MoveOutcome:
+            async with self._transaction() as (con, ok):
+                done = await con.execute(
+                    "UPDATE games SET ply = ply + 1, deadline = $1, claimed_until = NULL,"
+                    " updated_at = now() WHERE id = $2 AND ply = $3 AND status = 'active'"
+                    " AND (deadline IS NULL OR deadline > $4)",
+                    deadline, game_id, ply, now,
+                )
+                if _count(done) != 1:
+                    ok.rollback()
+                    late = await con.fetchval(
+                        "SELECT COUNT(*) FROM games WHERE id = $1 AND ply = $2"
+                        " AND status = 'active' AND deadline IS NOT NULL AND deadline <= $3",
+                        game_id, ply, now,
+                    )
+                    return MoveOutcome.LATE if late else MoveOutcome.STALE
+                await con.execute(
+                    "INSERT INTO moves (game_id, ply, cell, by_ai, reason)"
+                    " VALUES ($1, $2, $3, $4, $5)",
+                    game_id, ply, cell, by_ai, reason,
+                )
+                if finish is not None:
+                    assert rate is not None
+                    if not await self._finish(con, game_id, finish, rate):
+                        ok.rollback()
+                        return MoveOutcome.STALE
+                return MoveOutcome.STORED
+
+        return await self._retrying(attempt)
+
+    async def finish_game(
+        self,
+        game_id: int,
+        finish: Finish,
+        *,
+        rate: RatePolicy,
+        ply: int | None = None,
+        due_by: float | None = None,
+    ) -> bool:
+        """Finish a running game and count its result; False if it was not running (or, with
+        `ply`, moved on; with `due_by`, its clock had not run out by then)."""
+        EndReason(finish.reason)  # refuse an unknown reason before touching anything
+
+        async def attempt() -> bool:
+            async with self._transaction() as (con, ok):
+                # The row is locked first, so the checks below hold until the commit.
+                row = await con.fetchrow(
+                    "SELECT ply, deadline FROM games WHERE id = $1 AND status = 'active'"
+                    " FOR UPDATE",
+                    game_id,
+                )
+                if (
+                    row is None
+                    or (ply is not None and int(row["ply"]) != ply)
+                    or (due_by is not None
+                        and (row["deadline"] is None or float(row["deadline"]) > due_by))
+                    or not await self._finish(con, game_id, finish, rate)
+                ):
+                    ok.rollback()
+                    return False
+                return True
+
+        return await self._retrying(attempt)
+
+    async def _finish(self, con: Any, game_id: int, finish: Finish, rate: RatePolicy) -> bool:
+        """Finish the game, free its seats, and (if rated) write its result and ratings: all in
+        the caller's transaction, so a game counts exactly once."""
+        reason = EndReason(finish.reason)
+        winner = None if finish.winner is None else Mark(finish.winner).name
+        done = await con.execute(
+            "UPDATE games SET status = 'finished', winner = $1, end_reason = $2,"
+            " deadline = NULL, updated_at = now(), finished_at = now()"
+            " WHERE id = $3 AND status = 'active'",
+            winner, reason.value, game_id,
+        )
+        if _count(done) != 1:
+            return False
+        await con.execute("DELETE FROM live_seats WHERE game_id = $1", game_id)
+        row = await con.fetchrow(_GAME_WITH_MOVES, game_id)
+        game = _game_row(row)
+        if game.rated:
+            await self._count_result(con, game, finish.winner, rate)
+        return True
+
+    # ----------------------------------------------------------------- helpers
+    async def _games(self, ids: list[int]) -> list[GameRow]:
+        if not ids:
+            return []
+        rows = await self._pool.fetch(_GAMES_WITH_MOVES, ids)
+        by_id = {int(r["id"]): _game_row(r) for r in rows}
+        return [by_id[i] for i in ids if i in by_id]
+
+    async def _locked_games(self, condition: str, *params: object) -> list[GameRow]:
+        rows = await self._pool.fetch(
+            f"SELECT id FROM games WHERE {condition} FOR UPDATE SKIP LOCKED", *params
+        )
+        return await self._games([int(r[0]) for r in rows])
+
+
+def _count(status: str) -> int:
+    """The row count of an asyncpg command status ("UPDATE 1", "DELETE 0", "INSERT 0 1")."""
+    return int(status.rsplit(" ", 1)[-1])
+
+
+def _seat_columns(seat: Seat) -> tuple[int | None, str | None]:
+    return (None, seat.value) if isinstance(seat, Level) else (seat, None)
+
+
+def _seat(user_id: object, level: object) -> Seat:
+    return Level(str(level)) if user_id is None else int(str(user_id))
+
+
+def _game_row(row: Any) -> GameRow:
+    return GameRow(
+        id=int(row["id"]),
+        guild_id=int(row["guild_id"]),
+        channel_id=int(row["channel_id"]),
+        message_id=None if row["message_id"] is None else int(row["message_id"]),
+        mode=Mode(row["mode"]),
+        x=_seat(row["x_user_id"], row["x_level"]),
+        o=_seat(row["o_user_id"], row["o_level"]),
+        started_by=int(row["started_by"]),
+        rows=int(row["rows"]),
+        cols=int(row["cols"]),
+        k=int(row["k"]),
+        rule=str(row["rule"]),
+        status=Status(row["status"]),
+        winner=None if row["winner"] is None else Mark[str(row["winner"])],
+        end_reason=None if row["end_reason"] is None else EndReason(row["end_reason"]),
+        rated=bool(row["rated"]),
+        ply=int(row["ply"]),
+        deadline=None if row["deadline"] is None else float(row["deadline"]),
+        hints=int(row["hints"]),
+        locale=str(row["locale"]),
+        moves=tuple(
+            MoveRow(
+                ply=int(ply),
+                cell=str(cell),
+                by_ai=bool(by_ai),
+                reason=None if reason is None else str(reason),
+            )
+            for ply, cell, by_ai, reason in json.loads(row["moves_json"])
+        ),
+    )

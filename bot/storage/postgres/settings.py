@@ -1,0 +1,56 @@
+"""Queries of per-server settings and of the installation's meta facts, on PostgreSQL."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ...model import GuildSettings
+from .connection import Connection
+
+# Every move starts a clock from a server's settings, so they are cached. Another process may
+# save them (the server's shard moved to another cluster and back), so a cached value is trusted
+# only this long: a change made elsewhere shows within it.
+SETTINGS_TTL = 10.0
+
+
+class SettingQueries(Connection):
+    def __init__(self, pool: Any, dsn: str) -> None:
+        super().__init__(pool, dsn)
+        # guild id -> (monotonic time read, its saved settings or None if it has none).
+        self._settings: dict[int, tuple[float, GuildSettings | None]] = {}
+
+    async def guild_settings(self, guild_id: int, default: GuildSettings) -> GuildSettings:
+        cached = self._settings.get(guild_id)
+        if cached is not None and time.monotonic() - cached[0] < SETTINGS_TTL:
+            return cached[1] or default
+        row = await self._pool.fetchrow(
+            "SELECT pvp_timeout, ai_timeout FROM guild_settings WHERE guild_id = $1", guild_id
+        )
+        found = (
+            None
+            if row is None
+            else GuildSettings(pvp_timeout=float(row[0]), ai_timeout=float(row[1]))
+        )
+        self._settings[guild_id] = (time.monotonic(), found)
+        return found or default
+
+    async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
+        await self._pool.execute(
+            "INSERT INTO guild_settings (guild_id, pvp_timeout, ai_timeout) VALUES ($1, $2, $3)"
+            " ON CONFLICT (guild_id) DO UPDATE SET pvp_timeout = excluded.pvp_timeout,"
+            " ai_timeout = excluded.ai_timeout",
+            guild_id, settings.pvp_timeout, settings.ai_timeout,
+        )
+        self._settings[guild_id] = (time.monotonic(), settings)
+
+    async def get_meta(self, key: str) -> str | None:
+        value = await self._pool.fetchval("SELECT value FROM meta WHERE key = $1", key)
+        return None if value is None else str(value)
+
+    async def set_meta(self, key: str, value: str) -> None:
+        await self._pool.execute(
+            "INSERT INTO meta (key, value) VALUES ($1, $2)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            key, value,
+        )

@@ -1,0 +1,130 @@
+"""Queries of the standings aggregate on PostgreSQL: ratings and records per scope and mode, the
+rating change of each finished game, and the results per AI level behind /caro stats."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import Mark
+from engine.types import Level
+
+from ...model import GameRow, Mode, RatedRow, RatingChange, Record, Result, Standing, UserStats
+from ...ratings import START_RATING, result_for
+from ..interface import GLOBAL_SCOPE, RatePolicy
+from .connection import Connection
+
+
+class StandingQueries(Connection):
+    async def standing(self, scope: int, user_id: int, mode: Mode) -> Standing:
+        row = await self._pool.fetchrow(
+            "SELECT rating, wins, draws, losses FROM standings"
+            " WHERE scope = $1 AND user_id = $2 AND mode = $3",
+            scope, user_id, Mode(mode).value,
+        )
+        if row is None:
+            return Standing(rating=START_RATING, record=Record())
+        return Standing(
+            rating=float(row[0]),
+            record=Record(wins=int(row[1]), draws=int(row[2]), losses=int(row[3])),
+        )
+
+    async def rated_leaderboard(
+        self, scope: int, mode: Mode, *, min_games: int, limit: int = 10
+    ) -> list[RatedRow]:
+        """Ranked by rating, then games played (more first), then user id."""
+        rows = await self._pool.fetch(
+            "SELECT user_id, rating, wins, draws, losses FROM standings"
+            " WHERE scope = $1 AND mode = $2 AND wins + draws + losses >= $3"
+            " ORDER BY rating DESC, wins + draws + losses DESC, user_id ASC LIMIT $4",
+            scope, Mode(mode).value, min_games, limit,
+        )
+        return [
+            RatedRow(
+                rank=i,
+                user_id=int(user_id),
+                rating=float(rating),
+                record=Record(wins=int(w), draws=int(d), losses=int(n_loss)),
+            )
+            for i, (user_id, rating, w, d, n_loss) in enumerate(rows, start=1)
+        ]
+
+    async def rating_changes(self, game_id: int) -> list[RatingChange]:
+        rows = await self._pool.fetch(
+            "SELECT user_id, scope, mode, before, after FROM rating_changes WHERE game_id = $1"
+            " ORDER BY scope, user_id",
+            game_id,
+        )
+        return [
+            RatingChange(int(u), int(s), Mode(m), float(b), float(a)) for u, s, m, b, a in rows
+        ]
+
+    async def user_stats(self, guild_id: int, user_id: int) -> UserStats:
+        rows = await self._pool.fetch(
+            "SELECT ai_level, result, COUNT(*) FROM results"
+            " WHERE guild_id = $1 AND user_id = $2 GROUP BY ai_level, result",
+            guild_id, user_id,
+        )
+        tallies: dict[str, dict[str, int]] = {}
+        for level, result, count in rows:
+            tallies.setdefault(str(level), {})[str(result)] = int(count)
+        by_level = {
+            level: Record(wins=t.get("win", 0), draws=t.get("draw", 0), losses=t.get("loss", 0))
+            for level, t in tallies.items()
+        }
+        overall = Record(
+            wins=sum(r.wins for r in by_level.values()),
+            draws=sum(r.draws for r in by_level.values()),
+            losses=sum(r.losses for r in by_level.values()),
+        )
+        return UserStats(overall=overall, by_level=by_level)
+
+    # ----------------------------------------------------------------- helpers (in a transaction)
+    async def _count_result(
+        self, con: Any, game: GameRow, winner: Mark | None, rate: RatePolicy
+    ) -> None:
+        """Write a rated finished game's result per AI level and its rating changes, in the
+        server and globally, in the caller's transaction.
+
+        The members' standing rows are locked (created first if missing, so there is a row to
+        lock) before their ratings are read: another process finishing a game of the same member
+        waits here and then computes from the rating this game wrote, so no update is lost. Rows
+        are locked in one order (the server's scope before the global one, members by id), so
+        two finishing games never wait on each other in a circle.
+        """
+        members = sorted(game.members)
+        mode = game.mode.value
+        for scope in (game.guild_id, GLOBAL_SCOPE):
+            await con.executemany(
+                "INSERT INTO standings (scope, user_id, mode, rating) VALUES ($1, $2, $3, $4)"
+                " ON CONFLICT (scope, user_id, mode) DO NOTHING",
+                [(scope, user, mode, START_RATING) for user in members],
+            )
+            rows = await con.fetch(
+                "SELECT user_id, rating FROM standings WHERE scope = $1 AND mode = $2"
+                " AND user_id = ANY($3::BIGINT[]) ORDER BY user_id FOR UPDATE",
+                scope, mode, members,
+            )
+            current = {int(r["user_id"]): float(r["rating"]) for r in rows}
+            for update in rate(game, winner, current):
+                await con.execute(
+                    "UPDATE standings SET rating = $4, wins = wins + $5, draws = draws + $6,"
+                    " losses = losses + $7 WHERE scope = $1 AND user_id = $2 AND mode = $3",
+                    scope, update.user_id, mode, update.after,
+                    int(update.result is Result.WIN), int(update.result is Result.DRAW),
+                    int(update.result is Result.LOSS),
+                )
+                await con.execute(
+                    "INSERT INTO rating_changes (game_id, scope, user_id, mode, before, after)"
+                    " VALUES ($1, $2, $3, $4, $5, $6)",
+                    game.id, scope, update.user_id, mode, update.before, update.after,
+                )
+        if game.mode is Mode.AI:
+            for mark in (Mark.X, Mark.O):
+                seat, other = game.seat(mark), game.seat(mark.other)
+                if isinstance(seat, int) and isinstance(other, Level):
+                    await con.execute(
+                        "INSERT INTO results (game_id, guild_id, user_id, ai_level, result)"
+                        " VALUES ($1, $2, $3, $4, $5)",
+                        game.id, game.guild_id, seat, other.value,
+                        result_for(winner, mark).value,
+                    )

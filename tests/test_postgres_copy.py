@@ -1,0 +1,141 @@
+"""Moving up from SQLite to PostgreSQL: every game, move, result, rating, challenge, setting and
+meta fact is copied; games that were running before the copy play on after it, on PostgreSQL;
+a target that is not empty is refused untouched."""
+
+from __future__ import annotations
+
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from bot.model import ActiveGameExists, MoveRef
+from bot.service import GameService, UserError, parse_options
+from bot.storage import PostgresStorage, SqliteStorage, StorageError
+from bot.storage.copy import TABLES, copy_database
+from engine import Mark
+from tests.test_bot_games import Thinker
+from tests.test_storage_upgrade import ALICE, BOB, CAROL, DAVE, GUILD, Clock, old_world
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+async def everything(store: SqliteStorage | PostgresStorage, ids: dict[str, int]) -> dict:
+    """What the bot can read back of every game, challenge, rating, stat and setting."""
+    from bot.model import GuildSettings, Mode
+
+    users = (ALICE, BOB, CAROL, DAVE)
+    default = GuildSettings(pvp_timeout=1.0, ai_timeout=1.0)
+    return {
+        "games": [await store.game(i) for i in range(1, 40)],
+        "challenges": [await store.challenge(i) for i in range(1, 10)],
+        "changes": [await store.rating_changes(i) for i in range(1, 40)],
+        "standings": [await store.standing(scope, u, mode) for scope in (GUILD, 0)
+                      for u in users for mode in (Mode.AI, Mode.PVP)],
+        "boards": [await store.rated_leaderboard(scope, mode, min_games=0)
+                   for scope in (GUILD, 0) for mode in (Mode.AI, Mode.PVP)],
+        "stats": [await store.user_stats(GUILD, u) for u in users],
+        "settings": await store.guild_settings(GUILD, default),
+        "meta": await store.get_meta("commands_hash"),
+        "live": [await store.active_game(GUILD, c, u) for c in range(1, 12) for u in users],
+    }
+
+
+@pytest.fixture
+def old_sqlite(tmp_path: Path) -> tuple[Path, dict[str, int]]:
+    """An SQLite database of the previous schema, with games of every mode in every state."""
+    path = tmp_path / "caro.db"
+    return path, old_world(path)
+
+
+async def test_everything_is_copied_and_live_games_play_on_in_postgres(
+    old_sqlite: tuple[Path, dict[str, int]], postgres_dsn: str
+) -> None:
+    path, ids = old_sqlite
+    counts = await copy_database(f"sqlite:///{path}", postgres_dsn)
+    assert counts["games"] == len([k for k in ids if not k.startswith("challenge_")])
+    with sqlite3.connect(path) as db:
+        for table in TABLES:
+            assert counts[table] == db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+    source = await SqliteStorage.open(path)
+    target = await PostgresStorage.open(postgres_dsn)
+    try:
+        assert await everything(target, ids) == await everything(source, ids)
+        assert counts["moves"] > 0 and counts["rating_changes"] > 0 and counts["challenges"] > 0
+
+        # The games that were running play on, through the game service, on PostgreSQL.
+        clock = Clock()
+        games = GameService(target, Thinker(), clock=clock)
+        state = await games.play(MoveRef(ids["ai_active"], 2, "C3"), user_id=ALICE,
+                                 message_id=101)
+        assert state.ai_to_move
+        answered = await games.ai_move(ids["ai_active"])
+        assert answered is not None and answered.board.ply == 4
+        pvp = await games.state(ids["pvp_active"])
+        assert pvp is not None and pvp.mover_id == ALICE and pvp.mark_of(BOB) is Mark.X
+        with pytest.raises(UserError, match="turn"):
+            await games.play(MoveRef(ids["pvp_active"], 1, "A1"), user_id=BOB, message_id=106)
+        # Bob's seat came along: no second game for him in that channel.
+        with pytest.raises(ActiveGameExists):
+            await games.start(guild_id=GUILD, channel_id=5, player_id=BOB,
+                              options=parse_options("easy", "3x3"), rng=random.Random(1))
+        before = await games.standing(0, ALICE, pvp.mode)
+        over = await games.resign(ids["pvp_active"], BOB)
+        assert over.row.winner is Mark.O
+        changes = await games.rating_changes(over.id)
+        assert len(changes) == 4
+        alice_global = next(c for c in changes if c.user_id == ALICE and c.scope == 0)
+        assert alice_global.before == before.rating  # rated from the copied rating
+        assert (await games.standing(0, ALICE, pvp.mode)).rating == alice_global.after
+        # The copied pending challenge is accepted into a new game with a fresh id.
+        _, accepted = await games.answer_challenge(ids["challenge_pending"], DAVE, accept=True,
+                                                   rng=random.Random(1))
+        assert accepted is not None and accepted.id > max(ids.values())
+        fresh = await games.start(guild_id=GUILD, channel_id=9, player_id=CAROL,
+                                  options=parse_options("easy", "3x3"), rng=random.Random(2))
+        assert fresh.id > accepted.id
+    finally:
+        await source.close()
+        await target.close()
+
+
+async def test_a_target_that_is_not_empty_is_refused_untouched(
+    old_sqlite: tuple[Path, dict[str, int]], postgres_dsn: str
+) -> None:
+    path, _ = old_sqlite
+    await copy_database(path, postgres_dsn)
+    con = await asyncpg.connect(postgres_dsn)
+    try:
+        before = await con.fetchval("SELECT COUNT(*) FROM moves")
+        with pytest.raises(StorageError, match="is not empty") as refused:
+            await copy_database(path, postgres_dsn)
+        assert "\n" not in str(refused.value)
+        assert await con.fetchval("SELECT COUNT(*) FROM moves") == before
+    finally:
+        await con.close()
+
+
+async def test_the_copy_command_copies_once_and_then_refuses(
+    old_sqlite: tuple[Path, dict[str, int]], postgres_dsn: str
+) -> None:
+    path, _ = old_sqlite
+    command = [sys.executable, "-m", "bot.storage.copy", "--from", f"sqlite:///{path}",
+               "--to", postgres_dsn]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CARO_")}
+    first = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env,
+                           timeout=120, check=False)
+    assert first.returncode == 0, first.stderr
+    assert "games" in first.stdout and "moves" in first.stdout
+    again = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env,
+                           timeout=120, check=False)
+    assert again.returncode == 2
+    assert again.stderr.count("\n") == 1 and "not empty" in again.stderr
+    wrong = subprocess.run([*command[:4], "postgresql://nobody@/x", "--to", postgres_dsn],
+                           capture_output=True, text=True, cwd=ROOT, env=env, timeout=120,
+                           check=False)
+    assert wrong.returncode == 2 and "source must be an SQLite database" in wrong.stderr
