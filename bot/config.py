@@ -50,7 +50,10 @@ def bad_setting(name: str, problem: str) -> SettingsError:
 @dataclass(frozen=True)
 class Settings:
     token: str = field(repr=False)  # never shown: repr() of settings may end up in logs
-    db_path: str = "caro.db"
+    # The database: a file path or sqlite:///path (one process), or postgresql://… (any number
+    # of processes); CARO_DATABASE_URL, else CARO_DB, else caro.db. Never logged as is: it may
+    # hold a password (see secrets).
+    db_path: str = field(default="caro.db", repr=False)
     guild_id: int | None = None
     api_base: str | None = None
     gateway_url: str | None = None
@@ -82,6 +85,12 @@ class Settings:
         """Whether this process registers the slash commands: only the cluster holding shard 0,
         so that N clusters starting together make one sync, not N racing ones."""
         return self.shard_ids is None or 0 in self.shard_ids
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """What the log must never show: the token, and a password in the database URL."""
+        password = urlsplit(self.db_path).password if "://" in self.db_path else None
+        return (self.token, password) if password else (self.token,)
 
     @property
     def effective_api_base(self) -> str:
@@ -197,6 +206,32 @@ def parse_cluster_name(raw: str) -> str:
     return raw
 
 
+DATABASE_SCHEMES = ("sqlite", "postgresql", "postgres")
+
+
+def parse_database_url(raw: str) -> str:
+    """sqlite:///path or postgresql://… (checked for its form here; whether the server answers
+    is checked before the bot connects to Discord, see preflight)."""
+    scheme, _, rest = raw.partition("://")
+    shown = raw
+    try:
+        password = urlsplit(raw).password
+    except ValueError:
+        password = None
+    if password:
+        shown = raw.replace(password, "***")
+    if scheme.lower() not in DATABASE_SCHEMES or not rest:
+        problem = ("expected sqlite:///path/to/caro.db or postgresql://user@host/database, "
+                   f"got {shown!r}")
+        raise bad_setting("CARO_DATABASE_URL", problem)
+    if scheme.lower() == "sqlite" and not rest.lstrip("/"):
+        raise bad_setting("CARO_DATABASE_URL", f"no file named in {shown!r}")
+    if scheme.lower() != "sqlite" and _bad_port(urlsplit(raw)):
+        raise bad_setting("CARO_DATABASE_URL",
+                          f"the port in {shown!r} is not a number from 1 to 65535")
+    return raw
+
+
 def _bad_port(parts: SplitResult) -> bool:
     try:
         port = parts.port  # raises ValueError for a port that is not a number in range
@@ -257,7 +292,8 @@ def load_settings(
 
     return Settings(
         token=token,
-        db_path=get("CARO_DB") or "caro.db",
+        db_path=(parse_database_url(get("CARO_DATABASE_URL")) if get("CARO_DATABASE_URL")
+                 else get("CARO_DB") or "caro.db"),
         guild_id=guild_id,
         api_base=api_base,
         gateway_url=gateway,

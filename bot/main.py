@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     except (SettingsError, PreflightError) as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    setup_logging(settings.log_level, secrets=[settings.token], cluster=settings.cluster)
+    setup_logging(settings.log_level, secrets=settings.secrets, cluster=settings.cluster)
     apply_endpoint_overrides(settings)
     # Every database statement is a hop to aiosqlite's thread and back; while the event loop is
     # busy, each hand-over of the GIL waits up to the switch interval (5 ms by default), which

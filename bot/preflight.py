@@ -1,8 +1,10 @@
 """Checks before the bot connects to Discord, and the one-line messages for what Discord refuses.
 
-A database that cannot be opened is found here, naming the path and CARO_DB, rather than as
-`sqlite3.OperationalError` after logging in. The database is only read here (opened read-only,
-never created): the storage layer creates and migrates it once the checks pass.
+A database that cannot be opened is found here, naming the path and CARO_DB (or the URL and
+CARO_DATABASE_URL), rather than as `sqlite3.OperationalError` or an asyncpg error after logging
+in. The database is only read here (an SQLite file opened read-only, never created; a PostgreSQL
+server logged in to and asked its schema version): the storage layer creates and migrates it
+once the checks pass.
 """
 
 from __future__ import annotations
@@ -16,8 +18,12 @@ import tempfile
 from urllib.parse import urlsplit
 
 import aiohttp
+import asyncpg  # type: ignore[import-untyped]
 
-from .logging_setup import one_line
+from .logging_setup import one_line, redact
+from .storage import StorageError, is_postgres_url, sqlite_path
+from .storage.postgres import MIGRATIONS_DIR as POSTGRES_MIGRATIONS
+from .storage.postgres.connection import connect_reason, shown_dsn
 from .storage.sqlite import migration_files
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -36,9 +42,55 @@ class Unreachable(Exception):
 
 
 def check_database(path: str) -> None:
-    """Refuse a CARO_DB the bot could not open, write or migrate, in one line."""
+    """Refuse a database (CARO_DB, or CARO_DATABASE_URL) the bot could not open, write or
+    migrate, in one line."""
+    if "://" in path:
+        if is_postgres_url(path):
+            check_postgres(path)
+            return
+        try:
+            path = str(sqlite_path(path))
+        except StorageError as exc:
+            raise PreflightError(f"Setting CARO_DATABASE_URL is invalid: {exc}") from None
+        check_sqlite(path, "CARO_DATABASE_URL")
+        return
+    check_sqlite(path, "CARO_DB")
+
+
+def check_postgres(url: str) -> None:
+    """Refuse a PostgreSQL database the bot could not reach, log in to, or use (a schema newer
+    than this version of caro), in one line without the password."""
+    shown = shown_dsn(url)
+    try:
+        version = asyncio.run(_postgres_schema_version(url))
+    except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError,
+            ValueError) as exc:
+        reason = redact(connect_reason(exc), [urlsplit(url).password or ""])
+        raise PreflightError(
+            f"Setting CARO_DATABASE_URL is invalid: cannot use the database {shown} ({reason})"
+        ) from None
+    known = len(migration_files(POSTGRES_MIGRATIONS))
+    if version > known:
+        raise PreflightError(
+            f"The database {shown} (CARO_DATABASE_URL) has schema version {version}, newer than "
+            f"this version of caro knows ({known}): upgrade caro or use another database"
+        )
+
+
+async def _postgres_schema_version(url: str) -> int:
+    con = await asyncpg.connect(url, timeout=CONNECT_TIMEOUT)
+    try:
+        if await con.fetchval("SELECT to_regclass('schema_migrations')") is None:
+            return 0  # an empty database: migrated on start
+        return int(await con.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"))
+    finally:
+        await con.close()
+
+
+def check_sqlite(path: str, setting: str) -> None:
+    """Refuse an SQLite file the bot could not open, write or migrate, in one line."""
     shown = os.path.abspath(path)
-    where = f"Setting CARO_DB is invalid: {shown}"
+    where = f"Setting {setting} is invalid: {shown}"
     folder = os.path.dirname(shown)
     if not os.path.isdir(folder):
         what = "is not a folder" if os.path.exists(folder) else "does not exist"
@@ -79,7 +131,7 @@ def check_database(path: str) -> None:
     except sqlite3.Error as exc:
         if "locked" in str(exc):
             raise PreflightError(
-                f"The database {shown} (CARO_DB) is locked by another program: is another "
+                f"The database {shown} ({setting}) is locked by another program: is another "
                 "caro-bot running on it?"
             ) from None
         raise PreflightError(f"{where}: SQLite cannot read it ({exc})") from None
@@ -90,7 +142,7 @@ def check_database(path: str) -> None:
     if version > known:
         # Tables of a newer version may not mean what this code thinks: refuse before writing.
         raise PreflightError(
-            f"The database {shown} (CARO_DB) has schema version {version}, newer than this "
+            f"The database {shown} ({setting}) has schema version {version}, newer than this "
             f"version of caro knows ({known}): upgrade caro or use another database"
         )
 
