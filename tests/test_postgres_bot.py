@@ -15,8 +15,8 @@ import pytest
 from bot.config import SettingsError, load_settings
 from bot.ratings import updated
 from engine.solver import perfect_move
+from tests.bot.test_bot_process import _run_bot, play_out
 from tests.conftest import TOKEN, StartBot, text_of
-from tests.test_bot_process import _run_bot, play_out
 
 PASSWORD = "hunter2-pg-secret"
 MANAGE_GUILD = 1 << 5
