@@ -28,7 +28,8 @@ from bot.logging_setup import LINE_FORMAT, ClusterTag, current_shard
 from bot.ratings import updated
 from engine.solver import perfect_move
 from tests.bot.test_bot_process import play_out
-from tests.conftest import TOKEN, BotHandle, text_of
+from tests.cluster_helpers import Cluster, Deployment, deploy
+from tests.conftest import TOKEN, text_of
 
 MANAGE_GUILD = 1 << 5
 AI_EASY_RATING = 800.0
@@ -168,117 +169,31 @@ def test_an_interactions_log_lines_carry_the_cluster_and_its_guilds_shard() -> N
 # ----------------------------------------------------------------- cluster processes
 
 
-class Cluster(BotHandle):
-    """One cluster process (`python -m bot` with CARO_SHARD_COUNT / CARO_SHARD_IDS), several of
-    which share one double. Ready when the double sees each of its shards connected."""
-
-    def __init__(self, double: Any, workdir: Path, shard_ids: list[int], shard_count: int,
-                 env: dict[str, str]) -> None:
-        workdir.mkdir(parents=True, exist_ok=True)
-        super().__init__(double, workdir, {
-            "CARO_SHARD_COUNT": str(shard_count),
-            "CARO_SHARD_IDS": ",".join(map(str, shard_ids)),
-            # Several guilds: the commands are registered globally, not in one test guild.
-            "DISCORD_GUILD_ID": "",
-            **env,
-        })
-        self.shard_ids = shard_ids
-        self.shard_count = shard_count
-
-    async def start(self, *, wait: bool = True) -> None:
-        assert self.process is None, "already running"
-        log = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child process
-        try:
-            self.process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot", cwd=self.workdir, env=self.env(), stdout=log,
-                stderr=asyncio.subprocess.STDOUT, stdin=asyncio.subprocess.DEVNULL,
-            )
-        finally:
-            log.close()
-        if wait:
-            await self.wait_ready()
-
-    async def wait_ready(self, timeout: float = 60) -> None:
-        assert self.process is not None
-        live = asyncio.ensure_future(
-            self.double.wait_shards(self.shard_ids, self.shard_count, timeout=timeout))
-        exited = asyncio.ensure_future(self.process.wait())
-        await asyncio.wait({live, exited}, return_when=asyncio.FIRST_COMPLETED)
-        exited.cancel()
-        if not live.done():
-            live.cancel()
-            raise AssertionError(f"cluster exited with {self.process.returncode} before it was "
-                                 f"ready\n--- log ---\n{self.log_text()}")
-        if live.exception() is not None:
-            raise AssertionError(f"{live.exception()}\n--- log ---\n{self.log_text()}")
-        # Connected is not yet settled: wait for on_ready (every shard's guilds in, the work
-        # owed from before started) and the AI workers, in this start's part of the log.
-        starts = len(self.exit_codes) + 1
-        for _ in range(int(timeout * 10)):
-            log = self.log_text()
-            if log.count("AI workers ready") >= starts and log.count("connected as") >= starts:
-                return
-            await asyncio.sleep(0.1)
-        raise AssertionError(f"cluster not ready\n--- log ---\n{self.log_text()}")
-
-
-StartClusters = Callable[..., Awaitable[tuple[Any, list[Cluster]]]]
+StartClusters = Callable[..., Awaitable[Deployment]]
 
 
 @pytest.fixture
 async def start_clusters(tmp_path: Path) -> AsyncIterator[StartClusters]:
-    """`await start_clusters([[0, 1], [2, 3]], 4, CARO_DATABASE_URL=...)`: a double with one
+    """`await start_clusters([[0, 1], [2, 3]], 4, database=dsn, CARO_...=...)`: a double with one
     guild on each shard, and one cluster process per list of shard ids, all started at once."""
-    from tests.discord_double import DiscordDouble
-    from tests.fault_helpers import shutdown
+    deployments: list[Deployment] = []
 
-    doubles: list[Any] = []
-    clusters: list[Cluster] = []
-
-    async def start(layout: list[list[int]], shard_count: int,
-                    **env: str) -> tuple[Any, list[Cluster]]:
-        double = DiscordDouble(token=TOKEN)
-        await double.start()
-        doubles.append(double)
-        double.shard_count = shard_count
-        for shard in range(shard_count):
-            double.add_guild(f"guild on shard {shard}", shard=(shard, shard_count))
-        mine = [Cluster(double, tmp_path / f"cluster{n}", ids, shard_count, env)
-                for n, ids in enumerate(layout)]
-        clusters.extend(mine)
-        for cluster in mine:
-            await cluster.start(wait=False)
-        await asyncio.gather(*(cluster.wait_ready() for cluster in mine))
-        await double.wait_ready()  # the commands are registered (by the cluster of shard 0)
-        return double, mine
+    async def start(layout: list[list[int]], shard_count: int, database: str | None = None,
+                    **env: str) -> Deployment:
+        deployment = await deploy(tmp_path / f"run{len(deployments)}", layout=layout,
+                                  shard_count=shard_count, database=database, **env)
+        deployments.append(deployment)
+        return deployment
 
     yield start
 
     problems: list[str] = []
-    for cluster in clusters:
-        if cluster.process is not None:
-            code = await cluster.stop()
-            if code != 0:
-                problems.append(f"{cluster.workdir.name} exited with {code} on SIGTERM")
-    for double in doubles:
-        for cluster in clusters:
-            if cluster.double is double:
-                cluster.process = None
-        problems += await shutdown(double, _Stopped(double, tmp_path))
-    for cluster in clusters:
-        if "Traceback" in cluster.log_text():
-            problems.append(f"{cluster.workdir.name} logged a traceback")
+    for deployment in deployments:
+        problems += await deployment.close()
     if problems:
-        logs = "\n".join(f"--- {c.workdir.name} ---\n{c.log_text()}" for c in clusters)
+        logs = "\n".join(f"--- {c.name} ---\n{c.log_text()}"
+                         for d in deployments for c in d.clusters)
         pytest.fail("; ".join(problems) + "\n" + logs)
-
-
-class _Stopped(BotHandle):
-    """A handle with no process and no log: shutdown() then only stops the double and checks
-    its violations (the clusters were stopped and their logs checked one by one)."""
-
-    def __init__(self, double: Any, workdir: Path) -> None:
-        super().__init__(double, workdir / "no-such-bot", {})
 
 
 def guild_on(double: Any, shard: int, shard_count: int) -> str:
@@ -292,7 +207,8 @@ def member_in(double: Any, name: str, guild_id: str) -> Any:
 async def test_one_process_holding_both_shards_answers_in_guilds_on_each_and_logs_the_shard(
     start_clusters: StartClusters,
 ) -> None:
-    double, [bot] = await start_clusters([[0, 1]], 2)  # SQLite: one process owns every shard
+    deployment = await start_clusters([[0, 1]], 2)  # SQLite: one process owns every shard
+    double, [bot] = deployment.double, deployment.clusters
     for shard in (0, 1):
         guild = guild_on(double, shard, 2)
         admin = member_in(double, f"admin{shard}", guild)
@@ -310,7 +226,7 @@ async def test_one_process_holding_both_shards_answers_in_guilds_on_each_and_log
         assert re.search(rf"\[shards-0-1 shard {shard}\] caro\.bot: guild {guild}: turn limits",
                          log), log
     assert "connected as caro-bot" in log and "shards 0,1 of 2" in log
-    assert bot.db_rows("SELECT COUNT(*) FROM results") == [(2,)]
+    assert await deployment.database.rows("SELECT COUNT(*) FROM results") == [(2,)]
 
 
 # ----------------------------------------------------------------- two clusters, one PostgreSQL
@@ -335,7 +251,7 @@ def shards_in_log(cluster: Cluster, what: str) -> set[int]:
 async def test_two_clusters_started_at_once_on_an_empty_database_migrate_it_once(
     postgres_dsn: str, start_clusters: StartClusters
 ) -> None:
-    _, clusters = await start_clusters(TWO_CLUSTERS, 4, CARO_DATABASE_URL=postgres_dsn)
+    clusters = (await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)).clusters
     files = sorted(Path("bot/storage/postgres/migrations").glob("*.sql"))
     applied = await fetch(postgres_dsn, "SELECT version FROM schema_migrations ORDER BY version")
     assert applied == [(n,) for n in range(1, len(files) + 1)]
@@ -351,7 +267,8 @@ async def test_two_clusters_started_at_once_on_an_empty_database_migrate_it_once
 async def test_two_clusters_answer_games_on_every_shard_and_show_one_global_leaderboard(
     postgres_dsn: str, start_clusters: StartClusters
 ) -> None:
-    double, clusters = await start_clusters(TWO_CLUSTERS, 4, CARO_DATABASE_URL=postgres_dsn)
+    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)
+    double, clusters = deployment.double, deployment.clusters
     guilds = [guild_on(double, shard, 4) for shard in range(4)]
     alice = member_in(double, "alice", guilds[0])
     for guild in guilds[1:]:
@@ -383,7 +300,7 @@ async def test_two_clusters_answer_games_on_every_shard_and_show_one_global_lead
 async def test_one_players_games_finishing_at_once_on_two_clusters_both_change_the_rating(
     postgres_dsn: str, start_clusters: StartClusters
 ) -> None:
-    double, _ = await start_clusters(TWO_CLUSTERS, 4, CARO_DATABASE_URL=postgres_dsn)
+    double = (await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)).double
     on_first, on_second = guild_on(double, 1, 4), guild_on(double, 2, 4)
     bob = member_in(double, "bob", on_first)
     double.join(bob, on_second)
@@ -419,9 +336,9 @@ async def test_one_players_games_finishing_at_once_on_two_clusters_both_change_t
 async def test_a_cluster_killed_mid_game_leaves_the_other_answering_then_resumes_its_games(
     postgres_dsn: str, start_clusters: StartClusters
 ) -> None:
-    double, (first, second) = await start_clusters(
-        TWO_CLUSTERS, 4, CARO_DATABASE_URL=postgres_dsn, CARO_MIN_TIMEOUT_SECONDS="1",
-        CARO_AI_TIME_LIMIT="2")
+    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn,
+                                      CARO_MIN_TIMEOUT_SECONDS="1", CARO_AI_TIME_LIMIT="2")
+    double, (first, second) = deployment.double, deployment.clusters
     mine, others = guild_on(double, 3, 4), guild_on(double, 0, 4)  # second's, first's
     admin = member_in(double, "admin", mine)
     admin.permissions = str(int(admin.permissions) | MANAGE_GUILD)
