@@ -7,13 +7,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 import sqlite3
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.ratings import START_RATING
 from tests.conftest import TOKEN, BotHandle
+from tests.db_helpers import player_result
+from tests.discord_double import InteractionFailed
+from tests.fault_helpers import (
+    CrashCampaign,
+    Seat,
+    cell_buttons,
+    child_pids,
+    game_id_of,
+    is_over,
+    players_turn,
+    shutdown,
+    stones_of,
+    text_of,
+)
 from tests.postgres import PostgresServer
 
 
@@ -138,8 +154,6 @@ class Deployment:
     async def close(self, *, allow_violations: bool = False) -> list[str]:
         """Stop the clusters (SIGTERM), the double and a PostgreSQL server started here; the
         problems a clean run must not have."""
-        from tests.fault_helpers import shutdown
-
         problems: list[str] = []
         for cluster in self.clusters:
             if cluster.process is not None:
@@ -218,3 +232,160 @@ async def deploy(workdir: Path, *, layout: list[list[int]], shard_count: int,
             server.stop()
         raise
     return deployment
+
+
+class ClusterCrashCampaign:
+    """tests/fault_helpers.CrashCampaign for a deployment: players in guilds on every shard play
+    against the AI while a random cluster is SIGKILLed, then restarted; the checks read the
+    database through `Database`, so they hold on SQLite and on PostgreSQL alike:
+    every acknowledged move stored, every game a player saw finish stored finished with one
+    result, stats and ratings changed exactly once per rated game (rating changes chain from
+    the start rating to the standing, with no change lost or doubled), and every board back to
+    the stored position after the restart."""
+
+    def __init__(self, deployment: Deployment, rng: Any, players: int = 6) -> None:
+        self.deployment = deployment
+        self.double = deployment.double
+        self.rng = rng
+        levels, sizes = ("easy", "normal"), ("3x3", "4x4", "5x5")
+        guilds = deployment.guilds
+        self.seats = [
+            Seat(self.double.add_member(f"player{i}", guild_id=guilds[i % len(guilds)]),
+                 levels[i % 2], sizes[i % 3])
+            for i in range(players)
+        ]
+        self.kills = 0
+        self.kills_per_cluster = {c.name: 0 for c in deployment.clusters}
+        self.worker_pids: set[int] = set()
+
+    async def round(self, seconds: float) -> list[str]:
+        """Play for `seconds`, SIGKILL one cluster, check the database, restart it, check the
+        boards."""
+        tasks = [asyncio.ensure_future(self._play(seat)) for seat in self.seats]
+        await asyncio.wait(tasks, timeout=seconds)
+        victim = self.rng.choice(self.deployment.clusters)
+        assert victim.process is not None
+        self.worker_pids |= set(child_pids(victim.process.pid))
+        await victim.stop(signal.SIGKILL)
+        self.kills += 1
+        self.kills_per_cluster[victim.name] += 1
+        for task in tasks:
+            task.cancel()
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        problems = [f"player crashed: {r!r}" for r in results
+                    if isinstance(r, BaseException) and not isinstance(
+                        r, asyncio.CancelledError | InteractionFailed)]
+        problems += await self.check_stored()
+        await victim.start()
+        problems += await self.check_boards()
+        return problems
+
+    async def stored_moves(self, game: int) -> dict[int, tuple[str, bool]]:
+        rows = await self.deployment.database.rows(
+            "SELECT ply, cell, by_ai FROM moves WHERE game_id = ? ORDER BY ply", game)
+        return {int(ply): (str(cell), bool(by_ai)) for ply, cell, by_ai in rows}
+
+    # The players' side of a round and the end-of-run checks are the single-bot campaign's
+    # (they use only the double, the seats, the random source and the worker pids).
+    async def _play(self, seat: Seat) -> None:
+        await CrashCampaign._play(self, seat)  # type: ignore[arg-type]
+
+    def leftover_workers(self) -> list[int]:
+        return CrashCampaign.leftover_workers(self)  # type: ignore[arg-type]
+
+    def unexpected_violations(self) -> list[str]:
+        return CrashCampaign.unexpected_violations(self)  # type: ignore[arg-type]
+
+    async def check_stored(self) -> list[str]:
+        db = self.deployment.database
+        problems: list[str] = []
+        for seat in self.seats:
+            for game, ply, cell in seat.acked:
+                if (await self.stored_moves(game)).get(ply) != (cell, False):
+                    problems.append(f"acknowledged move {cell} (game {game}, ply {ply}) lost")
+            for game, result in seat.finished.items():
+                rows = await db.rows(
+                    f"SELECT g.status, {player_result('g')}, COUNT(r.game_id) FROM games g"
+                    " LEFT JOIN results r ON r.game_id = g.id WHERE g.id = ?"
+                    " GROUP BY g.id, g.status, g.winner, g.x_user_id", game)
+                if rows != [("finished", result, 1)]:
+                    problems.append(f"finished game {game} ({result}) is stored as {rows}")
+        wrong_ply = await db.rows(
+            "SELECT g.id FROM games g WHERE g.ply != (SELECT COUNT(*) FROM moves m"
+            " WHERE m.game_id = g.id)")
+        if wrong_ply:
+            problems.append(f"games whose ply does not match their moves: {wrong_ply}")
+        orphans = await db.rows(
+            "SELECT r.game_id FROM results r JOIN games g ON g.id = r.game_id"
+            f" WHERE g.status != 'finished' OR {player_result('g')} != r.result")
+        if orphans:
+            problems.append(f"results for games not finished that way: {orphans}")
+        # Each finished rated game against the AI moved its member's rating in two scopes (the
+        # server's and the global one), once each.
+        changes = await db.rows(
+            "SELECT g.id, COUNT(c.game_id) FROM games g LEFT JOIN rating_changes c"
+            " ON c.game_id = g.id WHERE g.status = 'finished' AND g.rated AND g.mode = 'ai'"
+            " GROUP BY g.id HAVING COUNT(c.game_id) != 2")
+        if changes:
+            problems.append(f"finished games without exactly 2 rating changes: {changes}")
+        problems += await self.check_rating_chains()
+        return problems
+
+    async def check_rating_chains(self) -> list[str]:
+        """Per member and scope: the standing counts as many games as there are rating changes,
+        and the changes chain from the start rating to the standing's rating (a lost update
+        would leave two changes starting from the same rating)."""
+        db = self.deployment.database
+        problems: list[str] = []
+        standings = await db.rows(
+            "SELECT scope, user_id, rating, wins + draws + losses FROM standings"
+            " WHERE mode = 'ai'")
+        for scope, user, rating, games in standings:
+            steps = await db.rows(
+                "SELECT before, after FROM rating_changes WHERE scope = ? AND user_id = ?"
+                " AND mode = 'ai'", scope, user)
+            if len(steps) != games:
+                problems.append(f"member {user} scope {scope}: {games} games counted, "
+                                f"{len(steps)} rating changes")
+                continue
+            if not steps:
+                continue
+            befores = sorted(round(float(b), 6) for b, _ in steps)
+            # In a chain every change starts where another ended, or at the start rating, and
+            # the one nobody continued is the standing.
+            starts = sorted([round(START_RATING, 6)] + [round(float(a), 6) for _, a in steps])
+            end = round(float(rating), 6)
+            if end not in starts:
+                problems.append(f"member {user} scope {scope}: rating {rating} is not the end "
+                                "of its changes")
+                continue
+            starts.remove(end)
+            if befores != starts:
+                problems.append(f"member {user} scope {scope}: rating changes do not chain "
+                                f"(befores {befores}, expected {starts})")
+        return problems
+
+    async def check_boards(self, timeout: float = 20) -> list[str]:
+        """Every player's board comes back to what is stored, and playable or finished."""
+        problems = []
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        for seat in self.seats:
+            message = seat.message
+            if message is None or not cell_buttons(message):
+                continue
+            game = game_id_of(message)
+            while True:
+                stored_moves = await self.stored_moves(game)
+                stored = {c: ("O" if ai else "X") for c, ai in stored_moves.values()}
+                if "(X) vs AI" not in text_of(message):
+                    stored = {c: ("X" if s == "O" else "O") for c, s in stored.items()}
+                if stones_of(message) == stored and (players_turn(message) or is_over(message)):
+                    break
+                if loop.time() > deadline:
+                    problems.append(f"game {game}: board not back to the stored state after "
+                                    f"the restart: shows {stones_of(message)} / "
+                                    f"{text_of(message)!r}, stored {stored_moves}")
+                    break
+                await asyncio.sleep(0.1)
+        return problems
