@@ -6,8 +6,9 @@
 `--database`: sqlite (a new file, the default), an SQLite path or sqlite:///path, postgresql (a
 throwaway server started for the run with the system's PostgreSQL, see tests/postgres.py) or a
 postgresql://... URL of an empty database. `--clusters N` runs N bot processes of
-`--shards-per-cluster` shards each (N > 1 needs PostgreSQL), with one guild per shard; the
-players are spread over the guilds.
+`--shards-per-cluster` shards each (N > 1 needs PostgreSQL). The players are spread over enough
+guilds on every shard that no server reaches its cap of running games against the AI
+(bot.service.Limits: 40), so every game is live.
 
 One simulated player per live game plays against the AI (5x5, 4 in a row; most games at "easy"
 so the bot, not the AI, is what is measured, and `--hard` games at "hard" so AI searches run in
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import math
 import os
 import random
 import re
@@ -42,6 +44,7 @@ from typing import Any
 # The scenario runs the real bot against the Discord double of the test suite, which needs the
 # test extra (pytest, hypothesis); --help works without it.
 try:
+    from bot.service import Limits
     from tests.cluster_helpers import deploy, split_shards
     from tests.discord_double import InteractionFailed
     from tests.fault_helpers import child_pids, free_cells, is_over, settle, text_of
@@ -212,10 +215,14 @@ def lag_reports(log: str) -> list[tuple[float, float]]:
 async def main(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed)
     workdir = Path(tempfile.mkdtemp(prefix="caro-load-"))
+    shard_count = args.clusters * args.shards_per_cluster
+    most = max(args.games, args.idle_games)
+    per_server = Limits().ai_games_per_server
+    guilds_per_shard = max(1, math.ceil(math.ceil(most / per_server) / shard_count))
     try:
         deployment = await deploy(
             workdir, layout=split_shards(args.clusters, args.shards_per_cluster),
-            shard_count=args.clusters * args.shards_per_cluster, database=args.database,
+            shard_count=shard_count, database=args.database, guilds_per_shard=guilds_per_shard,
             CARO_LOOP_LAG_LOG="1", CARO_LOG_LEVEL="INFO",
         )
     except ValueError as exc:
@@ -227,8 +234,8 @@ async def main(args: argparse.Namespace) -> int:
     backend = "PostgreSQL" if deployment.database.is_postgres else "SQLite"
     rows: list[tuple[str, str]] = [
         ("database", f"{backend}" + (" (throwaway server: fsync off)" if server_pid else "")),
-        ("clusters", f"{args.clusters} of {args.shards_per_cluster} shard(s), one guild per "
-                     "shard"),
+        ("clusters", f"{args.clusters} of {args.shards_per_cluster} shard(s), "
+                     f"{guilds_per_shard} guild(s) per shard"),
     ]
     try:
         await asyncio.sleep(2)  # AI workers warm up
