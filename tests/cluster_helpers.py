@@ -328,41 +328,7 @@ class ClusterCrashCampaign:
             " GROUP BY g.id HAVING COUNT(c.game_id) != 2")
         if changes:
             problems.append(f"finished games without exactly 2 rating changes: {changes}")
-        problems += await self.check_rating_chains()
-        return problems
-
-    async def check_rating_chains(self) -> list[str]:
-        """Per member and scope: the standing counts as many games as there are rating changes,
-        and the changes chain from the start rating to the standing's rating (a lost update
-        would leave two changes starting from the same rating)."""
-        db = self.deployment.database
-        problems: list[str] = []
-        standings = await db.rows(
-            "SELECT scope, user_id, rating, wins + draws + losses FROM standings"
-            " WHERE mode = 'ai'")
-        for scope, user, rating, games in standings:
-            steps = await db.rows(
-                "SELECT before, after FROM rating_changes WHERE scope = ? AND user_id = ?"
-                " AND mode = 'ai'", scope, user)
-            if len(steps) != games:
-                problems.append(f"member {user} scope {scope}: {games} games counted, "
-                                f"{len(steps)} rating changes")
-                continue
-            if not steps:
-                continue
-            befores = sorted(round(float(b), 6) for b, _ in steps)
-            # In a chain every change starts where another ended, or at the start rating, and
-            # the one nobody continued is the standing.
-            starts = sorted([round(START_RATING, 6)] + [round(float(a), 6) for _, a in steps])
-            end = round(float(rating), 6)
-            if end not in starts:
-                problems.append(f"member {user} scope {scope}: rating {rating} is not the end "
-                                "of its changes")
-                continue
-            starts.remove(end)
-            if befores != starts:
-                problems.append(f"member {user} scope {scope}: rating changes do not chain "
-                                f"(befores {befores}, expected {starts})")
+        problems += await rating_chain_problems(db)
         return problems
 
     async def check_boards(self, timeout: float = 20) -> list[str]:
@@ -389,3 +355,37 @@ class ClusterCrashCampaign:
                     break
                 await asyncio.sleep(0.1)
         return problems
+
+
+async def rating_chain_problems(db: Database) -> list[str]:
+    """Per member and scope (against the AI): the standing counts as many games as there are
+    rating changes, and the changes chain from the start rating to the standing's rating. A lost
+    update (two writers computing from the same rating) leaves two changes starting from the
+    same rating; a doubled one, more changes than games."""
+    problems: list[str] = []
+    standings = await db.rows(
+        "SELECT scope, user_id, rating, wins + draws + losses FROM standings WHERE mode = 'ai'")
+    for scope, user, rating, games in standings:
+        steps = await db.rows(
+            "SELECT before, after FROM rating_changes WHERE scope = ? AND user_id = ?"
+            " AND mode = 'ai'", scope, user)
+        if len(steps) != games:
+            problems.append(f"member {user} scope {scope}: {games} games counted, "
+                            f"{len(steps)} rating changes")
+            continue
+        if not steps:
+            continue
+        befores = sorted(round(float(b), 6) for b, _ in steps)
+        # In a chain every change starts where another ended, or at the start rating, and the
+        # one nobody continued is the standing.
+        starts = sorted([round(START_RATING, 6)] + [round(float(a), 6) for _, a in steps])
+        end = round(float(rating), 6)
+        if end not in starts:
+            problems.append(f"member {user} scope {scope}: rating {rating} is not the end of "
+                            "its changes")
+            continue
+        starts.remove(end)
+        if befores != starts:
+            problems.append(f"member {user} scope {scope}: rating changes do not chain "
+                            f"(befores {befores}, expected {starts})")
+    return problems

@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import random
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -26,10 +28,13 @@ from bot import discord_patches
 from bot.config import Settings, SettingsError, load_settings
 from bot.logging_setup import LINE_FORMAT, ClusterTag, current_shard
 from bot.ratings import updated
+from bot.service import GameService, parse_options
+from bot.storage import open_database
 from engine.solver import perfect_move
 from tests.bot.test_bot_process import play_out
-from tests.cluster_helpers import Cluster, Deployment, deploy
+from tests.cluster_helpers import Cluster, Database, Deployment, deploy, rating_chain_problems
 from tests.conftest import TOKEN, text_of
+from tests.test_bot_games import Thinker
 
 MANAGE_GUILD = 1 << 5
 AI_EASY_RATING = 800.0
@@ -164,6 +169,41 @@ def test_an_interactions_log_lines_carry_the_cluster_and_its_guilds_shard() -> N
         ("eu-1 shard -", "task for interaction 2"),
     ]
     assert current_shard.get() is None
+
+
+# ----------------------------------------------------------------- the crash campaign's checks
+
+
+async def test_the_crash_checks_find_a_lost_or_a_doubled_rating_update(tmp_path: Path) -> None:
+    """bench.crash --clusters relies on these checks to say "0 lost or doubled rating changes":
+    they must fail on exactly those."""
+    path = tmp_path / "caro.db"
+    storage = await open_database(path)
+    games = GameService(storage, Thinker())
+    for _ in range(2):
+        state = await games.start(guild_id=10, channel_id=20, player_id=30,
+                                  options=parse_options("easy", "3x3"), rng=random.Random(1))
+        await games.resign(state.id, 30)
+    await storage.close()
+    db = Database(str(path))
+    assert await rating_chain_problems(db) == []
+
+    with sqlite3.connect(path) as con:
+        # A lost update, as two writers reading the same rating would leave it: the second game
+        # computed from the start rating too, and its result overwrote the first's.
+        [(first_after,)] = con.execute(
+            "SELECT after FROM rating_changes WHERE scope = 0 ORDER BY game_id LIMIT 1").fetchall()
+        con.execute("UPDATE rating_changes SET before = 1200.0, after = ? WHERE scope = 0"
+                    " AND game_id = (SELECT MAX(game_id) FROM rating_changes)", (first_after,))
+        con.execute("UPDATE standings SET rating = ? WHERE scope = 0", (first_after,))
+    [lost] = await rating_chain_problems(db)
+    assert lost.startswith("member 30 scope 0: rating changes do not chain")
+
+    with sqlite3.connect(path) as con:
+        # A doubled update: the server's standing counts a game more than its changes.
+        con.execute("UPDATE standings SET losses = losses + 1 WHERE scope = 10")
+    problems = await rating_chain_problems(db)
+    assert "member 30 scope 10: 3 games counted, 2 rating changes" in problems
 
 
 # ----------------------------------------------------------------- cluster processes
