@@ -3,7 +3,7 @@
 Run: python bench/render_bench.py [--repeats N] [--seed S]
 Prints p50/p95/max in milliseconds of warm renders (the cached empty board and stones already
 built, as in a running bot) and, separately, the one-off cost of the first render of a size.
-The target from issue 5 is 19x19 mid-game <= 30 ms p95.
+The target: a 19x19 mid-game board in <= 30 ms at p95.
 """
 
 from __future__ import annotations

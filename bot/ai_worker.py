@@ -5,12 +5,28 @@ Kept tiny and free of Discord imports so spawned worker processes start quickly.
 
 from __future__ import annotations
 
+import atexit
+import logging
 import os
 import random
 import threading
 import time
+from typing import TYPE_CHECKING, Any
 
 from engine import Board
+from engine.external import ExternalEngine, ExternalEngineError, supports
+
+log = logging.getLogger(__name__)
+
+# The level id of the operator's external engine (CARO_ENGINE_CMD) in games and results; what
+# players see is its configured name.
+EXTERNAL_LEVEL = "external"
+# What plays when the external engine cannot: it died, stalled, answered nonsense, or the board
+# is not one a piskvork brain plays (k other than 5).
+EXTERNAL_FALLBACK = "impossible"
+
+if TYPE_CHECKING:
+    from engine.review import ReviewWork
 
 PARENT_CHECK_INTERVAL = 1.0
 WORKER_NICENESS = 10
@@ -27,10 +43,94 @@ def think(board_text: str, level: str, seed: str, time_limit: float | None) -> t
     return row, col, reason
 
 
-def warm_up() -> bool:
-    """Imports the engine in a fresh worker so the first real move does not pay for it."""
-    import engine.ai  # noqa: F401
+# One brain process per worker process and command, kept between moves.
+_ENGINES: dict[tuple[str, ...], ExternalEngine] = {}
 
+
+def review_slice(work: ReviewWork, seconds: float) -> ReviewWork:
+    """About `seconds` more of a game review (engine.review.continue_review): the work so far,
+    as plain data, goes back to the bot between slices, so a review never holds a worker long."""
+    from engine.review import continue_review
+
+    return continue_review(work, seconds)
+
+
+def review_conclude(work: ReviewWork, seconds: float) -> dict[str, Any]:
+    """The finished review of `work` (turning points and their lines, within `seconds`), in its
+    JSON-ready form: what the bot caches and renders."""
+    from engine.review import conclude_review
+
+    return conclude_review(work, seconds).to_dict()
+
+
+def replay_gif(board_text: str, players: tuple[str, str]) -> bytes:
+    """The animated replay of the game on `board_text` (a long game on a big board takes over a
+    second to draw: not on the bot's event loop)."""
+    from .board_image import render_replay
+
+    return render_replay(Board.from_text(board_text), players=players)
+
+
+def turning_point_pictures(
+    board_text: str, points: list[tuple[int, tuple[int, int] | None]], players: tuple[str, str]
+) -> list[bytes]:
+    """The picture of each (ply, better move) of a review, in order."""
+    from .board_image import render_turning_point
+
+    game = Board.from_text(board_text)
+    return [render_turning_point(game, ply, better, players=players) for ply, better in points]
+
+
+def _close_engines() -> None:
+    for engine in _ENGINES.values():
+        engine.close()
+    _ENGINES.clear()
+
+
+atexit.register(_close_engines)
+
+
+def think_external(
+    board_text: str,
+    seed: str,
+    command: tuple[str, ...],
+    turn_time: float,
+    fallback_time_limit: float | None,
+) -> tuple[int, int, str, bool]:
+    """The external engine's move and its reason id, and whether the engine made it (False: it
+    failed or cannot play this board, and the "impossible" level played instead)."""
+    from engine.ai import choose_move, explain
+
+    board = Board.from_text(board_text)
+    cell: tuple[int, int] | None = None
+    if supports(board):
+        engine = _ENGINES.get(command)
+        if engine is None or engine.turn_time != turn_time:
+            if engine is not None:
+                engine.close()
+            engine = _ENGINES[command] = ExternalEngine(command, turn_time)
+        try:
+            cell = engine.move(board)
+        except ExternalEngineError as error:
+            log.warning("external engine failed, %s plays instead: %s", EXTERNAL_FALLBACK, error)
+    if cell is None:
+        cell = choose_move(
+            board, EXTERNAL_FALLBACK, rng=random.Random(seed), time_limit=fallback_time_limit
+        )
+        used = False
+    else:
+        used = True
+    reason = explain(Board.from_text(board_text), cell)
+    return cell[0], cell[1], reason, used
+
+
+def warm_up() -> bool:
+    """Imports the engine and loads the compiled solver in a fresh worker, so the first real move
+    pays for neither."""
+    import engine.ai  # noqa: F401
+    from engine import solver
+
+    solver.warm_up()
     return True
 
 

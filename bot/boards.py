@@ -16,8 +16,11 @@ from typing import Any, Protocol
 import aiohttp
 import discord
 
+from .board_image import Players
 from .games import GameService, GameState
 from .model import Mode
+from .names import display_names, remember
+from .record_views import players_of, translator
 from .render import board_file, game_content, game_view, uses_image
 from .replies import say
 from .storage import ActiveGameExists
@@ -49,6 +52,8 @@ class Host(Protocol):
         self, id: int, *, guild_id: int | None = None, type: Any = None
     ) -> discord.PartialMessageable: ...
 
+    def get_guild(self, id: int, /) -> discord.Guild | None: ...
+
 
 def message_parts(
     state: GameState,
@@ -57,10 +62,11 @@ def message_parts(
     window: Window | None = None,
     changes: Any = (),
     layout: bool = False,
+    players: Players | None = None,
 ) -> dict[str, Any]:
     """Keyword arguments that draw a game on a message (send or edit): text, buttons and, on a
-    big board, the picture. `layout` draws even a small board as a Components V2 layout (for a
-    message that already is one)."""
+    big board, the picture (with `players`, its legend). `layout` draws even a small board as a
+    Components V2 layout (for a message that already is one)."""
     view = game_view(state, window=window, changes=changes, layout=layout)
     parts: dict[str, Any] = {"view": view}
     if isinstance(view, discord.ui.LayoutView):
@@ -71,7 +77,7 @@ def message_parts(
     else:
         parts["content"] = game_content(state, changes=changes)
     if uses_image(state):
-        picture = board_file(state, window_for(state, window))
+        picture = board_file(state, window_for(state, window), players)
         if edit:
             parts["attachments"] = [picture]
         else:
@@ -121,8 +127,21 @@ class Boards:
         being edited) as a layout if it already is one."""
         changes = () if state.active else await self.games.rating_changes(state.id)
         return message_parts(
-            state, edit=edit, window=window, changes=changes, layout=self._as_layout(message)
+            state,
+            edit=edit,
+            window=window,
+            changes=changes,
+            layout=self._as_layout(message),
+            players=await self.players(state),
         )
+
+    async def players(self, state: GameState) -> Players | None:
+        """The legend of a board drawn as a picture: who plays X and who plays O (display names,
+        AI levels in the game's language); None for a board of buttons, which has no picture."""
+        if not uses_image(state):
+            return None
+        names = await display_names(self._host, state.row.guild_id, state.row.members)
+        return players_of(state, names, translator(state.row.locale))
 
     async def show(
         self,
@@ -176,11 +195,19 @@ class Boards:
         controls check they are on it), else through the channel message endpoint (after a
         restart, or a late answer)."""
         changes = () if state.active else await self.games.rating_changes(state.id)
+        players = await self.players(state)
         if interaction is not None and _age(interaction) < INTERACTION_EDIT_WINDOW:
             layout = self._as_layout(interaction.message)
             try:
                 await interaction.edit_original_response(
-                    **message_parts(state, edit=True, window=window, changes=changes, layout=layout)
+                    **message_parts(
+                        state,
+                        edit=True,
+                        window=window,
+                        changes=changes,
+                        layout=layout,
+                        players=players,
+                    )
                 )
                 return
             except discord.HTTPException as exc:
@@ -194,7 +221,14 @@ class Boards:
         layout = state.row.message_id in self._layout_messages
         try:
             await message.edit(
-                **message_parts(state, edit=True, window=window, changes=changes, layout=layout)
+                **message_parts(
+                    state,
+                    edit=True,
+                    window=window,
+                    changes=changes,
+                    layout=layout,
+                    players=players,
+                )
             )
         except discord.HTTPException as exc:
             if exc.status != BAD_REQUEST or layout:
@@ -203,7 +237,9 @@ class Boards:
             # since this process started: draw it as a layout rather than never again.
             self._layout_messages.add(state.row.message_id)
             await message.edit(
-                **message_parts(state, edit=True, window=window, changes=changes, layout=True)
+                **message_parts(
+                    state, edit=True, window=window, changes=changes, layout=True, players=players
+                )
             )
 
     async def post_new_game(
@@ -236,7 +272,9 @@ class Boards:
             await say(interaction, busy_unposted, link="")
             return None
         try:
-            response = await interaction.response.send_message(**message_parts(state))
+            remember(interaction.guild_id, interaction.user)
+            parts = message_parts(state, players=await self.players(state))
+            response = await interaction.response.send_message(**parts)
             message_id = response.message_id
             if message_id is None:
                 message_id = (await interaction.original_response()).id

@@ -13,7 +13,7 @@ import asyncio
 import gc
 import logging
 import os
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Hashable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -23,17 +23,18 @@ from discord.ext import commands
 
 from engine import Board
 
-from . import ai_worker, discord_patches
+from . import ai_worker, discord_patches, external_level, names
 from .ai_pool import FairPool, process_pool
 from .boards import Boards, ai_owner
 from .cogs import FEATURES, PlayCog, WatchCog
-from .config import Settings
+from .config import ExternalEngineSettings, Settings
 from .cooldowns import Cooldowns
 from .games import DEFAULT_TIMEOUTS, GameService
 from .items import dispatch_undelivered, registered
 from .logging_setup import current_shard
 from .loop_lag import monitor_loop_lag
 from .model import Mode
+from .options import ADAPTIVE
 from .replies import say
 from .slash import COMMANDS_HASH_KEY, CaroGroup, CaroTree, caro_group, sync_if_changed
 from .storage import GuildSettings, Storage, open_database
@@ -43,6 +44,7 @@ log = logging.getLogger("caro.bot")
 
 AI_WORKERS = 2
 CogT = TypeVar("CogT", bound=commands.Cog)
+T = TypeVar("T")
 
 
 class CaroBot(commands.AutoShardedBot):
@@ -65,6 +67,7 @@ class CaroBot(commands.AutoShardedBot):
             **shards,
         )
         self.settings = settings
+        external_level.configure(settings.engine)
         self.boards = Boards(self)
         self.cooldowns = Cooldowns()
         self.caro: CaroGroup = caro_group()
@@ -111,6 +114,7 @@ class CaroBot(commands.AutoShardedBot):
         await self.tree.set_translator(CatalogueTranslator())
         for feature in FEATURES:
             cog = feature(self)
+            self.offer_external_level(cog)
             await self.add_cog(cog)
             self.adopt_commands(cog)
         self.add_dynamic_items(*registered())
@@ -124,6 +128,21 @@ class CaroBot(commands.AutoShardedBot):
         # collections were the event loop's longest stalls (see the gc figures of loop_lag).
         gc.collect()
         gc.freeze()
+
+    def offer_external_level(self, cog: commands.Cog) -> None:
+        """Add the operator's engine (CARO_ENGINE_CMD) to the AI level choices of /caro start
+        and /caro watch, under its configured name. Without one the commands are unchanged, so
+        their schema (and its hash: no re-sync) stays the same."""
+        engine = self.settings.engine
+        if engine is None:
+            return
+        choice = discord.app_commands.Choice(name=engine.name, value=ai_worker.EXTERNAL_LEVEL)
+        for command in cog.walk_app_commands():
+            if not isinstance(command, discord.app_commands.Command):
+                continue
+            for parameter in ("difficulty", "x_level", "o_level"):
+                if command.get_parameter(parameter) is not None:
+                    discord_patches.add_choice(command, parameter, choice, before=ADAPTIVE)
 
     def adopt_commands(self, cog: commands.Cog) -> None:
         """Move a feature cog's slash commands under `/caro` (a cog adds its commands at the top
@@ -165,6 +184,10 @@ class CaroBot(commands.AutoShardedBot):
         if self._released:
             return
         self._released = True
+        # A READY that arrived while close() ran starts discord.py's 2 s READY timer after
+        # close() looked for it; waiting below for the AI workers (still warming up) can outlast
+        # it, and when it fires on the closed client it dies with a traceback.
+        discord_patches.cancel_ready_timer(self)
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -207,6 +230,17 @@ class CaroBot(commands.AutoShardedBot):
         """One AI search in the fair pool, in the turn of the member it is for (ai_owner)."""
         if self._pool is None:
             raise RuntimeError("the AI pool is shut down")
+        if level == ai_worker.EXTERNAL_LEVEL:
+            engine = self.settings.engine
+            if engine is not None:
+                return await self._think_external(board, seed, engine)
+            # A game stored before the operator removed CARO_ENGINE_CMD: it goes on, and its
+            # board names the level playing in the engine's place (see bot.external_level).
+            log.warning(
+                "an external engine game goes on without CARO_ENGINE_CMD: %s plays instead",
+                ai_worker.EXTERNAL_FALLBACK,
+            )
+            level = ai_worker.EXTERNAL_FALLBACK
         row, col, reason = await self._pool.run(
             ai_owner.get(),
             ai_worker.think,
@@ -216,6 +250,35 @@ class CaroBot(commands.AutoShardedBot):
             self.settings.ai_time_limit,
         )
         return (row, col), reason
+
+    async def _think_external(
+        self, board: Board, seed: str, engine: ExternalEngineSettings
+    ) -> tuple[tuple[int, int], str]:
+        assert self._pool is not None
+        row, col, reason, used = await self._pool.run(
+            ai_owner.get(),
+            ai_worker.think_external,
+            board.text(),
+            seed,
+            engine.command,
+            engine.time_limit,
+            self.settings.ai_time_limit,
+        )
+        if not used:
+            # The worker logged why; said again here, where the operator reads the bot's log.
+            log.warning(
+                "%s did not move on %s: %s played instead",
+                engine.name,
+                board.spec,
+                ai_worker.EXTERNAL_FALLBACK,
+            )
+        return (row, col), reason
+
+    async def run_in_pool(self, owner: Hashable, fn: Callable[..., T], *args: Any) -> T:
+        """Other AI work (a slice of a game review) in the fair pool, in `owner`'s turn."""
+        if self._pool is None:
+            raise RuntimeError("the AI pool is shut down")
+        return await self._pool.run(owner, fn, *args)
 
     # ----------------------------------------------------------------- shards of this cluster
     def held_shards(self) -> list[int]:
@@ -272,6 +335,9 @@ class CaroBot(commands.AutoShardedBot):
 
     # ----------------------------------------------------------------- clicks no item took
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        # Every member who plays makes interactions: their names for the board legends come
+        # from here, not from one REST request per member.
+        names.remember(interaction.guild_id, interaction.user)
         # discord.py hands a click to a button item only if its custom_id is on the clicked
         # message; any other click (an older drawing in the member's client, or a forgery) is
         # answered here so that it is never left without a response.

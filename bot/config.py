@@ -48,6 +48,16 @@ def bad_setting(name: str, problem: str) -> SettingsError:
 
 
 @dataclass(frozen=True)
+class ExternalEngineSettings:
+    """CARO_ENGINE_*: an operator's piskvork-protocol brain, offered as an extra AI level."""
+
+    command: tuple[str, ...]  # CARO_ENGINE_CMD, split like a shell would (no shell is run)
+    name: str = "external engine"  # CARO_ENGINE_NAME: what players see
+    rating: float = 2200.0  # CARO_ENGINE_RATING: its fixed anchor on the rating scale
+    time_limit: float = 1.0  # CARO_ENGINE_TIME_LIMIT: seconds per move
+
+
+@dataclass(frozen=True)
 class Settings:
     token: str = field(repr=False)  # never shown: repr() of settings may end up in logs
     # The database: a file path or sqlite:///path (one process), or postgresql://… (any number
@@ -99,6 +109,8 @@ class Settings:
     @property
     def effective_gateway_url(self) -> str:
         return self.gateway_url or DEFAULT_GATEWAY_URL
+    # CARO_ENGINE_CMD and friends; None: no external engine level.
+    engine: ExternalEngineSettings | None = None
 
 
 def parse_guild_id(raw: str) -> int:
@@ -290,6 +302,29 @@ def load_settings(
     else:
         cluster = f"shards-{shard_span(shard_ids)}" if shard_ids is not None else "main"
 
+    engine: ExternalEngineSettings | None = None
+    if get("CARO_ENGINE_CMD"):
+        from engine.external import parse_command
+
+        try:
+            command = tuple(parse_command(get("CARO_ENGINE_CMD")))
+        except ValueError as error:
+            raise bad_setting("CARO_ENGINE_CMD", str(error)) from None
+        rating_raw = get("CARO_ENGINE_RATING") or "2200"
+        try:
+            rating = float(rating_raw)
+        except ValueError:
+            rating = -1.0
+        if not 0 < rating < 4000:
+            problem = f"expected a rating above 0 and below 4000, got {rating_raw!r}"
+            raise bad_setting("CARO_ENGINE_RATING", problem)
+        engine = ExternalEngineSettings(
+            command=command,
+            name=get("CARO_ENGINE_NAME")[:50] or "external engine",
+            rating=rating,
+            time_limit=optional_seconds("CARO_ENGINE_TIME_LIMIT", 60) or 1.0,
+        )
+
     return Settings(
         token=token,
         db_path=(parse_database_url(get("CARO_DATABASE_URL")) if get("CARO_DATABASE_URL")
@@ -307,4 +342,5 @@ def load_settings(
         shard_count=shard_count,
         shard_ids=shard_ids,
         cluster=cluster,
+        engine=engine,
     )

@@ -14,6 +14,8 @@
   override.
 - `cancel_ready_timer`: discord.py leaves its READY delay timer running on close; if it fires
   after the loop is gone it dies with a traceback (a stop within ~2 s of connecting).
+- `add_choice`: a choice known only at start (the operator's external engine level); choices
+  are otherwise fixed by a decorator when the cog's class is defined.
 
 tests/bot/test_discord_patches.py checks each of these against the installed discord.py, so an
 upgrade that moves the internals fails there, loudly, instead of silently turning a patch off.
@@ -21,6 +23,7 @@ upgrade that moves the internals fails there, loudly, instead of silently turnin
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections import OrderedDict
 from collections.abc import Callable
@@ -95,3 +98,22 @@ def cancel_ready_timer(client: discord.Client) -> None:
     ready_timer = getattr(client._connection, "_ready_task", None)
     if ready_timer is not None:
         ready_timer.cancel()
+
+
+def add_choice(
+    command: discord.app_commands.Command[Any, ..., Any],
+    parameter: str,
+    choice: discord.app_commands.Choice[str],
+    *,
+    before: str | None = None,
+) -> None:
+    """Offer `choice` for `parameter` of `command` (a cog's own copy), ahead of the choice whose
+    value is `before` if there is one, else last."""
+    params: dict[str, Any] = command._params
+    param = params[parameter]
+    offered = list(param.choices)
+    values = [c.value for c in offered]
+    at = values.index(before) if before in values else len(offered)
+    offered.insert(at, choice)
+    # A new parameter object: the cog's command shares its parameters with the class's.
+    params[parameter] = dataclasses.replace(param, choices=offered)

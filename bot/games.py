@@ -1,32 +1,35 @@
-"""The names the UI imports from before the game model and the service had modules of their own
-(bot/model.py, bot/service.py)."""
+"""The names the UI imports from before the game model, the options and the service had modules
+of their own (bot/model.py, bot/options.py, bot/service.py)."""
 
 from __future__ import annotations
 
 from engine.types import LEVELS
 
+from .errors import UserError
 from .model import ActiveGameExists, GameState, MoveRef, load_state
-from .service import (
+from .options import (
     CHALLENGE_FIRSTS,
-    CHALLENGE_SECONDS,
-    DEFAULT_LIMITS,
-    DEFAULT_TIMEOUTS,
     DIFFICULTIES,
     FIRSTS,
-    HINT_LEVELS,
     MAX_TIMEOUT,
     PRESET_RULES,
     RULES,
     SIZES,
     GameOptions,
-    GameService,
-    Hint,
-    Limits,
-    UserError,
-    ai_seed,
+    difficulties,
     parse_options,
     parse_size,
     parse_timeout,
+)
+from .service import (
+    CHALLENGE_SECONDS,
+    DEFAULT_LIMITS,
+    DEFAULT_TIMEOUTS,
+    HINT_LEVELS,
+    GameService,
+    Hint,
+    Limits,
+    ai_seed,
 )
 
 __all__ = [
@@ -51,6 +54,7 @@ __all__ = [
     "SIZES",
     "UserError",
     "ai_seed",
+    "difficulties",
     "load_state",
     "parse_options",
     "parse_size",

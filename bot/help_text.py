@@ -10,18 +10,19 @@ from collections.abc import Callable
 from engine.notation import MAX_SIDE
 from engine.types import LEVELS, Level, Rule
 
-from . import texts
+from . import external_level, texts
 from .games import (
     CHALLENGE_SECONDS,
     DEFAULT_TIMEOUTS,
-    DIFFICULTIES,
     FIRSTS,
     HINT_LEVELS,
     PRESET_RULES,
     SIZES,
+    difficulties,
     parse_options,
     parse_size,
 )
+from .model import External
 from .ratings import AI_ANCHORS, K_FACTOR, LEADERBOARD_MIN_GAMES, START_RATING
 from .render import MAX_BUTTON_SIDE
 from .texts import text_in
@@ -122,10 +123,14 @@ def help_sections(locale: str) -> list[Section]:
     rules = "\n".join([tr("help.rules", option=option("rule")), *rule_lines])
 
     level_lines = []
-    for level in DIFFICULTIES:
-        name = default(f"**{tr(f'level.{level}')}**", level == defaults.level)
+    for level in difficulties():
+        engine = external_level.engine() if level == External.ENGINE else None
+        label = engine.name if engine is not None else tr(f"level.{level}")
+        name = default(f"**{label}**", level == defaults.level)
         anchor = AI_ANCHORS.get(Level(level)) if level in LEVELS else None
-        if anchor is not None:
+        if engine is not None:
+            text = tr("help.level.external", rating=f"{engine.rating:g}")
+        elif anchor is not None:
             text = tr("help.level.rated", rating=f"{anchor:g}")
         else:
             text = tr(f"help.level.{level}", start=f"{START_RATING:g}")

@@ -39,6 +39,11 @@ class Action(enum.Enum):
     STOP = "s"
     ACCEPT = "ca"
     DECLINE = "cd"
+    REPLAY_STEP = "rs"
+    REPLAY = "ro"
+    EXPORT = "ex"
+    REVIEW = "rv"
+    HISTORY_PAGE = "hp"
 
 
 # Matches no custom_id: only the subclasses, with their own templates, are registered.

@@ -1,7 +1,8 @@
 """The game model: who plays, how a game stands and how it ended. No Discord and no database here.
 
 A game has two seats, X and O; each holds a member (their Discord id) or an AI level
-(`engine.types.Level`, the one definition of the level names). The mode says which kind of game it
+(`engine.types.Level`, the one definition of the level names, or `External.ENGINE`, the
+operator's external engine). The mode says which kind of game it
 is; the member who started a game is kept apart from its seats, so a member who only watches two
 AIs play is never taken for a player.
 """
@@ -14,8 +15,29 @@ from enum import StrEnum
 from engine import Board, Mark, Rule
 from engine.types import Level
 
-Seat = int | Level
+from .ai_worker import EXTERNAL_LEVEL
+
+
+class External(StrEnum):
+    """The operator's piskvork brain (CARO_ENGINE_CMD) as an AI seat. Its stored id stays the
+    same whatever the operator names it, and a stored game keeps it after the operator removes
+    the engine (then "impossible" plays in its place: see bot.external_level)."""
+
+    ENGINE = EXTERNAL_LEVEL
+
+
+AiLevel = Level | External
+"""An AI that can sit at a seat: a level of caro's own engine, or the external engine."""
+
+Seat = int | AiLevel
 """Who sits at X or O: a member's Discord id, or an AI level."""
+
+
+def parse_ai_level(text: str) -> AiLevel:
+    """An AI level from its id ("hard", "external"), case-insensitive; ValueError otherwise."""
+    if isinstance(text, str) and text.strip().lower() == External.ENGINE.value:
+        return External.ENGINE
+    return Level.parse(text)
 
 
 class Mode(StrEnum):
@@ -69,7 +91,7 @@ class ChallengeFirst(StrEnum):
 
 
 def is_member(seat: Seat) -> bool:
-    return not isinstance(seat, Level)
+    return isinstance(seat, int)
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,7 +306,7 @@ class GameState:
         return self.player_mark.other
 
     @property
-    def ai_level(self) -> Level | None:
+    def ai_level(self) -> AiLevel | None:
         """The level of the AI a member plays against (None in the other modes)."""
         return self.level_of(self.ai_mark) if self.mode is Mode.AI else None
 
@@ -295,12 +317,12 @@ class GameState:
     def user_of(self, mark: Mark) -> int | None:
         """The member playing `mark`, or None if an AI plays it."""
         seat = self.row.seat(mark)
-        return None if isinstance(seat, Level) else seat
+        return seat if isinstance(seat, int) else None
 
-    def level_of(self, mark: Mark) -> Level | None:
+    def level_of(self, mark: Mark) -> AiLevel | None:
         """The AI level playing `mark`, or None if a member plays it."""
         seat = self.row.seat(mark)
-        return seat if isinstance(seat, Level) else None
+        return None if isinstance(seat, int) else seat
 
     def mark_of(self, user_id: int) -> Mark | None:
         """The mark `user_id` plays in this game, or None if they do not play in it."""

@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from engine import Mark
 from engine.types import Level
 
+from . import external_level
 from .model import GameRow, Mode, Result
 
 K_FACTOR = 32.0
 START_RATING = 1200.0
-AI_ANCHORS: dict[Level, float] = {
+# Keyed by Level, which is a str: the level's name (as typed in an option) finds it too.
+AI_ANCHORS: dict[str, float] = {
     Level.EASY: 800.0,
     Level.NORMAL: 1200.0,
     Level.HARD: 1600.0,
@@ -60,7 +62,9 @@ def updated(rating: float, opponent: float, result: Result | str, k: float = K_F
 
 def nearest_level(rating: float) -> Level:
     """The AI level whose anchor is closest to `rating` (the weaker one on a tie)."""
-    return min(AI_ANCHORS, key=lambda level: (abs(AI_ANCHORS[level] - rating), AI_ANCHORS[level]))
+    return Level(
+        min(AI_ANCHORS, key=lambda level: (abs(AI_ANCHORS[level] - rating), AI_ANCHORS[level]))
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,12 +94,14 @@ def game_updates(
     updates: list[RatingUpdate] = []
     for mark in (Mark.X, Mark.O):
         seat = game.seat(mark)
-        if isinstance(seat, Level):
+        if not isinstance(seat, int):
             continue
         other = game.seat(mark.other)
         before = current.get(seat, START_RATING)
         opponent = (
-            AI_ANCHORS[other] if isinstance(other, Level) else current.get(other, START_RATING)
+            current.get(other, START_RATING)
+            if isinstance(other, int)
+            else external_level.anchor(other, AI_ANCHORS)
         )
         result = result_for(winner, mark)
         updates.append(RatingUpdate(seat, result, before, updated(before, opponent, result)))

@@ -12,10 +12,11 @@ import discord
 
 from engine import Mark
 
-from .board_image import render_board
+from . import external_level
+from .board_image import Players, render_board
 from .games import HINT_LEVELS, LEVELS, GameState
 from .items import EMPTY_LABEL, Action, make_button
-from .model import Mode, Status
+from .model import AiLevel, External, Mode, Status
 from .ratings import LEADERBOARD_MIN_GAMES
 from .storage import ChallengeRow, RatedRow, RatingChange, Record, Standing, UserStats
 from .texts import EN, text_in
@@ -52,7 +53,7 @@ def game_content(
         if state.mode == Mode.WATCH:
             # X makes the odd-numbered moves, so the parity of the move count names the mover.
             last_mark = Mark.X if state.board.ply % 2 == 1 else Mark.O
-            level = tr(f"level.{state.level_of(last_mark)}")
+            level = _level(tr, state.level_of(last_mark))
             lines.append(tr("game.ai_moved.watch", level=level, cell=cell, reason=reason_text))
         else:
             lines.append(tr("game.ai_moved", cell=cell, reason=reason_text))
@@ -75,7 +76,7 @@ def game_content(
     elif state.ai_to_move:
         turn = state.board.turn
         if state.mode == Mode.WATCH:
-            level = tr(f"level.{state.level_of(turn)}")
+            level = _level(tr, state.level_of(turn))
             lines.append(tr("game.ai_thinking.watch", level=level, mark=turn.name))
         else:
             lines.append(tr("game.ai_thinking"))
@@ -100,15 +101,15 @@ def _players_line(state: GameState, tr: Translate) -> str:
     if state.mode == Mode.WATCH:
         return tr(
             "game.players.watch",
-            x_level=tr(f"level.{state.level_of(Mark.X)}"),
-            o_level=tr(f"level.{state.level_of(Mark.O)}"),
+            x_level=_level(tr, state.level_of(Mark.X)),
+            o_level=_level(tr, state.level_of(Mark.O)),
         )
     return tr(
         "game.players",
         player=f"<@{state.user_of(state.player_mark)}>",
         player_mark=state.player_mark.name,
         ai_mark=state.ai_mark.name,
-        level=tr(f"level.{state.ai_level}"),
+        level=_level(tr, state.ai_level),
     )
 
 
@@ -124,7 +125,7 @@ def _result_line(state: GameState, tr: Translate) -> str:
         return tr(f"game.result.{result}")
     winner = row.winner
     if state.mode == Mode.WATCH:
-        return tr("game.result.watch.line", level=tr(f"level.{state.level_of(winner)}"),
+        return tr("game.result.watch.line", level=_level(tr, state.level_of(winner)),
                   mark=winner.name)
     key = f"game.result.pvp.{reason if reason in ('resign', 'timeout') else 'line'}"
     return tr(
@@ -139,14 +140,18 @@ def uses_image(state: GameState) -> bool:
     return state.board.rows > MAX_BUTTON_SIDE or state.board.cols > MAX_BUTTON_SIDE
 
 
-def board_file(state: GameState, window: Window | None = None) -> discord.File:
-    """The board picture: last move marked, the winning line, and the button window outlined."""
+def board_file(
+    state: GameState, window: Window | None = None, players: Players | None = None
+) -> discord.File:
+    """The board picture: last move marked, the winning line, the button window outlined, and
+    with `players` (who plays X, who plays O) a legend saying whose stones are which."""
     outcome = state.board.outcome()
     png = render_board(
         state.board,
         last_move=True,
         highlight=outcome.line if outcome is not None else None,
         window=window,
+        players=players,
     )
     return discord.File(io.BytesIO(png), filename=BOARD_FILENAME)
 
@@ -280,8 +285,9 @@ def _game_controls(state: GameState, tr: Translate) -> Buttons:
 
 
 def _end_controls(state: GameState, tr: Translate) -> Buttons:
+    items: Buttons = []
     if state.row.status == Status.FINISHED and state.mode in (Mode.AI, Mode.PVP):
-        return [
+        items.append(
             make_button(
                 Action.REMATCH,
                 game=state.id,
@@ -289,8 +295,11 @@ def _end_controls(state: GameState, tr: Translate) -> Buttons:
                 label=tr("button.rematch"),
                 style=discord.ButtonStyle.success,
             )
-        ]
-    return []
+        )
+    if state.row.status == Status.FINISHED:
+        # Every finished board, whatever its mode, offers the AI's review of the game.
+        items.append(make_button(Action.REVIEW, game=state.id, label=tr("button.review")))
+    return items
 
 
 _PAN_LABELS = {"left": "\u2b05", "up": "\u2b06", "down": "\u2b07", "right": "\u27a1"}
@@ -446,11 +455,12 @@ def stats_embed(
             value=_record_line(standing.record, tr),
             inline=False,
         )
-    for level in LEVELS:
+    levels: tuple[AiLevel, ...] = (*LEVELS, External.ENGINE)
+    for level in levels:
         record = stats.by_level.get(level)
         if record is not None and record.games:
             embed.add_field(
-                name=tr("stats.level", level=tr(f"level.{level}")),
+                name=tr("stats.level", level=external_level.label(tr, level, playing=False)),
                 value=_record_line(record, tr),
                 inline=False,
             )
@@ -462,16 +472,10 @@ def _games(standing: Standing | None) -> int:
     return 0 if standing is None or standing.record is None else standing.record.games
 
 
-def help_embed(locale: str = "en-US") -> discord.Embed:
-    # Imported here: help_text reads this module's MAX_BUTTON_SIDE.
-    from .help_text import help_sections
-
-    tr = _translator(locale)
-    (_, introduction), *sections = help_sections(locale)
-    embed = discord.Embed(title=tr("help.title"), description=introduction)
-    for title, body in sections:
-        embed.add_field(name=title, value=body, inline=False)
-    return embed
+def _level(tr: Translate, level: AiLevel | None) -> str:
+    """The name of the AI at a seat (callers ask only about seats an AI holds)."""
+    assert level is not None
+    return external_level.label(tr, level)
 
 
 def _translator(locale: str) -> Translate:

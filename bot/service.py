@@ -9,19 +9,25 @@ only through this service.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from engine import Board, IllegalMoveError, InvalidMoveError, Mark, Rule
-from engine.notation import SizeError, cell_name
-from engine.notation import parse_size as engine_parse_size
-from engine.types import LEVELS, Level
+from engine.external import supports
+from engine.notation import cell_name
+from engine.review import DEFAULT_BUDGET_S, DEFAULT_NODE_LIMIT, FIRST_PASS_SHARE, Review
+from engine.review import begin_review as engine_begin_review
+from engine.types import Level
 
-from . import ratings
+from . import ai_worker, external_level, ratings
+from .errors import UserError
 from .model import (
     ActiveGameExists,
+    AiLevel,
     ChallengeFirst,
     ChallengeRow,
     ChallengeStatus,
@@ -37,41 +43,42 @@ from .model import (
     NewGame,
     RatedRow,
     RatingChange,
+    Result,
+    Seat,
     Standing,
     UserStats,
     finish_of,
     load_state,
+    parse_ai_level,
+)
+from .options import (
+    ADAPTIVE,
+    GameOptions,
 )
 from .storage.interface import REDRAW_FINISHED_WITHIN, MoveOutcome, Storage
-from .texts import TextId, t
 
-ADAPTIVE = "adaptive"
-DIFFICULTIES: tuple[str, ...] = (*LEVELS, ADAPTIVE)
 # Levels that may give hints: against the strong levels a hint would play the game for you.
 HINT_LEVELS: tuple[Level, ...] = (Level.EASY, Level.NORMAL)
 # The engine level that suggests hints.
 HINT_ENGINE = Level.HARD
-SIZES: dict[str, tuple[int, int, int]] = {
-    "3x3": (3, 3, 3),
-    "4x4": (4, 4, 4),
-    "5x5": (5, 5, 4),
-    "9x9": (9, 9, 5),
-    "15x15": (15, 15, 5),
-    "19x19": (19, 19, 5),
-}
-# The Vietnamese game: 15x15, five in a row, caro rule, unless the player picks another rule.
-PRESET_RULES: dict[str, Rule] = {"15x15": Rule.CARO}
-RULES: tuple[str, ...] = tuple(r.value for r in Rule)
-FIRSTS: tuple[str, ...] = ("me", "ai", "random")
-CHALLENGE_FIRSTS: tuple[str, ...] = tuple(f.value for f in ChallengeFirst)
 # Defaults of the per-server turn clock (seconds): a member waiting for another gets the move
 # back sooner; against the AI nobody waits, so a game may rest longer.
 DEFAULT_TIMEOUTS = GuildSettings(pvp_timeout=10 * 60.0, ai_timeout=30 * 60.0)
-MAX_TIMEOUT = 7 * 24 * 3600.0
 CHALLENGE_SECONDS = 5 * 60.0
 
 Think = Callable[[Board, str, str], Awaitable[tuple[tuple[int, int], str]]]
 """(board, level, seed) -> (AI's cell, reason id from engine.ai.explain)."""
+RunInPool = Callable[..., Awaitable[Any]]
+"""(worker function of bot.ai_worker, *its arguments) -> its result, run in the AI pool."""
+ReviewProgress = Callable[[int, int], Awaitable[None]]
+"""(moves analysed, moves in the game): called after each slice of a review."""
+
+# Games per page of /caro history, and the last page one may ask for (ids carry the page).
+HISTORY_PAGE = 5
+MAX_HISTORY_PAGE = 999
+# Seconds of review work per trip to the AI pool: the progress shown moves at this pace, and
+# other members' AI moves wait at most this long behind a review on a busy pool.
+REVIEW_SLICE_S = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,93 +97,19 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
-class UserError(ValueError):
-    """Something a member sent cannot be done; str() is the message to show them."""
-
-    def __init__(self, key: str, **values: object) -> None:
-        super().__init__(t(key, **values))
-        self.key = key
-        self.values = values
-
-
-@dataclass(frozen=True, slots=True)
-class GameOptions:
-    level: str  # a Level's name, or "adaptive"
-    rows: int
-    cols: int
-    k: int
-    rule: Rule
-    first: str  # "me", "ai" or "random" (a challenge: "me", "them" or "random")
-
-
-def _choice(value: str | None, default: str, allowed: tuple[str, ...], option: str) -> str:
-    if value is None:
-        return default
-    cleaned = value.strip().lower()
-    if cleaned not in allowed:
-        raise UserError(
-            "error.bad_choice",
-            value=value[:40].replace("*", "").replace("`", "") or "(empty)",
-            option=TextId(f"option.{option}"),
-            choices=", ".join(allowed),
-        )
-    return cleaned
-
-
-def parse_options(
-    difficulty: str | None = None,
-    size: str | None = None,
-    rule: str | None = None,
-    first: str | None = None,
-    *,
-    firsts: tuple[str, ...] = FIRSTS,
-) -> GameOptions:
-    """Options of /caro start (and /caro challenge, with `firsts` = CHALLENGE_FIRSTS);
-    UserError naming the valid choices for anything else."""
-    level = _choice(difficulty, Level.NORMAL.value, DIFFICULTIES, "difficulty")
-    rows, cols, k = parse_size(size)
-    size_key = f"{rows}x{cols}"
-    default_rule = PRESET_RULES.get(size_key, Rule.FREESTYLE).value
-    rule_name = _choice(rule, default_rule, RULES, "rule")
-    who = _choice(first, "me", firsts, "first")
-    return GameOptions(
-        level=level, rows=rows, cols=cols, k=k, rule=Rule.parse(rule_name), first=who
-    )
-
-
-def parse_size(text: str | None) -> tuple[int, int, int]:
-    """(rows, cols, k) of a preset ("15x15") or a typed size: "12x12" (k = 5, or the longer
-    side if shorter) or "12x12k4", up to 26x26."""
-    if text is None:
-        return SIZES["3x3"]
-    cleaned = text.strip().lower().replace(" ", "")
-    if cleaned in SIZES:
-        return SIZES[cleaned]
-    try:
-        return engine_parse_size(cleaned).with_k()
-    except SizeError:
-        pass
-    raise UserError(
-        "error.bad_size",
-        value=text[:40].replace("*", "").replace("`", "") or "(empty)",
-        choices=", ".join(SIZES),
-    )
-
-
-def parse_timeout(minutes: float, *, minimum_seconds: float) -> float:
-    """A turn time limit given in minutes, as seconds; UserError outside the allowed range."""
-    seconds = minutes * 60.0
-    if not minimum_seconds <= seconds <= MAX_TIMEOUT:
-        raise UserError(
-            "error.bad_timeout",
-            low=_minutes_text(minimum_seconds),
-            high=_minutes_text(MAX_TIMEOUT),
-        )
-    return seconds
-
-
-def _minutes_text(seconds: float) -> str:
-    return f"{seconds / 60:g}"
+def _ai_level(name: str, options: GameOptions) -> AiLevel:
+    """The AI of a chosen level for a game with `options`; UserError for the external engine
+    once it is no longer set up (a rematch, or a command sent before the operator removed it),
+    or on a board a piskvork brain does not play (it would never make a move of its own)."""
+    level = parse_ai_level(name)
+    if isinstance(level, Level):
+        return level
+    engine = external_level.engine()
+    if engine is None:
+        raise UserError("error.external_gone")
+    if not supports(Board(options.rows, options.cols, options.k, options.rule)):
+        raise UserError("error.external_board", name=engine.name)
+    return level
 
 
 def ai_seed(game_id: int, ply: int) -> str:
@@ -188,6 +121,36 @@ def ai_seed(game_id: int, ply: int) -> str:
 class Hint:
     cell: str
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One finished game from one member's side."""
+
+    state: GameState
+    mark: Mark
+    result: Result
+    change: RatingChange | None  # their rating change in this server, if the game was rated
+
+    @property
+    def opponent(self) -> Seat:
+        """The member or AI level they played against."""
+        return self.state.row.seat(self.mark.other)
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPage:
+    user_id: int
+    page: int  # from 0
+    entries: tuple[HistoryEntry, ...]
+    has_next: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GameReview:
+    state: GameState
+    review: Review
+    cached: bool  # answered from the cache, no search run
 
 
 Clock = Callable[[], float]
@@ -220,6 +183,10 @@ class GameService:
         self._hints: dict[int, tuple[int, asyncio.Task[Hint]]] = {}
         # Wakes the deadline watcher when a new clock starts.
         self.deadlines_changed = asyncio.Event()
+        # game id -> the review under way, and whom to tell its progress: one review per game
+        # however many members ask for it at once.
+        self._reviews: dict[int, asyncio.Task[Review]] = {}
+        self._review_watchers: dict[int, list[ReviewProgress]] = {}
 
     def _lock(self, game_id: int) -> asyncio.Lock:
         return self._locks.setdefault(game_id, asyncio.Lock())
@@ -234,9 +201,6 @@ class GameService:
 
     async def set_meta(self, key: str, value: str) -> None:
         await self.storage.set_meta(key, value)
-
-    async def schema_version(self) -> int:
-        return await self.storage.schema_version()
 
     # ----------------------------------------------------------------- clocks and settings
     async def timeouts(self, guild_id: int) -> GuildSettings:
@@ -273,11 +237,12 @@ class GameService:
     ) -> GameState:
         """A new game against the AI; ActiveGameExists if the member has one in this channel,
         UserError if a limit on running AI games is reached."""
+        level: AiLevel
         if options.level == ADAPTIVE:
             standing = await self.storage.standing(guild_id, player_id, Mode.AI)
             level = ratings.nearest_level(standing.rating)
         else:
-            level = Level.parse(options.level)
+            level = _ai_level(options.level, options)
         player_first = options.first == "me" or (options.first == "random" and rng.random() < 0.5)
         new = NewGame(
             guild_id=guild_id,
@@ -323,8 +288,8 @@ class GameService:
             guild_id=guild_id,
             channel_id=channel_id,
             mode=Mode.WATCH,
-            x=Level.parse(x_level),
-            o=Level.parse(o_level),
+            x=_ai_level(x_level, options),
+            o=_ai_level(o_level, options),
             started_by=starter_id,
             rows=options.rows,
             cols=options.cols,
@@ -666,9 +631,15 @@ class GameService:
             state, mark = await self._running_game_of(game_id, user_id)
             ply = state.board.ply if expected_ply is None else expected_ply
             finish = Finish(winner=mark.other, reason=EndReason.RESIGN)
+            now = self._clock()
             if not await self.storage.finish_game(
-                game_id, finish, rate=ratings.game_updates, ply=ply
+                game_id, finish, rate=ratings.game_updates, ply=ply, not_due_at=now
             ):
+                if state.row.deadline is not None and state.row.deadline <= now:
+                    # The member to move already lost on time: that result stands, and the
+                    # deadline watcher is woken to write and draw it.
+                    self.deadlines_changed.set()
+                    raise UserError("click.finished")
                 raise UserError("click.stale")
             return await self._reload(game_id)
 
@@ -742,14 +713,15 @@ class GameService:
         return state, options
 
     # ----------------------------------------------------------------- standings
-    async def standing(self, scope: int, user_id: int, mode: Mode) -> Standing:
-        return await self.storage.standing(scope, user_id, mode)
+    # The mode may come as its name from a command option ("pvp", "ai"); Mode() refuses others.
+    async def standing(self, scope: int, user_id: int, mode: Mode | str) -> Standing:
+        return await self.storage.standing(scope, user_id, Mode(mode))
 
     async def rated_leaderboard(
-        self, scope: int, mode: Mode, *, min_games: int, limit: int = 10
+        self, scope: int, mode: Mode | str, *, min_games: int, limit: int = 10
     ) -> list[RatedRow]:
         return await self.storage.rated_leaderboard(
-            scope, mode, min_games=min_games, limit=limit
+            scope, Mode(mode), min_games=min_games, limit=limit
         )
 
     async def rating_changes(self, game_id: int) -> list[RatingChange]:
@@ -767,26 +739,141 @@ class GameService:
         return state
 
 
-def _failed(task: asyncio.Task[Hint]) -> bool:
+    # ----------------------------------------------------------------- finished games as records
+    async def finished_game(self, game_id: int, guild_id: int) -> GameState:
+        """Game `game_id` of this server, over (finished, or a watch stopped); UserError if there
+        is no such game here (a game of another server is not shown) or it still runs."""
+        state = await self.state(game_id)
+        if state is None or state.row.guild_id != guild_id:
+            raise UserError("replay.no_game", game=game_id)
+        if state.active:
+            raise UserError("replay.running", game=game_id)
+        return state
+
+    async def last_finished_game(self, guild_id: int, user_id: int) -> GameState:
+        """The last game `user_id` finished in this server; UserError if none."""
+        rows = await self.storage.finished_games(guild_id, user_id, limit=1)
+        if not rows:
+            raise UserError("replay.none", user=f"<@{user_id}>")
+        return load_state(rows[0])
+
+    async def history(self, guild_id: int, user_id: int, page: int) -> HistoryPage:
+        """Page `page` (from 0) of the games `user_id` finished in this server, newest first."""
+        if not 0 <= page <= MAX_HISTORY_PAGE:
+            raise UserError("history.bad_page")
+        rows = await self.storage.finished_games(
+            guild_id, user_id, limit=HISTORY_PAGE + 1, offset=page * HISTORY_PAGE
+        )
+        entries: list[HistoryEntry] = []
+        for row in rows[:HISTORY_PAGE]:
+            state = load_state(row)
+            mark = state.mark_of(user_id)
+            result = state.result_of(mark) if mark is not None else None
+            if mark is None or result is None:
+                continue
+            change = next(
+                (
+                    c
+                    for c in await self.storage.rating_changes(row.id)
+                    if c.scope == guild_id and c.user_id == user_id
+                ),
+                None,
+            )
+            entries.append(HistoryEntry(state, mark, result, change))
+        return HistoryPage(user_id, page, tuple(entries), len(rows) > HISTORY_PAGE)
+
+    async def review(
+        self,
+        game_id: int,
+        guild_id: int,
+        run: RunInPool,
+        progress: ReviewProgress | None = None,
+        *,
+        node_limit: int = DEFAULT_NODE_LIMIT,
+        budget_s: float = DEFAULT_BUDGET_S,
+    ) -> GameReview:
+        """The AI review of a game of this server that is over: from the cache, or made in the
+        AI pool (`run`) a slice at a time, `progress` told after each slice, then cached. A
+        review asked for while one of the same game is under way waits for that one."""
+        state = await self.finished_game(game_id, guild_id)
+        cached = await self._cached_review(game_id, node_limit)
+        if cached is not None:
+            return GameReview(state, cached, cached=True)
+        watchers = self._review_watchers.setdefault(game_id, [])
+        if progress is not None:
+            watchers.append(progress)
+        try:
+            task = self._reviews.get(game_id)
+            if task is None or _failed(task):
+                task = asyncio.ensure_future(self._new_review(state, run, node_limit, budget_s))
+                self._reviews[game_id] = task
+                task.add_done_callback(lambda done: self._forget_review(game_id, done))
+            review = await asyncio.shield(task)
+        finally:
+            if progress is not None and progress in watchers:
+                watchers.remove(progress)
+            if not watchers:
+                self._review_watchers.pop(game_id, None)
+        return GameReview(state, review, cached=False)
+
+    def _forget_review(self, game_id: int, task: asyncio.Task[Review]) -> None:
+        if self._reviews.get(game_id) is task:
+            del self._reviews[game_id]
+
+    async def _cached_review(self, game_id: int, node_limit: int) -> Review | None:
+        data = await self.storage.review(game_id, node_limit)
+        if data is None:
+            return None
+        try:
+            return Review.from_dict(json.loads(data))
+        except ValueError:
+            return None  # damaged, or from an older engine: made again (and replaced)
+
+    async def _new_review(
+        self, state: GameState, run: RunInPool, node_limit: int, budget_s: float
+    ) -> Review:
+        row = state.row
+        work = engine_begin_review(
+            [move.cell for move in row.moves],
+            row.rows,
+            row.cols,
+            row.k,
+            Rule.parse(row.rule),
+            node_limit=node_limit,
+        )
+        start = time.monotonic()
+        first_pass = budget_s * FIRST_PASS_SHARE
+        while not work.analysed and time.monotonic() - start < first_pass:
+            slice_s = min(REVIEW_SLICE_S, max(0.05, first_pass - (time.monotonic() - start)))
+            work = await run(ai_worker.review_slice, work, slice_s)
+            for watcher in list(self._review_watchers.get(state.id, ())):
+                await watcher(work.done, work.total)
+        left = max(0.5, budget_s - (time.monotonic() - start))
+        data = await run(ai_worker.review_conclude, work, left)
+        review = Review.from_dict(data)
+        if review.complete:
+            # A review cut short by the budget (a busy pool) is shown but not kept: the next
+            # request may get through the whole game.
+            await self.storage.save_review(state.id, node_limit, json.dumps(data))
+        return review
+
+
+def _failed(task: asyncio.Task[Any]) -> bool:
     return task.done() and (task.cancelled() or task.exception() is not None)
 
 
 __all__ = [
-    "ADAPTIVE",
-    "CHALLENGE_FIRSTS",
+    "CHALLENGE_SECONDS",
     "DEFAULT_LIMITS",
-    "DIFFICULTIES",
-    "FIRSTS",
-    "GameOptions",
+    "DEFAULT_TIMEOUTS",
+    "GameReview",
     "GameService",
-    "Hint",
+    "HINT_ENGINE",
+    "HISTORY_PAGE",
+    "HistoryEntry",
+    "HistoryPage",
     "HINT_LEVELS",
+    "Hint",
     "Limits",
-    "RULES",
-    "SIZES",
-    "UserError",
     "ai_seed",
-    "parse_options",
-    "parse_size",
-    "parse_timeout",
 ]

@@ -33,18 +33,29 @@ forgets it all.
 
 The rules are evaluated on bitboards for speed (Board.push validates and builds tuples on every
 call); tests check them against Board on every rule.
+
+Boards of up to COMPILED_MAX_CELLS (64) cells are searched by the compiled core in
+engine._solver_core (numba): the same search over uint64 bitboards, with its own transposition
+table per spec (numpy arrays, two slots per bucket). The pure-Python _Searcher below handles
+larger boards and is the reference the compiled core is tested against.
 """
 
 from __future__ import annotations
 
 import random
 import sys
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import add
 from types import FrameType
+from typing import Any, NoReturn
 
+import numpy as np
+
+from . import _solver_core as core
 from .board import Board
 from .types import Cell, Rule
 
@@ -55,6 +66,7 @@ __all__ = [
     "clear_tables",
     "perfect_move",
     "solve",
+    "warm_up",
 ]
 
 # Transposition entries kept per process, about 150 bytes each (~150 MB at most). A spec's table
@@ -70,6 +82,15 @@ FULL_TABLE_MAX_CELLS = 9
 # The whole-board build (0.05-0.08 s for 3x3 on this project's shared test machine) is skipped,
 # and the position searched alone, under a tighter time budget.
 FULL_TABLE_MIN_TIME = 0.2
+# Boards of up to this many cells are searched by the compiled core (one uint64 per side);
+# larger ones by the pure-Python search below, which is also the reference the tests compare with.
+COMPILED_MAX_CELLS = 64
+# Compiled transposition-table entries per board spec, by board size: 20 bytes an entry, so the
+# largest is 2**23 entries = 160 MB. Small boards never fill a big table, and a big table costs
+# its allocation (and memory in every AI worker that touches the spec).
+COMPILED_TABLE_ENTRIES = ((16, 1 << 16), (20, 1 << 20), (24, 1 << 22), (64, 1 << 23))
+# Compiled tables kept per process across specs before the others are dropped.
+COMPILED_TABLE_MAX_BYTES = 400_000_000
 # Clock readings are spaced by work, not nodes: a node scans every line of k, so on 15x15 (572
 # lines) the clock is read every few nodes and on 3x3 every few hundred; either way ~1 ms apart.
 CLOCK_WORK = 4096
@@ -240,6 +261,7 @@ _FULL_TABLES_BUILT: set[tuple[int, int, int, Rule]] = set()
 def clear_tables() -> None:
     """Forget every solved position (frees memory; the next searches start cold)."""
     _TABLES.clear()
+    _CORE_TABLES.clear()
     _MEMO.clear()
     _FULL_TABLES_BUILT.clear()
 
@@ -263,7 +285,7 @@ def _remember(key: tuple[int, int, int, Rule, bytes], answer: _Answer) -> None:
 class _Budget:
     """Counts nodes and watches the clock; raises SolveTimeout when either runs out."""
 
-    __slots__ = ("start", "deadline", "node_limit", "nodes", "next_check", "every")
+    __slots__ = ("start", "deadline", "node_limit", "nodes", "next_check", "every", "ctl", "timer")
 
     def __init__(self, time_limit: float | None, node_limit: int | None) -> None:
         self.every = 64
@@ -272,22 +294,38 @@ class _Budget:
         self.node_limit = node_limit
         self.nodes = 0
         self.next_check = 0
+        self.ctl: np.ndarray[Any, np.dtype[np.int64]] | None = None
+        self.timer: threading.Timer | None = None
+
+    def compiled_control(self) -> np.ndarray[Any, np.dtype[np.int64]]:
+        """The compiled core's control array for this budget: its node limit, and a stop flag
+        that one timer thread raises at the deadline (the core runs without the GIL and reads
+        no clock). One per budget, so a root search of many moves starts one thread, not many."""
+        if self.ctl is None:
+            ctl = self.ctl = np.zeros(core.CTL_SIZE, dtype=np.int64)
+            ctl[core.CTL_NODE_LIMIT] = -1 if self.node_limit is None else self.node_limit
+            if self.deadline is not None:
+                left = self.deadline - time.perf_counter()
+                if left <= 0:
+                    ctl[core.CTL_STOP] = 1
+                else:
+                    self.timer = threading.Timer(left, ctl.__setitem__, (core.CTL_STOP, 1))
+                    self.timer.daemon = True
+                    self.timer.start()
+        return self.ctl
+
+    def close(self) -> None:
+        """Stops the timer thread, if one was started."""
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
 
     def check(self) -> None:
         """Called when nodes reaches next_check; sets the next one."""
         if self.node_limit is not None and self.nodes > self.node_limit:
-            raise SolveTimeout(
-                f"node limit of {self.node_limit:,} reached before the value was proven",
-                self.nodes,
-                self.elapsed(),
-            )
+            self.raise_timeout()
         if self.deadline is not None and time.perf_counter() >= self.deadline:
-            raise SolveTimeout(
-                f"time limit of {self.deadline - self.start:g} s reached"
-                " before the value was proven",
-                self.nodes,
-                self.elapsed(),
-            )
+            self.raise_timeout()
         step = self.every
         if self.node_limit is not None:
             step = max(1, min(step, self.node_limit + 1 - self.nodes))
@@ -295,6 +333,17 @@ class _Budget:
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
+
+    def raise_timeout(self) -> NoReturn:
+        if self.node_limit is not None and self.nodes > self.node_limit:
+            message = f"node limit of {self.node_limit:,} reached before the value was proven"
+        else:
+            assert self.deadline is not None
+            message = (
+                f"time limit of {self.deadline - self.start:g} s reached"
+                " before the value was proven"
+            )
+        raise SolveTimeout(message, self.nodes, self.elapsed())
 
 
 class _Searcher:
@@ -462,6 +511,101 @@ class _Searcher:
         return best
 
 
+# ----------------------------------------------------------------------------- compiled core
+_RULE_CODES = {Rule.FREESTYLE: core.RULE_FREESTYLE, Rule.EXACT: core.RULE_EXACT, Rule.CARO: core.RULE_CARO}
+
+
+class _CoreTables:
+    """One board spec's geometry as arrays, and its compiled transposition table."""
+
+    def __init__(self, geo: _Geometry, entries: int) -> None:
+        self.cells = geo.cells
+        self.rule = _RULE_CODES[geo.rule]
+        self.wmask = np.array([w[0] for w in geo.windows], dtype=np.uint64)
+        self.wbefore = np.array([w[1] for w in geo.windows], dtype=np.uint64)
+        self.wafter = np.array([w[2] for w in geo.windows], dtype=np.uint64)
+        self.order = np.array(geo.order, dtype=np.int64)
+        self.perms = np.array(geo.perms, dtype=np.int64)
+        self.inverse = np.array(geo.inverse, dtype=np.int64)
+        self.symbit = np.array(
+            [[1 << p[cell] for p in geo.perms] for cell in range(geo.cells)], dtype=np.uint64
+        )
+        self.tt_x = np.zeros(entries, dtype=np.uint64)
+        self.tt_o = np.zeros(entries, dtype=np.uint64)
+        self.tt_lo = np.zeros(entries, dtype=np.int8)
+        self.tt_hi = np.zeros(entries, dtype=np.int8)
+        self.tt_move = np.zeros(entries, dtype=np.int8)
+        self.tt_depth = np.zeros(entries, dtype=np.uint8)
+        self.nbytes = entries * 20
+
+    def search(
+        self, x: int, o: int, ply: int, alpha: int, beta: int, budget: _Budget
+    ) -> int:
+        """Score of a position that is not over for the side to move; SolveTimeout when the
+        budget runs out."""
+        ctl = budget.compiled_control()
+        ctl[core.CTL_NODES] = budget.nodes
+        score = core.search_position(
+            np.uint64(x), np.uint64(o), ply, alpha, beta,
+            self.cells, self.rule, self.wmask, self.wbefore, self.wafter, self.order,
+            self.perms, self.inverse, self.symbit,
+            self.tt_x, self.tt_o, self.tt_lo, self.tt_hi, self.tt_move, self.tt_depth, ctl,
+        )
+        budget.nodes = int(ctl[core.CTL_NODES])
+        if ctl[core.CTL_ABORTED]:
+            budget.raise_timeout()
+        return int(score)
+
+
+_CORE_TABLES: dict[tuple[int, int, int, Rule], _CoreTables] = {}
+
+
+def _core_tables(geo: _Geometry) -> _CoreTables:
+    spec = (geo.rows, geo.cols, geo.k, geo.rule)
+    tables = _CORE_TABLES.get(spec)
+    if tables is None:
+        entries = next(n for most, n in COMPILED_TABLE_ENTRIES if geo.cells <= most)
+        if sum(t.nbytes for t in _CORE_TABLES.values()) + entries * 20 > COMPILED_TABLE_MAX_BYTES:
+            _CORE_TABLES.clear()
+        tables = _CORE_TABLES[spec] = _CoreTables(geo, entries)
+    return tables
+
+
+# (side to move's stones, other side's stones, alpha, beta) -> score of that position.
+_SearchFn = Callable[[int, int, int, int], int]
+
+
+def _search_fn(geo: _Geometry, budget: _Budget) -> _SearchFn:
+    """The exact search for positions of this spec: compiled when the board fits a uint64."""
+    if geo.cells <= COMPILED_MAX_CELLS:
+        tables = _core_tables(geo)
+
+        def compiled(me: int, opp: int, alpha: int, beta: int) -> int:
+            ply = (me | opp).bit_count()
+            x, o = (me, opp) if ply % 2 == 0 else (opp, me)
+            return tables.search(x, o, ply, alpha, beta, budget)
+
+        return compiled
+    searcher = _Searcher(geo, budget)
+    _ensure_recursion(geo.cells)
+    return lambda me, opp, alpha, beta: searcher.search(
+        me, opp, _keys(geo, me, opp), alpha, beta
+    )
+
+
+def _keys(geo: _Geometry, me: int, opp: int) -> list[int]:
+    """The symmetric keys of a position given by the side to move's and the other's stones."""
+    ply = (me | opp).bit_count()
+    x, o = (me, opp) if ply % 2 == 0 else (opp, me)
+    keys = [0] * len(geo.perms)
+    for index in range(geo.cells):
+        if x >> index & 1:
+            keys = list(map(add, keys, geo.key_x[index]))
+        elif o >> index & 1:
+            keys = list(map(add, keys, geo.key_o[index]))
+    return keys
+
+
 # ----------------------------------------------------------------------------- public API
 def _check_limits(time_limit: float | None, node_limit: int | None) -> None:
     if time_limit is not None and (
@@ -495,10 +639,9 @@ def _bitboards(board: Board, geo: _Geometry) -> tuple[int, int, list[int]]:
 def _root_value(board: Board, budget: _Budget) -> int:
     """1, 0 or -1: the sign of the position's score, by a search with the narrowest window."""
     geo = _geometry(board.rows, board.cols, board.k, board.rule)
-    searcher = _Searcher(geo, budget)
-    me, opp, keys = _bitboards(board, geo)
-    _ensure_recursion(geo.cells - board.ply)
-    value = searcher.search(me, opp, keys, -1, 1)
+    search = _search_fn(geo, budget)
+    me, opp, _ = _bitboards(board, geo)
+    value = search(me, opp, -1, 1)
     return 0 if value == 0 else (1 if value > 0 else -1)
 
 
@@ -511,13 +654,11 @@ def _root(board: Board, budget: _Budget, every_best: bool) -> _Answer:
     depend on what earlier searches left in the tables, so the answer is reproducible.
     """
     geo = _geometry(board.rows, board.cols, board.k, board.rule)
-    searcher = _Searcher(geo, budget)
-    me, opp, keys = _bitboards(board, geo)
+    search = _search_fn(geo, budget)
+    me, opp, _ = _bitboards(board, geo)
     cells = geo.cells
-    win = searcher.win
+    win = cells + 1
     ply = board.ply
-    key_table = geo.key_x if ply % 2 == 0 else geo.key_o
-    _ensure_recursion(cells - ply)
 
     def child_score(index: int, alpha: int, beta: int) -> int:
         """Score of playing `index`, for the side to move now."""
@@ -525,17 +666,16 @@ def _root(board: Board, budget: _Budget, every_best: bool) -> _Answer:
             return win - ply - 1
         if ply + 1 == cells:
             return 0
-        child_keys = list(map(add, keys, key_table[index]))
-        return -searcher.search(opp, me | 1 << index, child_keys, -beta, -alpha)
+        return -search(opp, me | 1 << index, -beta, -alpha)
 
     # A narrow window settles win/draw/loss cheaply; the distance is then refined only on the
     # side of zero where it lies.
     inf = win + 1
-    value = searcher.search(me, opp, keys, -1, 1)
+    value = search(me, opp, -1, 1)
     if value > 0:
-        score = searcher.search(me, opp, keys, 0, inf)
+        score = search(me, opp, 0, inf)
     elif value < 0:
-        score = searcher.search(me, opp, keys, -inf, 0)
+        score = search(me, opp, -inf, 0)
     else:
         score = 0
     occupied = me | opp
@@ -617,7 +757,17 @@ def _answer(
     if board.is_over():
         raise ValueError("the game is over: there is nothing left to solve")
     budget = _Budget(time_limit, node_limit)
+    try:
+        return _answer_within(board, budget, value_only=value_only, every_best=every_best)
+    finally:
+        budget.close()
+
+
+def _answer_within(
+    board: Board, budget: _Budget, *, value_only: bool, every_best: bool
+) -> tuple[int, tuple[Cell, ...], _Budget]:
     spec = _spec(board)
+    time_limit = None if budget.deadline is None else budget.deadline - budget.start
     memo_key = _memo_key(board)
     known = _MEMO.get(memo_key)
     if (
@@ -694,3 +844,11 @@ def perfect_move(
     if rng is None:
         return best[0]
     return best[rng.randrange(len(best))]
+
+
+def warm_up() -> None:
+    """Load the compiled core (compiling it on the first run on a machine, ~3 s; then it is
+    read from numba's on-disk cache, ~0.4 s with the import), so no player's move pays for it."""
+    geo = _geometry(3, 4, 3, Rule.FREESTYLE)
+    tables = _CoreTables(geo, 4)
+    tables.search(1, 2, 2, -1, 1, _Budget(None, None))

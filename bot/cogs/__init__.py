@@ -13,7 +13,10 @@ from .challenge import ChallengeCog
 from .clocks import ClocksCog
 from .controls import ControlsCog
 from .help import HelpCog
+from .history import HistoryCog
 from .play import PlayCog
+from .replay import ReplayCog
+from .review import ReviewCog
 from .settings import SettingsCog
 from .stats import StatsCog
 from .watch import WatchCog
@@ -29,6 +32,9 @@ FEATURES: tuple[Callable[[CaroBot], commands.Cog], ...] = (
     ControlsCog,
     SettingsCog,
     StatsCog,
+    ReplayCog,
+    ReviewCog,
+    HistoryCog,
     HelpCog,
     ClocksCog,
 )
@@ -39,7 +45,10 @@ __all__ = [
     "ClocksCog",
     "ControlsCog",
     "HelpCog",
+    "HistoryCog",
     "PlayCog",
+    "ReplayCog",
+    "ReviewCog",
     "SettingsCog",
     "StatsCog",
     "WatchCog",

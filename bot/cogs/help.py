@@ -8,12 +8,22 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ..render import help_embed
+from ..help_text import help_sections
 from ..slash import text
+from ..texts import text_in
 from ..translator import locale_of
 
 if TYPE_CHECKING:
     from ..client import CaroBot
+
+
+def help_embed(locale: str = "en-US") -> discord.Embed:
+    """/caro help as one embed: the introduction, then a field per section."""
+    (_, introduction), *sections = help_sections(locale)
+    embed = discord.Embed(title=text_in(locale, "help.title"), description=introduction)
+    for title, body in sections:
+        embed.add_field(name=title, value=body, inline=False)
+    return embed
 
 
 class HelpCog(commands.Cog, name="Help"):

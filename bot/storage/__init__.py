@@ -62,7 +62,7 @@ def sqlite_path(url: str | Path) -> Path:
     return Path(text)
 
 
-async def open_database(url: str | Path) -> SqliteStorage | PostgresStorage:
+async def open_database(url: str | Path) -> Storage:
     """The database at `url` (a file path, sqlite:///path or postgresql://…), opened and
     migrated; StorageError with a one-line reason if it cannot be used."""
     if is_postgres_url(url):

@@ -121,6 +121,7 @@ class Storage(Protocol):
         rate: RatePolicy,
         ply: int | None = None,
         due_by: float | None = None,
+        not_due_at: float | None = None,
     ) -> bool: ...
 
     async def due_games(
@@ -132,6 +133,22 @@ class Storage(Protocol):
     async def next_deadline(self, *, shard_id: int = 0, shard_count: int = 1) -> float | None: ...
     async def set_deadline(self, game_id: int, ply: int, deadline: float | None) -> bool: ...
     async def add_hint(self, game_id: int, ply: int) -> bool: ...
+
+    # ----------------------------------------------------------------- finished games as records
+    async def finished_games(
+        self, guild_id: int, user_id: int, *, limit: int, offset: int = 0
+    ) -> list[GameRow]:
+        """The finished games (status 'finished') `user_id` played in this server, newest
+        (highest id) first."""
+        ...
+
+    async def review(self, game_id: int, node_limit: int) -> str | None:
+        """The cached AI review (JSON text) of `game_id` made with `node_limit`, if any."""
+        ...
+
+    async def save_review(self, game_id: int, node_limit: int, data: str) -> None:
+        """Cache the review of `game_id` (one per game: a newer one replaces it)."""
+        ...
 
     # ----------------------------------------------------------------- challenges
     async def create_challenge(self, new: NewChallenge) -> ChallengeRow: ...

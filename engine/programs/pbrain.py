@@ -5,16 +5,24 @@ line at a time: START/RECTSTART set up a board, BEGIN/TURN/BOARD ask for a move 
 column and y the row, both 0-based), INFO passes time limits and the rule, END stops the process.
 Protocol: https://plastovicka.github.io/protocl2en.htm
 
-The brain answers every line before reading the next one, so it thinks only while a move is due
-and the time for that move comes from the INFO limits.
+A thread reads stdin into a queue the whole time, so the brain hears the manager while it
+thinks: END ends the process at once, INFO is applied once the move is sent, and any other command
+abandons the move being thought about (no answer is sent for it: the manager has moved on) and is
+then handled. Each move gets the turn time or its share of the match clock (INFO timeout_turn,
+timeout_match, time_left), counted from the moment the command arrived.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import math
+import os
+import queue
 import random
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar, TextIO
@@ -38,8 +46,12 @@ DEFAULT_TIMEOUT_TURN_MS = 30_000
 # short enough to spend time early, long enough never to run the clock out.
 MOVES_LEFT_GUESS = 25
 MIN_THINK = 0.02  # seconds: even "play fast" gets a glance at immediate wins and blocks
-SAFETY = 0.85  # share of the computed time actually used, for process and pipe latency
-SAFETY_FIXED = 0.05  # seconds kept back on top of that
+# Kept back from every move's time for pipe latency and the answer's way out: a fixed part and a
+# share of the time (a longer search overshoots its deadline by more when it stops).
+LATENCY = 0.03
+LATENCY_SHARE = 0.02
+# Seconds of the match clock never spent, so that a slow last move cannot lose on time.
+MATCH_RESERVE = 0.1
 REBUILD_BUDGET = 50_000  # pushes allowed when searching a move order for a BOARD position
 
 ChooseFn = Callable[[Board, float], Cell]
@@ -67,13 +79,17 @@ def rule_from_bits(bits: int) -> tuple[Rule, list[str]]:
 def move_time(
     timeout_turn_ms: int, timeout_match_ms: int, time_left_ms: int | None, empty_cells: int
 ) -> float:
-    """Seconds to think on this move: the turn limit, or a fair share of the match clock if less."""
+    """Seconds to think on this move: the turn limit, or a fair share of the match clock if less,
+    less what the answer needs to get back to the manager."""
     # timeout_turn 0 means "as fast as possible"; timeout_match 0 means no match limit.
     limit = timeout_turn_ms / 1000 if timeout_turn_ms > 0 else MIN_THINK
-    if timeout_match_ms > 0 and time_left_ms is not None:
+    if timeout_match_ms > 0:
+        # Until the manager says how much is left, the whole match clock is.
+        left_ms = timeout_match_ms if time_left_ms is None else time_left_ms
+        left = max(0.0, left_ms / 1000 - MATCH_RESERVE)
         moves_left = max(1, min(MOVES_LEFT_GUESS, math.ceil(empty_cells / 2)))
-        limit = min(limit, max(0, time_left_ms) / 1000 / moves_left)
-    return max(MIN_THINK, limit * SAFETY - SAFETY_FIXED)
+        limit = min(limit, left / moves_left)
+    return max(MIN_THINK, limit * (1 - LATENCY_SHARE) - LATENCY)
 
 
 def finished_line(rule: Rule, stones: dict[Cell, Mark]) -> list[Cell] | None:
@@ -157,6 +173,11 @@ class Brain:
     timeout_match: int = 0
     time_left: int | None = None
     info: dict[str, str] = field(default_factory=dict)
+    # Set when stdin is read by a CommandReader: the search then runs in a thread that a new
+    # command can cut short, and the move's time counts from the command's arrival.
+    reader: CommandReader | None = None
+    # The last search cut short, if it may still be unwinding (see think).
+    abandoned: threading.Thread | None = None
 
     @property
     def rule(self) -> Rule:
@@ -398,8 +419,20 @@ class Brain:
         seconds = move_time(
             self.timeout_turn, self.timeout_match, self.time_left, len(board.legal_moves)
         )
+        if self.abandoned is not None:
+            # Two searches at once would share the engine's tables from two threads; the cut
+            # one ends at its next Python step, at worst at its own time limit. The wait counts
+            # against this move's time like everything since the command arrived.
+            self.abandoned.join()
+            self.abandoned = None
+        if self.reader is not None:
+            spent = time.perf_counter() - self.reader.received
+            seconds = max(MIN_THINK, seconds - spent)
         try:
-            cell = self.choose(board, seconds)
+            chosen = self.think(board, seconds)
+            if chosen is None:
+                return  # cut short by a new command, which is next in line
+            cell = chosen
             board.push(cell)
         except Exception as error:  # a lost game beats a brain that hangs or dies
             cell = fallback_move(board)
@@ -409,6 +442,40 @@ class Brain:
             )
             board.push(cell)
         self.send_move(cell)
+
+    def think(self, board: Board, seconds: float) -> Cell | None:
+        """The chooser's move, or None if a command from the manager interrupted it."""
+        reader = self.reader
+        if reader is None:
+            return self.choose(board, seconds)
+        outcome: list[Cell | BaseException] = []
+        done = threading.Event()
+        position = board.copy()  # an abandoned search may still be unwinding on its copy
+
+        def work() -> None:
+            try:
+                outcome.append(self.choose(position, seconds))
+            except _Interrupted:
+                pass
+            except BaseException as error:  # handed to the main thread, which reports it
+                outcome.append(error)
+            finally:
+                done.set()
+                reader.wake.set()
+
+        thread = threading.Thread(target=work, name="caro-pbrain-search", daemon=True)
+        reader.start_thinking()
+        thread.start()
+        reader.wake.wait()
+        reader.stop_thinking()
+        if not done.is_set():
+            _interrupt(thread)
+            self.abandoned = thread
+            return None
+        result = outcome[0]
+        if isinstance(result, BaseException):
+            raise result
+        return result
 
     HANDLERS: ClassVar[dict[str, Callable[[Brain, str, Iterator[str]], None]]] = {
         "START": cmd_start,
@@ -440,6 +507,87 @@ def ai_chooser(level: str, rng: random.Random, node_limit: int | None = None) ->
     return choose
 
 
+class _Interrupted(BaseException):
+    """Raised inside an abandoned search thread to end it; never seen outside that thread."""
+
+
+def _interrupt(thread: threading.Thread) -> None:
+    # Python has no way to stop a thread from outside but this documented C-API call: the
+    # exception is raised in the thread at its next bytecode, so a search ends within
+    # microseconds of Python code (or when a compiled stretch returns to Python). The search
+    # thread is a daemon, so one that is still unwinding never keeps the process alive.
+    if thread.ident is not None:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(
+            ctypes.c_ulong(thread.ident), ctypes.py_object(_Interrupted)
+        )
+
+
+# Commands that never interrupt a search: INFO only updates settings (applied after the move).
+NON_INTERRUPTING = frozenset({"", "INFO"})
+
+
+class CommandReader:
+    """Reads the manager's lines on a thread of its own, so they are heard during a search.
+
+    END during a search ends the process at once (after flushing what was already written);
+    other commands wake the brain's wait (see Brain.think) and queue up for the main loop.
+    """
+
+    def __init__(self, stream: TextIO, out: TextIO) -> None:
+        self.stream = stream
+        self.out = out
+        self.lines: queue.Queue[tuple[str, float] | None] = queue.Queue()
+        self.wake = threading.Event()
+        self.received = time.perf_counter()  # arrival time of the last line handed out
+        self._thinking = False
+        self._waiting = 0  # queued lines that would interrupt a search
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._read, name="caro-pbrain-stdin", daemon=True)
+        self._thread.start()
+
+    def start_thinking(self) -> None:
+        with self._lock:
+            self.wake.clear()
+            self._thinking = True
+            # A command already waiting cuts the search short before it starts.
+            if self._waiting:
+                self.wake.set()
+
+    def stop_thinking(self) -> None:
+        with self._lock:
+            self._thinking = False
+
+    def _read(self) -> None:
+        while True:
+            line = self.stream.readline()
+            arrived = time.perf_counter()
+            if not line:
+                self.lines.put(None)
+                self.wake.set()  # the manager is gone: stop thinking for it
+                return
+            command = line.strip().partition(" ")[0].upper()
+            with self._lock:
+                if self._thinking and command == "END":
+                    self.out.flush()
+                    os._exit(0)
+                self.lines.put((line, arrived))
+                if command not in NON_INTERRUPTING:
+                    self._waiting += 1
+                    if self._thinking:
+                        self.wake.set()
+
+    def __iter__(self) -> Iterator[str]:
+        while True:
+            item = self.lines.get()
+            if item is None:
+                return
+            line, self.received = item
+            if line.strip().partition(" ")[0].upper() not in NON_INTERRUPTING:
+                with self._lock:
+                    self._waiting -= 1
+            yield line
+
+
 def lines_of(stream: TextIO) -> Iterator[str]:
     # readline, not iteration, so each command is handled as soon as its line arrives.
     while True:
@@ -449,9 +597,28 @@ def lines_of(stream: TextIO) -> Iterator[str]:
         yield line
 
 
-def serve(inp: TextIO, out: TextIO, choose: ChooseFn) -> int:
-    Brain(out=out, choose=choose).run(lines_of(inp))
+def serve(inp: TextIO, out: TextIO, choose: ChooseFn, *, listen: bool = False) -> int:
+    """Answer the manager on `inp`/`out` until END or the end of input; with `listen`, stdin is
+    read on a thread of its own so commands are heard while the brain thinks."""
+    if not listen:
+        Brain(out=out, choose=choose).run(lines_of(inp))
+        return 0
+    reader = CommandReader(inp, out)
+    Brain(out=out, choose=choose, reader=reader).run(iter(reader))
     return 0
+
+
+def parse_node_limit(text: str | None) -> int | None:
+    """The --node-limit value; ValueError for anything but a whole number of at least 1."""
+    if text is None:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"--node-limit must be a whole number, not {text!r}") from None
+    if value < 1:
+        raise ValueError(f"--node-limit must be at least 1, not {value}")
+    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -466,12 +633,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--node-limit",
-        type=int,
         default=None,
         help="search nodes per move instead of the clock (reproducible games; ignores INFO times)",
     )
 
 
 def run(args: argparse.Namespace) -> int:
-    choose = ai_chooser(args.level, random.Random(args.seed), args.node_limit)
-    return serve(sys.stdin, sys.stdout, choose)
+    # Checked before anything starts, in one line: a manager shows only the brain's first line.
+    try:
+        node_limit = parse_node_limit(args.node_limit)
+    except ValueError as error:
+        print(f"caro pbrain: {error}", file=sys.stderr)
+        return 2
+    choose = ai_chooser(args.level, random.Random(args.seed), node_limit)
+    return serve(sys.stdin, sys.stdout, choose, listen=True)

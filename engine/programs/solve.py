@@ -27,7 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--time-limit",
         metavar="S",
         default=None,
-        help="give up after S seconds (default: no limit; boards past 5x5 rarely finish)",
+        help="give up after S seconds (default: no limit; 5x5 takes seconds, 6x5 about a "
+        "minute, larger boards rarely finish)",
     )
     parser.add_argument(
         "--moves",

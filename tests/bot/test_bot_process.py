@@ -89,7 +89,7 @@ async def test_win_draw_and_loss_then_stats_and_leaderboard(running_bot: BotHand
     green = [b for b in cells(end) if b["style"] == 3]
     assert len(green) == 3 and all(b["label"] == "X" for b in green)
     assert all(b["disabled"] for b in cells(end))
-    assert [b["label"] for b in end.buttons if b not in cells(end)] == ["Rematch"]
+    assert [b["label"] for b in end.buttons if b not in cells(end)] == ["Rematch", "Review"]
 
     draw = await alice.slash("caro start", difficulty="impossible")
     end = await play_out(alice, draw.message, perfect_move)

@@ -86,7 +86,7 @@ async def test_five_by_five_offers_resign_hint_and_rematch_and_survives_a_restar
     resigned = await alice.click(message, "Resign")
     assert resigned.callback_type == 7
     assert "**The AI wins: you resigned.**" in text_of(message)
-    assert controls(message) == ["Rematch"] and all(b["disabled"] for b in cells(message))
+    assert controls(message) == ["Rematch", "Review"] and all(b["disabled"] for b in cells(message))
     rematch = await alice.click(message, "Rematch")
     assert rematch.callback_type == 4 and rematch.message.flags & COMPONENTS_V2
     assert f"<@{alice.id}> (O) vs AI (X, easy)" in text_of(rematch)
@@ -129,7 +129,7 @@ async def test_a_big_board_against_the_ai_has_resign_and_hint_next_to_the_window
     await message.wait_for(lambda m: "Hints used: 1." in text_of(m))
     assert (await alice.click(message, "Resign")).callback_type == 7
     assert "**The AI wins: you resigned.**" in text_of(message)
-    assert controls(message) == ["Rematch"] and cells(message) == []
+    assert controls(message) == ["Rematch", "Review"] and cells(message) == []
     assert [a["filename"] for a in message.attachments] == ["board.png"]
 
 

@@ -45,3 +45,33 @@ def test_the_ready_timer_is_where_the_patch_cancels_it() -> None:
     client = discord.Client(intents=discord.Intents.none())
     assert hasattr(client._connection, "_ready_task"), "discord.py renamed its READY timer"
     discord_patches.cancel_ready_timer(client)  # no timer yet: nothing to do, no error
+
+
+def test_a_choice_known_only_at_start_is_added_to_a_cog_command() -> None:
+    from discord import app_commands
+    from discord.ext import commands
+
+    class Levels(commands.Cog):
+        @app_commands.command(name="start", description="start")
+        @app_commands.choices(
+            level=[app_commands.Choice(name="easy", value="easy"),
+                   app_commands.Choice(name="adaptive", value="adaptive")]
+        )
+        async def start(self, interaction: discord.Interaction[Any], level: str) -> None:
+            pass
+
+    first, second = Levels(), Levels()
+    command = first.get_app_commands()[0]
+    assert isinstance(command, app_commands.Command)
+    extra = app_commands.Choice(name="Embryo", value="external")
+    discord_patches.add_choice(command, "level", extra, before="adaptive")
+    parameter = command.get_parameter("level")
+    assert parameter is not None
+    assert [c.value for c in parameter.choices] == ["easy", "external", "adaptive"]
+    sent = command.to_dict(app_commands.CommandTree(discord.Client(intents=discord.Intents.none())))
+    assert {"name": "Embryo", "value": "external"} in sent["options"][0]["choices"]
+    # Another instance of the cog (and the class's command) keeps the decorator's choices.
+    other = second.get_app_commands()[0]
+    assert isinstance(other, app_commands.Command)
+    untouched = other.get_parameter("level")
+    assert untouched is not None and [c.value for c in untouched.choices] == ["easy", "adaptive"]

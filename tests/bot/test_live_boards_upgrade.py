@@ -19,6 +19,7 @@ CELL = "caro:m:{game}:{ply}:{cell}"
 RESIGN = "caro:r:{game}:{ply}"
 HINT = "caro:h:{game}:{ply}"
 REMATCH = "caro:rm:{game}:{ply}"
+REVIEW = "caro:rv:{game}"
 TYPE_A_MOVE = "caro:t:{game}:{ply}"
 MOVE_FORM = "caro:tm:{game}:{ply}"
 PAN = "caro:p:{game}:{ply}:{window}:{direction}"
@@ -61,14 +62,15 @@ async def test_boards_posted_by_the_previous_version_play_to_the_end_after_an_up
     assert {CELL.format(game=ai_game, ply=0, cell=c) for c in ("A1", "B2", "C3")} <= ids_of(ai)
     assert {RESIGN.format(game=ai_game, ply=0), HINT.format(game=ai_game, ply=0)} <= ids_of(ai)
 
-    # A finished game, with its Rematch button.
+    # A finished game, with its Rematch and Review buttons.
     done_channel = double.add_channel("finished")
     done = (await carol.slash("caro start", channel_id=done_channel, difficulty="easy")).message
     done = await play_ai_game_with_literal_ids(carol, done)
     done_game = game_id_of(done)
     rematch = REMATCH.format(game=done_game, ply=ply_of(done))
     assert ids_of(done) - {b["custom_id"] for b in done.buttons if "caro:m:" in b["custom_id"]} == {
-        rematch
+        rematch,
+        REVIEW.format(game=done_game),
     }
 
     # A pending challenge, and another one to decline.

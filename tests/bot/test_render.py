@@ -111,7 +111,7 @@ def test_win_highlights_the_line_and_disables_everything() -> None:
     green = sorted(name for name, b in cells.items() if b["style"] == 3)
     assert green == ["A1", "B1", "C1"]
     assert all(b["disabled"] for b in cells.values())
-    assert controls(state) == ["Rematch"]
+    assert controls(state) == ["Rematch", "Review"]
 
 
 @pytest.mark.parametrize(("result", "line"), [("loss", "**The AI wins.**"), ("draw", "**Draw.**")])
@@ -138,7 +138,8 @@ def test_five_by_five_fits_discord_limits_with_its_controls() -> None:
     assert v2_layout(easy) == [TEXT_DISPLAY, 5, 5, 5, 5, 5, 2]
     assert controls(easy) == ["Resign", "Hint"]
     done = game([("C3", False, None)], size=5, k=4, status="finished", result="loss")
-    assert v2_layout(done) == [TEXT_DISPLAY, 5, 5, 5, 5, 5, 1] and controls(done) == ["Rematch"]
+    assert v2_layout(done) == [TEXT_DISPLAY, 5, 5, 5, 5, 5, 2]
+    assert controls(done) == ["Rematch", "Review"]
     assert all(b["disabled"] for b in buttons(done))
 
 
@@ -283,8 +284,8 @@ def test_a_big_board_gets_a_window_of_cells_pan_controls_and_resign() -> None:
 
 def test_a_finished_big_board_and_a_watched_one_show_no_cells() -> None:
     done = big_game(["H8", "A1", "I8", "A2", "J8", "A3", "K8", "A4", "L8"], status="finished")
-    assert controls(done) == ["Rematch"] and buttons(done) == []
-    assert v2_layout(done) == [TEXT_DISPLAY, MEDIA_GALLERY, 1]
+    assert controls(done) == ["Rematch", "Review"] and buttons(done) == []
+    assert v2_layout(done) == [TEXT_DISPLAY, MEDIA_GALLERY, 2]
     assert "**<@42> wins!**" in game_content(done)
     watched = big_game(["H8"], mode="watch")
     assert v2_layout(watched) == [TEXT_DISPLAY, MEDIA_GALLERY, 1]

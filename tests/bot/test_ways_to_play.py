@@ -153,7 +153,7 @@ async def test_caro_15x15_with_the_window_and_typed_moves(running_bot: BotHandle
         await alice.submit_modal(message, form.modal["custom_id"], {"cell": alice_cell})
     assert f"**<@{alice.id}> wins!**" in text_of(message)
     assert [a["filename"] for a in message.attachments] == ["board.png"]
-    assert [b["label"] for b in message.buttons] == ["Rematch"]
+    assert [b["label"] for b in message.buttons] == ["Rematch", "Review"]
     rows = running_bot.db_rows("SELECT rows, k, rule, winner, ply FROM games")
     assert rows == [(15, 5, "caro", "X", 9)]
 

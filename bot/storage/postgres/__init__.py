@@ -8,10 +8,11 @@ from pathlib import Path
 
 from .challenges import ChallengeQueries
 from .connection import MIGRATIONS_DIR, POOL_MAX, shown_dsn
+from .reviews import ReviewQueries
 from .settings import SettingQueries
 
 
-class PostgresStorage(ChallengeQueries, SettingQueries):
+class PostgresStorage(ChallengeQueries, ReviewQueries, SettingQueries):
     """The bot's database on a PostgreSQL server. Create with
     `await PostgresStorage.open("postgresql://…")`; `await close()` at shutdown."""
 

@@ -10,7 +10,6 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 
 from engine import Mark
-from engine.types import Level
 
 from ...model import (
     ActiveGameExists,
@@ -22,6 +21,7 @@ from ...model import (
     NewGame,
     Seat,
     Status,
+    parse_ai_level,
 )
 from ..interface import REDRAW_FINISHED_WITHIN, LiveCounts, MoveOutcome, RatePolicy
 from .connection import CLAIM_SECONDS, check_shard
@@ -76,7 +76,7 @@ class GameQueries(StandingQueries):
             )
         )
         for seat in (new.x, new.o):
-            if not isinstance(seat, Level):
+            if isinstance(seat, int):
                 await con.execute(
                     "INSERT INTO live_seats (guild_id, channel_id, user_id, game_id)"
                     " VALUES ($1, $2, $3, $4)",
@@ -88,7 +88,7 @@ class GameQueries(StandingQueries):
         if new.mode is Mode.WATCH:
             return await self.active_watch(new.guild_id, new.channel_id)
         for seat in (new.x, new.o):
-            if not isinstance(seat, Level):
+            if isinstance(seat, int):
                 found = await self.active_game(new.guild_id, new.channel_id, seat)
                 if found is not None:
                     return found
@@ -289,9 +289,11 @@ class GameQueries(StandingQueries):
         rate: RatePolicy,
         ply: int | None = None,
         due_by: float | None = None,
+        not_due_at: float | None = None,
     ) -> bool:
         """Finish a running game and count its result; False if it was not running (or, with
-        `ply`, moved on; with `due_by`, its clock had not run out by then)."""
+        `ply`, moved on; with `due_by`, its clock had not run out by then; with `not_due_at`, its
+        clock had run out by then: a resignation cannot undo a loss on time)."""
         EndReason(finish.reason)  # refuse an unknown reason before touching anything
 
         async def attempt() -> bool:
@@ -307,6 +309,9 @@ class GameQueries(StandingQueries):
                     or (ply is not None and int(row["ply"]) != ply)
                     or (due_by is not None
                         and (row["deadline"] is None or float(row["deadline"]) > due_by))
+                    or (not_due_at is not None
+                        and row["deadline"] is not None
+                        and float(row["deadline"]) <= not_due_at)
                     or not await self._finish(con, game_id, finish, rate)
                 ):
                     ok.rollback()
@@ -356,11 +361,11 @@ def _count(status: str) -> int:
 
 
 def _seat_columns(seat: Seat) -> tuple[int | None, str | None]:
-    return (None, seat.value) if isinstance(seat, Level) else (seat, None)
+    return (seat, None) if isinstance(seat, int) else (None, seat.value)
 
 
 def _seat(user_id: object, level: object) -> Seat:
-    return Level(str(level)) if user_id is None else int(str(user_id))
+    return parse_ai_level(str(level)) if user_id is None else int(str(user_id))
 
 
 def _game_row(row: Any) -> GameRow:

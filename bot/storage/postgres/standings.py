@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from engine import Mark
-from engine.types import Level
 
 from ...model import GameRow, Mode, RatedRow, RatingChange, Record, Result, Standing, UserStats
 from ...ratings import START_RATING, result_for
@@ -121,7 +120,7 @@ class StandingQueries(Connection):
         if game.mode is Mode.AI:
             for mark in (Mark.X, Mark.O):
                 seat, other = game.seat(mark), game.seat(mark.other)
-                if isinstance(seat, int) and isinstance(other, Level):
+                if isinstance(seat, int) and not isinstance(other, int):
                     await con.execute(
                         "INSERT INTO results (game_id, guild_id, user_id, ai_level, result)"
                         " VALUES ($1, $2, $3, $4, $5)",

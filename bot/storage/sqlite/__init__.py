@@ -5,18 +5,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..interface import StorageError
 from .challenges import ChallengeQueries
 from .connection import MIGRATIONS_DIR, check_database_path, migration_files
+from .reviews import ReviewQueries
 from .settings import SettingQueries
 
 
-class SqliteStorage(ChallengeQueries, SettingQueries):
+class SqliteStorage(ChallengeQueries, ReviewQueries, SettingQueries):
     """The bot's database. Create with `await SqliteStorage.open(path)`; `await close()` at
     shutdown.
 
     Each base holds the queries of one aggregate over the one connection (connection.py):
     challenges build on games (accepting one creates a game), games on standings (finishing one
-    rates it); settings stand alone.
+    rates it), finished games as records and their reviews on games; settings stand alone.
     """
 
     @classmethod
@@ -28,6 +30,9 @@ class SqliteStorage(ChallengeQueries, SettingQueries):
         try:
             storage = cls(db)
             await storage.migrate(migrations)
+        except StorageError as exc:
+            await db.close()
+            raise StorageError(f"database {path}: {exc}") from None
         except BaseException:
             await db.close()
             raise

@@ -7,7 +7,6 @@ import json
 import sqlite3
 
 from engine import Mark
-from engine.types import Level
 
 from ...model import (
     ActiveGameExists,
@@ -19,6 +18,7 @@ from ...model import (
     NewGame,
     Seat,
     Status,
+    parse_ai_level,
 )
 from ..interface import REDRAW_FINISHED_WITHIN, LiveCounts, MoveOutcome, RatePolicy
 from .connection import NOW, SHARD, check_shard
@@ -89,7 +89,7 @@ class GameQueries(StandingQueries):
         game_id = cur.lastrowid
         assert game_id is not None
         for seat in (new.x, new.o):
-            if not isinstance(seat, Level):
+            if isinstance(seat, int):
                 await self._db.execute(
                     "INSERT INTO live_seats (guild_id, channel_id, user_id, game_id)"
                     " VALUES (?, ?, ?, ?)",
@@ -101,7 +101,7 @@ class GameQueries(StandingQueries):
         if new.mode is Mode.WATCH:
             return await self._active_watch(new.guild_id, new.channel_id)
         for seat in (new.x, new.o):
-            if not isinstance(seat, Level):
+            if isinstance(seat, int):
                 found = await self._active_game(new.guild_id, new.channel_id, seat)
                 if found is not None:
                     return found
@@ -295,12 +295,14 @@ class GameQueries(StandingQueries):
         rate: RatePolicy,
         ply: int | None = None,
         due_by: float | None = None,
+        not_due_at: float | None = None,
     ) -> bool:
         """Finish a running game and count its result; False if it was not running.
 
         With `ply`, only if exactly that many moves were played (a resignation or a time-out
         must not land after a move it did not see); with `due_by`, only if its clock ran out
-        by then (a move made meanwhile reset the clock).
+        by then (a move made meanwhile reset the clock); with `not_due_at`, only if its clock
+        had not run out at that time (a resignation cannot undo a loss on time).
         """
         async with self._lock, self._transaction() as ok:
             if ply is not None and not await self._scalar(
@@ -312,6 +314,13 @@ class GameQueries(StandingQueries):
                 "SELECT COUNT(*) FROM games WHERE id = ? AND deadline IS NOT NULL"
                 " AND deadline <= ?",
                 (game_id, due_by),
+            ):
+                ok.rollback()
+                return False
+            if not_due_at is not None and await self._scalar(
+                "SELECT COUNT(*) FROM games WHERE id = ? AND deadline IS NOT NULL"
+                " AND deadline <= ?",
+                (game_id, not_due_at),
             ):
                 ok.rollback()
                 return False
@@ -373,11 +382,11 @@ class GameQueries(StandingQueries):
 
 
 def _seat_columns(seat: Seat) -> tuple[int | None, str | None]:
-    return (None, seat.value) if isinstance(seat, Level) else (seat, None)
+    return (seat, None) if isinstance(seat, int) else (None, seat.value)
 
 
 def _seat(user_id: object, level: object) -> Seat:
-    return Level(str(level)) if user_id is None else int(str(user_id))
+    return parse_ai_level(str(level)) if user_id is None else int(str(user_id))
 
 
 def _game_row(row: sqlite3.Row) -> GameRow:

@@ -4,7 +4,6 @@ of each finished game, and the results per AI level behind /caro stats."""
 from __future__ import annotations
 
 from engine import Mark
-from engine.types import Level
 
 from ...model import GameRow, Mode, RatedRow, RatingChange, Record, Result, Standing, UserStats
 from ...ratings import START_RATING, result_for
@@ -82,7 +81,7 @@ class StandingQueries(Connection):
         if game.mode is Mode.AI:
             for mark in (Mark.X, Mark.O):
                 seat, other = game.seat(mark), game.seat(mark.other)
-                if isinstance(seat, int) and isinstance(other, Level):
+                if isinstance(seat, int) and not isinstance(other, int):
                     result = result_for(winner, mark)
                     await self._db.execute(
                         "INSERT INTO results (game_id, guild_id, user_id, ai_level, result)"

@@ -1,4 +1,4 @@
--- Review of issue 5: at most one AI-vs-AI game runs per channel, so a channel cannot be flooded
+-- At most one AI-vs-AI game runs per channel, so a channel cannot be flooded
 -- with boards that play themselves.
 
 -- Databases from before this rule may hold several running AI-vs-AI games in one channel: the

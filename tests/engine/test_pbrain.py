@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import io
+import os
+import queue
 import random
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 
@@ -21,6 +27,7 @@ from engine.programs.pbrain import (
     fallback_move,
     lines_of,
     move_time,
+    parse_node_limit,
     rule_from_bits,
     serve,
 )
@@ -301,8 +308,9 @@ def test_info_times_set_the_thinking_time() -> None:
         chooser,
     )
     seconds = [s for _, s in chooser.calls]
-    assert seconds[0] == pytest.approx(5 * 0.85 - 0.05)
-    assert seconds[1] == pytest.approx(10 / 25 * 0.85 - 0.05)  # 10 s left shared over 25 moves
+    assert seconds[0] == pytest.approx(5 * 0.98 - 0.03)  # the whole turn, less the way back
+    # 10 s left (less 0.1 s kept in reserve) shared over 25 moves.
+    assert seconds[1] == pytest.approx(9.9 / 25 * 0.98 - 0.03)
     assert seconds[2] == pytest.approx(0.02)  # timeout_turn 0: as fast as possible
 
 
@@ -312,11 +320,15 @@ def test_bad_info_numbers_are_ignored_with_a_message() -> None:
     assert brain.timeout_turn == 30_000 and replies[1] == "OK"
 
 
-def test_move_time() -> None:
-    assert move_time(1000, 0, None, 200) == pytest.approx(0.8)
-    assert move_time(30_000, 180_000, 60_000, 200) == pytest.approx(60 / 25 * 0.85 - 0.05)
+def test_move_time_uses_the_whole_turn_or_a_share_of_the_match_clock() -> None:
+    assert move_time(1000, 0, None, 200) == pytest.approx(0.95)
+    assert move_time(30_000, 180_000, 60_000, 200) == pytest.approx(59.9 / 25 * 0.98 - 0.03)
     # Late in the game fewer moves remain, so a bigger share of the clock is allowed.
-    assert move_time(30_000, 180_000, 10_000, 4) == pytest.approx(10 / 2 * 0.85 - 0.05)
+    assert move_time(30_000, 180_000, 10_000, 4) == pytest.approx(9.9 / 2 * 0.98 - 0.03)
+    # Before the first INFO time_left, the whole match clock is what is left.
+    assert move_time(30_000, 10_000, None, 200) == pytest.approx(9.9 / 25 * 0.98 - 0.03)
+    # The turn limit still caps the share when the match clock is generous.
+    assert move_time(2000, 1_000_000, 900_000, 200) == pytest.approx(2 * 0.98 - 0.03)
     assert move_time(30_000, 180_000, 0, 100) == pytest.approx(0.02)
     assert move_time(30_000, 180_000, -500, 100) == pytest.approx(0.02)
 
@@ -385,25 +397,204 @@ def caro_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "engine"]
 
 
-def test_console_script_speaks_the_protocol() -> None:
-    script = (
-        "INFO timeout_turn 300\nINFO timeout_match 0\nSTART 15\nBEGIN\nTURN 6,6\n"
-        "BOARD\n7,7,1\n6,6,2\n8,8,2\nDONE\nABOUT\nBOGUS\nEND\n"
-    )
+class BrainProcess:
+    """The real `caro pbrain` over pipes, driven as a manager drives it: a line, then its answer."""
+
+    def __init__(self, *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [*caro_command(), "pbrain", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        self.answers: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.answers.put(line.rstrip("\r\n"))
+        self.answers.put(None)
+
+    def send(self, *lines: str) -> None:
+        assert self.proc.stdin is not None
+        for line in lines:
+            self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def answer(self, timeout: float = 30) -> str | None:
+        """The next line the brain writes (None once its stdout closed)."""
+        return self.answers.get(timeout=timeout)
+
+    def silent_for(self, seconds: float) -> bool:
+        try:
+            line = self.answers.get(timeout=seconds)
+        except queue.Empty:
+            return True
+        self.answers.put(line)
+        return False
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+@pytest.fixture
+def brain_process() -> Iterator[Callable[..., BrainProcess]]:
+    started: list[BrainProcess] = []
+
+    def start(*args: str) -> BrainProcess:
+        started.append(BrainProcess(*args))
+        return started[-1]
+
+    yield start
+    for process in started:
+        process.close()
+
+
+# A middle-game position where the search has real work: nothing is forced for either side.
+MIDGAME = ["BOARD", "7,7,1", "8,8,2", "6,8,1", "8,6,2", "9,9,1", "6,6,2", "DONE"]
+
+
+def test_console_script_speaks_the_protocol(brain_process: Callable[..., BrainProcess]) -> None:
+    brain = brain_process("--seed", "1")
+    brain.send("INFO timeout_turn 300", "INFO timeout_match 0", "START 15")
+    assert brain.answer() == "OK"
+    brain.send("BEGIN")
+    first = xy(str(brain.answer()))
+    brain.send("TURN 6,6")
+    second = xy(str(brain.answer()))
+    brain.send("BOARD", "7,7,1", "6,6,2", "8,8,2", "DONE")
+    third = xy(str(brain.answer()))
+    assert all(0 <= r < 15 and 0 <= c < 15 for r, c in (first, second, third))
+    assert second not in (first, (6, 6))
+    assert third not in ((7, 7), (6, 6), (8, 8))
+    brain.send("ABOUT")
+    assert brain.answer() == ABOUT
+    brain.send("BOGUS")
+    assert str(brain.answer()).startswith("UNKNOWN")
+    brain.send("END")
+    assert brain.answer() is None
+    assert brain.proc.wait(timeout=10) == 0
+
+
+def test_end_while_thinking_ends_the_process_at_once(
+    brain_process: Callable[..., BrainProcess],
+) -> None:
+    brain = brain_process()
+    brain.send("INFO timeout_turn 60000", "START 15")
+    assert brain.answer() == "OK"
+    brain.send(*MIDGAME)
+    assert brain.silent_for(1.0)  # thinking: a minute is allowed
+    sent = time.perf_counter()
+    brain.send("END")
+    assert brain.proc.wait(timeout=10) == 0
+    assert time.perf_counter() - sent < 5
+    assert brain.answer() is None  # no move was sent for the abandoned search
+
+
+def test_a_new_command_interrupts_the_search(
+    brain_process: Callable[..., BrainProcess],
+) -> None:
+    brain = brain_process()
+    brain.send("INFO timeout_turn 60000", "START 15")
+    assert brain.answer() == "OK"
+    brain.send(*MIDGAME)
+    assert brain.silent_for(1.0)
+    sent = time.perf_counter()
+    brain.send("START 10")
+    # The abandoned move is never sent; the new command is answered straight away.
+    assert brain.answer(timeout=10) == "OK"
+    assert time.perf_counter() - sent < 5
+    # The next search waits for the abandoned one to end: it must have ended, not run on for
+    # the minute it was given.
+    sent = time.perf_counter()
+    brain.send("INFO timeout_turn 500", "BEGIN")
+    row, col = xy(str(brain.answer()))
+    assert 0 <= row < 10 and 0 <= col < 10
+    assert time.perf_counter() - sent < 5
+    brain.send("END")
+    assert brain.proc.wait(timeout=10) == 0
+
+
+def test_info_while_thinking_does_not_interrupt(brain_process: Callable[..., BrainProcess]) -> None:
+    brain = brain_process()
+    brain.send("INFO timeout_turn 1500", "START 15")
+    assert brain.answer() == "OK"
+    brain.send(*MIDGAME)
+    brain.send("INFO time_left 100000")
+    row, col = xy(str(brain.answer()))
+    assert (row, col) not in ((7, 7), (8, 8), (8, 6), (6, 8), (9, 9), (6, 6))
+
+
+def test_the_turn_time_is_used_not_wasted(brain_process: Callable[..., BrainProcess]) -> None:
+    # Figures are for benchmarks; this only checks the brain neither answers at a glance nor
+    # runs far past the limit when it is given three seconds on an open middle game. (How much
+    # of the time it hands over the search itself spends is the search's business.)
+    brain = brain_process()
+    brain.send("INFO timeout_turn 3000", "INFO timeout_match 0", "START 15")
+    assert brain.answer() == "OK"
+    sent = time.perf_counter()
+    brain.send(*MIDGAME)
+    xy(str(brain.answer()))
+    took = time.perf_counter() - sent
+    assert 1.0 < took < 5
+
+
+def test_the_search_gets_the_turn_time_less_what_has_already_passed() -> None:
+    # The brain behind a real stdin reader (a pipe): the chooser is handed the whole turn less
+    # the way back and less the time since the command arrived.
+    read_end, write_end = os.pipe()
+    out = io.StringIO()
+    chooser = Recorder()
+
+    def manager(feed: TextIO) -> None:
+        # Like a real manager: the next command only once the last one is answered (a command
+        # or the end of input during a search would cut it short).
+        for lines, answers in (("INFO timeout_turn 3000\nSTART 15\nBEGIN\n", 2),
+                               ("INFO timeout_turn 0\nTURN 0,0\n", 3)):
+            feed.write(lines)
+            feed.flush()
+            deadline = time.monotonic() + 30
+            while len(out.getvalue().splitlines()) < answers and time.monotonic() < deadline:
+                time.sleep(0.01)
+        feed.close()
+
+    with os.fdopen(read_end) as inp:
+        writer = threading.Thread(target=manager, args=(os.fdopen(write_end, "w"),))
+        writer.start()
+        serve(inp, out, chooser, listen=True)
+        writer.join()
+    seconds = [s for _, s in chooser.calls]
+    assert 3 * 0.98 - 0.03 - 0.5 < seconds[0] <= 3 * 0.98 - 0.03
+    assert seconds[1] == pytest.approx(0.02)
+    assert len(out.getvalue().splitlines()) == 3
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "many"])
+def test_bad_node_limit_is_refused_in_one_line(value: str) -> None:
     proc = subprocess.run(
-        [*caro_command(), "pbrain", "--seed", "1"],
-        input=script,
+        [*caro_command(), "pbrain", f"--node-limit={value}"],
+        input="START 15\nBEGIN\nEND\n",
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.splitlines()
-    assert lines[0] == "OK"
-    moves = [xy(line) for line in lines[1:4]]
-    assert all(0 <= r < 15 and 0 <= c < 15 for r, c in moves)
-    assert moves[1] != (6, 6)
-    assert moves[2] not in ((7, 7), (6, 6), (8, 8))
-    assert lines[4] == ABOUT
-    assert lines[5].startswith("UNKNOWN")
-    assert len(lines) == 6
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith("caro pbrain: --node-limit must be")
+
+
+def test_parse_node_limit() -> None:
+    assert parse_node_limit(None) is None
+    assert parse_node_limit("1") == 1
+    for bad in ("0", "-1", "1.5", ""):
+        with pytest.raises(ValueError):
+            parse_node_limit(bad)

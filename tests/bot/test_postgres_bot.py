@@ -6,20 +6,63 @@ be used."""
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import pytest
 
 from bot.config import SettingsError, load_settings
 from bot.ratings import updated
+from engine import Board
 from engine.solver import perfect_move
-from tests.bot.test_bot_process import _run_bot, play_out
 from tests.conftest import TOKEN, StartBot, text_of
 
 PASSWORD = "hunter2-pg-secret"
+FINAL = ("**You win!**", "**The AI wins.**", "**Draw.**")
 MANAGE_GUILD = 1 << 5
+
+
+def cells(message: Any) -> list[dict[str, Any]]:
+    """The cell buttons of a game message (custom_id caro:m:<game>:<ply>:<cell>)."""
+    return [b for b in message.buttons if str(b.get("custom_id", "")).startswith("caro:m:")]
+
+
+def board_of(message: Any) -> Board:
+    """The 3x3 position drawn on a game message's buttons."""
+    board = Board(3, 3, 3)
+    stones: dict[str, list[tuple[int, int]]] = {"X": [], "O": []}
+    for button in cells(message):
+        if button.get("label") in stones:
+            stones[button["label"]].append(
+                board.parse_move(button["custom_id"].rsplit(":", 1)[1]))
+    order = [stones["X"], stones["O"]]  # any interleaving gives the same position
+    for i in range(len(stones["X"]) + len(stones["O"])):
+        board.push(order[i % 2][i // 2])
+    return board
+
+
+async def play_out(member: Any, message: Any) -> Any:
+    """Play `member`'s side perfectly until the game ends; the final message."""
+    while True:
+        message = await message.wait_for(
+            lambda m: "Your turn" in text_of(m) or any(t in text_of(m) for t in FINAL),
+            timeout=20)
+        if any(t in text_of(message) for t in FINAL):
+            return message
+        board = board_of(message)
+        result = await member.click(message, board.move_name(perfect_move(board)))
+        assert result.callback_type == 7 and not result.ephemeral, result
+
+
+def run_bot(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "CARO_"))}
+    return subprocess.run([sys.executable, "-m", "bot"], env=base | env, cwd=cwd,
+                          capture_output=True, text=True, timeout=60, check=False)
 
 
 def with_password(dsn: str) -> str:
@@ -36,7 +79,7 @@ async def test_a_game_is_played_to_its_end_and_rated_on_postgresql(
     alice = bot.double.add_member("alice")
     started = await alice.slash("caro start", difficulty="easy")
     assert started.callback_type == 4 and not started.ephemeral
-    end = await play_out(alice, started.message, perfect_move)
+    end = await play_out(alice, started.message)
     assert "**You win!**" in text_of(end)
     stats = await alice.slash("caro stats")
     rating = updated(1200, 800, "win")
@@ -103,7 +146,7 @@ async def run_refused(env: dict[str, str], tmp_path: Path) -> str:
     double = DiscordDouble(token=TOKEN)
     await double.start()
     try:
-        done = await asyncio.to_thread(_run_bot, {
+        done = await asyncio.to_thread(run_bot, {
             "DISCORD_TOKEN": TOKEN, "DISCORD_API_BASE": double.api_base,
             "DISCORD_GATEWAY_URL": double.gateway_url, **env}, tmp_path)
     finally:
@@ -166,3 +209,28 @@ def test_the_database_setting_url_or_path() -> None:
         message = str(refused.value)
         assert message.startswith("Setting CARO_DATABASE_URL is invalid") and problem in message
         assert PASSWORD not in message
+
+
+async def test_the_url_chooses_the_backend(tmp_path: Path, postgres_dsn: str) -> None:
+    from bot.storage import PostgresStorage, SqliteStorage, open_database
+
+    lite = await open_database(f"sqlite:///{tmp_path}/caro.db")
+    pg = await open_database(postgres_dsn)
+    try:
+        assert isinstance(lite, SqliteStorage) and (tmp_path / "caro.db").is_file()
+        assert isinstance(pg, PostgresStorage) and await pg.schema_version() >= 1
+    finally:
+        await lite.close()
+        await pg.close()
+
+
+def test_a_sqlite_url_is_checked_like_caro_db_and_named_as_set(tmp_path: Path) -> None:
+    from bot.preflight import PreflightError, check_database
+
+    with pytest.raises(PreflightError) as refused:
+        check_database(f"sqlite:///{tmp_path}/missing/caro.db")
+    assert str(refused.value).startswith("Setting CARO_DATABASE_URL is invalid:")
+    assert "does not exist" in str(refused.value)
+    check_database(f"sqlite:///{tmp_path}/caro.db")  # a new file in a writable folder: fine
+    with pytest.raises(PreflightError, match="Setting CARO_DB is invalid"):
+        check_database(str(tmp_path / "missing" / "caro.db"))

@@ -10,13 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from bot.errors import UserError
 from bot.model import ActiveGameExists, ChallengeStatus, EndReason, Mode, MoveRef, Status
-from bot.service import GameService, UserError, parse_options
+from bot.options import parse_options
+from bot.service import GameService
 from bot.storage import GuildSettings, SqliteStorage, migration_files
 from engine import Mark
 from engine.types import Level
 from tests.db_helpers import old_database
-from tests.test_bot_games import Thinker
+from tests.service.test_service_games import Thinker
 
 GUILD = 10
 ALICE, BOB, CAROL, DAVE = 30, 40, 50, 60
@@ -165,7 +167,7 @@ async def upgraded(tmp_path: Path):
 
 async def test_every_old_game_keeps_its_players_state_and_result(upgraded) -> None:
     games, _, ids, path, _, _ = upgraded
-    assert await games.schema_version() == len(migration_files())
+    assert await games.storage.schema_version() == len(migration_files())
     expect = {
         # name: (mode, x, o, started_by, status, winner, end_reason, rated)
         "ai_active": (Mode.AI, ALICE, Level.EASY, ALICE, Status.ACTIVE, None, None, True),

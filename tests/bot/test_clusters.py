@@ -27,14 +27,15 @@ import pytest
 from bot import discord_patches
 from bot.config import Settings, SettingsError, load_settings
 from bot.logging_setup import LINE_FORMAT, ClusterTag, current_shard
+from bot.options import parse_options
 from bot.ratings import updated
-from bot.service import GameService, parse_options
+from bot.service import GameService
 from bot.storage import open_database
 from engine.solver import perfect_move
 from tests.bot.test_bot_process import play_out
 from tests.cluster_helpers import Cluster, Database, Deployment, deploy, rating_chain_problems
 from tests.conftest import TOKEN, text_of
-from tests.test_bot_games import Thinker
+from tests.service.test_service_games import Thinker
 
 MANAGE_GUILD = 1 << 5
 AI_EASY_RATING = 800.0

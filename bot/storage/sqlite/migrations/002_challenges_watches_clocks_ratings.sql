@@ -1,4 +1,4 @@
--- Issue 5: games between two people and between two AIs, turn clocks, resignations, hints,
+-- Games between two people and between two AIs, turn clocks, resignations, hints,
 -- per-server settings, challenges and Elo ratings.
 
 -- Who plays: 'ai' (player_id against ai_level), 'pvp' (player_id against opponent_id; ai_level

@@ -17,6 +17,7 @@ from bot.storage import (
     GuildSettings,
     MoveOutcome,
     NewGame,
+    PostgresStorage,
     Record,
     SqliteStorage,
     StorageError,
@@ -348,3 +349,24 @@ async def test_meta_values_are_stored_replaced_and_survive_reopening(backend: Ba
     store = await backend.open()
     assert await store.get_meta("commands_hash") == "def"
     assert await store.get_meta("other") is None
+
+
+@pytest.mark.parametrize("backend_class", [SqliteStorage, PostgresStorage])
+def test_each_backend_implements_every_method_of_the_interface(backend_class: type) -> None:
+    """What the game service may call is the Protocol; a backend missing a method, or taking
+    other parameters, fails here (and in mypy) before it fails a player."""
+    import inspect
+
+    from bot.storage import interface
+
+    wanted = {
+        name: member for name, member in vars(interface.Storage).items()
+        if inspect.iscoroutinefunction(member)
+    }
+    assert len(wanted) > 20
+    for name, member in wanted.items():
+        implemented = getattr(backend_class, name, None)
+        assert implemented is not None and inspect.iscoroutinefunction(implemented), name
+        assert list(inspect.signature(implemented).parameters) == list(
+            inspect.signature(member).parameters
+        ), name

@@ -13,13 +13,15 @@ from pathlib import Path
 import pytest
 
 from bot import ratings
+from bot.errors import UserError
 from bot.model import ActiveGameExists, Mode, MoveRef
-from bot.service import CHALLENGE_FIRSTS, GameService, Limits, UserError, parse_options
+from bot.options import CHALLENGE_FIRSTS, parse_options
+from bot.service import GameService, Limits
 from bot.storage import GuildSettings, StorageError, open_database
 from bot.texts import VI, t
 from engine import Mark
+from tests.service.test_service_games import Thinker
 from tests.storage_backends import Backend
-from tests.test_bot_games import Thinker
 
 GUILD, CHANNEL = 10, 20
 ALICE, BOB, CAROL, DAVE, ERIN = 30, 40, 50, 60, 70
@@ -249,6 +251,9 @@ async def test_an_accepted_game_holds_its_board_message_from_the_start(world) ->
             again = await games.storage.challenge(found.id)
             assert again is not None and again.status == "pending"
             await games.resign(started.id, ALICE)
+            # Declined, so the open challenges of earlier rounds never reach Alice's limit (on
+            # PostgreSQL the start wins this race often, the writes truly running at once).
+            await games.answer_challenge(found.id, BOB, accept=False, rng=random.Random(1))
 
 
 async def test_an_accepted_challenge_and_its_game_are_written_together(world) -> None:
@@ -333,3 +338,18 @@ async def test_a_hint_is_searched_and_counted_once_per_ply(world) -> None:
     await games.hint(state.id, 2, ALICE)
     later = await games.state(state.id)
     assert later is not None and later.row.hints == 2
+
+
+async def test_a_resignation_cannot_undo_a_loss_on_time(world) -> None:
+    """Alice's clock ran out; Bob resigning afterwards (before the watcher ran) must not hand
+    her the win."""
+    games, clock = world
+    found = await challenge(games, ALICE, BOB)
+    _, state = await games.answer_challenge(found.id, BOB, accept=True, rng=random.Random(1))
+    assert state is not None and state.mover_id == ALICE
+    clock.now += 61
+    with pytest.raises(UserError, match="This game is over"):
+        await games.resign(state.id, BOB)
+    [over] = await games.expire_games()
+    assert (over.row.winner, over.row.end_reason) == (Mark.O, "timeout")
+    assert over.mark_of(BOB) is Mark.O

@@ -14,15 +14,17 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from bot.errors import UserError
 from bot.model import ActiveGameExists, MoveRef
-from bot.service import GameService, UserError, parse_options
+from bot.options import parse_options
+from bot.service import GameService
 from bot.storage import PostgresStorage, SqliteStorage, StorageError
 from bot.storage.copy import TABLES, copy_database
 from engine import Mark
-from tests.test_bot_games import Thinker
-from tests.test_storage_upgrade import ALICE, BOB, CAROL, DAVE, GUILD, Clock, old_world
+from tests.service.test_service_games import Thinker
+from tests.storage.test_storage_upgrade import ALICE, BOB, CAROL, DAVE, GUILD, Clock, old_world
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 async def everything(store: SqliteStorage | PostgresStorage, ids: dict[str, int]) -> dict:

@@ -22,7 +22,7 @@ from bot.storage import GLOBAL_SCOPE, GuildSettings
 from bot.storage import SqliteStorage as Storage
 from engine import Board, Mark
 from tests.db_helpers import row_counts
-from tests.test_bot_games import Thinker
+from tests.service.test_service_games import Thinker
 
 GUILD, CHANNEL, ALICE, BOB, CAROL = 10, 20, 30, 40, 50
 

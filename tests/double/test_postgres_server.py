@@ -93,7 +93,7 @@ def test_without_postgres_the_fixture_skips_in_one_line_and_fails_when_required(
         tmp_path: Path) -> None:
     """A one-test pytest run with no PostgreSQL in reach: skipped with the reason; the same run
     under CARO_REQUIRE_POSTGRES=1 fails."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     (tmp_path / "conftest.py").write_text(
         "from tests.conftest import postgres_dsn, postgres_server  # noqa: F401\n")
     (tmp_path / "test_probe.py").write_text(

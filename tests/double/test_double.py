@@ -814,7 +814,7 @@ async def test_a_bot_process_runs_against_the_double(double: DiscordDouble, alic
 def test_double_bench_help_and_bad_rounds_are_answered_without_a_traceback() -> None:
     import subprocess
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     shown = subprocess.run([sys.executable, "-m", "tests.discord_double.bench", "--help"],
                            cwd=root, capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0 and "rounds" in shown.stdout

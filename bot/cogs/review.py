@@ -1,0 +1,175 @@
+"""The AI review of a finished game: `/caro review [game]` and the Review button under every
+finished board (and on replays and history pages).
+
+The engine goes over every move in the AI pool a slice at a time, in the turn of the member who
+asked (so other members' AI moves keep their turn between slices), while the reply shows how far
+it got; then the turning points, each with its picture, the move played, the better move and
+the line, and a summary per player. Reviews are cached per game by the game service: a second
+request answers at once. Anyone in the channel may open one."""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import time
+from typing import TYPE_CHECKING, Any, Self
+
+import aiohttp
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from .. import ai_worker
+from ..games import GameState, UserError
+from ..items import ID, Action, CaroButton
+from ..record_views import pictures_to_draw, review_message, review_progress, translator
+from ..replies import localized, refuse, say
+from ..slash import option_names, text
+from ..texts import text_in
+from ..translator import locale_of
+from .common import bot_of
+from .replay import MAX_GAME_ID, finished_game_here, players, refuse_other_message
+
+if TYPE_CHECKING:
+    from ..client import CaroBot
+
+log = logging.getLogger("caro.bot")
+
+# Reviews one member may wait for at once.
+REVIEWS_PER_MEMBER = 2
+# The progress is redrawn at most this often (edits count against Discord's rate limits).
+PROGRESS_EVERY_S = 2.0
+
+
+class ReviewButton(CaroButton, template=rf"caro:rv:(?P<game>{ID})"):
+    """caro:rv:<game>: the review of a finished game, posted in the channel."""
+
+    action = Action.REVIEW
+
+    def __init__(self, game: int, **style: Any) -> None:
+        super().__init__(f"caro:rv:{game}", **style)
+        self.game = game
+
+    @classmethod
+    def build(cls, **fields: Any) -> Self:
+        return cls(fields.pop("game"), **fields)
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        try:
+            refuse_other_message(interaction, self.custom_id)
+            state = await finished_game_here(interaction, self.game)
+        except UserError as exc:
+            await refuse(interaction, exc)
+            return
+        await bot_of(interaction).cog(ReviewCog).post_review(interaction, state)
+
+
+class ReviewCog(commands.Cog, name="Review"):
+    def __init__(self, bot: CaroBot) -> None:
+        self.bot = bot
+        # Reviews each member is waiting for: each holds a share of the AI pool for up to a
+        # minute, so one member cannot queue up many.
+        self._asking: dict[int, int] = {}
+
+    @app_commands.command(name=text("cmdname.review"), description=text("cmd.review"))
+    @app_commands.rename(**option_names("game"))
+    @app_commands.describe(game=text("cmd.review.game"))
+    async def review(
+        self,
+        interaction: discord.Interaction[Any],
+        game: app_commands.Range[int, 1, MAX_GAME_ID] | None = None,
+    ) -> None:
+        guild_id = interaction.guild_id
+        assert guild_id is not None  # the /caro group checks this
+        if game is not None:
+            state = await self.bot.games.finished_game(game, guild_id)
+        else:
+            state = await self.bot.games.last_finished_game(guild_id, interaction.user.id)
+        await self.post_review(interaction, state)
+
+    async def post_review(self, interaction: discord.Interaction[Any], state: GameState) -> None:
+        """Review `state` (a game of this server that is over) in a new public message:
+        "thinking", then the progress, then the review (in the game's language, as its board)."""
+        owner = interaction.user.id
+        if self._asking.get(owner, 0) >= REVIEWS_PER_MEMBER:
+            await say(interaction, "review.busy", count=REVIEWS_PER_MEMBER)
+            return
+        self._asking[owner] = self._asking.get(owner, 0) + 1
+        try:
+            await interaction.response.defer(thinking=True)
+            try:
+                await self._review(interaction, state)
+            except UserError as exc:
+                await interaction.edit_original_response(content=localized(interaction, exc))
+            except Exception:
+                if self.bot.is_closed():
+                    log.info("game %d: a review was cut short by the shutdown", state.id)
+                    return
+                # A failed review leaves nothing half-written (only a complete one is cached);
+                # the member is told rather than left with "thinking..." for ever.
+                log.exception("game %d: the review failed", state.id)
+                await interaction.edit_original_response(
+                    content=text_in(locale_of(interaction), "error.internal")
+                )
+        finally:
+            self._asking[owner] -= 1
+            if not self._asking[owner]:
+                del self._asking[owner]
+
+    async def _review(self, interaction: discord.Interaction[Any], state: GameState) -> None:
+        owner = interaction.user.id
+        tr = translator(state.row.locale)
+        shown_at = -math.inf
+
+        async def progress(done: int, total: int) -> None:
+            nonlocal shown_at
+            now = time.monotonic()
+            if now - shown_at < PROGRESS_EVERY_S:
+                return
+            shown_at = now
+            try:
+                await interaction.edit_original_response(
+                    content=review_progress(state, done, total, tr)
+                )
+            except (discord.HTTPException, aiohttp.ClientError) as exc:
+                # The progress is a courtesy (and shared with whoever asked for the same review):
+                # the review goes on and its answer is still sent.
+                log.info("game %d: review progress not shown (%s)", state.id, exc)
+
+        async def run(fn: Any, *args: Any) -> Any:
+            return await self.bot.run_in_pool(owner, fn, *args)
+
+        done = await self.bot.games.review(state.id, state.row.guild_id, run, progress)
+        if done.cached:
+            log.info("game %d: review answered from the cache", state.id)
+        else:
+            log.info(
+                "game %d: reviewed %d moves in %.1f s (node limit %d)",
+                state.id,
+                len(done.review.moves),
+                done.review.seconds,
+                done.review.node_limit,
+            )
+        names = await players(interaction, state, state.row.locale)
+        pictures = await run(
+            ai_worker.turning_point_pictures,
+            state.board.text(),
+            pictures_to_draw(done.review),
+            names,
+        )
+        content, embeds, files = review_message(done.state, done.review, names, pictures, tr)
+        await interaction.edit_original_response(content=content, embeds=embeds, attachments=files)
+
+
+__all__ = ["ReviewButton", "ReviewCog"]

@@ -1,0 +1,151 @@
+"""The operator's external engine (CARO_ENGINE_CMD) as an AI level, through the Discord double
+and the real bot process, with caro's own `caro pbrain` as the brain: offered under its name,
+played to the end and rated at its own anchor; a brain that dies gives way to "impossible" with
+a warning; a game outlives the operator removing the engine."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from typing import Any
+
+from bot.ratings import AI_ANCHORS, updated
+from engine.types import Level
+from tests.bot.test_bot_process import first_empty, is_over, play_out, refusal
+from tests.bot.test_external_level import caro_pbrain
+from tests.conftest import BotHandle, StartBot, text_of
+
+DEAD_BRAIN = shlex.join([sys.executable, "-c", "import sys; sys.exit(3)"])
+# Five in a row on the largest board that still shows every cell as a button.
+SIZE = "5x5k5"
+
+
+def engine_env(command: str, **extra: str) -> dict[str, str]:
+    return {
+        "CARO_ENGINE_CMD": command,
+        "CARO_ENGINE_NAME": "Embryo",
+        "CARO_ENGINE_RATING": "2300",
+        "CARO_ENGINE_TIME_LIMIT": "1",
+        **extra,
+    }
+
+
+def level_choices(bot: BotHandle, command: str, option: str) -> list[dict[str, Any]]:
+    """The choices of `option` of `/caro <command>` as the bot registered them."""
+    registered = [c for cs in bot.double.commands.values() for c in cs if c["name"] == "caro"]
+    assert registered, bot.double.commands
+    sub = next(o for o in registered[0]["options"] if o["name"] == command)
+    return list(next(o for o in sub["options"] if o["name"] == option)["choices"])
+
+
+RECORD = {"win": "1 W / 0 D / 0 L", "draw": "0 W / 1 D / 0 L", "loss": "0 W / 0 D / 1 L"}
+
+
+def result_of(bot: BotHandle, mark: str) -> str:
+    """The result of the only game for the member playing `mark`."""
+    winner = bot.db_rows("SELECT winner FROM games")[0][0]
+    return "draw" if winner is None else "win" if winner == mark else "loss"
+
+
+def ai_rating(stats: Any) -> tuple[float, dict[str, str]]:
+    fields = {f["name"]: f["value"] for f in stats.embeds[0]["fields"]}
+    name = next(n for n in fields if n.startswith("against the AI: rating "))
+    return float(name.rsplit(" ", 1)[1]), fields
+
+
+async def test_a_game_against_the_external_engine_to_the_end_rated_at_its_anchor(
+    start_bot: StartBot,
+) -> None:
+    bot = await start_bot(**engine_env(shlex.join(caro_pbrain())))
+    bot.double.strict_choices = True  # the double refuses a level the bot did not register
+    choices = level_choices(bot, "start", "difficulty")
+    assert [c["value"] for c in choices] == [
+        "easy", "normal", "hard", "impossible", "external", "adaptive"
+    ]
+    assert {"name": "Embryo", "value": "external"} in [
+        {"name": c["name"], "value": c["value"]} for c in choices
+    ]
+    assert "external" in [c["value"] for c in level_choices(bot, "watch", "x_level")]
+
+    alice = bot.double.add_member("alice")
+    small = await alice.slash("caro start", difficulty="external")
+    assert "Embryo plays five in a row on boards of 5x5 and up" in refusal(small)
+
+    game = await alice.slash("caro start", difficulty="external", size=SIZE, first="ai")
+    assert game.callback_type == 4 and not game.ephemeral, game
+    assert "vs AI (X, Embryo)" in str(text_of(game))
+    end = await play_out(alice, game.message, first_empty, k=5)
+    assert is_over(end)
+    assert bot.db_rows("SELECT x_level, status FROM games") == [("external", "finished")]
+    result = result_of(bot, "O")
+
+    rating, fields = ai_rating(await alice.slash("caro stats"))
+    assert round(rating) == round(updated(1200, 2300, result))
+    assert fields["vs AI Embryo"].startswith(RECORD[result])
+    # The brain made the AI's moves. On a machine this busy a move may now and then miss its time
+    # limit plus grace and fall back (the next test covers that), but not most of them.
+    ai_moves = bot.db_rows("SELECT COUNT(*) FROM moves WHERE by_ai = 1")[0][0]
+    assert bot.log_text().count("Embryo did not move") < ai_moves / 2
+
+    helped = await alice.slash("caro help")
+    levels = next(f["value"] for f in helped.embeds[0]["fields"] if f["name"] == "AI levels")
+    assert "**Embryo**: an external engine set up by this bot's operator" in levels
+    assert "rated 2300" in levels
+
+
+async def test_a_brain_that_dies_gives_way_to_impossible_with_a_warning(
+    start_bot: StartBot,
+) -> None:
+    bot = await start_bot(**engine_env(DEAD_BRAIN))
+    alice = bot.double.add_member("alice")
+    game = await alice.slash("caro start", difficulty="external", size=SIZE, first="ai")
+    assert "vs AI (X, Embryo)" in str(text_of(game))
+    end = await play_out(alice, game.message, first_empty, k=5)
+    assert is_over(end)
+    log = bot.log_text()
+    assert "Embryo did not move on 5x5 k5 freestyle: impossible played instead" in log
+    assert "external engine failed" in log  # the worker's reason: the brain exited
+    moves = bot.db_rows("SELECT COUNT(*) FROM moves WHERE by_ai = 1")[0][0]
+    assert log.count("Embryo did not move") == moves
+
+
+async def test_a_game_outlives_the_engine_being_removed(start_bot: StartBot) -> None:
+    bot = await start_bot(**engine_env(shlex.join(caro_pbrain())))
+    alice = bot.double.add_member("alice")
+    game = await alice.slash("caro start", difficulty="external", size=SIZE)
+    assert "vs AI (O, Embryo)" in str(text_of(game))
+
+    # The operator takes the engine out and restarts: the level is no longer offered, and the
+    # running game goes on with impossible in the engine's seat, which its board says.
+    del bot.extra_env["CARO_ENGINE_CMD"]
+    await bot.restart()
+    assert "external" not in [c["value"] for c in level_choices(bot, "start", "difficulty")]
+    end = await play_out(alice, game.message, first_empty, k=5)
+    shown = text_of(end)
+    assert "impossible (in place of the external engine, which is no longer set up)" in shown
+    assert "an external engine game goes on without CARO_ENGINE_CMD" in bot.log_text()
+    # Rated against the level that played it.
+    result = result_of(bot, "X")
+    rating, fields = ai_rating(await alice.slash("caro stats"))
+    assert round(rating) == round(updated(1200, AI_ANCHORS[Level.IMPOSSIBLE], result))
+    assert fields["vs AI external engine"].startswith(RECORD[result])
+
+    rematch = await alice.click(end, "Rematch")
+    assert "no longer set up on this bot" in refusal(rematch)
+
+
+async def test_the_external_engine_plays_a_watched_game_by_name(start_bot: StartBot) -> None:
+    bot = await start_bot(**engine_env(shlex.join(caro_pbrain())),
+                          CARO_WATCH_DELAY_SECONDS="0.1")
+    alice = bot.double.add_member("alice")
+    watch = await alice.slash("caro watch", x_level="external", o_level="hard", size=SIZE)
+    assert watch.callback_type == 4, watch
+    assert "AI Embryo (X) vs AI hard (O)" in str(text_of(watch))
+    end = await watch.message.wait_for(is_over, timeout=90)
+    assert "AI Embryo (X) vs AI hard (O)" in text_of(end)
+    assert bot.db_rows("SELECT x_level, o_level, status FROM games") == [
+        ("external", "hard", "finished")
+    ]
+    ai_moves = bot.db_rows("SELECT COUNT(*) FROM moves WHERE by_ai = 1")[0][0]
+    # Fewer fallbacks than half of the engine's own moves (it plays X: about half of them).
+    assert bot.log_text().count("Embryo did not move") < ai_moves / 4
