@@ -34,7 +34,7 @@ from bot.storage import open_database
 from engine.solver import perfect_move
 from tests.bot.test_bot_process import play_out
 from tests.cluster_helpers import Cluster, Database, Deployment, deploy, rating_chain_problems
-from tests.conftest import TOKEN, text_of
+from tests.conftest import TOKEN, BotHandle, text_of
 from tests.service.test_service_games import Thinker
 
 MANAGE_GUILD = 1 << 5
@@ -243,6 +243,34 @@ def guild_on(double: Any, shard: int, shard_count: int) -> str:
 
 def member_in(double: Any, name: str, guild_id: str) -> Any:
     return double.add_member(name, guild_id=guild_id)
+
+
+async def test_without_shard_settings_one_process_runs_the_count_discord_recommends(
+    tmp_path: Path,
+) -> None:
+    from tests.discord_double import DiscordDouble
+    from tests.fault_helpers import shutdown
+
+    double = DiscordDouble(token=TOKEN)
+    await double.start()
+    double.shard_count = 2  # what GET /gateway/bot answers
+    second = double.add_guild("on shard 1", shard=(1, 2))
+    (tmp_path / "bot").mkdir()
+    bot = BotHandle(double, tmp_path / "bot", {"DISCORD_GUILD_ID": ""})
+    try:
+        await bot.start()
+        await double.wait_shards(range(2), 2)
+        alice = member_in(double, "alice", second)
+        started = await alice.slash("caro start", difficulty="easy")
+        assert started.callback_type == 4 and not started.ephemeral
+    finally:
+        problems = await shutdown(double, bot)
+    log = bot.log_text()
+    assert problems == [], log
+    assert "Discord recommends 2 shard(s)" in log
+    # Both shards of the recommended count identified, each with its [id, count].
+    assert {s.shard for s in double.gateway.identified} == {(0, 2), (1, 2)}
+    assert re.search(r"\[main shard 1\] caro\.bot: game 1 started", log), log
 
 
 async def test_one_process_holding_both_shards_answers_in_guilds_on_each_and_logs_the_shard(
