@@ -1,6 +1,14 @@
 """Load benchmark: the real bot process against the local Discord double, many players at once.
 
     python -m bench.load --games 200 --rate 50 --duration 30 --hard 10 --idle-games 1000
+    python -m bench.load --database postgresql --clusters 2 --idle-games 0
+
+`--database`: sqlite (a new file, the default), an SQLite path or sqlite:///path, postgresql (a
+throwaway server started for the run with the system's PostgreSQL, see tests/postgres.py) or a
+postgresql://... URL of an empty database. `--clusters N` runs N bot processes of
+`--shards-per-cluster` shards each (N > 1 needs PostgreSQL). The players are spread over enough
+guilds on every shard that no server reaches its cap of running games against the AI
+(bot.service.Limits: 40), so every game is live.
 
 One simulated player per live game plays against the AI (5x5, 4 in a row; most games at "easy"
 so the bot, not the AI, is what is measured, and `--hard` games at "hard" so AI searches run in
@@ -10,14 +18,18 @@ new /caro start, so `--games` games stay live. Then more players start games unt
 `--idle-games` are live, to measure memory.
 
 Printed: acknowledgements per second, click -> interaction response time (p50/p99/max, as the
-double saw it), event-loop lag inside the bot (its own CARO_LOOP_LAG_LOG reports, one per
-second), database size and the RSS of the bot and of its AI worker processes.
+double saw it), the bot processes' CPU milliseconds per acknowledged click (user + system time
+from /proc/<pid>/stat, all clusters together: how many clicks one core serves, whatever the
+machine), event-loop lag inside the bot (its own CARO_LOOP_LAG_LOG reports, one per second),
+database size and the RSS of the bots and of their AI worker processes.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import math
 import os
 import random
 import re
@@ -32,16 +44,10 @@ from typing import Any
 # The scenario runs the real bot against the Discord double of the test suite, which needs the
 # test extra (pytest, hypothesis); --help works without it.
 try:
+    from bot.service import Limits
+    from tests.cluster_helpers import deploy, split_shards
     from tests.discord_double import InteractionFailed
-    from tests.fault_helpers import (
-        child_pids,
-        free_cells,
-        is_over,
-        launch,
-        settle,
-        shutdown,
-        text_of,
-    )
+    from tests.fault_helpers import child_pids, free_cells, is_over, settle, text_of
 except ModuleNotFoundError as exc:
     MISSING: ModuleNotFoundError | None = exc
 else:
@@ -102,9 +108,11 @@ def rss_kb(pid: int) -> int:
     return 0
 
 
-def memory(pid: int) -> tuple[float, list[float]]:
-    """(bot RSS MB, [RSS MB of each child process: the AI workers and multiprocessing's helper])."""
-    return rss_kb(pid) / 1024, [rss_kb(c) / 1024 for c in child_pids(pid)]
+def memory(pids: list[int]) -> tuple[list[float], list[float]]:
+    """([RSS MB of each bot], [RSS MB of each child process: the AI workers and
+    multiprocessing's helper])."""
+    children = [c for pid in pids for c in child_pids(pid)]
+    return [rss_kb(p) / 1024 for p in pids], [rss_kb(c) / 1024 for c in children]
 
 
 def cpu_seconds(pid: int) -> float:
@@ -113,9 +121,18 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def db_size(db_path: Path) -> float:
-    total = sum(p.stat().st_size for p in db_path.parent.glob(db_path.name + "*"))
-    return total / 1024 / 1024
+def tree_cpu(pid: int) -> float:
+    """CPU seconds of a process and its children (a PostgreSQL server: one process per
+    connection)."""
+    total = 0.0
+    for one in (pid, *child_pids(pid)):
+        with contextlib.suppress(OSError):  # ended meanwhile
+            total += cpu_seconds(one)
+    return total
+
+
+def megabytes(values: list[float]) -> str:
+    return ", ".join(f"{m:.1f}" for m in values) + " MB"
 
 
 async def start_game(player: Player, figures: Figures) -> None:
@@ -198,14 +215,34 @@ def lag_reports(log: str) -> list[tuple[float, float]]:
 async def main(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed)
     workdir = Path(tempfile.mkdtemp(prefix="caro-load-"))
-    double, bot = await launch(workdir, CARO_LOOP_LAG_LOG="1", CARO_LOG_LEVEL="INFO")
-    assert bot.process is not None
-    pid = bot.process.pid
-    rows: list[tuple[str, str]] = []
+    shard_count = args.clusters * args.shards_per_cluster
+    most = max(args.games, args.idle_games)
+    per_server = Limits().ai_games_per_server
+    guilds_per_shard = max(1, math.ceil(math.ceil(most / per_server) / shard_count))
+    try:
+        deployment = await deploy(
+            workdir, layout=split_shards(args.clusters, args.shards_per_cluster),
+            shard_count=shard_count, database=args.database, guilds_per_shard=guilds_per_shard,
+            CARO_LOOP_LAG_LOG="1", CARO_LOG_LEVEL="INFO",
+        )
+    except ValueError as exc:
+        print(f"python -m bench.load: {exc}", file=sys.stderr)
+        return 2
+    double = deployment.double
+    pids = deployment.pids()
+    server_pid = deployment.server.pid() if deployment.server is not None else None
+    backend = "PostgreSQL" if deployment.database.is_postgres else "SQLite"
+    rows: list[tuple[str, str]] = [
+        ("database", f"{backend}" + (" (throwaway server: fsync off)" if server_pid else "")),
+        ("clusters", f"{args.clusters} of {args.shards_per_cluster} shard(s), "
+                     f"{guilds_per_shard} guild(s) per shard"),
+    ]
     try:
         await asyncio.sleep(2)  # AI workers warm up
+        guilds = deployment.guilds
         players = [
-            Player(double.add_member(f"p{i}"), "hard" if i < args.hard else "easy")
+            Player(double.add_member(f"p{i}", guild_id=guilds[i % len(guilds)]),
+                   "hard" if i < args.hard else "easy")
             for i in range(args.games)
         ]
         t0 = time.perf_counter()
@@ -216,16 +253,24 @@ async def main(args: argparse.Namespace) -> int:
                      f"slash p50 {pct(setup.start_ms, 0.5):.0f} ms, "
                      f"p99 {pct(setup.start_ms, 0.99):.0f} ms"))
 
-        log_before = len(bot.log_text())
+        logs_before = [len(c.log_text()) for c in deployment.clusters]
         t0 = time.perf_counter()
-        workers = child_pids(pid)
-        cpu0 = cpu_seconds(pid), cpu_seconds(os.getpid()), sum(map(cpu_seconds, workers))
+        workers = [c for pid in pids for c in child_pids(pid)]
+
+        def cpu() -> tuple[float, float, float, float]:
+            return (sum(map(cpu_seconds, pids)), cpu_seconds(os.getpid()),
+                    sum(map(cpu_seconds, workers)),
+                    tree_cpu(server_pid) if server_pid is not None else 0.0)
+
+        cpu0 = cpu()
         figures = await play(players, args.rate, args.duration, rng)
         elapsed = time.perf_counter() - t0
-        cpu1 = cpu_seconds(pid), cpu_seconds(os.getpid()), sum(map(cpu_seconds, workers))
-        lags = lag_reports(bot.log_text()[log_before:])
-        bot_mb, child_mb = memory(pid)
+        cpu1 = cpu()
+        lags = [lag for c, before in zip(deployment.clusters, logs_before, strict=True)
+                for lag in lag_reports(c.log_text()[before:])]
+        bot_mb, child_mb = memory(pids)
         clicks = figures.click_ms
+        bot_cpu_ms = (cpu1[0] - cpu0[0]) * 1000
         rows += [
             ("live games", f"{args.games} ({args.hard} at hard, the rest easy; {SIZE} k4)"),
             ("target click rate", f"{args.rate:g}/s for {args.duration:g} s"),
@@ -244,19 +289,30 @@ async def main(args: argparse.Namespace) -> int:
              f"{max((p for _, p in lags), default=float('nan')):.1f} ms"),
             ("loop lag p99 (median 1 s window)",
              f"{statistics.median(p for _, p in lags) if lags else float('nan'):.1f} ms"),
-            ("bot CPU while clicking", f"{(cpu1[0] - cpu0[0]) / elapsed * 100:.0f}% of a core"),
+            ("bot CPU per acknowledged click",
+             f"{bot_cpu_ms / len(clicks) if clicks else float('nan'):.2f} ms "
+             f"(per ack, starts included: "
+             f"{bot_cpu_ms / figures.acks if figures.acks else float('nan'):.2f} ms)"),
+            ("bot CPU while clicking (all clusters)",
+             f"{(cpu1[0] - cpu0[0]) / elapsed * 100:.0f}% of a core"),
             ("AI worker processes CPU (together)",
              f"{(cpu1[2] - cpu0[2]) / elapsed * 100:.0f}% of a core"),
+        ]
+        if server_pid is not None:
+            rows.append(("PostgreSQL server CPU",
+                         f"{(cpu1[3] - cpu0[3]) / elapsed * 100:.0f}% of a core, "
+                         f"{(cpu1[3] - cpu0[3]) * 1000 / max(1, len(clicks)):.2f} ms per click"))
+        rows += [
             ("this process (double + players) CPU",
              f"{(cpu1[1] - cpu0[1]) / elapsed * 100:.0f}% of a core"),
             ("machine load average (1 min)", f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"),
-            (f"bot RSS with {args.games} live games", f"{bot_mb:.1f} MB"),
-            ("AI worker RSS", ", ".join(f"{m:.1f}" for m in child_mb) + " MB"),
-            ("database size", f"{db_size(bot.db_path):.2f} MB"),
+            (f"bot RSS with {args.games} live games", megabytes(bot_mb)),
+            ("AI worker RSS", megabytes(child_mb)),
+            ("database size", f"{await deployment.database.size_mb():.2f} MB"),
         ]
 
         if args.idle_games > args.games:
-            extra = [Player(double.add_member(f"q{i}"), "easy")
+            extra = [Player(double.add_member(f"q{i}", guild_id=guilds[i % len(guilds)]), "easy")
                      for i in range(args.idle_games - args.games)]
             t0 = time.perf_counter()
             more = Figures()
@@ -264,25 +320,25 @@ async def main(args: argparse.Namespace) -> int:
             live = sum(p.message is not None and not is_over(p.message)
                        for p in players + extra)
             await asyncio.sleep(2)
-            bot_mb, child_mb = memory(pid)
+            bot_mb, child_mb = memory(pids)
             rows += [
                 ("more games started",
                  f"{len(more.start_ms)} in {time.perf_counter() - t0:.1f} s, "
                  f"p99 {pct(more.start_ms, 0.99):.0f} ms"),
-                (f"bot RSS with {live} live games", f"{bot_mb:.1f} MB"),
-                ("AI worker RSS (idle)", ", ".join(f"{m:.1f}" for m in child_mb) + " MB"),
-                ("database size", f"{db_size(bot.db_path):.2f} MB"),
+                (f"bot RSS with {live} live games", megabytes(bot_mb)),
+                ("AI worker RSS (idle)", megabytes(child_mb)),
+                ("database size", f"{await deployment.database.size_mb():.2f} MB"),
             ]
         rows.append(("Discord rule violations", str(len(double.violations))))
-        await settle(double)  # let the last AI answers land before the bot is stopped
+        await settle(double)  # let the last AI answers land before the bots are stopped
     finally:
-        problems = await shutdown(double, bot, allow_violations=True)
+        problems = await deployment.close(allow_violations=True)
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
         print(f"{key:<{width}}  {value}")
     for problem in problems + double.violations[:5]:
         print(f"PROBLEM: {problem}", file=sys.stderr)
-    print(f"(bot log and database in {workdir})")
+    print(f"(bot logs and database in {workdir})")
     return 1 if problems else 0
 
 
@@ -295,8 +351,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--hard", type=int, default=10, help="how many of the games are at hard")
     parser.add_argument("--idle-games", type=int, default=1000,
                         help="then start games until this many are live, and measure memory")
+    parser.add_argument("--database", default="sqlite",
+                        help="sqlite (a new file), an SQLite path, postgresql (a throwaway "
+                        "server) or a postgresql:// URL of an empty database")
+    parser.add_argument("--clusters", type=positive, default=1,
+                        help="bot processes (cluster) sharing the database; >1 needs PostgreSQL")
+    parser.add_argument("--shards-per-cluster", type=positive, default=1)
     parser.add_argument("--seed", type=int, default=1)
     return parser.parse_args(argv)
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 1, got {text}")
+    return value
 
 
 if __name__ == "__main__":

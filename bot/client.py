@@ -1,5 +1,11 @@
 """The wiring: storage, the fair AI pool, the game service, the feature cogs under `/caro`, the
-duplicate-delivery filter and the background tasks. Features live in bot/cogs/, one cog each."""
+duplicate-delivery filter and the background tasks. Features live in bot/cogs/, one cog each.
+
+The bot is one cluster: an AutoShardedBot running the shards of CARO_SHARD_IDS out of
+CARO_SHARD_COUNT (unset: every shard of the count Discord recommends). Background work (owed AI
+moves, redraws after a crash, run-out clocks) is asked for per shard held, so N clusters on one
+PostgreSQL database each settle the games of their own guilds; only the cluster holding shard 0
+registers the slash commands."""
 
 from __future__ import annotations
 
@@ -7,7 +13,8 @@ import asyncio
 import gc
 import logging
 import os
-from collections.abc import Callable, Coroutine, Hashable
+from collections.abc import Callable, Coroutine, Hashable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import aiohttp
@@ -23,6 +30,7 @@ from .cogs import FEATURES, PlayCog, WatchCog
 from .config import ExternalEngineSettings, Settings
 from .cooldowns import Cooldowns
 from .items import dispatch_undelivered, registered
+from .logging_setup import current_shard
 from .loop_lag import monitor_loop_lag
 from .model import Mode
 from .options import ADAPTIVE
@@ -40,11 +48,14 @@ CogT = TypeVar("CogT", bound=commands.Cog)
 T = TypeVar("T")
 
 
-class CaroBot(commands.Bot):
+class CaroBot(commands.AutoShardedBot):
     def __init__(self, settings: Settings) -> None:
         # No privileged intents: everything arrives as interactions.
         intents = discord.Intents.none()
         intents.guilds = True
+        shards: dict[str, Any] = {}
+        if settings.shard_ids is not None:
+            shards["shard_ids"] = list(settings.shard_ids)
         super().__init__(
             # No message commands: without the message content intent a prefix never arrives.
             command_prefix=commands.when_mentioned,
@@ -52,6 +63,9 @@ class CaroBot(commands.Bot):
             intents=intents,
             allowed_mentions=discord.AllowedMentions.none(),
             tree_cls=CaroTree,
+            # None: asked from Discord (GET /gateway/bot) when connecting.
+            shard_count=settings.shard_count,
+            **shards,
         )
         self.settings = settings
         external_level.configure(settings.engine)
@@ -147,6 +161,11 @@ class CaroBot(commands.Bot):
             self.caro.add_command(command)
 
     async def sync_commands(self) -> None:
+        if not self.settings.syncs_commands:
+            # The cluster holding shard 0 registers them: N clusters syncing at once would race
+            # on Discord's rate limit (and on the stored hash) for one and the same result.
+            log.info("commands are registered by the cluster holding shard 0")
+            return
         guild = None
         if self.settings.guild_id is not None:
             guild = discord.Object(id=self.settings.guild_id)
@@ -209,7 +228,11 @@ class CaroBot(commands.Bot):
         log.error("background task failed", exc_info=task.exception())
 
     async def on_ready(self) -> None:
-        log.info("connected as %s (id %s)", self.user, self.user.id if self.user else "?")
+        log.info(
+            "connected as %s (id %s), shards %s of %s",
+            self.user, self.user.id if self.user else "?",
+            ",".join(map(str, self.held_shards())), self.shard_count,
+        )
 
     # ----------------------------------------------------------------- the AI
     async def _think(self, board: Board, level: str, seed: str) -> tuple[tuple[int, int], str]:
@@ -266,27 +289,58 @@ class CaroBot(commands.Bot):
             raise RuntimeError("the AI pool is shut down")
         return await self._pool.run(owner, fn, *args)
 
+    # ----------------------------------------------------------------- shards of this cluster
+    def held_shards(self) -> list[int]:
+        """The shards this process runs (known once connected: the count may come from
+        Discord)."""
+        if self.shard_count is None:
+            raise RuntimeError("the shard count is not known before connecting")
+        return list(self.shard_ids) if self.shard_ids is not None else list(range(self.shard_count))
+
+    @contextmanager
+    def working_for(self, shard_id: int) -> Iterator[None]:
+        """Log lines (and tasks started) inside carry `shard_id`."""
+        mark = current_shard.set(shard_id)
+        try:
+            yield
+        finally:
+            current_shard.reset(mark)
+
     async def _redraw_after_crash(self) -> None:
-        for state in await self.games.games_to_redraw():
-            try:
-                await self.boards.show(state, None)
-            except (discord.HTTPException, aiohttp.ClientError) as exc:
-                # Discord failing, or the bot stopping meanwhile: the next start tries again.
-                log.warning("game %d: could not redraw its board (%r)", state.id, exc)
+        assert self.shard_count is not None
+        for shard_id in self.held_shards():
+            with self.working_for(shard_id):
+                states = await self.games.games_to_redraw(
+                    shard_id=shard_id, shard_count=self.shard_count
+                )
+                for state in states:
+                    try:
+                        await self.boards.show(state, None)
+                    except (discord.HTTPException, aiohttp.ClientError) as exc:
+                        # Discord failing, or the bot stopping meanwhile: the next start tries
+                        # again.
+                        log.warning("game %d: could not redraw its board (%r)", state.id, exc)
 
     async def resume_pending(self) -> None:
         """Answer the moves the AI owed when the bot last stopped and, in the background, redraw
         the boards a crash may have left a move behind (those can be many: they must not hold
-        up players waiting for the AI)."""
+        up players waiting for the AI). Only the games of guilds on this cluster's shards:
+        another cluster's are its own to resume."""
         await self.wait_until_ready()
+        assert self.shard_count is not None
         self.spawn(self._redraw_after_crash())
-        for state in await self.games.games_awaiting_ai():
-            log.info("game %d: resuming the AI's pending move", state.id)
-            owner = PlayCog.owner_of(state)
-            if state.mode == Mode.WATCH:
-                self.spawn(self.cog(WatchCog).play_out(state.id, None, state.starter_id))
-            else:
-                await self.boards.ai_turn(state.id, None, owner)
+        for shard_id in self.held_shards():
+            with self.working_for(shard_id):
+                states = await self.games.games_awaiting_ai(
+                    shard_id=shard_id, shard_count=self.shard_count
+                )
+                for state in states:
+                    log.info("game %d: resuming the AI's pending move", state.id)
+                    owner = PlayCog.owner_of(state)
+                    if state.mode == Mode.WATCH:
+                        self.spawn(self.cog(WatchCog).play_out(state.id, None, state.starter_id))
+                    else:
+                        await self.boards.ai_turn(state.id, None, owner)
 
     # ----------------------------------------------------------------- clicks no item took
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import SplitResult, urlsplit
@@ -81,6 +82,19 @@ class Settings:
     # `caro-bot --sync`: register the slash commands with Discord on this start even if their
     # schema did not change (after they were deleted by hand, or to repair a failed sync).
     force_sync: bool = False
+    # CARO_SHARD_COUNT: how many shards the whole bot runs (None: the count Discord recommends,
+    # all in this process). CARO_SHARD_IDS: the shards this process (one cluster) runs, None for
+    # all of them. A guild belongs to shard (guild_id >> 22) % shard_count.
+    shard_count: int | None = None
+    shard_ids: tuple[int, ...] | None = None
+    # CARO_CLUSTER: the name this process carries in every log line (default: its shards).
+    cluster: str = "main"
+
+    @property
+    def syncs_commands(self) -> bool:
+        """Whether this process registers the slash commands: only the cluster holding shard 0,
+        so that N clusters starting together make one sync, not N racing ones."""
+        return self.shard_ids is None or 0 in self.shard_ids
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -142,6 +156,65 @@ def parse_gateway_url(raw: str) -> str:
         raise bad_setting(
             "DISCORD_GATEWAY_URL", f"the port in {raw!r} is not a number from 1 to 65535"
         )
+    return raw
+
+
+# Discord's largest bots run a few thousand shards; a count beyond this is a typo.
+MAX_SHARDS = 65536
+_CLUSTER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
+
+
+def parse_shard_count(raw: str) -> int:
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_SHARDS:
+        problem = f"expected a whole number of shards from 1 to {MAX_SHARDS}, got {raw!r}"
+        raise bad_setting("CARO_SHARD_COUNT", problem)
+    return int(raw)
+
+
+def parse_shard_ids(raw: str, shard_count: int | None) -> tuple[int, ...]:
+    """`0-3`, `0,2` or `0-1,4`: the shards of one cluster, each below the shard count, sorted."""
+    if shard_count is None:
+        raise bad_setting(
+            "CARO_SHARD_IDS", "it needs CARO_SHARD_COUNT too (the number of shards of all clusters)"
+        )
+    form = f"expected shard ids such as 0-3 or 0,2 (each from 0 to {shard_count - 1}), got {raw!r}"
+    ids: set[int] = set()
+    for part in raw.split(","):
+        low, dash, high = part.strip().partition("-")
+        bounds = (low.strip(), high.strip() if dash else low.strip())
+        if not all(b.isascii() and b.isdigit() for b in bounds):
+            raise bad_setting("CARO_SHARD_IDS", form)
+        first, last = int(bounds[0]), int(bounds[1])
+        if first > last or last >= shard_count:
+            raise bad_setting("CARO_SHARD_IDS", form)
+        span = set(range(first, last + 1))
+        if span & ids:
+            raise bad_setting("CARO_SHARD_IDS", f"a shard is named twice in {raw!r}")
+        ids |= span
+    return tuple(sorted(ids))
+
+
+def shard_span(ids: tuple[int, ...]) -> str:
+    """0,1,2,5 -> "0-2,5": how a cluster's shards are shown."""
+    parts: list[str] = []
+    start = prev = ids[0]
+    for shard in (*ids[1:], None):
+        if shard is not None and shard == prev + 1:
+            prev = shard
+            continue
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+        if shard is not None:
+            start = prev = shard
+    return ",".join(parts)
+
+
+def parse_cluster_name(raw: str) -> str:
+    if not _CLUSTER_NAME.fullmatch(raw):
+        problem = (
+            "expected a name of 1 to 32 letters, digits, '.', '_' or '-' (starting with a "
+            f"letter or digit), got {redact(raw)!r}"
+        )
+        raise bad_setting("CARO_CLUSTER", problem)
     return raw
 
 
@@ -222,6 +295,13 @@ def load_settings(
         value = optional_seconds(name, 86400)
         return default if value is None else value
 
+    shard_count = parse_shard_count(get("CARO_SHARD_COUNT")) if get("CARO_SHARD_COUNT") else None
+    shard_ids = parse_shard_ids(get("CARO_SHARD_IDS"), shard_count) if get("CARO_SHARD_IDS") else None
+    if get("CARO_CLUSTER"):
+        cluster = parse_cluster_name(get("CARO_CLUSTER"))
+    else:
+        cluster = f"shards-{shard_span(shard_ids)}" if shard_ids is not None else "main"
+
     engine: ExternalEngineSettings | None = None
     if get("CARO_ENGINE_CMD"):
         from engine.external import parse_command
@@ -259,5 +339,8 @@ def load_settings(
         challenge_seconds=seconds("CARO_CHALLENGE_SECONDS", 300.0),
         watch_delay=seconds("CARO_WATCH_DELAY_SECONDS", 1.5),
         force_sync=force_sync,
+        shard_count=shard_count,
+        shard_ids=shard_ids,
+        cluster=cluster,
         engine=engine,
     )

@@ -4,7 +4,14 @@
   against). discord.py reads both from class attributes and offers no setting for them.
 - `filter_repeated_interactions`: Discord may deliver one INTERACTION_CREATE twice (a replayed
   gateway event); answering it again fails with 40060. Filtering where discord.py parses the
-  event covers commands, buttons and modals alike, whichever handler they would reach.
+  event covers commands, buttons and modals alike, whichever handler they would reach. The same
+  place marks the interaction's shard for the log (logging_setup.current_shard): every task
+  discord.py starts for it (command, button, modal, on_interaction) is created there and copies
+  the mark.
+- `recommended_shard_count`: the shard count Discord recommends (GET /gateway/bot). An
+  AutoShardedClient without a count asks for it itself, but then connects to the gateway URL that
+  answer names, ignoring DISCORD_GATEWAY_URL; asking first and setting the count keeps the
+  override.
 - `cancel_ready_timer`: discord.py leaves its READY delay timer running on close; if it fires
   after the loop is gone it dies with a traceback (a stop within ~2 s of connecting).
 - `add_choice`: a choice known only at start (the operator's external engine level); choices
@@ -24,6 +31,8 @@ from typing import Any
 
 import discord
 import yarl
+
+from .logging_setup import current_shard, shard_of_guild
 
 log = logging.getLogger("caro.bot")
 
@@ -64,10 +73,25 @@ def filter_repeated_interactions(client: discord.Client, repeats: RepeatFilter) 
     parse_interaction = parsers["INTERACTION_CREATE"]
 
     def parse_once(data: Any) -> None:
-        if repeats.first(str(data.get("id"))):
+        if not repeats.first(str(data.get("id"))):
+            return
+        guild_id = data.get("guild_id")
+        shard = None
+        if guild_id is not None and str(guild_id).isdigit():
+            shard = shard_of_guild(int(guild_id), client.shard_count or 1)
+        mark = current_shard.set(shard)
+        try:
             parse_interaction(data)
+        finally:
+            current_shard.reset(mark)
 
     parsers["INTERACTION_CREATE"] = parse_once
+
+
+async def recommended_shard_count(client: discord.Client) -> int:
+    """How many shards Discord recommends for this bot (needs a logged-in client)."""
+    count, _url, _limits = await client.http.get_bot_gateway()
+    return int(count)
 
 
 def cancel_ready_timer(client: discord.Client) -> None:

@@ -10,15 +10,23 @@ so no logger, format string or exception message can slip past it.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import re
-import sys
 from collections.abc import Iterable
 
 import aiohttp
 import discord
 
 REDACTED = "[redacted]"
+
+# The shard whose work is running now: set where an interaction arrives (from its guild) and by
+# the per-shard background loops; asyncio tasks copy it when they are created, so everything an
+# interaction or a shard's loop starts carries it into its log lines. None: no shard's work.
+current_shard: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "caro_shard", default=None
+)
+LINE_FORMAT = "%(asctime)s %(levelname)-8s [%(cluster)s shard %(shard)s] %(name)s: %(message)s"
 
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # A "token" field of a payload, as a Python repr or as JSON.
@@ -87,19 +95,38 @@ class ConnectionTrouble(logging.Filter):
         return True
 
 
-def setup_logging(level: int, secrets: Iterable[str] = ()) -> None:
-    """Root logging to stderr at `level`, every line redacted."""
-    # Plain lines when the output is a file or a pipe: discord.py would colour them inside
-    # containers, which litters log files with escape codes.
-    if sys.stderr.isatty():
-        discord.utils.setup_logging(level=level, root=True)
-    else:
-        plain = logging.Formatter("%(asctime)s %(levelname)-8s %(name)s: %(message)s")
-        discord.utils.setup_logging(level=level, formatter=plain, root=True)
+def shard_of_guild(guild_id: int, shard_count: int) -> int:
+    """The shard Discord sends a guild's events to."""
+    return (guild_id >> 22) % shard_count
+
+
+class ClusterTag(logging.Filter):
+    """Gives every record the cluster (this process) and the shard it was logged for ("-" when
+    no shard's work was running), so that the lines of N clusters can be told apart once they
+    are collected in one place."""
+
+    def __init__(self, cluster: str) -> None:
+        super().__init__()
+        self.cluster = cluster
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.cluster = self.cluster
+        shard = current_shard.get()
+        record.shard = "-" if shard is None else str(shard)
+        return True
+
+
+def setup_logging(level: int, secrets: Iterable[str] = (), cluster: str = "main") -> None:
+    """Root logging to stderr at `level`, every line tagged with cluster and shard, redacted."""
+    # Plain lines, on a terminal too: discord.py's coloured format has no place for the cluster
+    # and shard, and colours inside containers litter log files with escape codes.
+    plain = logging.Formatter(LINE_FORMAT)
+    discord.utils.setup_logging(level=level, formatter=plain, root=True)
     secrets = tuple(secrets)
     for handler in logging.getLogger().handlers:
         inner = handler.formatter or logging.Formatter()
         handler.setFormatter(RedactingFormatter(inner, secrets))
+        handler.addFilter(ClusterTag(cluster))
         handler.addFilter(ConnectionTrouble())
     # caro plays no audio; the missing-voice-library warnings are noise.
     discord.VoiceClient.warn_nacl = False

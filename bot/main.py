@@ -18,6 +18,7 @@ import sys
 
 import aiohttp
 import discord
+import yarl
 
 from engine import __version__
 
@@ -25,6 +26,7 @@ from . import discord_patches
 from .config import Settings, SettingsError, load_settings
 from .logging_setup import one_line, setup_logging
 from .preflight import (
+    CONNECT_TIMEOUT,
     PreflightError,
     Unreachable,
     check_database,
@@ -124,6 +126,12 @@ async def login_and_connect(bot: discord.Client, settings: Settings) -> None:
     await check_reachable(
         gateway, "DISCORD_GATEWAY_URL", settings.gateway_url is not None, "Discord's gateway"
     )
+    if isinstance(bot, discord.AutoShardedClient) and bot.shard_count is None:
+        # Asked here, not left to discord.py: it would connect to the URL Discord names in the
+        # same answer, bypassing DISCORD_GATEWAY_URL (a gateway proxy).
+        bot.shard_count = await discord_patches.recommended_shard_count(bot)
+        log.info("Discord recommends %d shard(s)", bot.shard_count)
+    await check_websocket(gateway, settings.gateway_url is not None)
     try:
         await bot.connect(reconnect=True)
     except AttributeError as exc:
@@ -137,6 +145,26 @@ async def login_and_connect(bot: discord.Client, settings: Settings) -> None:
             unreachable_message(
                 "Discord's gateway", gateway, "DISCORD_GATEWAY_URL",
                 settings.gateway_url is not None, network_reason(first),
+            )
+        ) from None
+
+
+async def check_websocket(gateway: str, overridden: bool) -> None:
+    """A websocket handshake with the gateway, closed at once. A sharded client retries a first
+    connection that fails forever, a shard at a time; a gateway URL with no websocket behind it
+    is a setting to fix, said once."""
+    url = yarl.URL(gateway).update_query(v=10, encoding="json")
+    timeout = aiohttp.ClientTimeout(total=CONNECT_TIMEOUT)
+    try:
+        async with aiohttp.ClientSession(timeout=timeout) as session, session.ws_connect(
+            url, timeout=aiohttp.ClientWSTimeout(ws_close=CONNECT_TIMEOUT), max_msg_size=0
+        ):
+            pass
+    except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+        raise Unreachable(
+            unreachable_message(
+                "Discord's gateway", gateway, "DISCORD_GATEWAY_URL", overridden,
+                network_reason(exc),
             )
         ) from None
 
@@ -179,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     except (SettingsError, PreflightError) as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    setup_logging(settings.log_level, secrets=settings.secrets)
+    setup_logging(settings.log_level, secrets=settings.secrets, cluster=settings.cluster)
     apply_endpoint_overrides(settings)
     # Every database statement is a hop to aiosqlite's thread and back; while the event loop is
     # busy, each hand-over of the GIL waits up to the switch interval (5 ms by default), which

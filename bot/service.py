@@ -159,9 +159,9 @@ class GameService:
     async def save_timeouts(self, guild_id: int, settings: GuildSettings) -> None:
         await self.storage.save_guild_settings(guild_id, settings)
 
-    async def next_deadline(self) -> float | None:
-        """The earliest running clock of any game or pending challenge."""
-        return await self.storage.next_deadline()
+    async def next_deadline(self, *, shard_id: int = 0, shard_count: int = 1) -> float | None:
+        """The earliest running clock of any game or pending challenge of the shard."""
+        return await self.storage.next_deadline(shard_id=shard_id, shard_count=shard_count)
 
     async def _deadline(self, state: GameState, board: Board) -> float | None:
         """When the side to move on `board` loses on time; None if no member is to move."""
@@ -286,10 +286,15 @@ class GameService:
         return None if row is None else load_state(row)
 
     async def games_to_redraw(
-        self, finished_within: float = REDRAW_FINISHED_WITHIN
+        self, finished_within: float = REDRAW_FINISHED_WITHIN, *, shard_id: int = 0,
+        shard_count: int = 1,
     ) -> list[GameState]:
-        """Games whose message may be behind the database after a crash (see storage)."""
-        return [load_state(row) for row in await self.storage.games_to_redraw(finished_within)]
+        """Games of the shard whose message may be behind the database after a crash (see
+        storage)."""
+        rows = await self.storage.games_to_redraw(
+            finished_within, shard_id=shard_id, shard_count=shard_count
+        )
+        return [load_state(row) for row in rows]
 
     # ----------------------------------------------------------------- challenges
     async def challenge(
@@ -412,10 +417,15 @@ class GameService:
         assert found is not None
         return found
 
-    async def expire_challenges(self) -> list[ChallengeRow]:
-        """Close the challenges nobody answered in time; the ones this call closed."""
+    async def expire_challenges(
+        self, *, shard_id: int = 0, shard_count: int = 1
+    ) -> list[ChallengeRow]:
+        """Close the shard's challenges nobody answered in time; the ones this call closed."""
         closed: list[ChallengeRow] = []
-        for found in await self.storage.due_challenges(self._clock()):
+        due = await self.storage.due_challenges(
+            self._clock(), shard_id=shard_id, shard_count=shard_count
+        )
+        for found in due:
             if await self.storage.close_challenge(found.id, ChallengeStatus.EXPIRED):
                 closed.append(await self._challenge_row(found.id))
         return closed
@@ -533,8 +543,11 @@ class GameService:
             raise UserError("click.finished")
         return state, mark
 
-    async def games_awaiting_ai(self) -> list[GameState]:
-        return [load_state(row) for row in await self.storage.games_awaiting_ai()]
+    async def games_awaiting_ai(
+        self, *, shard_id: int = 0, shard_count: int = 1
+    ) -> list[GameState]:
+        rows = await self.storage.games_awaiting_ai(shard_id=shard_id, shard_count=shard_count)
+        return [load_state(row) for row in rows]
 
     async def hint(self, game_id: int, ply: int, user_id: int) -> Hint:
         """The engine's suggestion for the member's move, counted in the game record."""
@@ -597,12 +610,13 @@ class GameService:
                 raise UserError("click.finished")
             return await self._reload(game_id)
 
-    async def expire_games(self) -> list[GameState]:
-        """Finish the games whose member to move ran out of time: they lose. Each game is
-        finished once, even if the bot restarts in between; the games this call finished."""
+    async def expire_games(self, *, shard_id: int = 0, shard_count: int = 1) -> list[GameState]:
+        """Finish the shard's games whose member to move ran out of time: they lose. Each game
+        is finished once, even if the bot restarts (or another process asks) in between; the
+        games this call finished."""
         now = self._clock()
         finished: list[GameState] = []
-        for row in await self.storage.due_games(now):
+        for row in await self.storage.due_games(now, shard_id=shard_id, shard_count=shard_count):
             async with self._lock(row.id):
                 state = await self._finish_on_time(row.id, now)
             if state is not None:

@@ -1,5 +1,7 @@
 """Turn clocks: a game whose player ran out of time is lost, an unanswered challenge closes. At
-start-up (the bot may have been down when a clock ran out), then as each clock runs out."""
+start-up (the bot may have been down when a clock ran out), then as each clock runs out. Only the
+clocks of guilds on this cluster's shards: the storage hands each run-out clock to one caller,
+so a clock is settled once even while shards move between clusters."""
 
 from __future__ import annotations
 
@@ -38,8 +40,15 @@ class ClocksCog(commands.Cog, name="Clocks"):
         while not self.bot.is_closed():
             changed.clear()
             try:
-                await self.expire_due()
-                upcoming = await games.next_deadline()
+                upcoming = None
+                for shard_id in self.bot.held_shards():
+                    with self.bot.working_for(shard_id):
+                        await self.expire_due(shard_id)
+                        found = await games.next_deadline(
+                            shard_id=shard_id, shard_count=self.shard_count
+                        )
+                    if found is not None and (upcoming is None or found < upcoming):
+                        upcoming = found
             except Exception:
                 if self.bot.is_closed():
                     return
@@ -51,13 +60,19 @@ class ClocksCog(commands.Cog, name="Clocks"):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), wait)
 
-    async def expire_due(self) -> None:
+    @property
+    def shard_count(self) -> int:
+        assert self.bot.shard_count is not None, "known once connected"
+        return self.bot.shard_count
+
+    async def expire_due(self, shard_id: int) -> None:
         games = self.bot.games
-        for state in await games.expire_games():
+        for state in await games.expire_games(shard_id=shard_id, shard_count=self.shard_count):
             log.info("game %d: %s ran out of time", state.id, state.board.turn.name)
             await self.bot.boards.show_quietly(state)
         challenges = self.bot.cog(ChallengeCog)
-        for challenge in await games.expire_challenges():
+        expired = await games.expire_challenges(shard_id=shard_id, shard_count=self.shard_count)
+        for challenge in expired:
             log.info("challenge %d expired", challenge.id)
             try:
                 await challenges.show_closed(challenge)

@@ -340,7 +340,9 @@ async def test_reconnects_log_one_line_each_and_stopping_is_prompt(tmp_path: Pat
         stopped_double = True
         # discord.py backs off exponentially; wait for a pause long enough that a stop which
         # waited for it would show.
-        attempt = r"WARNING +discord.client: Attempting a reconnect in ([\d.]+)s \((.+)\)"
+        # The bot is an AutoShardedClient: each shard reconnects by itself.
+        attempt = (r"WARNING +\[main shard -\] discord\.shard: Attempting a reconnect for "
+                   r"shard ID 0 in ([\d.]+)s \((.+)\)")
         deadline = time.monotonic() + 120
         while not any(float(d) >= 6 for d, _ in re.findall(attempt, bot.log_text())):
             assert time.monotonic() < deadline, bot.log_text()

@@ -1,0 +1,450 @@
+"""Sharded clusters: CARO_SHARD_COUNT / CARO_SHARD_IDS / CARO_CLUSTER as settings, the cluster and
+shard on every log line, one process holding two shards (SQLite), and two cluster processes of
+two shards each on one PostgreSQL database, through the Discord double: games on every shard, the
+global leaderboard the same from both, one player's games finishing at once on both clusters, a
+cluster SIGKILLed mid-game while the other keeps answering, clocks that ran out while it was down
+settled once, and two clusters starting together on an empty database migrating it once."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import discord
+import pytest
+
+from bot import discord_patches
+from bot.config import Settings, SettingsError, load_settings
+from bot.logging_setup import LINE_FORMAT, ClusterTag, current_shard
+from bot.options import parse_options
+from bot.ratings import updated
+from bot.service import GameService
+from bot.storage import open_database
+from engine.solver import perfect_move
+from tests.bot.test_bot_process import play_out
+from tests.cluster_helpers import Cluster, Database, Deployment, deploy, rating_chain_problems
+from tests.conftest import TOKEN, BotHandle, text_of
+from tests.service.test_service_games import Thinker
+
+MANAGE_GUILD = 1 << 5
+AI_EASY_RATING = 800.0
+
+
+def settings(**env: str) -> Settings:
+    return load_settings({"DISCORD_TOKEN": TOKEN, **env}, dotenv=False)
+
+
+# ----------------------------------------------------------------- settings
+
+
+def test_shard_settings_take_ranges_and_lists() -> None:
+    unset = settings()
+    assert (unset.shard_count, unset.shard_ids, unset.cluster) == (None, None, "main")
+    assert unset.syncs_commands
+    four = settings(CARO_SHARD_COUNT="4", CARO_SHARD_IDS="0-3")
+    assert (four.shard_count, four.shard_ids, four.cluster) == (4, (0, 1, 2, 3), "shards-0-3")
+    odd = settings(CARO_SHARD_COUNT="8", CARO_SHARD_IDS=" 5, 1-2 ,7")
+    assert odd.shard_ids == (1, 2, 5, 7) and odd.cluster == "shards-1-2,5,7"
+    assert not odd.syncs_commands  # shard 0 is another cluster's: that one syncs
+    named = settings(CARO_SHARD_COUNT="4", CARO_SHARD_IDS="0,2", CARO_CLUSTER="eu-1")
+    assert named.shard_ids == (0, 2) and named.cluster == "eu-1" and named.syncs_commands
+    # A count alone: this process runs every shard of it.
+    assert settings(CARO_SHARD_COUNT="3").shard_ids is None
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"CARO_SHARD_COUNT": "0"},
+         "Setting CARO_SHARD_COUNT is invalid: expected a whole number of shards from 1 to 65536, "
+         "got '0'"),
+        ({"CARO_SHARD_COUNT": "two"},
+         "Setting CARO_SHARD_COUNT is invalid: expected a whole number of shards from 1 to 65536, "
+         "got 'two'"),
+        ({"CARO_SHARD_IDS": "0-1"},
+         "Setting CARO_SHARD_IDS is invalid: it needs CARO_SHARD_COUNT too (the number of shards "
+         "of all clusters)"),
+        ({"CARO_SHARD_COUNT": "2", "CARO_SHARD_IDS": "0-2"},
+         "Setting CARO_SHARD_IDS is invalid: expected shard ids such as 0-3 or 0,2 (each from 0 "
+         "to 1), got '0-2'"),
+        ({"CARO_SHARD_COUNT": "4", "CARO_SHARD_IDS": "3-1"},
+         "Setting CARO_SHARD_IDS is invalid: expected shard ids such as 0-3 or 0,2 (each from 0 "
+         "to 3), got '3-1'"),
+        ({"CARO_SHARD_COUNT": "4", "CARO_SHARD_IDS": "0;1"},
+         "Setting CARO_SHARD_IDS is invalid: expected shard ids such as 0-3 or 0,2 (each from 0 "
+         "to 3), got '0;1'"),
+        ({"CARO_SHARD_COUNT": "4", "CARO_SHARD_IDS": "0,"},
+         "Setting CARO_SHARD_IDS is invalid: expected shard ids such as 0-3 or 0,2 (each from 0 "
+         "to 3), got '0,'"),
+        ({"CARO_SHARD_COUNT": "4", "CARO_SHARD_IDS": "0-2,1"},
+         "Setting CARO_SHARD_IDS is invalid: a shard is named twice in '0-2,1'"),
+        ({"CARO_CLUSTER": "eu 1"},
+         "Setting CARO_CLUSTER is invalid: expected a name of 1 to 32 letters, digits, '.', '_' "
+         "or '-' (starting with a letter or digit), got 'eu 1'"),
+    ],
+)
+def test_bad_shard_settings_are_refused_naming_the_setting(
+    env: dict[str, str], message: str
+) -> None:
+    with pytest.raises(SettingsError) as refused:
+        settings(**env)
+    assert str(refused.value) == message
+
+
+def test_a_bad_shard_setting_stops_the_program_with_one_line_and_exit_2(tmp_path: Path) -> None:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "CARO_"))}
+    done = subprocess.run(
+        [sys.executable, "-m", "bot"], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        env=clean | {"DISCORD_TOKEN": TOKEN, "CARO_SHARD_COUNT": "2", "CARO_SHARD_IDS": "2"},
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "Setting CARO_SHARD_IDS is invalid: expected shard ids such as 0-3 or 0,2 (each from 0 to "
+        "1), got '2'"
+    ]
+
+
+# ----------------------------------------------------------------- log lines
+
+
+def test_an_interactions_log_lines_carry_the_cluster_and_its_guilds_shard() -> None:
+    """The mark is set where discord.py parses INTERACTION_CREATE, so whatever it starts from
+    there (here: the parser itself logging, and a task it creates) carries the guild's shard."""
+    lines: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(self.format(record))
+
+    handler = Collect()
+    handler.setFormatter(logging.Formatter(LINE_FORMAT))
+    handler.addFilter(ClusterTag("eu-1"))
+    log = logging.getLogger("caro.test.clusters")
+    log.addHandler(handler)
+    log.propagate = False
+    log.setLevel(logging.INFO)
+
+    async def scenario() -> None:
+        client = discord.AutoShardedClient(intents=discord.Intents.none(), shard_count=4)
+        parsers: dict[str, Any] = client._connection.parsers
+        started: list[asyncio.Task[None]] = []
+
+        async def later(data: dict[str, Any]) -> None:
+            log.info("task for interaction %s", data["id"])
+
+        def parse(data: dict[str, Any]) -> None:
+            log.info("parsing interaction %s", data["id"])
+            started.append(asyncio.get_running_loop().create_task(later(data)))
+
+        parsers["INTERACTION_CREATE"] = parse
+        discord_patches.filter_repeated_interactions(client, discord_patches.RepeatFilter())
+        on_shard_3 = (1 << 22) * 7  # (id >> 22) % 4 == 3
+        client._connection.parsers["INTERACTION_CREATE"]({"id": "1", "guild_id": str(on_shard_3)})
+        client._connection.parsers["INTERACTION_CREATE"]({"id": "2"})  # a DM: no guild
+        log.info("outside any interaction")
+        await asyncio.gather(*started)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        log.removeHandler(handler)
+    tags = [re.search(r"\[(.*?)\] caro\.test\.clusters: (.*)", line).groups()  # type: ignore[union-attr]
+            for line in lines]
+    assert tags == [
+        ("eu-1 shard 3", "parsing interaction 1"),
+        ("eu-1 shard -", "parsing interaction 2"),
+        ("eu-1 shard -", "outside any interaction"),
+        ("eu-1 shard 3", "task for interaction 1"),
+        ("eu-1 shard -", "task for interaction 2"),
+    ]
+    assert current_shard.get() is None
+
+
+# ----------------------------------------------------------------- the crash campaign's checks
+
+
+async def test_the_crash_checks_find_a_lost_or_a_doubled_rating_update(tmp_path: Path) -> None:
+    """bench.crash --clusters relies on these checks to say "0 lost or doubled rating changes":
+    they must fail on exactly those."""
+    path = tmp_path / "caro.db"
+    storage = await open_database(path)
+    games = GameService(storage, Thinker())
+    for _ in range(2):
+        state = await games.start(guild_id=10, channel_id=20, player_id=30,
+                                  options=parse_options("easy", "3x3"), rng=random.Random(1))
+        await games.resign(state.id, 30)
+    await storage.close()
+    db = Database(str(path))
+    assert await rating_chain_problems(db) == []
+
+    with sqlite3.connect(path) as con:
+        # A lost update, as two writers reading the same rating would leave it: the second game
+        # computed from the start rating too, and its result overwrote the first's.
+        [(first_after,)] = con.execute(
+            "SELECT after FROM rating_changes WHERE scope = 0 ORDER BY game_id LIMIT 1").fetchall()
+        con.execute("UPDATE rating_changes SET before = 1200.0, after = ? WHERE scope = 0"
+                    " AND game_id = (SELECT MAX(game_id) FROM rating_changes)", (first_after,))
+        con.execute("UPDATE standings SET rating = ? WHERE scope = 0", (first_after,))
+    [lost] = await rating_chain_problems(db)
+    assert lost.startswith("member 30 scope 0: rating changes do not chain")
+
+    with sqlite3.connect(path) as con:
+        # A doubled update: the server's standing counts a game more than its changes.
+        con.execute("UPDATE standings SET losses = losses + 1 WHERE scope = 10")
+    problems = await rating_chain_problems(db)
+    assert "member 30 scope 10: 3 games counted, 2 rating changes" in problems
+
+
+# ----------------------------------------------------------------- cluster processes
+
+
+StartClusters = Callable[..., Awaitable[Deployment]]
+
+
+@pytest.fixture
+async def start_clusters(tmp_path: Path) -> AsyncIterator[StartClusters]:
+    """`await start_clusters([[0, 1], [2, 3]], 4, database=dsn, CARO_...=...)`: a double with one
+    guild on each shard, and one cluster process per list of shard ids, all started at once."""
+    deployments: list[Deployment] = []
+
+    async def start(layout: list[list[int]], shard_count: int, database: str | None = None,
+                    **env: str) -> Deployment:
+        deployment = await deploy(tmp_path / f"run{len(deployments)}", layout=layout,
+                                  shard_count=shard_count, database=database, **env)
+        deployments.append(deployment)
+        return deployment
+
+    yield start
+
+    problems: list[str] = []
+    for deployment in deployments:
+        problems += await deployment.close()
+    if problems:
+        logs = "\n".join(f"--- {c.name} ---\n{c.log_text()}"
+                         for d in deployments for c in d.clusters)
+        pytest.fail("; ".join(problems) + "\n" + logs)
+
+
+def guild_on(double: Any, shard: int, shard_count: int) -> str:
+    return next(g for g in double.guild_ids if double.shard_of(g, shard_count) == shard)
+
+
+def member_in(double: Any, name: str, guild_id: str) -> Any:
+    return double.add_member(name, guild_id=guild_id)
+
+
+async def test_without_shard_settings_one_process_runs_the_count_discord_recommends(
+    tmp_path: Path,
+) -> None:
+    from tests.discord_double import DiscordDouble
+    from tests.fault_helpers import shutdown
+
+    double = DiscordDouble(token=TOKEN)
+    await double.start()
+    double.shard_count = 2  # what GET /gateway/bot answers
+    second = double.add_guild("on shard 1", shard=(1, 2))
+    (tmp_path / "bot").mkdir()
+    bot = BotHandle(double, tmp_path / "bot", {"DISCORD_GUILD_ID": ""})
+    try:
+        await bot.start()
+        await double.wait_shards(range(2), 2)
+        alice = member_in(double, "alice", second)
+        started = await alice.slash("caro start", difficulty="easy")
+        assert started.callback_type == 4 and not started.ephemeral
+    finally:
+        problems = await shutdown(double, bot)
+    log = bot.log_text()
+    assert problems == [], log
+    assert "Discord recommends 2 shard(s)" in log
+    # Both shards of the recommended count identified, each with its [id, count].
+    assert {s.shard for s in double.gateway.identified} == {(0, 2), (1, 2)}
+    assert re.search(r"\[main shard 1\] caro\.bot: game 1 started", log), log
+
+
+async def test_one_process_holding_both_shards_answers_in_guilds_on_each_and_logs_the_shard(
+    start_clusters: StartClusters,
+) -> None:
+    deployment = await start_clusters([[0, 1]], 2)  # SQLite: one process owns every shard
+    double, [bot] = deployment.double, deployment.clusters
+    for shard in (0, 1):
+        guild = guild_on(double, shard, 2)
+        admin = member_in(double, f"admin{shard}", guild)
+        admin.permissions = str(int(admin.permissions) | MANAGE_GUILD)
+        assert (await admin.slash("caro settings", timeout=5)).ephemeral
+        alice = member_in(double, f"alice{shard}", guild)
+        started = await alice.slash("caro start", difficulty="easy")
+        assert started.callback_type == 4 and started.message.channel_id == alice.channel_id
+        end = await play_out(alice, started.message, perfect_move)
+        assert "**You win!**" in text_of(end)
+    log = bot.log_text()
+    # The settings change is logged while answering the interaction: tagged with its shard.
+    for shard in (0, 1):
+        guild = guild_on(double, shard, 2)
+        assert re.search(rf"\[shards-0-1 shard {shard}\] caro\.bot: guild {guild}: turn limits",
+                         log), log
+    assert "connected as caro-bot" in log and "shards 0,1 of 2" in log
+    assert await deployment.database.rows("SELECT COUNT(*) FROM results") == [(2,)]
+
+
+# ----------------------------------------------------------------- two clusters, one PostgreSQL
+
+TWO_CLUSTERS = [[0, 1], [2, 3]]
+
+
+async def fetch(dsn: str, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    con = await asyncpg.connect(dsn)
+    try:
+        return [tuple(row) for row in await con.fetch(sql, *args)]
+    finally:
+        await con.close()
+
+
+def shards_in_log(cluster: Cluster, what: str) -> set[int]:
+    """The shards tagged on this cluster's log lines that contain `what`."""
+    return {int(s) for s in re.findall(rf"\[shards-[\d,-]+ shard (\d+)\] [^\n]*{what}",
+                                       cluster.log_text())}
+
+
+async def test_two_clusters_started_at_once_on_an_empty_database_migrate_it_once(
+    postgres_dsn: str, start_clusters: StartClusters
+) -> None:
+    clusters = (await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)).clusters
+    files = sorted(Path("bot/storage/postgres/migrations").glob("*.sql"))
+    applied = await fetch(postgres_dsn, "SELECT version FROM schema_migrations ORDER BY version")
+    assert applied == [(n,) for n in range(1, len(files) + 1)]
+    for cluster in clusters:
+        assert f"ready (schema {len(files)})" in cluster.log_text()
+    # One sync: only the cluster holding shard 0 registered the commands.
+    first, second = (c.log_text() for c in clusters)
+    assert "synced 1 command(s) globally" in first
+    assert "synced" not in second
+    assert "commands are registered by the cluster holding shard 0" in second
+
+
+async def test_two_clusters_answer_games_on_every_shard_and_show_one_global_leaderboard(
+    postgres_dsn: str, start_clusters: StartClusters
+) -> None:
+    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)
+    double, clusters = deployment.double, deployment.clusters
+    guilds = [guild_on(double, shard, 4) for shard in range(4)]
+    alice = member_in(double, "alice", guilds[0])
+    for guild in guilds[1:]:
+        double.join(alice, guild)
+    for guild in guilds:
+        channel = double.guilds[guild].channel_id
+        started = await alice.slash("caro start", channel_id=channel, difficulty="easy")
+        assert started.callback_type == 4 and not started.ephemeral
+        end = await play_out(alice, started.message, perfect_move)
+        assert "**You win!**" in text_of(end)
+    # Each game was played by the cluster holding its guild's shard.
+    assert shards_in_log(clusters[0], "started: 3x3") == {0, 1}
+    assert shards_in_log(clusters[1], "started: 3x3") == {2, 3}
+
+    seen_from = []
+    for guild in (guilds[0], guilds[3]):  # one guild on each cluster
+        viewer = member_in(double, f"viewer in {guild}", guild)
+        board = await viewer.slash("caro leaderboard", scope="global", mode="ai")
+        seen_from.append(board.embeds)
+    assert seen_from[0] == seen_from[1]
+    rating = 1200.0
+    for _ in guilds:
+        rating = updated(rating, AI_EASY_RATING, "win")
+    assert seen_from[0][0]["description"] == (
+        f"**1.** <@{alice.id}>: {round(rating)} (4 W / 0 D / 0 L)"
+    )
+
+
+async def test_one_players_games_finishing_at_once_on_two_clusters_both_change_the_rating(
+    postgres_dsn: str, start_clusters: StartClusters
+) -> None:
+    double = (await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)).double
+    on_first, on_second = guild_on(double, 1, 4), guild_on(double, 2, 4)
+    bob = member_in(double, "bob", on_first)
+    double.join(bob, on_second)
+    channels = [double.guilds[g].channel_id for g in (on_first, on_second)]
+    for channel in channels:
+        started = await bob.slash("caro start", channel_id=channel, difficulty="easy",
+                                  size="9x9", first="me")
+        assert started.callback_type == 4 and not started.ephemeral
+    # Both resignations reach their clusters together: two transactions on the same global
+    # rating row at the same moment.
+    resigned = await asyncio.gather(
+        *(bob.slash("caro resign", channel_id=channel) for channel in channels))
+    assert all(r.callback_type == 4 for r in resigned), resigned
+    two_losses = updated(updated(1200.0, AI_EASY_RATING, "loss"), AI_EASY_RATING, "loss")
+    [(rating, losses)] = await fetch(
+        postgres_dsn,
+        "SELECT rating, losses FROM standings WHERE scope = 0 AND user_id = $1 AND mode = 'ai'",
+        int(bob.id))
+    assert (rating, losses) == (pytest.approx(two_losses), 2)
+    changes = await fetch(
+        postgres_dsn,
+        "SELECT before, after FROM rating_changes WHERE scope = 0 AND user_id = $1"
+        " ORDER BY before DESC", int(bob.id))
+    # Chained: the second game started from the first one's result, not from 1200 again.
+    assert len(changes) == 2 and changes[0][1] == pytest.approx(changes[1][0])
+    # Each server's own rating moved once.
+    per_server = await fetch(
+        postgres_dsn, "SELECT scope, losses FROM standings WHERE scope != 0 AND user_id = $1"
+        " ORDER BY scope", int(bob.id))
+    assert sorted(per_server) == sorted([(int(on_first), 1), (int(on_second), 1)])
+
+
+async def test_a_cluster_killed_mid_game_leaves_the_other_answering_then_resumes_its_games(
+    postgres_dsn: str, start_clusters: StartClusters
+) -> None:
+    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn,
+                                      CARO_MIN_TIMEOUT_SECONDS="1", CARO_AI_TIME_LIMIT="2")
+    double, (first, second) = deployment.double, deployment.clusters
+    mine, others = guild_on(double, 3, 4), guild_on(double, 0, 4)  # second's, first's
+    admin = member_in(double, "admin", mine)
+    admin.permissions = str(int(admin.permissions) | MANAGE_GUILD)
+    assert (await admin.slash("caro settings", timeout=0.05)).ephemeral  # 3 s per move
+    alice, bob, carol = (member_in(double, n, mine) for n in ("alice", "bob", "carol"))
+    # On the cluster about to die: a game between members whose clock runs out while it is
+    # down, and one against the AI killed while the AI thinks.
+    challenge = await alice.slash("caro challenge", opponent=bob, first="me")
+    assert (await bob.click(challenge.message, "Accept")).callback_type == 7
+    other_channel = double.add_channel("other", guild_id=mine)
+    thinking = await carol.slash("caro start", difficulty="impossible", size="5x5",
+                                 channel_id=other_channel)
+    await carol.click(thinking.message, "A1")
+    assert "thinking" in text_of(thinking.message)
+    assert await second.stop(signal.SIGKILL) == -signal.SIGKILL
+
+    # The other cluster keeps answering its guilds meanwhile.
+    dave = member_in(double, "dave", others)
+    started = await dave.slash("caro start", difficulty="easy")
+    end = await play_out(dave, started.message, perfect_move)
+    assert "**You win!**" in text_of(end)
+    await asyncio.sleep(3.5)  # alice's 3 seconds ran out while her cluster was down
+    assert "ran out of time" not in text_of(challenge.message)  # not the other cluster's to settle
+
+    await second.start()
+    await thinking.message.wait_for(lambda m: "Your turn" in text_of(m), timeout=30)
+    await challenge.message.wait_for(lambda m: "ran out of time" in text_of(m), timeout=15)
+    rows = await fetch(postgres_dsn,
+                       "SELECT guild_id, mode, status, end_reason, ply FROM games ORDER BY id")
+    assert rows == [(int(mine), "pvp", "finished", "timeout", 0),
+                    (int(mine), "ai", "active", None, 2),
+                    (int(others), "ai", "finished", "line", rows[2][4])]
+    # Settled once: ratings moved once per member and scope (2 members x 2 scopes for the
+    # timeout, 1 member x 2 scopes for dave's win).
+    assert await fetch(postgres_dsn, "SELECT COUNT(*) FROM rating_changes") == [(6,)]
+    logs = first.log_text() + second.log_text()
+    assert len(re.findall(r"game 1: X ran out of time", logs)) == 1
+    assert shards_in_log(second, "game 1: X ran out of time") == {3}
+    assert "resuming the AI's pending move" in second.log_text()
+    assert "resuming" not in first.log_text()
