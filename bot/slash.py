@@ -27,6 +27,8 @@ from .texts import t, text_in
 from .translator import locale_of
 
 log = logging.getLogger("caro.bot")
+# Discord's error code for an interaction that can no longer be answered (past its 3 s).
+UNKNOWN_INTERACTION = 10062
 
 COMMANDS_HASH_KEY = "commands_hash"
 
@@ -89,9 +91,18 @@ class CaroTree(app_commands.CommandTree[Any]):
             # half-written, and the member can try again once the bot is back.
             log.info("a command was cut short by the shutdown (%s)", type(error).__name__)
             return
+        original = getattr(error, "original", error)
+        if isinstance(original, discord.NotFound) and original.code == UNKNOWN_INTERACTION:
+            # Answered after Discord's 3 s: the interaction is gone and nothing can be said to
+            # the member; the game service left nothing half-written.
+            log.warning("a command was answered too late for Discord (%s)", original.text)
+            return
         log.error("command failed", exc_info=error)
         if not interaction.response.is_done():
-            await say(interaction, "error.internal")
+            try:
+                await say(interaction, "error.internal")
+            except discord.HTTPException as exc:
+                log.warning("could not tell the member the command failed (%s)", exc)
 
 
 async def commands_hash(tree: app_commands.CommandTree[Any], guild: discord.Object | None) -> str:

@@ -254,3 +254,25 @@ async def test_a_board_discord_refused_to_redraw_is_drawn_again_shortly(
     message = await start.message.wait_for(players_turn, timeout=20)
     assert len(free_cells(message)) == 7  # the player's move and the AI's answer are both shown
     assert "could not draw the AI's move" in running_bot.log_text()
+
+
+async def test_a_command_answered_after_discords_three_seconds_logs_one_line(
+    tmp_path: Path,
+) -> None:
+    from tests.discord_double.interactions import InteractionFailed
+    from tests.fault_helpers import launch, shutdown
+
+    double, bot = await launch(tmp_path / "bot")
+    try:
+        # Every answer is now late for Discord (an overloaded bot): the callback is refused with
+        # 10062 Unknown interaction, and there is no one left to tell.
+        double.response_deadline = 0.0
+        try:
+            await double.add_member("alice").slash("caro help")
+        except InteractionFailed:
+            pass
+        await asyncio.sleep(1.0)
+    finally:
+        problems = await shutdown(double, bot, allow_violations=True)
+    assert problems == []  # no traceback: one warning line instead
+    assert "a command was answered too late for Discord" in bot.log_text()
