@@ -160,9 +160,13 @@ def choose_move(
     rng: random.Random | None = None,
     time_limit: float | None = None,
     node_limit: int | None = None,
+    compiled: bool = True,
 ) -> Cell:
-    """The move `level` plays on `board` (which is left untouched)."""
-    return _analyse(board, level, rng, time_limit, node_limit, with_reason=False).move
+    """The move `level` plays on `board` (which is left untouched). `compiled=False` plays
+    impossible as it was before the compiled core (the arena's `legacy-impossible`)."""
+    return _analyse(
+        board, level, rng, time_limit, node_limit, with_reason=False, compiled=compiled
+    ).move
 
 
 def analyse_move(
@@ -172,9 +176,12 @@ def analyse_move(
     rng: random.Random | None = None,
     time_limit: float | None = None,
     node_limit: int | None = None,
+    compiled: bool = True,
 ) -> MoveInfo:
     """The move `level` plays on `board`, with why and how hard it looked."""
-    return _analyse(board, level, rng, time_limit, node_limit, with_reason=True)
+    return _analyse(
+        board, level, rng, time_limit, node_limit, with_reason=True, compiled=compiled
+    )
 
 
 class _Plan:
@@ -206,6 +213,7 @@ def _analyse(
     node_limit: int | None,
     *,
     with_reason: bool,
+    compiled: bool = True,
 ) -> MoveInfo:
     start = time.perf_counter()
     known = Level.parse(level)
@@ -229,7 +237,12 @@ def _analyse(
             return _solved_info(board, solved, start, with_reason)
 
     size = board.rows * board.cols
-    if known is Level.IMPOSSIBLE and size > FULL_WIDTH_CELLS and size - board.ply > SOLVER_EMPTIES:
+    if (
+        compiled
+        and known is Level.IMPOSSIBLE
+        and size > FULL_WIDTH_CELLS
+        and size - board.ply > SOLVER_EMPTIES
+    ):
         return _core_move(board, start, time_limit, node_limit, with_reason)
 
     pos = Position(board)

@@ -51,20 +51,22 @@ class LevelPlayer:
     time_limit: float | None = None
     node_limit: int | None = None
     name: str = ""
-    legacy: bool = False  # the frozen pre-compiled-core AI (engine.ai.legacy), for reference
+    legacy: bool = False  # impossible as before the compiled core (pure Python), for reference
 
     def __post_init__(self) -> None:
         if not self.name:
             object.__setattr__(self, "name", ("legacy-" if self.legacy else "") + self.level)
 
     def __call__(self, board: Board, rng: random.Random, /) -> Cell:
-        if self.legacy:
-            from ..ai.legacy import choose_move
-        else:
-            from ..ai import choose_move
+        from ..ai import choose_move
 
         return choose_move(
-            board, self.level, rng=rng, time_limit=self.time_limit, node_limit=self.node_limit
+            board,
+            self.level,
+            rng=rng,
+            time_limit=self.time_limit,
+            node_limit=self.node_limit,
+            compiled=not self.legacy,
         )
 
 
@@ -92,8 +94,8 @@ class RandomPlayer:
 
 def parse_player(entry: str, *, mc_playouts: int = 1000, time_limit: float | None = None,
                  node_limit: int | None = None) -> Player:
-    """A player from a --levels entry: a level name, `legacy-LEVEL` (the frozen AI from before
-    the compiled core), `mc`, `random`, or `level@SECONDS` / `mc@PLAYOUTS` for a level with its
+    """A player from a --levels entry: a level name, `legacy-LEVEL` (impossible searching in pure
+    Python, as before the compiled core), `mc`, `random`, or `level@SECONDS` / `mc@PLAYOUTS` for a level with its
     own time limit or an MC with its own playout count."""
     from ..ai import LEVELS
 
