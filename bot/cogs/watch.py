@@ -13,11 +13,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from engine.types import LEVELS
+from engine.types import LEVELS, Level
 
 from ..errors import UserError
 from ..items import ID, Action, CaroButton
-from ..options import RULES, parse_options
+from ..options import ADAPTIVE, RULES, parse_options
 from ..replies import refuse
 from ..slash import choices, option_names, size_suggestions, text
 from ..texts import TextId
@@ -102,12 +102,12 @@ class WatchCog(commands.Cog, name="Watch"):
         guild_id, channel_id = interaction.guild_id, interaction.channel_id
         assert guild_id is not None and channel_id is not None  # the /caro group checks this
         try:
-            x_options = parse_options(x_level or "normal", size, rule, None)
-            o_options = parse_options(o_level or "hard", size, rule, None)
-            if "adaptive" in (x_options.level, o_options.level):
+            x_options = parse_options(x_level or Level.NORMAL, size, rule, None)
+            o_options = parse_options(o_level or Level.HARD, size, rule, None)
+            if ADAPTIVE in (x_options.level, o_options.level):
                 raise UserError(
                     "error.bad_choice",
-                    value="adaptive",
+                    value=ADAPTIVE,
                     option=TextId("option.difficulty"),
                     choices=", ".join(LEVELS),
                 )

@@ -21,7 +21,7 @@ from ..board import Board
 from ..montecarlo import monte_carlo_move
 from ..notation import parse_sizes as parse_size_list
 from ..stats import percentile
-from ..types import Cell, Rule
+from ..types import Cell, Level, Rule
 
 DEFAULT_SIZES = "3x3k3,5x5k4,9x9k5,15x15k5"
 SOLVER_SPECS = ((3, 3, 3), (4, 4, 4))
@@ -37,7 +37,7 @@ def parse_sizes(text: str) -> list[tuple[int, int, int]]:
 
 
 def sample_positions(rows: int, cols: int, k: int, rule: Rule, count: int, seed: int,
-                     level: str = "easy") -> list[Board]:
+                     level: str = Level.EASY) -> list[Board]:
     """`count` unfinished positions from seeded self-play games of `level`, spread over the
     games' plies (the empty board included when it is drawn)."""
     from ..ai import choose_move
@@ -145,14 +145,14 @@ def mc_position_lines(playouts: int, seed: int, time_limit: float | None,
     board = Board.from_text(MC_POSITION)
     clear_tables()
     start = time.perf_counter()
-    info = analyse_move(board, "impossible", rng=random.Random(seed), time_limit=time_limit,
+    info = analyse_move(board, Level.IMPOSSIBLE, rng=random.Random(seed), time_limit=time_limit,
                         node_limit=node_limit)
     ai_seconds = time.perf_counter() - start
     start = time.perf_counter()
     mc_move = monte_carlo_move(board, random.Random(seed), playouts)
     mc_seconds = time.perf_counter() - start
     return [
-        ["impossible", board.move_name(info.move), f"{1000 * ai_seconds:.1f}",
+        [Level.IMPOSSIBLE.value, board.move_name(info.move), f"{1000 * ai_seconds:.1f}",
          _is_winning(board, info.move, 60.0)],
         [f"mc({playouts})", board.move_name(mc_move), f"{1000 * mc_seconds:.1f}",
          _is_winning(board, mc_move, 60.0)],
@@ -166,13 +166,13 @@ def tic_tac_toe_micros(seed: int, repeats: int = 5) -> tuple[float, int]:
 
     positions = sample_positions(3, 3, 3, Rule.FREESTYLE, 12, seed)
     for i, board in enumerate(positions):
-        choose_move(board, "impossible", rng=random.Random(i))
+        choose_move(board, Level.IMPOSSIBLE, rng=random.Random(i))
     times = []
     for _ in range(repeats):
         for i, board in enumerate(positions):
             rng = random.Random(i)
             start = time.perf_counter()
-            choose_move(board, "impossible", rng=rng)
+            choose_move(board, Level.IMPOSSIBLE, rng=rng)
             times.append(time.perf_counter() - start)
     return 1e6 * statistics.median(times), len(times)
 
@@ -211,7 +211,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds per move (default: each level's own)")
     parser.add_argument("--node-limit", type=int, default=None, help="search nodes per move")
     parser.add_argument("--seed", type=int, default=0, help="seed of the self-play positions")
-    parser.add_argument("--from-level", default="easy",
+    parser.add_argument("--from-level", default=Level.EASY.value,
                         help="level whose self-play games give the positions (default easy)")
     parser.add_argument("--mc-playouts", type=int, default=1000,
                         help="playouts per candidate for the MC line (default 1000)")
