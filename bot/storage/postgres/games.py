@@ -4,7 +4,6 @@ of each shard."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
@@ -17,13 +16,10 @@ from ...model import (
     Finish,
     GameRow,
     Mode,
-    MoveRow,
     NewGame,
-    Seat,
-    Status,
-    parse_ai_level,
 )
 from ..interface import REDRAW_FINISHED_WITHIN, LiveCounts, MoveOutcome, RatePolicy
+from ..rows import game_row, seat_columns
 from .connection import CLAIM_SECONDS, check_shard
 from .standings import StandingQueries
 
@@ -62,8 +58,8 @@ class GameQueries(StandingQueries):
         return game
 
     async def _insert_game(self, con: Any, new: NewGame) -> int:
-        x_user, x_level = _seat_columns(new.x)
-        o_user, o_level = _seat_columns(new.o)
+        x_user, x_level = seat_columns(new.x)
+        o_user, o_level = seat_columns(new.o)
         game_id = int(
             await con.fetchval(
                 "INSERT INTO games (guild_id, channel_id, message_id, mode, x_user_id, x_level,"
@@ -97,7 +93,7 @@ class GameQueries(StandingQueries):
     # ----------------------------------------------------------------- reading
     async def game(self, game_id: int) -> GameRow | None:
         row = await self._pool.fetchrow(_GAME_WITH_MOVES, game_id)
-        return None if row is None else _game_row(row)
+        return None if row is None else game_row(row)
 
     async def active_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None:
         game_id = await self._pool.fetchval(
@@ -335,7 +331,7 @@ class GameQueries(StandingQueries):
             return False
         await con.execute("DELETE FROM live_seats WHERE game_id = $1", game_id)
         row = await con.fetchrow(_GAME_WITH_MOVES, game_id)
-        game = _game_row(row)
+        game = game_row(row)
         if game.rated:
             await self._count_result(con, game, finish.winner, rate)
         return True
@@ -345,7 +341,7 @@ class GameQueries(StandingQueries):
         if not ids:
             return []
         rows = await self._pool.fetch(_GAMES_WITH_MOVES, ids)
-        by_id = {int(r["id"]): _game_row(r) for r in rows}
+        by_id = {int(r["id"]): game_row(r) for r in rows}
         return [by_id[i] for i in ids if i in by_id]
 
     async def _locked_games(self, condition: str, *params: object) -> list[GameRow]:
@@ -358,45 +354,3 @@ class GameQueries(StandingQueries):
 def _count(status: str) -> int:
     """The row count of an asyncpg command status ("UPDATE 1", "DELETE 0", "INSERT 0 1")."""
     return int(status.rsplit(" ", 1)[-1])
-
-
-def _seat_columns(seat: Seat) -> tuple[int | None, str | None]:
-    return (seat, None) if isinstance(seat, int) else (None, seat.value)
-
-
-def _seat(user_id: object, level: object) -> Seat:
-    return parse_ai_level(str(level)) if user_id is None else int(str(user_id))
-
-
-def _game_row(row: Any) -> GameRow:
-    return GameRow(
-        id=int(row["id"]),
-        guild_id=int(row["guild_id"]),
-        channel_id=int(row["channel_id"]),
-        message_id=None if row["message_id"] is None else int(row["message_id"]),
-        mode=Mode(row["mode"]),
-        x=_seat(row["x_user_id"], row["x_level"]),
-        o=_seat(row["o_user_id"], row["o_level"]),
-        started_by=int(row["started_by"]),
-        rows=int(row["rows"]),
-        cols=int(row["cols"]),
-        k=int(row["k"]),
-        rule=str(row["rule"]),
-        status=Status(row["status"]),
-        winner=None if row["winner"] is None else Mark[str(row["winner"])],
-        end_reason=None if row["end_reason"] is None else EndReason(row["end_reason"]),
-        rated=bool(row["rated"]),
-        ply=int(row["ply"]),
-        deadline=None if row["deadline"] is None else float(row["deadline"]),
-        hints=int(row["hints"]),
-        locale=str(row["locale"]),
-        moves=tuple(
-            MoveRow(
-                ply=int(ply),
-                cell=str(cell),
-                by_ai=bool(by_ai),
-                reason=None if reason is None else str(reason),
-            )
-            for ply, cell, by_ai, reason in json.loads(row["moves_json"])
-        ),
-    )

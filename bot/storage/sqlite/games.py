@@ -3,7 +3,6 @@ their result and rating changes, through the standings queries)."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 
 from engine import Mark
@@ -14,13 +13,10 @@ from ...model import (
     Finish,
     GameRow,
     Mode,
-    MoveRow,
     NewGame,
-    Seat,
-    Status,
-    parse_ai_level,
 )
 from ..interface import REDRAW_FINISHED_WITHIN, LiveCounts, MoveOutcome, RatePolicy
+from ..rows import game_row, seat_columns
 from .connection import NOW, SHARD, check_shard
 from .standings import StandingQueries
 
@@ -61,8 +57,8 @@ class GameQueries(StandingQueries):
         return game_id
 
     async def _insert_game(self, new: NewGame) -> int:
-        x_user, x_level = _seat_columns(new.x)
-        o_user, o_level = _seat_columns(new.o)
+        x_user, x_level = seat_columns(new.x)
+        o_user, o_level = seat_columns(new.o)
         cur = await self._db.execute(
             "INSERT INTO games (guild_id, channel_id, message_id, mode, x_user_id, x_level,"
             " o_user_id, o_level, started_by, rows, cols, k, rule, rated, deadline, locale)"
@@ -354,7 +350,7 @@ class GameQueries(StandingQueries):
         # One query, so one trip to the database thread: every click and every AI answer reads
         # its game, and under load these trips queue behind each other on the one connection.
         rows = await self._db.execute_fetchall(_GAME_WITH_MOVES, (game_id,))
-        return next((_game_row(row) for row in rows), None)
+        return next((game_row(row) for row in rows), None)
 
     async def _games_where(self, condition: str, params: tuple[object, ...] = ()) -> list[GameRow]:
         async with self._lock:
@@ -379,45 +375,3 @@ class GameQueries(StandingQueries):
         ) as cur:
             row = await cur.fetchone()
         return None if row is None else await self._game(int(row[0]))
-
-
-def _seat_columns(seat: Seat) -> tuple[int | None, str | None]:
-    return (seat, None) if isinstance(seat, int) else (None, seat.value)
-
-
-def _seat(user_id: object, level: object) -> Seat:
-    return parse_ai_level(str(level)) if user_id is None else int(str(user_id))
-
-
-def _game_row(row: sqlite3.Row) -> GameRow:
-    return GameRow(
-        id=int(row["id"]),
-        guild_id=int(row["guild_id"]),
-        channel_id=int(row["channel_id"]),
-        message_id=None if row["message_id"] is None else int(row["message_id"]),
-        mode=Mode(row["mode"]),
-        x=_seat(row["x_user_id"], row["x_level"]),
-        o=_seat(row["o_user_id"], row["o_level"]),
-        started_by=int(row["started_by"]),
-        rows=int(row["rows"]),
-        cols=int(row["cols"]),
-        k=int(row["k"]),
-        rule=str(row["rule"]),
-        status=Status(row["status"]),
-        winner=None if row["winner"] is None else Mark[str(row["winner"])],
-        end_reason=None if row["end_reason"] is None else EndReason(row["end_reason"]),
-        rated=bool(row["rated"]),
-        ply=int(row["ply"]),
-        deadline=None if row["deadline"] is None else float(row["deadline"]),
-        hints=int(row["hints"]),
-        locale=str(row["locale"]),
-        moves=tuple(
-            MoveRow(
-                ply=int(ply),
-                cell=str(cell),
-                by_ai=bool(by_ai),
-                reason=None if reason is None else str(reason),
-            )
-            for ply, cell, by_ai, reason in json.loads(row["moves_json"])
-        ),
-    )

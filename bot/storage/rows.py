@@ -1,0 +1,59 @@
+"""Rows as both backends store them, read back into the model: the same columns on SQLite and
+PostgreSQL, so one reading serves both (a sqlite3.Row and an asyncpg Record are both read by column name)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Protocol
+
+from engine import Mark
+
+from ..model import EndReason, GameRow, Mode, MoveRow, Seat, Status, parse_ai_level
+
+
+def seat_columns(seat: Seat) -> tuple[int | None, str | None]:
+    return (seat, None) if isinstance(seat, int) else (None, seat.value)
+
+
+def seat(user_id: object, level: object) -> Seat:
+    return parse_ai_level(str(level)) if user_id is None else int(str(user_id))
+
+
+class Row(Protocol):
+    """A stored row read by column name (sqlite3.Row, asyncpg.Record)."""
+
+    def __getitem__(self, key: str, /) -> Any: ...
+
+
+def game_row(row: Row) -> GameRow:
+    return GameRow(
+        id=int(row["id"]),
+        guild_id=int(row["guild_id"]),
+        channel_id=int(row["channel_id"]),
+        message_id=None if row["message_id"] is None else int(row["message_id"]),
+        mode=Mode(row["mode"]),
+        x=seat(row["x_user_id"], row["x_level"]),
+        o=seat(row["o_user_id"], row["o_level"]),
+        started_by=int(row["started_by"]),
+        rows=int(row["rows"]),
+        cols=int(row["cols"]),
+        k=int(row["k"]),
+        rule=str(row["rule"]),
+        status=Status(row["status"]),
+        winner=None if row["winner"] is None else Mark[str(row["winner"])],
+        end_reason=None if row["end_reason"] is None else EndReason(row["end_reason"]),
+        rated=bool(row["rated"]),
+        ply=int(row["ply"]),
+        deadline=None if row["deadline"] is None else float(row["deadline"]),
+        hints=int(row["hints"]),
+        locale=str(row["locale"]),
+        moves=tuple(
+            MoveRow(
+                ply=int(ply),
+                cell=str(cell),
+                by_ai=bool(by_ai),
+                reason=None if reason is None else str(reason),
+            )
+            for ply, cell, by_ai, reason in json.loads(row["moves_json"])
+        ),
+    )
