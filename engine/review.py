@@ -303,9 +303,15 @@ class _Reviewer:
         return time.perf_counter() > self.deadline
 
     def analyse(self, board: Board) -> MoveInfo:
-        # A fixed rng: the same review every time (the AI picks among equal moves with it).
+        # A fixed rng and the pure-Python search: the same review every time, in any process
+        # (the compiled core keeps tables between searches, so its answer depends on what it
+        # searched before).
         return analyse_move(
-            board, Level.IMPOSSIBLE, rng=random.Random(0), node_limit=self.node_limit
+            board,
+            Level.IMPOSSIBLE,
+            rng=random.Random(0),
+            node_limit=self.node_limit,
+            compiled=False,
         )
 
     def proof_kind(self, board: Board) -> Proof:

@@ -50,7 +50,9 @@ def _imports(name: str, path: Path, known: set[str]) -> Iterator[str]:
                 module = ".".join([*base, node.module] if node.module else base)
             else:
                 module = node.module or ""
-            targets = [module] + [f"{module}.{alias.name}" for alias in node.names]
+            # `from pkg import sub` needs the submodule sub, not what pkg's __init__ imports.
+            subs = [f"{module}.{alias.name}" for alias in node.names]
+            targets = [sub for sub in subs if sub in known] or [module]
         else:
             continue
         for target in targets:

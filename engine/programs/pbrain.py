@@ -502,7 +502,12 @@ def ai_chooser(level: str, rng: random.Random, node_limit: int | None = None) ->
     from ..ai import choose_move
 
     def choose(board: Board, seconds: float) -> Cell:
-        return choose_move(board, level, rng=rng, time_limit=seconds, node_limit=node_limit)
+        # The pure-Python search: the protocol needs a search that stops when a manager's command
+        # arrives (END, a new board), and the compiled core holds the interpreter until its own
+        # deadline, so neither the stdin reader nor the interruption could run.
+        return choose_move(
+            board, level, rng=rng, time_limit=seconds, node_limit=node_limit, compiled=False
+        )
 
     return choose
 
