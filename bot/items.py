@@ -86,6 +86,29 @@ class CaroButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_NO_ID
         raise NotImplementedError(f"{cls.__name__} cannot be drawn")
 
 
+class GameButton(CaroButton, template=r"(?!)"):
+    """A button whose custom_id is `caro:<action>:<game id>`: it knows its game and nothing else.
+    Subclasses set `action` and a template with a `game` group."""
+
+    def __init__(self, game: int, **style: Any) -> None:
+        super().__init__(f"caro:{self.action.value}:{game}", **style)
+        self.game = game
+
+    @classmethod
+    def build(cls, **fields: Any) -> Self:
+        return cls(fields.pop("game"), **fields)
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        return cls(int(match["game"]))
+
+
 def make_button(action: Action, /, **fields: Any) -> discord.ui.Item[Any]:
     """The button of `action` for these fields, made by the class the feature cog registered."""
     try:

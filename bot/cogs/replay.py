@@ -17,7 +17,7 @@ from discord.ext import commands
 
 from .. import ai_worker
 from ..errors import UserError
-from ..items import ID, PLY, Action, CaroButton, message_carries
+from ..items import ID, PLY, Action, CaroButton, GameButton, message_carries
 from ..model import GameState
 from ..names import display_names, remember
 from ..record_views import (
@@ -122,28 +122,10 @@ class ReplayStepButton(
         )
 
 
-class ExportButton(CaroButton, template=rf"caro:ex:(?P<game>{ID})"):
+class ExportButton(GameButton, template=rf"caro:ex:(?P<game>{ID})"):
     """caro:ex:<game>: the game's files, privately, to whoever asks."""
 
     action = Action.EXPORT
-
-    def __init__(self, game: int, **style: Any) -> None:
-        super().__init__(f"caro:ex:{game}", **style)
-        self.game = game
-
-    @classmethod
-    def build(cls, **fields: Any) -> Self:
-        return cls(fields.pop("game"), **fields)
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        return cls(int(match["game"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         try:
@@ -160,28 +142,10 @@ class ExportButton(CaroButton, template=rf"caro:ex:(?P<game>{ID})"):
         )
 
 
-class ReplayButton(CaroButton, template=rf"caro:ro:(?P<game>{ID})"):
+class ReplayButton(GameButton, template=rf"caro:ro:(?P<game>{ID})"):
     """caro:ro:<game>: post the replay of a game (from a /caro history page)."""
 
     action = Action.REPLAY
-
-    def __init__(self, game: int, **style: Any) -> None:
-        super().__init__(f"caro:ro:{game}", **style)
-        self.game = game
-
-    @classmethod
-    def build(cls, **fields: Any) -> Self:
-        return cls(fields.pop("game"), **fields)
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        return cls(int(match["game"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         try:

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 import time
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import discord
@@ -22,7 +21,7 @@ from discord.ext import commands
 
 from .. import ai_worker
 from ..errors import UserError
-from ..items import ID, Action, CaroButton
+from ..items import ID, Action, GameButton
 from ..model import GameState
 from ..record_views import pictures_to_draw, review_message, review_progress, translator
 from ..replies import localized, refuse, say
@@ -43,28 +42,10 @@ REVIEWS_PER_MEMBER = 2
 PROGRESS_EVERY_S = 2.0
 
 
-class ReviewButton(CaroButton, template=rf"caro:rv:(?P<game>{ID})"):
+class ReviewButton(GameButton, template=rf"caro:rv:(?P<game>{ID})"):
     """caro:rv:<game>: the review of a finished game, posted in the channel."""
 
     action = Action.REVIEW
-
-    def __init__(self, game: int, **style: Any) -> None:
-        super().__init__(f"caro:rv:{game}", **style)
-        self.game = game
-
-    @classmethod
-    def build(cls, **fields: Any) -> Self:
-        return cls(fields.pop("game"), **fields)
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        return cls(int(match["game"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         try:

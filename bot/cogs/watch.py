@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -16,7 +15,7 @@ from discord.ext import commands
 from engine.types import LEVELS, Level
 
 from ..errors import UserError
-from ..items import ID, Action, CaroButton
+from ..items import ID, Action, GameButton
 from ..options import ADAPTIVE, RULES, parse_options
 from ..replies import refuse
 from ..slash import choices, option_names, size_suggestions, text
@@ -30,29 +29,11 @@ if TYPE_CHECKING:
 log = logging.getLogger("caro.bot")
 
 
-class StopButton(CaroButton, template=rf"caro:s:(?P<game>{ID})"):
+class StopButton(GameButton, template=rf"caro:s:(?P<game>{ID})"):
     """caro:s:<game>: stops a game between two AIs (any drawing of it: stopping needs no
     position)."""
 
     action = Action.STOP
-
-    def __init__(self, game: int, **style: Any) -> None:
-        super().__init__(f"caro:s:{game}", **style)
-        self.game = game
-
-    @classmethod
-    def build(cls, **fields: Any) -> Self:
-        return cls(fields.pop("game"), **fields)
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        return cls(int(match["game"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
