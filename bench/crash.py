@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 # The scenario runs the real bot against the Discord double of the test suite, which needs the
 # test extra (pytest, hypothesis); --help works without it.
@@ -43,6 +44,22 @@ NEEDS = (
 )
 
 
+async def kill_rounds(campaign: Any, kills: int) -> list[str]:
+    """`kills` rounds of play-then-kill, with progress every 10 kills; the problems found."""
+    problems: list[str] = []
+    for n in range(1, kills + 1):
+        found = await campaign.round(campaign.rng.uniform(0.2, 2.5))
+        problems += [f"kill {n}: {p}" for p in found]
+        for problem in found:
+            print(f"kill {n:3d}: PROBLEM {problem}", flush=True)
+        if n % 10 == 0 or found:
+            acked = sum(len(s.acked) for s in campaign.seats)
+            print(f"kill {n:3d}: {acked} acknowledged moves, "
+                  f"{sum(len(s.finished) for s in campaign.seats)} games seen finished, "
+                  f"{len(found)} problem(s)", flush=True)
+    return problems
+
+
 async def main(args: argparse.Namespace) -> int:
     if args.clusters > 1 or args.database != "sqlite":
         return await clusters_main(args)
@@ -54,16 +71,7 @@ async def main(args: argparse.Namespace) -> int:
     problems: list[str] = []
     started = time.perf_counter()
     try:
-        for n in range(1, args.kills + 1):
-            found = await campaign.round(campaign.rng.uniform(0.2, 2.5))
-            problems += [f"kill {n}: {p}" for p in found]
-            for problem in found:
-                print(f"kill {n:3d}: PROBLEM {problem}", flush=True)
-            if n % 10 == 0 or found:
-                acked = sum(len(s.acked) for s in campaign.seats)
-                print(f"kill {n:3d}: {acked} acknowledged moves, "
-                      f"{sum(len(s.finished) for s in campaign.seats)} games seen finished, "
-                      f"{len(found)} problem(s)", flush=True)
+        problems += await kill_rounds(campaign, args.kills)
         await settle(double)
         problems += [f"final: {p}" for p in campaign.check_database()]
     finally:
@@ -109,16 +117,7 @@ async def clusters_main(args: argparse.Namespace) -> int:
     problems: list[str] = []
     started = time.perf_counter()
     try:
-        for n in range(1, args.kills + 1):
-            found = await campaign.round(campaign.rng.uniform(0.2, 2.5))
-            problems += [f"kill {n}: {p}" for p in found]
-            for problem in found:
-                print(f"kill {n:3d}: PROBLEM {problem}", flush=True)
-            if n % 10 == 0 or found:
-                acked = sum(len(s.acked) for s in campaign.seats)
-                print(f"kill {n:3d}: {acked} acknowledged moves, "
-                      f"{sum(len(s.finished) for s in campaign.seats)} games seen finished, "
-                      f"{len(found)} problem(s)", flush=True)
+        problems += await kill_rounds(campaign, args.kills)
         await settle(double)
         problems += [f"final: {p}" for p in await campaign.check_stored()]
         counts = {table: (await deployment.database.rows(f"SELECT COUNT(*) FROM {table}"))[0][0]
