@@ -289,14 +289,19 @@ class Boards:
         return state
 
     async def ai_turn(
-        self, game_id: int, interaction: discord.Interaction[Any] | None, owner: Hashable
+        self,
+        game_id: int,
+        interaction: discord.Interaction[Any] | None,
+        owner: Hashable,
+        known: GameState | None = None,
     ) -> GameState | None:
         """Let the AI answer in game `game_id` (its search counted as `owner`'s) and draw it;
-        the game after the move, None if the AI did not move."""
+        the game after the move, None if the AI did not move. `known`: the game as this
+        process just stored it (see GameService.ai_move)."""
         started = time.monotonic()
         ai_owner.set(owner)
         try:
-            state = await self.games.ai_move(game_id)
+            state = await self.games.ai_move(game_id, known)
         except asyncio.CancelledError:
             raise
         except Exception:

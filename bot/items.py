@@ -85,6 +85,14 @@ class CaroButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_NO_ID
         """A button for these fields (label, style and disabled among them)."""
         raise NotImplementedError(f"{cls.__name__} cannot be drawn")
 
+    @classmethod
+    def drawn(cls, **fields: Any) -> discord.ui.Button[Any]:
+        """The plain button `build` wraps: what a message shows, with the same custom_id. Only
+        for a view sent as a drawing (see sent_only): the click comes back to this class, which
+        the bot registers at start-up, from the id alone. Subclasses drawn many times a message
+        (the cells) make it directly, for a third of the cost."""
+        return cls.build(**fields).item
+
 
 class GameButton(CaroButton, template=r"(?!)"):
     """A button whose custom_id is `caro:<action>:<game id>`: it knows its game and nothing else.
@@ -118,6 +126,28 @@ def make_button(action: Action, /, **fields: Any) -> discord.ui.Item[Any]:
             f"no button class for {action}: import bot.cogs (the feature cogs) first"
         ) from None
     return cls.build(**fields)
+
+
+def drawn_button(action: Action, /, **fields: Any) -> discord.ui.Button[Any]:
+    """make_button's plain button (see CaroButton.drawn), for views passed to sent_only."""
+    try:
+        cls = _REGISTRY[action]
+    except KeyError:
+        raise LookupError(
+            f"no button class for {action}: import bot.cogs (the feature cogs) first"
+        ) from None
+    return cls.drawn(**fields)
+
+
+def sent_only(view: discord.ui.View | discord.ui.LayoutView) -> None:
+    """Mark `view` as a drawing to send, which discord.py must not keep: a stopped view is
+    sent but never stored (its send and edit calls store only views not finished), so plain
+    buttons on it (drawn_button) answer no click themselves. Clicks reach the DynamicItem
+    classes registered at start-up, from the custom_id, as after a restart. Keeping every
+    drawing would also cost a store per edit, at every move.
+
+    Outside an event loop discord.py cannot stop a view; such a view is never sent."""
+    view.stop()
 
 
 def registered() -> list[type[CaroButton]]:
@@ -198,9 +228,11 @@ __all__ = [
     "MODAL_FIELD",
     "PLY",
     "dispatch_undelivered",
+    "drawn_button",
     "make_button",
     "match_item",
     "message_carries",
     "on_its_message",
     "registered",
+    "sent_only",
 ]

@@ -15,7 +15,7 @@ from engine.types import LEVELS
 
 from . import external_level
 from .board_image import Players, render_board
-from .items import EMPTY_LABEL, Action, make_button
+from .items import EMPTY_LABEL, Action, drawn_button, make_button, sent_only
 from .model import AiLevel, External, GameState, Mode, Status
 from .ratings import LEADERBOARD_MIN_GAMES
 from .service import HINT_LEVELS
@@ -189,6 +189,8 @@ def game_view(
             for item in items:
                 item.row = index
                 view.add_item(item)
+        # The cells are plain buttons (drawn_button): the view is a drawing, never kept.
+        sent_only(view)
         return view
     v2 = discord.ui.LayoutView(timeout=None)
     v2.add_item(discord.ui.TextDisplay(game_content(state, locale, changes)))
@@ -198,6 +200,7 @@ def game_view(
         )
     for items in rows:
         v2.add_item(discord.ui.ActionRow(*items))
+    sent_only(v2)
     return v2
 
 
@@ -242,7 +245,7 @@ def _cell_rows(
             if cell in winning or (cell == board.last_move and uses_image(state)):
                 style = discord.ButtonStyle.success
             items.append(
-                make_button(
+                drawn_button(
                     Action.CELL,
                     game=state.id,
                     ply=board.ply,

@@ -137,6 +137,15 @@ class GameService:
         self._hints: dict[int, tuple[int, asyncio.Task[Hint]]] = {}
         # Wakes the deadline watcher when a new clock starts.
         self.deadlines_changed = asyncio.Event()
+        # When the deadline watcher looks at the clocks next by itself (see ClocksCog); None
+        # while it is looking, or before it first ran: then every new clock wakes it. A clock
+        # running out later than this needs no wake-up: at 50 moves a second, waking it for
+        # each would cost three queries a move.
+        self.watched_until: float | None = None
+
+    def now(self) -> float:
+        """The time on the clock deadlines are written in."""
+        return self._clock()
 
     def _lock(self, game_id: int) -> asyncio.Lock:
         return self._locks.setdefault(game_id, asyncio.Lock())
@@ -171,8 +180,10 @@ class GameService:
             return None
         limits = await self.timeouts(state.row.guild_id)
         seconds = limits.pvp_timeout if state.mode is Mode.PVP else limits.ai_timeout
-        self.deadlines_changed.set()
-        return self._clock() + seconds
+        deadline = self._clock() + seconds
+        if self.watched_until is None or deadline < self.watched_until:
+            self.deadlines_changed.set()
+        return deadline
 
     # ----------------------------------------------------------------- starting games
     async def start(
@@ -465,17 +476,20 @@ class GameService:
                 raise UserError("click.stale")
             return after
 
-    async def ai_move(self, game_id: int) -> GameState | None:
+    async def ai_move(self, game_id: int, known: GameState | None = None) -> GameState | None:
         """Let the AI answer if it is its turn; None if there was nothing to do (or it lost a race).
 
-        The search runs without the game's lock (it may take seconds); the answer is stored only
-        if the game has not moved on meanwhile.
+        `known`: the game as this process just wrote it (the member's move), which saves reading
+        it again. The search runs without the game's lock (it may take seconds); the answer is
+        stored only if the game has not moved on meanwhile: the write itself checks that the game
+        still runs at the move count searched (see Storage.add_move), so no read-back is needed
+        to guard it, whichever process changed the game.
         """
         if game_id in self._thinking:
             return None
         self._thinking.add(game_id)
         try:
-            state = await self.state(game_id)
+            state = known if known is not None and known.id == game_id else await self.state(game_id)
             if state is None or not state.ai_to_move:
                 return None
             ply = state.board.ply
@@ -485,12 +499,11 @@ class GameService:
                 state.board.copy(), level.value, ai_seed(game_id, ply)
             )
             async with self._lock(game_id):
-                state = await self.state(game_id)
-                if state is None or not state.ai_to_move or state.board.ply != ply:
-                    return None
-                state.board.push(cell)
+                # A drawing may still hold the known state's board: the move goes on a copy.
+                board = state.board.copy()
+                board.push(cell)
                 after = await self._store_move(
-                    state, state.board, by_ai=True, reason=reason, now=self._clock()
+                    state, board, by_ai=True, reason=reason, now=self._clock()
                 )
                 return after if isinstance(after, GameState) else None
         finally:

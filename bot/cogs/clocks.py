@@ -39,6 +39,9 @@ class ClocksCog(commands.Cog, name="Clocks"):
         changed = games.deadlines_changed
         while not self.bot.is_closed():
             changed.clear()
+            # Clocks started while this pass reads the database may be missed by its queries:
+            # they must wake the next pass.
+            games.watched_until = None
             try:
                 upcoming = None
                 for shard_id in self.bot.held_shards():
@@ -57,6 +60,8 @@ class ClocksCog(commands.Cog, name="Clocks"):
             wait = MAX_DEADLINE_SLEEP
             if upcoming is not None:
                 wait = min(wait, max(0.05, upcoming - time.time()))
+            # In the service's clock (a test's fake clock), as the deadlines are written.
+            games.watched_until = games.now() + wait
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), wait)
 

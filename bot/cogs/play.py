@@ -51,6 +51,24 @@ class CellButton(
         return cls(fields.pop("game"), fields.pop("ply"), cell_name(cell), **fields)
 
     @classmethod
+    def drawn(  # type: ignore[override]  # the fields of a cell, by name, as build takes them
+        cls,
+        *,
+        game: int,
+        ply: int,
+        cell: tuple[int, int],
+        label: str,
+        style: discord.ButtonStyle,
+        disabled: bool,
+    ) -> discord.ui.Button[Any]:
+        return discord.ui.Button(
+            custom_id=f"caro:m:{game}:{ply}:{cell_name(cell)}",
+            label=label,
+            style=style,
+            disabled=disabled,
+        )
+
+    @classmethod
     async def from_custom_id(
         cls,
         interaction: discord.Interaction[Any],
@@ -353,7 +371,9 @@ class PlayCog(commands.Cog, name="Play"):
             # The move is stored: the AI must answer even if this acknowledgement failed; its
             # edit redraws the whole board anyway.
             if state.ai_to_move:
-                self.bot.spawn(boards.ai_turn(state.id, interaction, self.owner_of(state)))
+                self.bot.spawn(
+                    boards.ai_turn(state.id, interaction, self.owner_of(state), known=state)
+                )
 
     @staticmethod
     def owner_of(state: GameState) -> Hashable:

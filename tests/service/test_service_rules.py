@@ -65,6 +65,30 @@ async def start(games: GameService, player: int, channel: int = CHANNEL, size: s
 
 
 # ------------------------------------------------------------------ 12.4 clocks at the move
+async def test_a_new_clock_wakes_the_deadline_watcher_only_if_it_would_look_too_late(
+    world,
+) -> None:
+    games, clock = world
+    found = await challenge(games, ALICE, BOB)
+    _, state = await games.answer_challenge(found.id, BOB, accept=True, rng=random.Random(1))
+    assert state is not None and state.mover_id == ALICE
+    # The watcher looks again by itself before Alice's next clock (60 s) could run out.
+    games.watched_until = clock.now + 30
+    games.deadlines_changed.clear()
+    moved = await games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
+    assert moved.row.deadline == clock.now + 60
+    assert not games.deadlines_changed.is_set()
+    # It would look only after Bob's clock ran out: woken.
+    games.watched_until = clock.now + 90
+    moved = await games.play(MoveRef(state.id, 1, "B1"), user_id=BOB, message_id=None)
+    assert games.deadlines_changed.is_set()
+    # While it reads the clocks (None), every new clock wakes it for another pass.
+    games.watched_until = None
+    games.deadlines_changed.clear()
+    await games.play(MoveRef(state.id, 2, "A2"), user_id=ALICE, message_id=None)
+    assert games.deadlines_changed.is_set()
+
+
 async def test_a_move_after_the_deadline_loses_on_time_even_before_the_watcher_runs(
     world, backend: Backend
 ) -> None:

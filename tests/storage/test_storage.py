@@ -96,6 +96,38 @@ async def test_a_fresh_sqlite_database_is_in_wal_mode(tmp_path: Path) -> None:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
+async def test_sqlite_writes_a_move_in_one_statement_that_is_no_part_of_the_file(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "caro.db"
+    store = await Storage.open(path)
+    game = await store.create_game(new_game())
+    statements: list[str] = []
+    await store._db.set_trace_callback(statements.append)
+    assert await add(store, game.id, 0, "B2", deadline=50.0)
+    # A move that does not end the game: one statement (SQLite traces it again for each step
+    # of its trigger), all of it or nothing, with no BEGIN or COMMIT around it; the
+    # connection's view and trigger are made at its first move.
+    sent = {s for s in statements if not s.startswith("CREATE TEMP")}
+    assert len(sent) == 1 and sent.pop().startswith("INSERT INTO move_writes"), statements
+    statements.clear()
+    assert not await add(store, game.id, 1, "A1", now=60.0)  # its clock ran out at 50
+    assert await store.add_move(game.id, 1, "A1", by_ai=True, now=60.0) is MoveOutcome.LATE
+    assert not store._db.in_transaction
+    await store._db.set_trace_callback(None)
+    read = await store.game(game.id)
+    assert read is not None and read.ply == 1 and read.deadline == 50.0
+    await store.close()
+    # The view and trigger were the connection's own: the file has neither, and the next
+    # connection writes moves the same way.
+    with sqlite3.connect(path) as db:
+        kinds = {str(r[0]) for r in db.execute("SELECT type FROM sqlite_master")}
+    assert kinds.isdisjoint({"view", "trigger"})
+    store = await Storage.open(path)
+    assert await add(store, game.id, 1, "A1", now=10.0)
+    await store.close()
+
+
 async def test_migrations_are_idempotent_and_keep_data(backend: Backend) -> None:
     store = await backend.open()
     game = await store.create_game(new_game())

@@ -76,6 +76,8 @@ class Connection:
     def __init__(self, db: aiosqlite.Connection) -> None:
         self._db = db
         self._lock = asyncio.Lock()
+        # Whether this connection has the one-statement move writer (see games.py).
+        self._move_writer_ready = False
 
     @classmethod
     async def _connect(cls, path: str | Path) -> aiosqlite.Connection:

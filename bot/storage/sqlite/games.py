@@ -32,6 +32,26 @@ _GAME_WITH_MOVES = (
     " AS moves_json FROM games WHERE id = ?"
 )
 
+# A move that does not end the game, written by one statement (one trip to the database
+# thread instead of four: BEGIN, UPDATE, INSERT, COMMIT): an insert into this view runs the
+# trigger, all of it or (RAISE ABORT undoes the statement) none of it. Temporary, so they live
+# on this connection only and are no part of the schema; created once the schema is migrated
+# (a migration that rebuilds a table would trip over a trigger naming it).
+_MOVE_WRITER = (
+    "CREATE TEMP VIEW IF NOT EXISTS move_writes (game_id, ply, cell, by_ai, reason, deadline, now)"
+    " AS SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL",
+    "CREATE TEMP TRIGGER IF NOT EXISTS move_writes_insert INSTEAD OF INSERT ON move_writes BEGIN"
+    f" UPDATE games SET ply = ply + 1, deadline = NEW.deadline, updated_at = {NOW}"
+    " WHERE id = NEW.game_id AND ply = NEW.ply AND status = 'active'"
+    " AND (deadline IS NULL OR deadline > NEW.now);"
+    # changes(): the rows the UPDATE just above changed (in a trigger, its own statements').
+    " SELECT RAISE(ABORT, 'caro: move not stored') WHERE changes() <> 1;"
+    " INSERT INTO moves (game_id, ply, cell, by_ai, reason)"
+    " VALUES (NEW.game_id, NEW.ply, NEW.cell, NEW.by_ai, NEW.reason);"
+    " END",
+)
+_NOT_STORED = "caro: move not stored"
+
 
 class GameQueries(StandingQueries):
     # ----------------------------------------------------------------- creating
@@ -257,6 +277,11 @@ class GameQueries(StandingQueries):
         """
         if finish is not None and rate is None:
             raise ValueError("a finishing move needs the rating policy")
+        if finish is None:
+            async with self._lock:
+                if await self._write_move(game_id, ply, cell, by_ai, reason, deadline, now):
+                    return MoveOutcome.STORED
+                return await self._why_not_stored(game_id, ply, now)
         async with self._lock, self._transaction() as ok:
             cur = await self._db.execute(
                 f"UPDATE games SET ply = ply + 1, deadline = ?, updated_at = {NOW}"
@@ -266,12 +291,7 @@ class GameQueries(StandingQueries):
             )
             if cur.rowcount != 1:
                 ok.rollback()
-                late = await self._scalar(
-                    "SELECT COUNT(*) FROM games WHERE id = ? AND ply = ? AND status = 'active'"
-                    " AND deadline IS NOT NULL AND deadline <= ?",
-                    (game_id, ply, now),
-                )
-                return MoveOutcome.LATE if late else MoveOutcome.STALE
+                return await self._why_not_stored(game_id, ply, now)
             await self._db.execute(
                 "INSERT INTO moves (game_id, ply, cell, by_ai, reason) VALUES (?, ?, ?, ?, ?)",
                 (game_id, ply, cell, int(by_ai), reason),
@@ -346,6 +366,42 @@ class GameQueries(StandingQueries):
         return True
 
     # ----------------------------------------------------------------- helpers (lock held)
+    async def _write_move(
+        self,
+        game_id: int,
+        ply: int,
+        cell: str,
+        by_ai: bool,
+        reason: str | None,
+        deadline: float | None,
+        now: float,
+    ) -> bool:
+        """Store a move that does not end the game, in one statement (see _MOVE_WRITER); False
+        if the game was not running at `ply` with its clock still running at `now`."""
+        if not self._move_writer_ready:
+            for sql in _MOVE_WRITER:
+                await self._db.execute(sql)
+            self._move_writer_ready = True
+        try:
+            await self._db.execute(
+                "INSERT INTO move_writes (game_id, ply, cell, by_ai, reason, deadline, now)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game_id, ply, cell, int(by_ai), reason, deadline, now),
+            )
+        except sqlite3.IntegrityError as exc:
+            if str(exc) != _NOT_STORED:
+                raise
+            return False
+        return True
+
+    async def _why_not_stored(self, game_id: int, ply: int, now: float) -> MoveOutcome:
+        late = await self._scalar(
+            "SELECT COUNT(*) FROM games WHERE id = ? AND ply = ? AND status = 'active'"
+            " AND deadline IS NOT NULL AND deadline <= ?",
+            (game_id, ply, now),
+        )
+        return MoveOutcome.LATE if late else MoveOutcome.STALE
+
     async def _game(self, game_id: int) -> GameRow | None:
         # One query, so one trip to the database thread: every click and every AI answer reads
         # its game, and under load these trips queue behind each other on the one connection.
