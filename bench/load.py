@@ -3,22 +3,31 @@
     python -m bench.load --games 200 --rate 50 --duration 30 --hard 10 --idle-games 1000
     python -m bench.load --database postgresql --clusters 2 --idle-games 0
     python -m bench.load --database sqlite,postgresql --pg-durability async,full --idle-games 0
+    python -m bench.load --database sqlite,postgresql --rounds 3 --pg-statements --idle-games 0
 
 `--database`: sqlite (a new file, the default), an SQLite path or sqlite:///path, postgresql (a
 throwaway server started for the run with the system's PostgreSQL, see tests/postgres.py) or a
 postgresql://... URL of an empty database; several, comma-separated, are measured one after the
-other with the same seed and load, side by side, with each one's p99 over the first's (on a busy
-shared machine only a comparison within one invocation is like for like). A throwaway server
-runs once per `--pg-durability` setting: `async` (the default) commits without waiting for the
-disk (synchronous_commit=off, fsync on: an OS crash may lose the last fraction of a second of
-commits, never corrupts; the counterpart of SQLite's WAL with synchronous=NORMAL, which the bot
-uses), `full` (PostgreSQL's defaults: each commit waits for its WAL flush) or `none` (fsync
-off, as the tests run it: nothing is made durable). `--pg-statements` also loads
-pg_stat_statements into a throwaway server and prints the statements run per acknowledged click.
+other with the same seed and load, side by side, with each one's p99 over SQLite's (the first
+run's if none is SQLite): on a busy shared machine only a comparison within one invocation is
+like for like. `--rounds N` measures the list N times, every other round in reverse order, and
+prints the median of the rounds' ratios.
+
+A throwaway server runs once per `--pg-durability` setting. `async` (the default):
+synchronous_commit=off with fsync on, so a commit does not wait for the disk; a crash of the
+machine or of the PostgreSQL server may lose the last fraction of a second of commits (at most
+three wal_writer_delay, 0.6 s by default) and never corrupts anything. It is the closest
+counterpart of the bot's SQLite (WAL, synchronous=NORMAL: a commit does not wait for the disk
+either and a crash of the machine may lose the last commits; only a crash of the bot process
+itself loses nothing, as the WAL write reached the OS). `full`: PostgreSQL's defaults, each
+commit waits for its WAL flush. `none`: fsync off, as the tests run it: nothing is made durable
+and a crash of the machine may corrupt the database. `--pg-statements` also loads
+pg_stat_statements into a throwaway server and prints the statements run per acknowledged
+click.
+
 `--clusters N` runs N bot processes of `--shards-per-cluster` shards each (N > 1 needs
-PostgreSQL). The players are spread over enough
-guilds on every shard that no server reaches its cap of running games against the AI
-(bot.service.Limits: 40), so every game is live.
+PostgreSQL). The players are spread over enough guilds on every shard that no server reaches its
+cap of running games against the AI (bot.service.Limits: 40), so every game is live.
 
 One simulated player per live game plays against the AI (5x5, 4 in a row; most games at "easy"
 so the bot, not the AI, is what is measured, and `--hard` games at "hard" so AI searches run in
@@ -275,22 +284,32 @@ async def main(args: argparse.Namespace) -> int:
     if not runs:
         print("python -m bench.load: --database names no database", file=sys.stderr)
         return 2
+    # Round after round, every other one in reverse order: a burst of other work on the machine,
+    # or whatever the first run of an invocation pays, does not always fall on the same database.
+    order = [(n, run) for n in range(args.rounds)
+             for run in (runs if n % 2 == 0 else runs[::-1])]
     results: list[Result] = []
-    for n, run in enumerate(runs, start=1):
-        if len(runs) > 1:
-            print(f"run {n} of {len(runs)}: {run.label} ...", file=sys.stderr, flush=True)
+    for step, (n, run) in enumerate(order, start=1):
+        if len(order) > 1:
+            print(f"run {step} of {len(order)}: {label_of(run, n, args.rounds)} ...",
+                  file=sys.stderr, flush=True)
         result = await measure(args, run)
         if result is None:
             return 2
         results.append(result)
-    labels = [run.label for run in runs]
+    labels = [label_of(run, n, args.rounds) for n, run in order]
     keys = list(dict.fromkeys(k for r in results for k, _ in r.rows))
     table = [dict(r.rows) for r in results]
-    if len(results) > 1:
-        base = pct(results[0].click_ms, 0.99)
-        keys.append(f"p99 / p99 of {labels[0]}")
-        for r, shown in zip(results, table, strict=True):
-            shown[keys[-1]] = f"{pct(r.click_ms, 0.99) / base:.2f}x"
+    ratios: dict[str, list[float]] = {}
+    if len(runs) > 1:
+        base_label = next((run.label for run in runs if run.label == "SQLite"), runs[0].label)
+        keys.append(f"p99 / p99 of {base_label} (same round)")
+        for (n, run), r, shown in zip(order, results, table, strict=True):
+            base = next(b for (m, other), b in zip(order, results, strict=True)
+                        if m == n and other.label == base_label)
+            ratio = pct(r.click_ms, 0.99) / pct(base.click_ms, 0.99)
+            shown[keys[-1]] = f"{ratio:.2f}x"
+            ratios.setdefault(run.label, []).append(ratio)
     width = max(len(k) for k in keys)
     if len(results) == 1:
         for key in keys:
@@ -301,16 +320,25 @@ async def main(args: argparse.Namespace) -> int:
             print(key)
             for label, shown in zip(labels, table, strict=True):
                 if key in shown:
-                    print(f"    {label:<22} {shown[key]}")
+                    print(f"    {label:<26} {shown[key]}")
     for label, r in zip(labels, results, strict=True):
         if r.statements:
             print(f"statements per acknowledged click, {label}:")
             for line in r.statements:
                 print(f"    {line}")
+    if args.rounds > 1 and ratios:
+        print(f"p99 / p99 of {base_label}, per round and median of the rounds:")
+        for label, values in ratios.items():
+            shown_values = ", ".join(f"{v:.2f}x" for v in values)
+            print(f"    {label:<22} {shown_values}; median {statistics.median(values):.2f}x")
     problems = [p for r in results for p in r.problems]
     for problem in problems:
         print(f"PROBLEM: {problem}", file=sys.stderr)
     return 1 if problems else 0
+
+
+def label_of(run: Run, round_: int, rounds: int) -> str:
+    return run.label if rounds == 1 else f"{run.label} #{round_ + 1}"
 
 
 def throwaway_server(run: Run, statements: bool) -> tuple[str, PostgresServer]:
@@ -546,6 +574,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--clusters", type=positive, default=1,
                         help="bot processes (cluster) sharing the database; >1 needs PostgreSQL")
     parser.add_argument("--shards-per-cluster", type=positive, default=1)
+    parser.add_argument("--rounds", type=positive, default=1,
+                        help="measure the --database list this many times, every other round "
+                        "in reverse order, and print the median p99 ratio")
     parser.add_argument("--seed", type=int, default=1)
     return parser.parse_args(argv)
 
