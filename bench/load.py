@@ -11,7 +11,8 @@ postgresql://... URL of an empty database; several, comma-separated, are measure
 other with the same seed and load, side by side, with each one's p99 over SQLite's (the first
 run's if none is SQLite): on a busy shared machine only a comparison within one invocation is
 like for like. `--rounds N` measures the list N times, every other round in reverse order, and
-prints the median of the rounds' ratios.
+prints the median of the rounds' ratios and the ratio of the p99s of all rounds' clicks
+together.
 
 A throwaway server runs once per `--pg-durability` setting. `async` (the default):
 synchronous_commit=off with fsync on, so a commit does not wait for the disk; a crash of the
@@ -327,10 +328,19 @@ async def main(args: argparse.Namespace) -> int:
             for line in r.statements:
                 print(f"    {line}")
     if args.rounds > 1 and ratios:
-        print(f"p99 / p99 of {base_label}, per round and median of the rounds:")
+        # Besides the median of the rounds' ratios, the p99 of every round's clicks together: one
+        # round's burst of other work on the machine weighs in once, in proportion.
+        pooled: dict[str, list[float]] = {}
+        for (_, run), r in zip(order, results, strict=True):
+            pooled.setdefault(run.label, []).extend(r.click_ms)
+        base_p99 = pct(pooled[base_label], 0.99)
+        print(f"p99 / p99 of {base_label}: per round; median of the rounds; all rounds' clicks"
+              " together (their p99)")
         for label, values in ratios.items():
             shown_values = ", ".join(f"{v:.2f}x" for v in values)
-            print(f"    {label:<22} {shown_values}; median {statistics.median(values):.2f}x")
+            all_p99 = pct(pooled[label], 0.99)
+            print(f"    {label:<22} {shown_values}; median {statistics.median(values):.2f}x;"
+                  f" together {all_p99 / base_p99:.2f}x ({all_p99:.1f} ms)")
     problems = [p for r in results for p in r.problems]
     for problem in problems:
         print(f"PROBLEM: {problem}", file=sys.stderr)
