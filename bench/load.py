@@ -2,13 +2,33 @@
 
     python -m bench.load --games 200 --rate 50 --duration 30 --hard 10 --idle-games 1000
     python -m bench.load --database postgresql --clusters 2 --idle-games 0
+    python -m bench.load --database sqlite,postgresql --pg-durability async,full --idle-games 0
+    python -m bench.load --database sqlite,postgresql --rounds 3 --pg-statements --idle-games 0
 
 `--database`: sqlite (a new file, the default), an SQLite path or sqlite:///path, postgresql (a
 throwaway server started for the run with the system's PostgreSQL, see tests/postgres.py) or a
-postgresql://... URL of an empty database. `--clusters N` runs N bot processes of
-`--shards-per-cluster` shards each (N > 1 needs PostgreSQL). The players are spread over enough
-guilds on every shard that no server reaches its cap of running games against the AI
-(bot.service.Limits: 40), so every game is live.
+postgresql://... URL of an empty database; several, comma-separated, are measured one after the
+other with the same seed and load, side by side, with each one's p99 over SQLite's (the first
+run's if none is SQLite): on a busy shared machine only a comparison within one invocation is
+like for like. `--rounds N` measures the list N times, every other round in reverse order, and
+prints the median of the rounds' ratios and the ratio of the p99s of all rounds' clicks
+together.
+
+A throwaway server runs once per `--pg-durability` setting. `async` (the default):
+synchronous_commit=off with fsync on, so a commit does not wait for the disk; a crash of the
+machine or of the PostgreSQL server may lose the last fraction of a second of commits (at most
+three wal_writer_delay, 0.6 s by default) and never corrupts anything. It is the closest
+counterpart of the bot's SQLite (WAL, synchronous=NORMAL: a commit does not wait for the disk
+either and a crash of the machine may lose the last commits; only a crash of the bot process
+itself loses nothing, as the WAL write reached the OS). `full`: PostgreSQL's defaults, each
+commit waits for its WAL flush. `none`: fsync off, as the tests run it: nothing is made durable
+and a crash of the machine may corrupt the database. `--pg-statements` also loads
+pg_stat_statements into a throwaway server and prints the statements run per acknowledged
+click.
+
+`--clusters N` runs N bot processes of `--shards-per-cluster` shards each (N > 1 needs
+PostgreSQL). The players are spread over enough guilds on every shard that no server reaches its
+cap of running games against the AI (bot.service.Limits: 40), so every game is live.
 
 One simulated player per live game plays against the AI (5x5, 4 in a row; most games at "easy"
 so the bot, not the AI, is what is measured, and `--hard` games at "hard" so AI searches run in
@@ -48,6 +68,7 @@ try:
     from tests.cluster_helpers import deploy, split_shards
     from tests.discord_double import InteractionFailed
     from tests.fault_helpers import child_pids, free_cells, is_over, settle, text_of
+    from tests.postgres import PostgresServer
 except ModuleNotFoundError as exc:
     MISSING: ModuleNotFoundError | None = exc
 else:
@@ -57,6 +78,15 @@ NEEDS = (
     "`.venv/bin/pip install -e '.[test]'`, then `.venv/bin/python -m bench.load` from its root"
 )
 
+# What a throwaway PostgreSQL server keeps on disk (see the module's docstring), as server
+# settings over tests/postgres.py's THROWAWAY_SETTINGS, with how the output names it.
+DURABILITY: dict[str, tuple[dict[str, str], str]] = {
+    "async": ({"fsync": "on", "full_page_writes": "on", "synchronous_commit": "off"},
+              "synchronous_commit=off, fsync on"),
+    "full": ({"fsync": "on", "full_page_writes": "on", "synchronous_commit": "on"},
+             "synchronous_commit=on, fsync on: PostgreSQL's defaults"),
+    "none": ({}, "fsync off: nothing durable"),
+}
 LAG_LINE = re.compile(r"loop lag over [\d.]+ s: max ([\d.]+) ms, p99 ([\d.]+) ms")
 SIZE = "5x5"
 
@@ -212,31 +242,207 @@ def lag_reports(log: str) -> list[tuple[float, float]]:
     return [(float(m.group(1)), float(m.group(2))) for m in LAG_LINE.finditer(log)]
 
 
+@dataclass(frozen=True)
+class Run:
+    """One measured setup: a database as --database names it, and for a throwaway PostgreSQL
+    server its durability (a key of DURABILITY)."""
+
+    database: str
+    durability: str | None = None
+
+    @property
+    def throwaway(self) -> bool:
+        return self.database in ("postgresql", "postgres")
+
+    @property
+    def label(self) -> str:
+        if self.throwaway:
+            return f"PostgreSQL ({self.durability})"
+        return "PostgreSQL" if "://" in self.database and not self.database.startswith(
+            "sqlite") else "SQLite"
+
+
+@dataclass
+class Result:
+    rows: list[tuple[str, str]]
+    problems: list[str]
+    click_ms: list[float]
+    statements: list[str] = field(default_factory=list)
+
+
+def runs_of(args: argparse.Namespace) -> list[Run]:
+    runs: list[Run] = []
+    for database in (d.strip() for d in args.database.split(",")):
+        if database in ("postgresql", "postgres"):
+            runs += [Run(database, d) for d in args.pg_durability]
+        elif database:
+            runs.append(Run(database))
+    return runs
+
+
 async def main(args: argparse.Namespace) -> int:
+    runs = runs_of(args)
+    if not runs:
+        print("python -m bench.load: --database names no database", file=sys.stderr)
+        return 2
+    # Round after round, every other one in reverse order: a burst of other work on the machine,
+    # or whatever the first run of an invocation pays, does not always fall on the same database.
+    order = [(n, run) for n in range(args.rounds)
+             for run in (runs if n % 2 == 0 else runs[::-1])]
+    results: list[Result] = []
+    for step, (n, run) in enumerate(order, start=1):
+        if len(order) > 1:
+            print(f"run {step} of {len(order)}: {label_of(run, n, args.rounds)} ...",
+                  file=sys.stderr, flush=True)
+        result = await measure(args, run)
+        if result is None:
+            return 2
+        results.append(result)
+    labels = [label_of(run, n, args.rounds) for n, run in order]
+    keys = list(dict.fromkeys(k for r in results for k, _ in r.rows))
+    table = [dict(r.rows) for r in results]
+    ratios: dict[str, list[float]] = {}
+    if len(runs) > 1:
+        base_label = next((run.label for run in runs if run.label == "SQLite"), runs[0].label)
+        keys.append(f"p99 / p99 of {base_label} (same round)")
+        for (n, run), r, shown in zip(order, results, table, strict=True):
+            base = next(b for (m, other), b in zip(order, results, strict=True)
+                        if m == n and other.label == base_label)
+            ratio = pct(r.click_ms, 0.99) / pct(base.click_ms, 0.99)
+            shown[keys[-1]] = f"{ratio:.2f}x"
+            ratios.setdefault(run.label, []).append(ratio)
+    width = max(len(k) for k in keys)
+    if len(results) == 1:
+        for key in keys:
+            print(f"{key:<{width}}  {table[0].get(key, '')}")
+    else:
+        # One column per run: the rows are long, so each value goes on its own line under its key.
+        for key in keys:
+            print(key)
+            for label, shown in zip(labels, table, strict=True):
+                if key in shown:
+                    print(f"    {label:<26} {shown[key]}")
+    for label, r in zip(labels, results, strict=True):
+        if r.statements:
+            print(f"statements per acknowledged click, {label}:")
+            for line in r.statements:
+                print(f"    {line}")
+    if args.rounds > 1 and ratios:
+        # Besides the median of the rounds' ratios, the p99 of every round's clicks together: one
+        # round's burst of other work on the machine weighs in once, in proportion.
+        pooled: dict[str, list[float]] = {}
+        for (_, run), r in zip(order, results, strict=True):
+            pooled.setdefault(run.label, []).extend(r.click_ms)
+        base_p99 = pct(pooled[base_label], 0.99)
+        print(f"p99 / p99 of {base_label}: per round; median of the rounds; all rounds' clicks"
+              " together (their p99)")
+        for label, values in ratios.items():
+            shown_values = ", ".join(f"{v:.2f}x" for v in values)
+            all_p99 = pct(pooled[label], 0.99)
+            print(f"    {label:<22} {shown_values}; median {statistics.median(values):.2f}x;"
+                  f" together {all_p99 / base_p99:.2f}x ({all_p99:.1f} ms)")
+    problems = [p for r in results for p in r.problems]
+    for problem in problems:
+        print(f"PROBLEM: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def label_of(run: Run, round_: int, rounds: int) -> str:
+    return run.label if rounds == 1 else f"{run.label} #{round_ + 1}"
+
+
+def throwaway_server(run: Run, statements: bool) -> tuple[str, PostgresServer]:
+    """A new PostgreSQL server with the run's durability and an empty database for the bot."""
+    settings = dict(DURABILITY[run.durability or "async"][0])
+    if statements:
+        settings["shared_preload_libraries"] = "pg_stat_statements"
+    server = PostgresServer.start(settings)
+    try:
+        url = server.create_database("caro_bench")
+    except BaseException:
+        server.stop()
+        raise
+    return url, server
+
+
+async def statement_counts(server: PostgresServer, clicks: int) -> list[str]:
+    """The statements the bot ran since the last reset, per acknowledged click, most frequent
+    first (BEGIN and COMMIT included: each is a round trip)."""
+    import asyncpg  # type: ignore[import-untyped]
+
+    con = await asyncpg.connect(server.dsn("postgres"))
+    try:
+        rows = await con.fetch(
+            "SELECT s.query, s.calls, s.total_exec_time FROM pg_stat_statements s"
+            " JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = 'caro_bench'"
+            " ORDER BY s.calls DESC"
+        )
+    finally:
+        await con.close()
+    per = max(1, clicks)
+    total = sum(int(r["calls"]) for r in rows)
+    lines = [f"{total / per:.2f} in all ({total} statements, {clicks} clicks); the most run:"]
+    for r in rows[:12]:
+        query = " ".join(str(r["query"]).split())
+        query = query if len(query) <= 90 else query[:87] + "..."
+        lines.append(f"{int(r['calls']) / per:6.2f}  {float(r['total_exec_time']) / max(1, int(r['calls'])):.3f} ms"
+                     f"  {query}")
+    return lines
+
+
+async def reset_statements(server: PostgresServer) -> None:
+    import asyncpg
+
+    con = await asyncpg.connect(server.dsn("postgres"))
+    try:
+        await con.execute("SELECT pg_stat_statements_reset()")
+    finally:
+        await con.close()
+
+
+async def measure(args: argparse.Namespace, run: Run) -> Result | None:
     rng = random.Random(args.seed)
     workdir = Path(tempfile.mkdtemp(prefix="caro-load-"))
     shard_count = args.clusters * args.shards_per_cluster
     most = max(args.games, args.idle_games)
     per_server = Limits().ai_games_per_server
     guilds_per_shard = max(1, math.ceil(math.ceil(most / per_server) / shard_count))
+    server: PostgresServer | None = None
+    database = run.database
+    if run.throwaway:
+        database, server = throwaway_server(run, args.pg_statements)
+        if args.pg_statements:
+            await create_statements_extension(server)
     try:
         deployment = await deploy(
             workdir, layout=split_shards(args.clusters, args.shards_per_cluster),
-            shard_count=shard_count, database=args.database, guilds_per_shard=guilds_per_shard,
+            shard_count=shard_count, database=database, guilds_per_shard=guilds_per_shard,
             CARO_LOOP_LAG_LOG="1", CARO_LOG_LEVEL="INFO",
         )
     except ValueError as exc:
+        if server is not None:
+            server.stop()
         print(f"python -m bench.load: {exc}", file=sys.stderr)
-        return 2
+        return None
+    except BaseException:
+        if server is not None:
+            server.stop()
+        raise
     double = deployment.double
     pids = deployment.pids()
-    server_pid = deployment.server.pid() if deployment.server is not None else None
+    server_pid = server.pid() if server is not None else None
     backend = "PostgreSQL" if deployment.database.is_postgres else "SQLite"
+    if server is not None:
+        backend += f" (throwaway server: {DURABILITY[run.durability or 'async'][1]})"
+    elif not deployment.database.is_postgres:
+        backend += " (WAL, synchronous=NORMAL)"
     rows: list[tuple[str, str]] = [
-        ("database", f"{backend}" + (" (throwaway server: fsync off)" if server_pid else "")),
+        ("database", backend),
         ("clusters", f"{args.clusters} of {args.shards_per_cluster} shard(s), "
                      f"{guilds_per_shard} guild(s) per shard"),
     ]
+    statements: list[str] = []
+    clicks: list[float] = []
     try:
         await asyncio.sleep(2)  # AI workers warm up
         guilds = deployment.guilds
@@ -262,10 +468,14 @@ async def main(args: argparse.Namespace) -> int:
                     sum(map(cpu_seconds, workers)),
                     tree_cpu(server_pid) if server_pid is not None else 0.0)
 
+        if server is not None and args.pg_statements:
+            await reset_statements(server)
         cpu0 = cpu()
         figures = await play(players, args.rate, args.duration, rng)
         elapsed = time.perf_counter() - t0
         cpu1 = cpu()
+        if server is not None and args.pg_statements:
+            statements = await statement_counts(server, len(figures.click_ms))
         lags = [lag for c, before in zip(deployment.clusters, logs_before, strict=True)
                 for lag in lag_reports(c.log_text()[before:])]
         bot_mb, child_mb = memory(pids)
@@ -333,13 +543,22 @@ async def main(args: argparse.Namespace) -> int:
         await settle(double)  # let the last AI answers land before the bots are stopped
     finally:
         problems = await deployment.close(allow_violations=True)
-    width = max(len(k) for k, _ in rows)
-    for key, value in rows:
-        print(f"{key:<{width}}  {value}")
-    for problem in problems + double.violations[:5]:
-        print(f"PROBLEM: {problem}", file=sys.stderr)
-    print(f"(bot logs and database in {workdir})")
-    return 1 if problems else 0
+        if server is not None:
+            server.stop()
+    rows.append(("bot logs and database", str(workdir)))
+    return Result(rows, problems + [str(v) for v in double.violations[:5]], clicks, statements)
+
+
+async def create_statements_extension(server: PostgresServer) -> None:
+    """pg_stat_statements in the server's maintenance database: the bot's stays as the bot
+    made it."""
+    import asyncpg
+
+    con = await asyncpg.connect(server.dsn("postgres"))
+    try:
+        await con.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+    finally:
+        await con.close()
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -353,12 +572,32 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="then start games until this many are live, and measure memory")
     parser.add_argument("--database", default="sqlite",
                         help="sqlite (a new file), an SQLite path, postgresql (a throwaway "
-                        "server) or a postgresql:// URL of an empty database")
+                        "server) or a postgresql:// URL of an empty database; several, "
+                        "comma-separated, are measured one after the other and compared")
+    parser.add_argument("--pg-durability", type=durabilities, default=["async"],
+                        help="for a throwaway PostgreSQL server: async (synchronous_commit=off, "
+                        "the default), full (PostgreSQL's defaults) or none (fsync off); "
+                        "several, comma-separated, are each measured")
+    parser.add_argument("--pg-statements", action="store_true",
+                        help="count the statements per click with pg_stat_statements "
+                        "(throwaway PostgreSQL server only)")
     parser.add_argument("--clusters", type=positive, default=1,
                         help="bot processes (cluster) sharing the database; >1 needs PostgreSQL")
     parser.add_argument("--shards-per-cluster", type=positive, default=1)
+    parser.add_argument("--rounds", type=positive, default=1,
+                        help="measure the --database list this many times, every other round "
+                        "in reverse order, and print the median p99 ratio")
     parser.add_argument("--seed", type=int, default=1)
     return parser.parse_args(argv)
+
+
+def durabilities(text: str) -> list[str]:
+    chosen = [d.strip() for d in text.split(",") if d.strip()]
+    unknown = [d for d in chosen if d not in DURABILITY]
+    if unknown or not chosen:
+        raise argparse.ArgumentTypeError(
+            f"expected {', '.join(DURABILITY)} (comma-separated), got {text}")
+    return chosen
 
 
 def positive(text: str) -> int:

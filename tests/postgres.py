@@ -22,10 +22,14 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 SUPERUSER = "caro"
+# The tests' server keeps nothing it does not have to: its data is thrown away. fsync off also
+# makes synchronous_commit moot (a commit waits for a WAL write, never for the disk).
+THROWAWAY_SETTINGS = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
 REQUIRE_ENV = "CARO_REQUIRE_POSTGRES"
 
 
@@ -96,7 +100,10 @@ class PostgresServer:
         return f"postgresql://{SUPERUSER}@/{database}?host={self.socket_dir}"
 
     @classmethod
-    def start(cls) -> PostgresServer:
+    def start(cls, settings: Mapping[str, str] | None = None) -> PostgresServer:
+        """Start a new server; `settings` (name -> value) override THROWAWAY_SETTINGS or add
+        to them, e.g. {"fsync": "on", "synchronous_commit": "on"} for PostgreSQL's own
+        durability."""
         bindir = find_bindir()
         if bindir is None:
             raise PostgresUnavailable("PostgreSQL is not installed (no initdb/pg_ctl found; "
@@ -110,10 +117,11 @@ class PostgresServer:
             server._run("initdb", "-D", str(server.data_dir), "-U", SUPERUSER, "--auth=trust",
                         "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions")
             # No TCP at all: the socket lives in our own temp dir, so parallel test runs never
-            # collide on a port. fsync off: the data is thrown away anyway.
-            options = (f"-c listen_addresses='' -c unix_socket_directories='{server.socket_dir}' "
-                       "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-                       "-c max_connections=200")
+            # collide on a port.
+            chosen = {"listen_addresses": "''", "unix_socket_directories":
+                      f"'{server.socket_dir}'", "max_connections": "200",
+                      **THROWAWAY_SETTINGS, **(settings or {})}
+            options = " ".join(f"-c {name}={value}" for name, value in chosen.items())
             server._run("pg_ctl", "-D", str(server.data_dir), "-l", str(server.log_path),
                         "-o", options, "-w", "-t", "60", "start")
         except BaseException:

@@ -159,6 +159,29 @@ async def test_two_writers_of_the_same_move_exactly_one_wins(backend: Backend) -
         assert row.moves[0].cell == ("A1" if outcomes[0] is MoveOutcome.STORED else "B2")
 
 
+async def test_two_writers_of_the_same_finishing_move_count_the_result_once(
+    backend: Backend,
+) -> None:
+    first, second = await backend.open(), await backend.open()
+    for n in range(5):
+        game = await first.create_game(ai_game(guild_on_shard(0, n)))
+        win, draw = Finish(winner=Mark.X), Finish(winner=None, reason=EndReason.FULL)
+        outcomes = await asyncio.gather(
+            first.add_move(game.id, 0, "A1", by_ai=False, now=0.0, finish=win, rate=RATE),
+            second.add_move(game.id, 0, "B2", by_ai=False, now=0.0, finish=draw, rate=RATE),
+        )
+        assert sorted(outcomes) == sorted([MoveOutcome.STORED, MoveOutcome.STALE])
+        row = await second.game(game.id)
+        assert row is not None and row.ply == 1 and len(row.moves) == 1
+        won = outcomes[0] is MoveOutcome.STORED
+        assert row.moves[0].cell == ("A1" if won else "B2")
+        assert row.winner == (Mark.X if won else None)
+    counts = await backend.row_counts()
+    assert counts["results"] == 5
+    assert counts["rating_changes"] == 5 * 2  # Alice, in the server and globally, per game
+    assert counts["live_seats"] == 0
+
+
 # ------------------------------------------------------------------ background work per shard
 async def test_background_work_is_asked_for_per_shard(backend: Backend) -> None:
     store = await backend.open()

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 from bot import ratings
-from bot.model import EndReason, Mode
+from bot.model import EndReason, GameRow, Mode
 from bot.storage import (
     ActiveGameExists,
     Finish,
@@ -241,6 +242,53 @@ async def test_finishing_move_counts_the_result_once(storage: Storage) -> None:
     stats = await storage.user_stats(GUILD, ALICE)
     assert stats.overall == Record(wins=1)
     assert stats.by_level == {"hard": Record(wins=1)}
+
+
+async def test_a_finishing_move_hands_the_rating_policy_the_whole_finished_game(
+    storage: Storage,
+) -> None:
+    game = await storage.create_game(new_game(level="hard"))
+    seen: list[GameRow] = []
+
+    def spy(finished: GameRow, winner: Mark | None,
+            current: Mapping[int, float]) -> list[ratings.RatingUpdate]:
+        seen.append(finished)
+        return RATE(finished, winner, current)
+
+    assert await add(storage, game.id, 0, "A1")
+    assert await add(storage, game.id, 1, "B2", by_ai=True, reason="centre")
+    assert await add(storage, game.id, 2, "C3", finish=Finish(winner=Mark.X), rate=spy)
+    assert len(seen) == 2  # once per scope: the server's and the global one
+    for finished in seen:
+        assert (finished.status, finished.winner, finished.ply) == ("finished", Mark.X, 3)
+        assert [(m.ply, m.cell, m.by_ai, m.reason) for m in finished.moves] == [
+            (0, "A1", False, None), (1, "B2", True, "centre"), (2, "C3", False, None),
+        ]
+    assert seen[0] == await storage.game(game.id)
+
+
+async def test_a_move_after_the_clock_ran_out_is_late_and_writes_nothing(
+    storage: Storage, backend: Backend
+) -> None:
+    game = await storage.create_game(new_game(level="hard"))
+    assert await add(storage, game.id, 0, "A1", deadline=50.0)
+    assert await add(storage, game.id, 1, "B2", by_ai=True, deadline=100.0)
+    before = await backend.row_counts()
+    late = await storage.add_move(game.id, 2, "C3", by_ai=False, now=100.0)
+    assert late is MoveOutcome.LATE
+    late = await storage.add_move(game.id, 2, "C3", by_ai=False, now=100.0,
+                                  finish=Finish(winner=Mark.X), rate=RATE)
+    assert late is MoveOutcome.LATE
+    # Not late but stale: the ply is not the game's.
+    stale = await storage.add_move(game.id, 1, "C3", by_ai=False, now=100.0,
+                                   finish=Finish(winner=Mark.X), rate=RATE)
+    assert stale is MoveOutcome.STALE
+    assert await backend.row_counts() == before
+    row = await storage.game(game.id)
+    assert row is not None and (row.status, row.ply, len(row.moves)) == ("active", 2, 2)
+    # Just in time: the move lands.
+    assert await add(storage, game.id, 2, "C3", now=99.9, finish=Finish(winner=Mark.X),
+                     rate=RATE)
 
 
 async def test_concurrent_finish_attempts_count_once(backend: Backend) -> None:

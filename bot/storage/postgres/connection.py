@@ -58,6 +58,14 @@ def connect_reason(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
+async def _keep_session(con: Any) -> None:
+    """What the pool does to a connection handed back (asyncpg's default runs RESET ALL, CLOSE
+    ALL, UNLISTEN * and pg_advisory_unlock_all(): one more round trip after every query). The
+    bot's queries leave no session state behind — no SET, cursor, LISTEN or advisory lock;
+    migrating, which takes a lock, has its own connection — and asyncpg still rolls back a
+    transaction left open before calling this, so there is nothing to undo."""
+
+
 class Connection:
     """The pool, migrations and transactions; the query mixins build on it."""
 
@@ -71,7 +79,7 @@ class Connection:
             return await asyncpg.create_pool(
                 dsn, min_size=1, max_size=max_size, timeout=CONNECT_TIMEOUT,
                 # The bot's queries are few and fixed; the statement cache keeps them prepared.
-                command_timeout=60,
+                command_timeout=60, reset=_keep_session,
             )
         except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             raise StorageError(
@@ -90,7 +98,15 @@ class Connection:
         """
         files = migration_files(directory)
         applied: list[int] = []
-        async with self._pool.acquire() as con:
+        # A connection of its own, closed afterwards: the pool's connections are handed back
+        # without a reset (see _keep_session), and this one holds a session-level lock.
+        try:
+            con = await asyncpg.connect(self._dsn, timeout=CONNECT_TIMEOUT)
+        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            raise StorageError(
+                f"database {shown_dsn(self._dsn)}: cannot connect ({connect_reason(exc)})"
+            ) from None
+        try:
             await con.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
             try:
                 await con.execute(
@@ -122,6 +138,8 @@ class Connection:
                     applied.append(number)
             finally:
                 await con.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
+        finally:
+            await con.close()
         return applied
 
     async def schema_version(self) -> int:

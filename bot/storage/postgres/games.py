@@ -36,6 +36,36 @@ _MOVES_JSON = (
 )
 _GAME_WITH_MOVES = f"SELECT {_GAME_COLUMNS}, {_MOVES_JSON} FROM games WHERE id = $1"
 _GAMES_WITH_MOVES = f"SELECT {_GAME_COLUMNS}, {_MOVES_JSON} FROM games WHERE id = ANY($1::BIGINT[])"
+# A move that does not end the game: the game moves on only if it is running, at move `ply` and
+# the mover's clock has not run out at `now`, and the move is written only if it did. A second
+# writer of the same ply waits for the first's row lock, then finds the ply moved on and writes
+# nothing; UNIQUE(game_id, ply) backs it. Parameters: deadline, game, ply, now, cell, by_ai,
+# reason.
+_MOVE = (
+    "WITH moved AS (UPDATE games SET ply = ply + 1, deadline = $1, claimed_until = NULL,"
+    " updated_at = now() WHERE id = $2 AND ply = $3 AND status = 'active'"
+    " AND (deadline IS NULL OR deadline > $4) RETURNING id)"
+    " INSERT INTO moves (game_id, ply, cell, by_ai, reason)"
+    " SELECT id, $3::INTEGER, $5::TEXT, $6::BOOLEAN, $7::TEXT FROM moved"
+)
+# A move that ends the game, under the same checks: the game is finished, its seats freed and the
+# move written in one statement, which returns the finished game with all its moves (the stored
+# ones are read in the statement's snapshot, which does not hold the new one: it is added by
+# hand). Parameters: game, ply, now, cell, by_ai, reason, winner, end reason.
+_FINISHING_MOVE = (
+    "WITH moved AS (UPDATE games SET ply = ply + 1, status = 'finished', winner = $7,"
+    " end_reason = $8, deadline = NULL, claimed_until = NULL, updated_at = now(),"
+    " finished_at = now() WHERE id = $1 AND ply = $2 AND status = 'active'"
+    " AND (deadline IS NULL OR deadline > $3) RETURNING *),"
+    " move AS (INSERT INTO moves (game_id, ply, cell, by_ai, reason)"
+    " SELECT id, $2::INTEGER, $4::TEXT, $5::BOOLEAN, $6::TEXT FROM moved),"
+    " freed AS (DELETE FROM live_seats WHERE game_id IN (SELECT id FROM moved))"
+    f" SELECT {_GAME_COLUMNS}, (SELECT json_agg(json_build_array(a.ply, a.cell, a.by_ai,"
+    " a.reason) ORDER BY a.ply) FROM (SELECT m.ply, m.cell, m.by_ai, m.reason FROM moves m"
+    " WHERE m.game_id = moved.id UNION ALL SELECT $2::INTEGER, $4::TEXT, $5::BOOLEAN,"
+    " $6::TEXT) AS a) AS moves_json"
+    " FROM moved"
+)
 # A guild's shard, as Discord assigns it: (guild_id >> 22) % shard_count.
 _SHARD = "(guild_id >> 22) % {count} = {shard}"
 
@@ -246,36 +276,39 @@ class GameQueries(StandingQueries):
         lock, then finds the ply moved on and writes nothing."""
         if finish is not None and rate is None:
             raise ValueError("a finishing move needs the rating policy")
+        if finish is None:
+            # One statement, so one round trip and no BEGIN/COMMIT: its own transaction, in which
+            # the INSERT happens only if the UPDATE's checks held.
+            done = await self._pool.execute(_MOVE, deadline, game_id, ply, now, cell, by_ai, reason)
+            if _count(done) == 1:
+                return MoveOutcome.STORED
+            return await self._why_not_stored(game_id, ply, now)
 
         async def attempt() -> MoveOutcome:
             async with self._transaction() as (con, ok):
-                done = await con.execute(
-                    "UPDATE games SET ply = ply + 1, deadline = $1, claimed_until = NULL,"
-                    " updated_at = now() WHERE id = $2 AND ply = $3 AND status = 'active'"
-                    " AND (deadline IS NULL OR deadline > $4)",
-                    deadline, game_id, ply, now,
+                assert rate is not None
+                row = await con.fetchrow(
+                    _FINISHING_MOVE, game_id, ply, now, cell, by_ai, reason,
+                    None if finish.winner is None else Mark(finish.winner).name,
+                    EndReason(finish.reason).value,
                 )
-                if _count(done) != 1:
+                if row is None:
                     ok.rollback()
-                    late = await con.fetchval(
-                        "SELECT COUNT(*) FROM games WHERE id = $1 AND ply = $2"
-                        " AND status = 'active' AND deadline IS NOT NULL AND deadline <= $3",
-                        game_id, ply, now,
-                    )
-                    return MoveOutcome.LATE if late else MoveOutcome.STALE
-                await con.execute(
-                    "INSERT INTO moves (game_id, ply, cell, by_ai, reason)"
-                    " VALUES ($1, $2, $3, $4, $5)",
-                    game_id, ply, cell, by_ai, reason,
-                )
-                if finish is not None:
-                    assert rate is not None
-                    if not await self._finish(con, game_id, finish, rate):
-                        ok.rollback()
-                        return MoveOutcome.STALE
+                    return await self._why_not_stored(game_id, ply, now)
+                game = game_row(row)
+                if game.rated:
+                    await self._count_result(con, game, finish.winner, rate)
                 return MoveOutcome.STORED
 
         return await self._retrying(attempt)
+
+    async def _why_not_stored(self, game_id: int, ply: int, now: float) -> MoveOutcome:
+        late = await self._pool.fetchval(
+            "SELECT COUNT(*) FROM games WHERE id = $1 AND ply = $2"
+            " AND status = 'active' AND deadline IS NOT NULL AND deadline <= $3",
+            game_id, ply, now,
+        )
+        return MoveOutcome.LATE if late else MoveOutcome.STALE
 
     async def finish_game(
         self,
