@@ -193,10 +193,10 @@ def _window(g: Geo, s: State, w: int, sign: int) -> None:
 def _apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
     """Every window through cell gains (delta 1) or loses (delta -1) a stone of mark: each
     window's contribution changes by what its new counts are worth minus what the old ones
-    were, applied in one pass over its cells (the same totals as taking the window away and
-    adding it back, with a quarter of the writes; a window holding both marks before and after
-    changes nothing). One loop with the arrays in locals: an inlined helper per window would
-    handle the position's tuples on each call."""
+    were, and only the counters that change are written (the same totals as taking the window
+    away and adding it back, with about a quarter of the writes; a window holding both marks
+    before and after changes nothing). One loop with the arrays in locals: an inlined helper
+    per window would handle the position's tuples on each call."""
     k = g.k
     other = 3 - mark
     worth = g.worth
@@ -208,48 +208,47 @@ def _apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
     t4 = s.t4
     t3 = s.t3
     t2 = s.t2
+    sums = s.sums
+    n4 = s.n4
     for jw in range(g.cwn[cell]):
         w = cw[cell, jw]
         a = cnt[mark, w]
         b = cnt[other, w]
         a2 = a + delta
         cnt[mark, w] = a2
-        live_o = a == 0  # the other mark's window is live while mark has no stone in it
-        live_o2 = a2 == 0
-        if b != 0 and live_o == live_o2:
-            continue
-        dsum_m = 0
-        da_m = 0
-        d4m = 0
-        d3m = 0
-        d2m = 0
         if b == 0:
-            dsum_m = worth[a2] - worth[a]
-            da_m = gain[a2] - gain[a]
-            d4m = int(a2 == k - 1) - int(a == k - 1)
-            d3m = int(a2 == k - 2) - int(a == k - 2)
-            d2m = int(a2 == k - 3) - int(a == k - 3)
-        # The other mark's count stays b; its window is either switched on or off, or neither.
-        sw = int(live_o2) - int(live_o)
-        dsum_o = sw * worth[b]
-        da_o = sw * gain[b]
-        d4o = sw * int(b == k - 1)
-        d3o = sw * int(b == k - 2)
-        d2o = sw * int(b == k - 3)
-        s.sums[mark] += dsum_m
-        s.sums[other] += dsum_o
-        s.n4[mark] += d4m
-        s.n4[other] += d4o
-        for j in range(k):
-            c = wcells[w, j]
-            attack[mark, c] += da_m
-            attack[other, c] += da_o
-            t4[mark, c] += d4m
-            t3[mark, c] += d3m
-            t2[mark, c] += d2m
-            t4[other, c] += d4o
-            t3[other, c] += d3o
-            t2[other, c] += d2o
+            # Mark's window stays live: its worth, its cells' attack and its tier change.
+            sums[mark] += worth[a2] - worth[a]
+            da = gain[a2] - gain[a]
+            d4 = int(a2 == k - 1) - int(a == k - 1)
+            d3 = int(a2 == k - 2) - int(a == k - 2)
+            d2 = int(a2 == k - 3) - int(a == k - 3)
+            n4[mark] += d4
+            for j in range(k):
+                attack[mark, wcells[w, j]] += da
+            if d4 != 0:
+                for j in range(k):
+                    t4[mark, wcells[w, j]] += d4
+            if d3 != 0:
+                for j in range(k):
+                    t3[mark, wcells[w, j]] += d3
+            if d2 != 0:
+                for j in range(k):
+                    t2[mark, wcells[w, j]] += d2
+        # The other mark's window (count b) is live while mark has no stone in it: it is
+        # switched off by mark's first stone and on again when that stone goes.
+        sw = int(a2 == 0) - int(a == 0)
+        if sw != 0:
+            sums[other] += sw * worth[b]
+            da = sw * gain[b]
+            for j in range(k):
+                attack[other, wcells[w, j]] += da
+            if b >= k - 3:
+                tier = t4 if b == k - 1 else (t3 if b == k - 2 else t2)
+                if b == k - 1:
+                    n4[other] += sw
+                for j in range(k):
+                    tier[other, wcells[w, j]] += sw
 
 
 @jit_inline
