@@ -513,8 +513,10 @@ def makes_fork(g: Geo, s: State, cell: int, mark: int) -> bool:
 def find_fork(g: Geo, s: State, mark: int) -> int:
     """A cell where mark would make two winning cells at once (an open or double four), or -1.
     Such a cell lies in two of mark's threes' windows, which the counters give for free."""
+    grid = s.grid
+    t3 = s.t3
     for c in range(g.size):
-        if s.grid[c] == 0 and s.t3[mark, c] >= 2 and makes_fork(g, s, c, mark):
+        if grid[c] == 0 and t3[mark, c] >= 2 and makes_fork(g, s, c, mark):
             return c
     return -1
 
@@ -584,10 +586,13 @@ def vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
             moves = ctx.movebuf[p]
             scores = ctx.scorebuf[p]
             n = 0
+            grid = s.grid
+            t3 = s.t3
+            attack = s.attack
             for c in range(g.size):
-                if s.grid[c] == 0 and s.t3[att, c] > 0:
+                if grid[c] == 0 and t3[att, c] > 0:
                     moves[n] = c
-                    scores[n] = s.attack[att, c] + s.t3[att, c] * FOUR_BONUS
+                    scores[n] = attack[att, c] + t3[att, c] * FOUR_BONUS
                     n += 1
             _sort(moves, scores, n)
             vf[lv, V_N] = n
@@ -682,8 +687,10 @@ def _fork_defences(g: Geo, s: State, ctx: Ctx, att: int, out: I32) -> int:
     mark = ctx.stamp
     nr = 0
     any_fork = False
+    grid = s.grid
+    t3 = s.t3
     for f in range(g.size):
-        if s.grid[f] != 0 or s.t3[att, f] < 2 or not makes_fork(g, s, f, att):
+        if grid[f] != 0 or t3[att, f] < 2 or not makes_fork(g, s, f, att):
             continue
         any_fork = True
         for j in range(g.cwn[f]):
@@ -698,7 +705,7 @@ def _fork_defences(g: Geo, s: State, ctx: Ctx, att: int, out: I32) -> int:
     if not any_fork:
         return 0
     for c in range(g.size):
-        if s.grid[c] == 0 and s.t3[dfn, c] > 0 and mark[c] != st:
+        if grid[c] == 0 and t3[dfn, c] > 0 and mark[c] != st:
             mark[c] = st
             out[nr] = c
             nr += 1
@@ -754,16 +761,20 @@ def _vct(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
                     ok, mode = False, _RETURN
                     continue
                 n = 0
+                grid = s.grid
+                t3 = s.t3
+                t2 = s.t2
+                attack = s.attack
                 for c in range(g.size):
-                    if s.grid[c] != 0:
+                    if grid[c] != 0:
                         continue
-                    if s.t3[att, c] > 0:
+                    if t3[att, c] > 0:
                         moves[n] = c
-                        scores[n] = FOUR_BONUS + s.attack[att, c]
+                        scores[n] = FOUR_BONUS + attack[att, c]
                         n += 1
-                    elif d > 0 and s.t2[att, c] > 0:
+                    elif d > 0 and t2[att, c] > 0:
                         moves[n] = c
-                        scores[n] = s.attack[att, c] + (s.t2[att, c] << 20)
+                        scores[n] = attack[att, c] + (t2[att, c] << 20)
                         n += 1
                 _sort(moves, scores, n)
                 vf[lv, V_N] = n
@@ -912,14 +923,19 @@ def gen_moves(g: Geo, s: State, ctx: Ctx, me: int, ply: int, hint: int, width: i
     k0 = ctx.killers[ply, 0]
     k1 = ctx.killers[ply, 1]
     n = 0
+    grid = s.grid
+    near = s.near
+    t3 = s.t3
+    attack = s.attack
+    history = ctx.history
     for c in range(g.size):
-        if s.grid[c] != 0 or s.near[c] == 0:
+        if grid[c] != 0 or near[c] == 0:
             continue
-        my3 = s.t3[me, c]
-        their3 = s.t3[them, c]
+        my3 = t3[me, c]
+        their3 = t3[them, c]
         if threatened and my3 == 0 and their3 == 0:
             continue
-        sc = s.attack[me, c] + (s.attack[them, c] * 7 >> 3) + ctx.history[me, c]
+        sc = attack[me, c] + (attack[them, c] * 7 >> 3) + history[me, c]
         if my3 > 0:
             sc += FOUR_BONUS * (2 if my3 >= 2 else 1)
         if their3 >= 2:
