@@ -101,6 +101,9 @@ class Ctx(NamedTuple):
     wbuf: I32  # [ply, cell]: winning cells found at that ply
     bbuf: I32  # [ply, cell]: blocks / defences at that ply
     stamp: I32  # [cell]: scratch marks for de-duplicating cell sets
+    scratch: I32  # [cell]: candidate cells of blocks
+    root: I32  # [cell]: the root's moves, in their current order
+    rootval: I64  # [cell]: their values in the last iteration
     fail_key: I64  # threat-search failure table: key, and the depth it failed at
     fail_depth: I32
     vframes: I64  # [ply, column]: the threat searches' stacks
@@ -110,17 +113,23 @@ class Ctx(NamedTuple):
 
 
 F = TypeVar("F", bound=Callable[..., Any])
+# _nrt is numba's own option (its type stubs do not list it), hence the dict.
+_JIT_OPTIONS: dict[str, Any] = {"cache": True, "_nrt": False}
 
 
 def jit(func: F) -> F:
-    """numba's nopython JIT, cached on disk so only the first run of a machine compiles."""
-    return cast(F, numba.njit(cache=True)(func))
+    """numba's nopython JIT, cached on disk so only the first run of a machine compiles.
+
+    Without numba's reference counting (_nrt=False): the core allocates nothing (its buffers
+    live in Ctx), and counting references cost every inlined helper that takes the position's
+    tuples an atomic increment and decrement per array they hold, on every call."""
+    return cast(F, numba.njit(**_JIT_OPTIONS)(func))
 
 
 def jit_inline(func: F) -> F:
     """jit, inlined into its callers: the hottest helpers, where a call (which passes every
     array of the position along) would cost more than the work."""
-    return cast(F, numba.njit(cache=True, inline="always")(func))
+    return cast(F, numba.njit(inline="always", **_JIT_OPTIONS)(func))
 
 
 # ----------------------------------------------------------------------------- clock
@@ -407,7 +416,7 @@ def blocks(g: Geo, s: State, ctx: Ctx, mark: int, wins: I32, nwins: int, out: I3
     st = _next_stamp(ctx)
     n = 0
     cand = ctx.stamp
-    found = np.empty(nwins * 9, np.int32)
+    found = ctx.scratch  # the candidates are distinct cells
     nf = 0
     for i in range(nwins):
         w = wins[i]
@@ -448,7 +457,13 @@ def blocks(g: Geo, s: State, ctx: Ctx, mark: int, wins: I32, nwins: int, out: I3
             out[i] = wins[i]
         return nwins
     # Ascending order, as the reference lists them.
-    out[:n].sort()
+    for i in range(1, n):
+        v = out[i]
+        j = i - 1
+        while j >= 0 and out[j] > v:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = v
     return n
 
 
@@ -1163,7 +1178,7 @@ def search(g: Geo, s: State, ctx: Ctx, max_depth: int, out: I64, ranking: I32) -
     """
     ctx.stat[3] += 1
     me = 1 if s.info[0] % 2 == 0 else 2
-    root = np.empty(g.size, np.int32)
+    root = ctx.root
     n = gen_moves(g, s, ctx, me, 0, -1, ROOT_WIDTH)
     for i in range(n):
         root[i] = ctx.movebuf[0, i]
@@ -1173,12 +1188,13 @@ def search(g: Geo, s: State, ctx: Ctx, max_depth: int, out: I64, ranking: I32) -
     out[0] = best
     out[1] = 0
     out[2] = 0
-    ranking[:n] = root[:n]
+    for i in range(n):
+        ranking[i] = root[i]
     out[4] = n
     if n == 1:
         out[3] = ctx.stat[0]
         return
-    values = np.empty(n, np.int64)
+    values = ctx.rootval
     for depth in range(1, max_depth + 1):
         alpha = -WIN
         beta = WIN
@@ -1209,13 +1225,12 @@ def search(g: Geo, s: State, ctx: Ctx, max_depth: int, out: I64, ranking: I32) -
                 best_value = iter_value
             break
         # Best first, the rest in their order of value (stable on ties).
-        order = np.argsort(-values[:n], kind="mergesort")
-        root[:n] = root[:n][order]
-        values[:n] = values[:n][order]
+        _sort(root, values, n)
         best = root[0]
         best_value = values[0]
         done = depth
-        ranking[:n] = root[:n]
+        for i in range(n):
+            ranking[i] = root[i]
         if abs(best_value) >= WON:
             break
     out[0] = best
