@@ -177,3 +177,44 @@ def test_long_lines_keep_the_evaluation_below_the_win_values(k):
     result = compiled.think(board, None, 20_000)
     assert board.grid[result.move] == 0
     assert abs(result.value) < core.WON
+
+
+def recount(g, grid):
+    """The counters of engine.ai.core's State from the stones alone: each window of k cells,
+    live for a mark when the other has no stone in it, adds its worth to that mark's sum, its
+    gain to each of its cells' attack, and one to each cell's four/three/two count when it
+    holds k-1, k-2 or k-3 of the mark's stones."""
+    size, k = g.size, g.k
+    attack = np.zeros((3, size), dtype=np.int64)
+    tiers = {name: np.zeros((3, size), dtype=np.int32) for name in ("t4", "t3", "t2")}
+    sums = np.zeros(3, dtype=np.int64)
+    n4 = np.zeros(3, dtype=np.int64)
+    cnt = np.zeros((3, len(g.wcells)), dtype=np.int32)
+    for w, cells in enumerate(g.wcells):
+        counts = {m: sum(1 for c in cells if grid[c] == m) for m in (1, 2)}
+        for m in (1, 2):
+            cnt[m, w] = counts[m]
+            if counts[3 - m]:
+                continue
+            mine = counts[m]
+            sums[m] += g.worth[mine]
+            n4[m] += mine == k - 1
+            for c in cells:
+                attack[m, c] += g.gain[mine]
+                for name, count in (("t4", k - 1), ("t3", k - 2), ("t2", k - 3)):
+                    tiers[name][m, c] += mine == count
+    return {"cnt": cnt, "attack": attack, "sums": sums, "n4": n4, **tiers}
+
+
+@pytest.mark.parametrize("rule", list(Rule))
+def test_incremental_counters_match_a_recount_from_the_stones_after_moves_and_undos(rule):
+    rng = random.Random(f"core-recount/{rule.value}")
+    for rows, cols, k in SHAPES:
+        board = random_positions(rows, cols, k, rule, 12, rng)[-1]
+        g, s = compiled.state_of(board)
+        empty = [i for i in range(g.size) if not s.grid[i]]
+        for cell in rng.sample(empty, min(6, len(empty))):
+            core.place(g, s, cell, 1 + int(s.info[0]) % 2)
+        core.unplace(g, s)  # an undo in the middle of play, then the counts again
+        for name, expected in recount(g, s.grid).items():
+            assert np.array_equal(getattr(s, name), expected), (rows, cols, k, name)
