@@ -14,6 +14,9 @@
   override.
 - `cancel_ready_timer`: discord.py leaves its READY delay timer running on close; if it fires
   after the loop is gone it dies with a traceback (a stop within ~2 s of connecting).
+- `sent_only`: a board is sent as a drawing that discord.py must not keep (its cells are plain
+  buttons; the DynamicItem classes registered at start answer their clicks). discord.py has no
+  setting for it, but stores only views that are not finished when it sends or edits a message.
 - `add_choice`: a choice known only at start (the operator's external engine level); choices
   are otherwise fixed by a decorator when the cog's class is defined.
 
@@ -117,3 +120,14 @@ def add_choice(
     offered.insert(at, choice)
     # A new parameter object: the cog's command shares its parameters with the class's.
     params[parameter] = dataclasses.replace(param, choices=offered)
+
+
+def sent_only(view: discord.ui.View | discord.ui.LayoutView) -> None:
+    """Mark `view` as a drawing to send, which discord.py must not keep: a stopped view is
+    sent but never stored (its send and edit calls store only views not finished), so plain
+    buttons on it (drawn_button) answer no click themselves. Clicks reach the DynamicItem
+    classes registered at start-up, from the custom_id, as after a restart. Keeping every
+    drawing would also cost a store per edit, at every move.
+
+    Outside an event loop discord.py cannot stop a view; such a view is never sent."""
+    view.stop()

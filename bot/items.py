@@ -117,37 +117,24 @@ class GameButton(CaroButton, template=r"(?!)"):
         return cls(int(match["game"]))
 
 
-def make_button(action: Action, /, **fields: Any) -> discord.ui.Item[Any]:
-    """The button of `action` for these fields, made by the class the feature cog registered."""
+def _button_class(action: Action) -> type[CaroButton]:
+    """The class the feature cog registered for `action`."""
     try:
-        cls = _REGISTRY[action]
+        return _REGISTRY[action]
     except KeyError:
         raise LookupError(
             f"no button class for {action}: import bot.cogs (the feature cogs) first"
         ) from None
-    return cls.build(**fields)
+
+
+def make_button(action: Action, /, **fields: Any) -> discord.ui.Item[Any]:
+    """The button of `action` for these fields, made by the class the feature cog registered."""
+    return _button_class(action).build(**fields)
 
 
 def drawn_button(action: Action, /, **fields: Any) -> discord.ui.Button[Any]:
     """make_button's plain button (see CaroButton.drawn), for views passed to sent_only."""
-    try:
-        cls = _REGISTRY[action]
-    except KeyError:
-        raise LookupError(
-            f"no button class for {action}: import bot.cogs (the feature cogs) first"
-        ) from None
-    return cls.drawn(**fields)
-
-
-def sent_only(view: discord.ui.View | discord.ui.LayoutView) -> None:
-    """Mark `view` as a drawing to send, which discord.py must not keep: a stopped view is
-    sent but never stored (its send and edit calls store only views not finished), so plain
-    buttons on it (drawn_button) answer no click themselves. Clicks reach the DynamicItem
-    classes registered at start-up, from the custom_id, as after a restart. Keeping every
-    drawing would also cost a store per edit, at every move.
-
-    Outside an event loop discord.py cannot stop a view; such a view is never sent."""
-    view.stop()
+    return _button_class(action).drawn(**fields)
 
 
 def registered() -> list[type[CaroButton]]:
@@ -234,5 +221,4 @@ __all__ = [
     "message_carries",
     "on_its_message",
     "registered",
-    "sent_only",
 ]

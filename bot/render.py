@@ -15,7 +15,8 @@ from engine.types import LEVELS
 
 from . import external_level
 from .board_image import Players, render_board
-from .items import EMPTY_LABEL, Action, drawn_button, make_button, sent_only
+from .discord_patches import sent_only
+from .items import EMPTY_LABEL, Action, drawn_button, make_button
 from .model import AiLevel, External, GameState, Mode, Status
 from .ratings import LEADERBOARD_MIN_GAMES
 from .service import HINT_LEVELS

@@ -15,7 +15,7 @@ from bot.cogs.challenge import AcceptButton, DeclineButton
 from bot.cogs.controls import HintButton, RematchButton, ResignButton
 from bot.cogs.play import CellButton, MoveForm, PanButton, TypeMoveButton
 from bot.cogs.watch import StopButton
-from bot.items import Action, drawn_button, make_button, match_item, registered, sent_only
+from bot.items import Action, drawn_button, make_button, match_item, registered
 from bot.window import Window
 
 
@@ -74,31 +74,6 @@ def test_a_drawn_cell_is_the_plain_button_of_its_class() -> None:
     assert type(drawn) is discord.ui.Button
     assert drawn.to_component_dict() == built.item.to_component_dict()
     assert type(parsed(drawn.custom_id or "")) is CellButton
-
-
-async def test_discord_py_keeps_no_view_sent_as_a_drawing() -> None:
-    """sent_only relies on discord.py storing (and answering clicks on) only views that are not
-    finished, in every call that sends or edits a board: if an upgrade changes that, the plain
-    cell buttons would be kept per message and answer clicks as no-ops beside the real ones."""
-    import inspect
-
-    view = discord.ui.LayoutView(timeout=None)
-    view.add_item(discord.ui.ActionRow(drawn_button(
-        Action.CELL, game=1, ply=0, cell=(0, 0), label="x",
-        style=discord.ButtonStyle.secondary, disabled=False)))
-    sent_only(view)
-    assert view.is_finished() and view.is_dispatchable()
-    assert view.to_components()[0]["components"][0]["custom_id"] == "caro:m:1:0:A1"
-    senders = [
-        discord.InteractionResponse.send_message,
-        discord.InteractionResponse.edit_message,
-        discord.Interaction.edit_original_response,
-        discord.PartialMessage.edit,
-        discord.Message.edit,
-    ]
-    for sender in senders:
-        source = inspect.getsource(sender)
-        assert "store_view" in source and "is_finished()" in source, sender.__qualname__
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ import discord
 import yarl
 
 from bot import discord_patches
+from bot.discord_patches import sent_only
 
 
 def test_the_rest_base_and_gateway_can_be_pointed_elsewhere() -> None:
@@ -75,3 +76,29 @@ def test_a_choice_known_only_at_start_is_added_to_a_cog_command() -> None:
     assert isinstance(other, app_commands.Command)
     untouched = other.get_parameter("level")
     assert untouched is not None and [c.value for c in untouched.choices] == ["easy", "adaptive"]
+
+
+async def test_discord_py_keeps_no_view_sent_as_a_drawing() -> None:
+    """sent_only relies on discord.py storing (and answering clicks on) only views that are not
+    finished, in every call that sends or edits a board: if an upgrade changes that, the plain
+    cell buttons would be kept per message and answer clicks as no-ops beside the real ones."""
+    import inspect
+
+    view = discord.ui.LayoutView(timeout=None)
+    view.add_item(discord.ui.ActionRow(discord.ui.Button(custom_id="caro:m:1:0:A1", label="x")))
+    sent_only(view)
+    assert view.is_finished() and view.is_dispatchable()
+    assert view.to_components()[0]["components"][0]["custom_id"] == "caro:m:1:0:A1"
+    senders = [
+        discord.InteractionResponse.send_message,
+        discord.InteractionResponse.edit_message,
+        discord.Interaction.edit_original_response,
+        discord.PartialMessage.edit,
+        discord.Message.edit,
+        discord.abc.Messageable.send,
+        discord.Webhook.send,
+        discord.Webhook.edit_message,
+    ]
+    for sender in senders:
+        source = inspect.getsource(sender)
+        assert "store_view" in source and "is_finished()" in source, sender.__qualname__
