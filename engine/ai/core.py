@@ -383,6 +383,45 @@ def win_cells(g: Geo, s: State, mark: int, out: I32) -> int:
 
 
 @jit_inline
+def win_cells_near(g: Geo, s: State, cell: int, mark: int, out: I32) -> int:
+    """win_cells(mark) just after mark's stone on cell, when mark had no winning cell before
+    it: a new winning cell then shares a line with that stone within k-1 steps (its four, or
+    the run line_wins reads, holds the stone; a stone of mark elsewhere on the line can only
+    lengthen a run past k), so the four lines through the cell are read instead of the board.
+    Same cells, in ascending order."""
+    if s.n4[mark] == 0:
+        return 0
+    rows, cols, k = g.rows, g.cols, g.k
+    grid = s.grid
+    t4 = s.t4
+    freestyle = g.rule == FREESTYLE
+    r0 = cell // cols
+    c0 = cell % cols
+    n = 0
+    for d in range(4):
+        dr = g.dr[d]
+        dc = g.dc[d]
+        for step in range(1 - k, k):
+            r = r0 + step * dr
+            c = c0 + step * dc
+            if not (0 <= r < rows and 0 <= c < cols):
+                continue
+            e = r * cols + c
+            if grid[e] == 0 and t4[mark, e] > 0 and (freestyle or line_wins(g, grid, e, mark)):
+                out[n] = e
+                n += 1
+    # The four lines meet only at the (occupied) cell: no cell is listed twice.
+    for i in range(1, n):
+        v = out[i]
+        j = i - 1
+        while j >= 0 and out[j] > v:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = v
+    return n
+
+
+@jit_inline
 def has_win(g: Geo, s: State, mark: int) -> bool:
     if s.n4[mark] == 0:
         return False
@@ -609,7 +648,6 @@ def vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
                     moves[n] = c
                     scores[n] = attack[att, c] + t3[att, c] * FOUR_BONUS
                     n += 1
-            _sort(moves, scores, n)
             vf[lv, V_N] = n
             vf[lv, V_I] = 0
             vf[lv, V_KEY] = key
@@ -620,9 +658,11 @@ def vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
                 _fail_store(ctx, vf[lv, V_KEY], depth - lv)
                 ok, mode = False, _RETURN
                 continue
-            place(g, s, ctx.movebuf[p, i], att)
+            _select_at(ctx.movebuf[p], ctx.scorebuf[p], i, vf[lv, V_N])
+            four = ctx.movebuf[p, i]
+            place(g, s, four, att)
             threats = ctx.wbuf[p + 1]
-            nt = win_cells(g, s, att, threats)
+            nt = win_cells_near(g, s, four, att, threats)  # att had no winning cell here
             if nt == 0:
                 unplace(g, s)
                 vf[lv, V_I] = i + 1
@@ -690,6 +730,27 @@ def _select_top(moves: I32, scores: I64, n: int, width: int) -> int:
             moves[i] = bm
             scores[i] = bs
     return m
+
+
+@jit_inline
+def _select_at(moves: I32, scores: I64, i: int, n: int) -> None:
+    """The best of moves[i:n] to position i (ties to the lower cell): one step of the selection
+    that _sort's order is, taken when move i is about to be tried, so a threat search that
+    succeeds early or stops after a few threes does not order the rest of its list."""
+    best = i
+    bs = scores[i]
+    bm = moves[i]
+    for j in range(i + 1, n):
+        sj = scores[j]
+        if sj > bs or (sj == bs and moves[j] < bm):
+            best = j
+            bs = sj
+            bm = moves[j]
+    if best != i:
+        moves[best] = moves[i]
+        scores[best] = scores[i]
+        moves[i] = bm
+        scores[i] = bs
 
 
 @jit_inline
@@ -791,7 +852,6 @@ def _vct(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
                         moves[n] = c
                         scores[n] = attack[att, c] + (t2[att, c] << 20)
                         n += 1
-                _sort(moves, scores, n)
                 vf[lv, V_N] = n
                 vf[lv, V_FORCED] = 0
                 vf[lv, V_KEY] = key
@@ -801,19 +861,22 @@ def _vct(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
         elif mode == _TRY:
             i = vf[lv, V_I]
             forced = vf[lv, V_FORCED] == 1
+            if not forced and i < vf[lv, V_N]:
+                _select_at(ctx.movebuf[p], ctx.scorebuf[p], i, vf[lv, V_N])
             is_three = not forced and ctx.scorebuf[p, i] < FOUR_BONUS if i < vf[lv, V_N] else False
             if i >= vf[lv, V_N] or (is_three and vf[lv, V_TRIED] >= VCT_THREE_WIDTH):
                 if not forced:
                     _fail_store(ctx, vf[lv, V_KEY], vf[lv, V_DEPTH])
                 ok, mode = False, _RETURN
                 continue
-            place(g, s, ctx.movebuf[p, i], att)
+            threat = ctx.movebuf[p, i]
+            place(g, s, threat, att)
             replies = ctx.bbuf[p + 1]
             nr = 0
             three = False
             if not has_win(g, s, dfn):
                 threats = ctx.wbuf[p + 1]
-                nw = win_cells(g, s, att, threats)
+                nw = win_cells_near(g, s, threat, att, threats)  # att had no winning cell here
                 if nw > 0:
                     nr = blocks(g, s, ctx, att, threats, nw, replies)
                 elif forced or vf[lv, V_DEPTH] > 0:
