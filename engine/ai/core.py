@@ -383,6 +383,19 @@ def win_cells(g: Geo, s: State, mark: int, out: I32) -> int:
 
 
 @jit_inline
+def _sort_cells(out: I32, n: int) -> None:
+    """out[:n] in ascending order, in place: the few cells of a threat, as the reference lists
+    them (an insertion sort: the core allocates nothing)."""
+    for i in range(1, n):
+        v = out[i]
+        j = i - 1
+        while j >= 0 and out[j] > v:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = v
+
+
+@jit_inline
 def win_cells_near(g: Geo, s: State, cell: int, mark: int, out: I32) -> int:
     """win_cells(mark) just after mark's stone on cell, when mark had no winning cell before
     it: a new winning cell then shares a line with that stone within k-1 steps (its four, or
@@ -411,13 +424,7 @@ def win_cells_near(g: Geo, s: State, cell: int, mark: int, out: I32) -> int:
                 out[n] = e
                 n += 1
     # The four lines meet only at the (occupied) cell: no cell is listed twice.
-    for i in range(1, n):
-        v = out[i]
-        j = i - 1
-        while j >= 0 and out[j] > v:
-            out[j + 1] = out[j]
-            j -= 1
-        out[j + 1] = v
+    _sort_cells(out, n)
     return n
 
 
@@ -496,13 +503,7 @@ def blocks(g: Geo, s: State, ctx: Ctx, mark: int, wins: I32, nwins: int, out: I3
             out[i] = wins[i]
         return nwins
     # Ascending order, as the reference lists them.
-    for i in range(1, n):
-        v = out[i]
-        j = i - 1
-        while j >= 0 and out[j] > v:
-            out[j + 1] = out[j]
-            j -= 1
-        out[j + 1] = v
+    _sort_cells(out, n)
     return n
 
 
@@ -709,30 +710,6 @@ def _sort(moves: I32, scores: I64, n: int) -> None:
 
 
 @jit_inline
-def _select_top(moves: I32, scores: I64, n: int, width: int) -> int:
-    """The best min(n, width) moves to the front, best first; how many. Ties go to the lower
-    cell, so this is the prefix _sort gives on a list in cell order, at width passes over the
-    list instead of a full quadratic sort (only that prefix is searched)."""
-    m = min(n, width)
-    for i in range(m):
-        best = i
-        bs = scores[i]
-        bm = moves[i]
-        for j in range(i + 1, n):
-            sj = scores[j]
-            if sj > bs or (sj == bs and moves[j] < bm):
-                best = j
-                bs = sj
-                bm = moves[j]
-        if best != i:
-            moves[best] = moves[i]
-            scores[best] = scores[i]
-            moves[i] = bm
-            scores[i] = bs
-    return m
-
-
-@jit_inline
 def _select_at(moves: I32, scores: I64, i: int, n: int) -> None:
     """The best of moves[i:n] to position i (ties to the lower cell): one step of the selection
     that _sort's order is, taken when move i is about to be tried, so a threat search that
@@ -751,6 +728,17 @@ def _select_at(moves: I32, scores: I64, i: int, n: int) -> None:
         scores[best] = scores[i]
         moves[i] = bm
         scores[i] = bs
+
+
+@jit_inline
+def _select_top(moves: I32, scores: I64, n: int, width: int) -> int:
+    """The best min(n, width) moves to the front, best first; how many. Ties go to the lower
+    cell, so this is the prefix _sort gives on a list in cell order, at width passes over the
+    list instead of a full quadratic sort (only that prefix is searched)."""
+    m = min(n, width)
+    for i in range(m):
+        _select_at(moves, scores, i, n)
+    return m
 
 
 @jit_inline
