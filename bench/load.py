@@ -368,17 +368,12 @@ def throwaway_server(run: Run, statements: bool) -> tuple[str, PostgresServer]:
 async def statement_counts(server: PostgresServer, clicks: int) -> list[str]:
     """The statements the bot ran since the last reset, per acknowledged click, most frequent
     first (BEGIN and COMMIT included: each is a round trip)."""
-    import asyncpg  # type: ignore[import-untyped]
-
-    con = await asyncpg.connect(server.dsn("postgres"))
-    try:
-        rows = await con.fetch(
-            "SELECT s.query, s.calls, s.total_exec_time FROM pg_stat_statements s"
-            " JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = 'caro_bench'"
-            " ORDER BY s.calls DESC"
-        )
-    finally:
-        await con.close()
+    rows = await in_maintenance_db(
+        server,
+        "SELECT s.query, s.calls, s.total_exec_time FROM pg_stat_statements s"
+        " JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = 'caro_bench'"
+        " ORDER BY s.calls DESC",
+    )
     per = max(1, clicks)
     total = sum(int(r["calls"]) for r in rows)
     lines = [f"{total / per:.2f} in all ({total} statements, {clicks} clicks); the most run:"]
@@ -390,12 +385,14 @@ async def statement_counts(server: PostgresServer, clicks: int) -> list[str]:
     return lines
 
 
-async def reset_statements(server: PostgresServer) -> None:
-    import asyncpg
+async def in_maintenance_db(server: PostgresServer, sql: str) -> list[Any]:
+    """Run one statement in the server's maintenance database, where pg_stat_statements is
+    created and read (the bot's database stays as the bot made it); its rows."""
+    import asyncpg  # type: ignore[import-untyped]
 
     con = await asyncpg.connect(server.dsn("postgres"))
     try:
-        await con.execute("SELECT pg_stat_statements_reset()")
+        return list(await con.fetch(sql))
     finally:
         await con.close()
 
@@ -412,7 +409,7 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
     if run.throwaway:
         database, server = throwaway_server(run, args.pg_statements)
         if args.pg_statements:
-            await create_statements_extension(server)
+            await in_maintenance_db(server, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
     try:
         deployment = await deploy(
             workdir, layout=split_shards(args.clusters, args.shards_per_cluster),
@@ -469,7 +466,7 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
                     tree_cpu(server_pid) if server_pid is not None else 0.0)
 
         if server is not None and args.pg_statements:
-            await reset_statements(server)
+            await in_maintenance_db(server, "SELECT pg_stat_statements_reset()")
         cpu0 = cpu()
         figures = await play(players, args.rate, args.duration, rng)
         elapsed = time.perf_counter() - t0
@@ -547,18 +544,6 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
             server.stop()
     rows.append(("bot logs and database", str(workdir)))
     return Result(rows, problems + [str(v) for v in double.violations[:5]], clicks, statements)
-
-
-async def create_statements_extension(server: PostgresServer) -> None:
-    """pg_stat_statements in the server's maintenance database: the bot's stays as the bot
-    made it."""
-    import asyncpg
-
-    con = await asyncpg.connect(server.dsn("postgres"))
-    try:
-        await con.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
-    finally:
-        await con.close()
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
