@@ -42,8 +42,12 @@ class CellButton(
     action = Action.CELL
 
     def __init__(self, game: int, ply: int, cell: str, **style: Any) -> None:
-        super().__init__(f"caro:m:{game}:{ply}:{cell}", **style)
+        super().__init__(self.custom_id_of(game, ply, cell), **style)
         self.game, self.ply, self.cell = game, ply, cell
+
+    @staticmethod
+    def custom_id_of(game: int, ply: int, cell: str) -> str:
+        return f"caro:m:{game}:{ply}:{cell}"
 
     @classmethod
     def build(cls, **fields: Any) -> Self:
@@ -62,7 +66,7 @@ class CellButton(
         disabled: bool,
     ) -> discord.ui.Button[Any]:
         return discord.ui.Button(
-            custom_id=f"caro:m:{game}:{ply}:{cell_name(cell)}",
+            custom_id=cls.custom_id_of(game, ply, cell_name(cell)),
             label=label,
             style=style,
             disabled=disabled,
