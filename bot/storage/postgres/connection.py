@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -58,6 +58,17 @@ def connect_reason(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
+@contextmanager
+def _reaching(dsn: str) -> Iterator[None]:
+    """A failure to connect to `dsn`, as the one-line StorageError the operator sees."""
+    try:
+        yield
+    except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        raise StorageError(
+            f"database {shown_dsn(dsn)}: cannot connect ({connect_reason(exc)})"
+        ) from None
+
+
 async def _keep_session(con: Any) -> None:
     """What the pool does to a connection handed back (asyncpg's default runs RESET ALL, CLOSE
     ALL, UNLISTEN * and pg_advisory_unlock_all(): one more round trip after every query). The
@@ -75,16 +86,13 @@ class Connection:
 
     @classmethod
     async def _connect(cls, dsn: str, *, max_size: int = POOL_MAX) -> Any:
-        try:
-            return await asyncpg.create_pool(
+        with _reaching(dsn):
+            pool = await asyncpg.create_pool(
                 dsn, min_size=1, max_size=max_size, timeout=CONNECT_TIMEOUT,
                 # The bot's queries are few and fixed; the statement cache keeps them prepared.
                 command_timeout=60, reset=_keep_session,
             )
-        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-            raise StorageError(
-                f"database {shown_dsn(dsn)}: cannot connect ({connect_reason(exc)})"
-            ) from None
+        return pool
 
     async def close(self) -> None:
         await self._pool.close()
@@ -100,12 +108,8 @@ class Connection:
         applied: list[int] = []
         # A connection of its own, closed afterwards: the pool's connections are handed back
         # without a reset (see _keep_session), and this one holds a session-level lock.
-        try:
+        with _reaching(self._dsn):
             con = await asyncpg.connect(self._dsn, timeout=CONNECT_TIMEOUT)
-        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-            raise StorageError(
-                f"database {shown_dsn(self._dsn)}: cannot connect ({connect_reason(exc)})"
-            ) from None
         try:
             await con.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
             try:
