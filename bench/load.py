@@ -65,7 +65,7 @@ from typing import Any
 # test extra (pytest, hypothesis); --help works without it.
 try:
     from bot.service import Limits
-    from tests.cluster_helpers import deploy, split_shards
+    from tests.cluster_helpers import deploy, resolve_database, split_shards
     from tests.discord_double import InteractionFailed
     from tests.fault_helpers import child_pids, free_cells, is_over, settle, text_of
     from tests.postgres import PostgresServer
@@ -351,17 +351,13 @@ def label_of(run: Run, round_: int, rounds: int) -> str:
     return run.label if rounds == 1 else f"{run.label} #{round_ + 1}"
 
 
-def throwaway_server(run: Run, statements: bool) -> tuple[str, PostgresServer]:
+def throwaway_server(run: Run, statements: bool, workdir: Path) -> tuple[str, PostgresServer]:
     """A new PostgreSQL server with the run's durability and an empty database for the bot."""
     settings = dict(DURABILITY[run.durability or "async"][0])
     if statements:
         settings["shared_preload_libraries"] = "pg_stat_statements"
-    server = PostgresServer.start(settings)
-    try:
-        url = server.create_database("caro_bench")
-    except BaseException:
-        server.stop()
-        raise
+    url, server = resolve_database("postgresql", workdir, settings)
+    assert server is not None
     return url, server
 
 
@@ -407,7 +403,7 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
     server: PostgresServer | None = None
     database = run.database
     if run.throwaway:
-        database, server = throwaway_server(run, args.pg_statements)
+        database, server = throwaway_server(run, args.pg_statements, workdir)
         if args.pg_statements:
             await in_maintenance_db(server, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
     try:

@@ -10,6 +10,7 @@ import contextlib
 import signal
 import sqlite3
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -180,14 +181,21 @@ def split_shards(clusters: int, shards_per_cluster: int) -> list[list[int]]:
             for n in range(clusters)]
 
 
-def resolve_database(database: str | None, workdir: Path) -> tuple[str, PostgresServer | None]:
+def resolve_database(
+    database: str | None, workdir: Path, settings: Mapping[str, str] | None = None
+) -> tuple[str, PostgresServer | None]:
     """`None`/"sqlite": a new SQLite file in workdir; "postgresql": a new throwaway PostgreSQL
-    server (tests/postgres.py); else the URL or path as given."""
+    server (tests/postgres.py; `settings` as PostgresServer.start takes them); else the URL or
+    path as given."""
     if database in (None, "sqlite"):
         return str(workdir / "caro.db"), None
     if database in ("postgresql", "postgres"):
-        server = PostgresServer.start()
-        return server.create_database("caro_bench"), server
+        server = PostgresServer.start(settings)
+        try:
+            return server.create_database("caro_bench"), server
+        except BaseException:
+            server.stop()
+            raise
     if database.startswith(("postgresql://", "postgres://")):
         return database, None
     # The clusters run in their own folders: a relative SQLite path is made absolute here.
