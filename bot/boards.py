@@ -11,7 +11,7 @@ import contextvars
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Hashable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import aiohttp
 import discord
@@ -34,9 +34,13 @@ INTERACTION_EDIT_WINDOW = 14 * 60
 # token refused and the channel edit failing too): one more try a little later, so the player is
 # not left looking at "the AI is thinking" until the next restart.
 REDRAW_RETRY_SECONDS = 5.0
+# An AI move taking longer than this (seconds, search and queue) is logged at INFO.
+SLOW_AI_MOVE = 2.0
 # The HTTP status Discord answers an edit with when the message is a Components V2 layout and
 # the edit is not: the V2 flag can never be taken off a message.
 BAD_REQUEST = 400
+
+T = TypeVar("T")
 
 # The member an AI search is for: the fair pool serves members, not games, round-robin.
 ai_owner: contextvars.ContextVar[Hashable] = contextvars.ContextVar("ai_owner", default=None)
@@ -48,7 +52,7 @@ class Host(Protocol):
     @property
     def games(self) -> GameService: ...
 
-    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None: ...
+    def spawn(self, coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]: ...
 
     def is_closed(self) -> bool: ...
 
@@ -157,8 +161,7 @@ class Boards:
         """Draw the game on its message, one drawing of a game at a time, never an older position
         over a newer one: an edit held back by Discord's 429/5xx retries would otherwise land
         after later moves and show the player a stale board."""
-        lock = self._draw_locks.setdefault(state.id, asyncio.Lock())
-        async with lock:
+        async with self._draw_lock(state.id):
             if state.board.ply < self._drawn_ply.get(state.id, -1):
                 return
             if state.active:
@@ -169,6 +172,12 @@ class Boards:
                     state = fresh
             await self._draw(state, interaction, window=window)
             self._drawn_ply[state.id] = state.board.ply
+        self._forget_if_over(state)
+
+    def _draw_lock(self, game_id: int) -> asyncio.Lock:
+        return self._draw_locks.setdefault(game_id, asyncio.Lock())
+
+    def _forget_if_over(self, state: GameState) -> None:
         if not state.active:
             self._draw_locks.pop(state.id, None)
             self._drawn_ply.pop(state.id, None)
@@ -288,6 +297,74 @@ class Boards:
             raise
         return state
 
+    async def answer_move(
+        self,
+        interaction: discord.Interaction[Any],
+        state: GameState,
+        owner: Hashable,
+        *,
+        wait: float = 0.0,
+    ) -> None:
+        """Answer a member's move, just stored (`state`), on the interaction of their click.
+
+        If the AI is to answer and does so within `wait` seconds, one edit shows both moves:
+        the player sees the same thing a moment earlier than two edits would show it, and the
+        bot sends, draws and reads back one board per click instead of two. Otherwise the
+        move is shown at once and the AI's answer when it comes."""
+        if not state.ai_to_move:
+            await self._acknowledge(interaction, state, then=None)
+            return
+        reply = self._host.spawn(self.ai_move(state.id, owner, known=state))
+        if wait > 0:
+            # Under the game's drawing lock: a resignation answered meanwhile sees a drawing on
+            # its way and draws the end again behind it (redraw_if_drawing).
+            async with self._draw_lock(state.id):
+                done, _ = await asyncio.wait({reply}, timeout=wait)
+                if done:
+                    shown = reply.result() or state
+                    await self._acknowledge(interaction, shown, then=None, locked=True)
+                    self._drawn_ply[state.id] = shown.board.ply
+            if done:
+                self._forget_if_over(shown)
+                return
+        await self._acknowledge(interaction, state, then=reply)
+        self._host.spawn(self._show_reply(reply, interaction))
+
+    async def _acknowledge(
+        self,
+        interaction: discord.Interaction[Any],
+        state: GameState,
+        *,
+        then: asyncio.Task[GameState | None] | None,
+        locked: bool = False,
+    ) -> None:
+        """Draw `state` as the response to the click; `then`: the AI's answer still to come
+        (it redraws the whole board, so a failed response needs no redraw of its own)."""
+        try:
+            await interaction.response.edit_message(
+                **await self.drawing(state, edit=True, message=interaction.message)
+            )
+        except discord.HTTPException as exc:
+            # Too late (10062) or Discord kept failing: the move is stored, so the board must
+            # still show it: through the channel.
+            log.warning("game %d: acknowledging a move failed (%s)", state.id, exc)
+            if then is not None:
+                return
+            if not locked:
+                await self.show_quietly(state)
+                return
+            try:
+                await self._draw(state, None)
+            except discord.HTTPException as again:
+                log.warning("game %d: could not edit its message (%s)", state.id, again)
+
+    async def _show_reply(
+        self, reply: asyncio.Task[GameState | None], interaction: discord.Interaction[Any]
+    ) -> None:
+        state = await reply
+        if state is not None:
+            await self._show_ai_move(state, interaction)
+
     async def ai_turn(
         self,
         game_id: int,
@@ -298,6 +375,17 @@ class Boards:
         """Let the AI answer in game `game_id` (its search counted as `owner`'s) and draw it;
         the game after the move, None if the AI did not move. `known`: the game as this
         process just stored it (see GameService.ai_move)."""
+        state = await self.ai_move(game_id, owner, known)
+        if state is not None:
+            await self._show_ai_move(state, interaction)
+        return state
+
+    async def ai_move(
+        self, game_id: int, owner: Hashable, known: GameState | None = None
+    ) -> GameState | None:
+        """The AI's move in game `game_id`, stored but not drawn: the game after it, None if the
+        AI did not move (a failure is logged; the game stays on the AI's turn and
+        CaroBot.resume_pending retries it at the next start)."""
         started = time.monotonic()
         ai_owner.set(owner)
         try:
@@ -308,22 +396,28 @@ class Boards:
             if self._host.is_closed():
                 log.info("game %d: the AI's move is left for the next start", game_id)
                 return None
-            # The game stays on the AI's turn; resume_pending retries it at the next start.
             log.exception("game %d: the AI could not move", game_id)
             return None
-        if state is None:
-            return None
-        log.info("game %d: AI moved in %.2fs", game_id, time.monotonic() - started)
+        if state is not None:
+            # One line per move would be most of an operator's log on a busy bot: only a move
+            # slower than any level's own limit (the pool was queueing) is worth their eye.
+            seconds = time.monotonic() - started
+            level = logging.INFO if seconds > SLOW_AI_MOVE else logging.DEBUG
+            log.log(level, "game %d: AI moved in %.2fs", game_id, seconds)
+        return state
+
+    async def _show_ai_move(
+        self, state: GameState, interaction: discord.Interaction[Any] | None
+    ) -> None:
         try:
             await self.show(state, interaction)
         except (discord.HTTPException, aiohttp.ClientError) as exc:
             # Discord kept failing (after discord.py's own retries) or the bot is stopping: the
             # move is stored; one retry shortly, and the next start redraws boards whose last
             # move was the AI's.
-            log.warning("game %d: could not draw the AI's move (%r)", game_id, exc)
+            log.warning("game %d: could not draw the AI's move (%r)", state.id, exc)
             if not self._host.is_closed():
-                self._host.spawn(self._redraw_later(game_id))
-        return state
+                self._host.spawn(self._redraw_later(state.id))
 
     async def _redraw_later(self, game_id: int) -> None:
         await asyncio.sleep(REDRAW_RETRY_SECONDS)

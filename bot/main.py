@@ -15,6 +15,7 @@ import os
 import signal
 import sqlite3
 import sys
+from collections.abc import Callable
 
 import aiohttp
 import discord
@@ -199,6 +200,17 @@ async def run(settings: Settings) -> None:
         await bot.release()
 
 
+def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop where it is installed: the bot's work is mostly the loop's own
+    (gateway frames, REST calls, hand-overs from aiosqlite's thread), which uvloop does in C.
+    None (asyncio's loop) where it is not, such as on Windows."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -214,7 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     # under load stacked up to most of a click's latency (bench/load.py).
     sys.setswitchinterval(0.0005)
     try:
-        asyncio.run(run(settings))
+        with asyncio.Runner(loop_factory=loop_factory()) as runner:
+            runner.run(run(settings))
     except discord.LoginFailure:
         print(BAD_TOKEN, file=sys.stderr)
         return 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -43,6 +44,7 @@ from .model import (
     Standing,
     UserStats,
     finish_of,
+    is_member,
     load_state,
     parse_ai_level,
 )
@@ -60,6 +62,9 @@ HINT_ENGINE = Level.HARD
 # back sooner; against the AI nobody waits, so a game may rest longer.
 DEFAULT_TIMEOUTS = GuildSettings(pvp_timeout=10 * 60.0, ai_timeout=30 * 60.0)
 CHALLENGE_SECONDS = 5 * 60.0
+# Running games whose latest state a process keeps (see GameService._recent): enough for every
+# game clicked in the last minutes of a busy process, a few MB.
+RECENT_GAMES = 2048
 
 Think = Callable[[Board, str, str], Awaitable[tuple[tuple[int, int], str]]]
 """(board, level, seed) -> (AI's cell, reason id from engine.ai.explain)."""
@@ -142,6 +147,11 @@ class GameService:
         # running out later than this needs no wake-up: at 50 moves a second, waking it for
         # each would cost three queries a move.
         self.watched_until: float | None = None
+        # The running games as this process last stored a move in them (most recent last): a
+        # click on one needs no read. A stale entry is harmless, as the move's write checks the
+        # ply, status and clock in the database (see play); every other change of a game here
+        # refreshes or drops its entry.
+        self._recent: OrderedDict[int, GameState] = OrderedDict()
 
     def now(self) -> float:
         """The time on the clock deadlines are written in."""
@@ -174,16 +184,26 @@ class GameService:
 
     async def _deadline(self, state: GameState, board: Board) -> float | None:
         """When the side to move on `board` loses on time; None if no member is to move."""
-        if board.is_over() or state.mode is Mode.WATCH:
+        if board.is_over():
             return None
-        if state.user_of(board.turn) is None:
+        return await self._clock_for(
+            state.row.guild_id, state.mode, member_to_move=state.user_of(board.turn) is not None
+        )
+
+    async def _clock_for(self, guild_id: int, mode: Mode, *, member_to_move: bool) -> float | None:
+        if mode is Mode.WATCH or not member_to_move:
             return None
-        limits = await self.timeouts(state.row.guild_id)
-        seconds = limits.pvp_timeout if state.mode is Mode.PVP else limits.ai_timeout
+        limits = await self.timeouts(guild_id)
+        seconds = limits.pvp_timeout if mode is Mode.PVP else limits.ai_timeout
         deadline = self._clock() + seconds
         if self.watched_until is None or deadline < self.watched_until:
             self.deadlines_changed.set()
         return deadline
+
+    async def _with_clock(self, new: NewGame) -> NewGame:
+        """`new` with the clock of its first move, written with the game itself."""
+        deadline = await self._clock_for(new.guild_id, new.mode, member_to_move=is_member(new.x))
+        return replace(new, deadline=deadline)
 
     # ----------------------------------------------------------------- starting games
     async def start(
@@ -269,15 +289,7 @@ class GameService:
             return await self._create(new)
 
     async def _create(self, new: NewGame) -> GameState:
-        state = load_state(await self.storage.create_game(new))
-        return await self._start_clock(state)
-
-    async def _start_clock(self, state: GameState) -> GameState:
-        deadline = await self._deadline(state, state.board)
-        if deadline is not None:
-            await self.storage.set_deadline(state.id, 0, deadline)
-            return await self._reload(state.id)
-        return state
+        return load_state(await self.storage.create_game(await self._with_clock(new)))
 
     async def active_game(self, guild_id: int, channel_id: int, player_id: int) -> GameRow | None:
         return await self.storage.active_game(guild_id, channel_id, player_id)
@@ -287,14 +299,31 @@ class GameService:
         return await self.storage.last_game(guild_id, channel_id, user_id)
 
     async def attach_message(self, game_id: int, message_id: int) -> None:
+        self._recent.pop(game_id, None)
         await self.storage.set_message(game_id, message_id)
 
     async def abandon(self, game_id: int) -> None:
+        self._recent.pop(game_id, None)
         await self.storage.abandon_game(game_id)
 
     async def state(self, game_id: int) -> GameState | None:
         row = await self.storage.game(game_id)
-        return None if row is None else load_state(row)
+        if row is None:
+            return None
+        state = load_state(row)
+        if game_id in self._recent:
+            self._remember(state)
+        return state
+
+    def _remember(self, state: GameState) -> None:
+        """Keep `state` as the newest known of its game while it runs."""
+        if not state.active:
+            self._recent.pop(state.id, None)
+            return
+        self._recent[state.id] = state
+        self._recent.move_to_end(state.id)
+        if len(self._recent) > RECENT_GAMES:
+            self._recent.popitem(last=False)
 
     async def games_to_redraw(
         self, finished_within: float = REDRAW_FINISHED_WITHIN, *, shard_id: int = 0,
@@ -412,13 +441,12 @@ class GameService:
             message_id=found.message_id,
         )
         try:
-            row = await self.storage.accept_challenge(challenge_id, new)
+            row = await self.storage.accept_challenge(challenge_id, await self._with_clock(new))
         except ActiveGameExists:
             raise UserError("challenge.someone_busy") from None
         if row is None:
             raise UserError("challenge.closed")
-        state = await self._start_clock(load_state(row))
-        return await self._challenge_row(challenge_id), state
+        return await self._challenge_row(challenge_id), load_state(row)
 
     async def find_challenge(self, challenge_id: int) -> ChallengeRow | None:
         return await self.storage.challenge(challenge_id)
@@ -446,26 +474,20 @@ class GameService:
         """A member's move (a click or a typed cell); UserError (nothing changed) if it cannot be
         applied now."""
         async with self._lock(ref.game_id):
-            state, mark = await self._running_game_of(ref.game_id, user_id)
-            if message_id is not None and state.row.message_id not in (None, message_id):
-                raise UserError("click.stale")
-            board = state.board
-            if ref.ply != board.ply:
-                raise UserError("click.stale")
-            if board.turn is not mark:
-                if state.mode is Mode.PVP:
-                    raise UserError("click.wait_for", user=f"<@{state.user_of(board.turn)}>")
-                raise UserError("click.not_your_turn")
-            try:
-                cell = board.parse_move(ref.cell)
-            except InvalidMoveError:
-                raise UserError("click.off_board", cell=ref.cell) from None
-            try:
-                board.push(cell)
-            except IllegalMoveError:
-                raise UserError("click.taken", cell=ref.cell) from None
-            now = self._clock()
-            after = await self._store_move(state, board, by_ai=False, reason=None, now=now)
+            known = self._recent.get(ref.game_id)
+            if known is not None and known.board.ply == ref.ply:
+                # The click was drawn on the position this process stored last: no read.
+                after = await self._play(known, ref, user_id=user_id, message_id=message_id)
+                if after is MoveOutcome.STALE:
+                    # That position is out of date (another process changed the game: a restart
+                    # moved its shard here, or a clock ran out): judge the move again on the
+                    # game as stored.
+                    self._recent.pop(ref.game_id, None)
+                    known = None
+            if known is None or known.board.ply != ref.ply:
+                after = await self._play(
+                    await self.state(ref.game_id), ref, user_id=user_id, message_id=message_id
+                )
             if after is MoveOutcome.LATE:
                 # The clock ran out before this move, whether or not the deadline watcher has run
                 # since: nothing is written, and the watcher is woken to end the game on time and
@@ -475,6 +497,30 @@ class GameService:
             if not isinstance(after, GameState):
                 raise UserError("click.stale")
             return after
+
+    async def _play(
+        self, state: GameState | None, ref: MoveRef, *, user_id: int, message_id: int | None
+    ) -> GameState | MoveOutcome:
+        state, mark = self._running(state, user_id)
+        if message_id is not None and state.row.message_id not in (None, message_id):
+            raise UserError("click.stale")
+        # A copy: a drawing may still hold this board, and a refused move must not stay on it.
+        board = state.board.copy()
+        if ref.ply != board.ply:
+            raise UserError("click.stale")
+        if board.turn is not mark:
+            if state.mode is Mode.PVP:
+                raise UserError("click.wait_for", user=f"<@{state.user_of(board.turn)}>")
+            raise UserError("click.not_your_turn")
+        try:
+            cell = board.parse_move(ref.cell)
+        except InvalidMoveError:
+            raise UserError("click.off_board", cell=ref.cell) from None
+        try:
+            board.push(cell)
+        except IllegalMoveError:
+            raise UserError("click.taken", cell=ref.cell) from None
+        return await self._store_move(state, board, by_ai=False, reason=None, now=self._clock())
 
     async def ai_move(self, game_id: int, known: GameState | None = None) -> GameState | None:
         """Let the AI answer if it is its turn; None if there was nothing to do (or it lost a race).
@@ -541,12 +587,17 @@ class GameService:
             return await self._reload(state.id)
         move = MoveRow(ply=ply, cell=cell_name(cell), by_ai=by_ai, reason=reason)
         row = replace(state.row, ply=board.ply, deadline=deadline, moves=(*state.row.moves, move))
-        return GameState(row=row, board=board)
+        after = GameState(row=row, board=board)
+        self._remember(after)
+        return after
 
     async def _running_game_of(self, game_id: int, user_id: int) -> tuple[GameState, Mark]:
         """The running game `game_id` and the mark `user_id` plays in it; UserError if it is
         gone, not theirs or over."""
-        state = await self.state(game_id)
+        return self._running(await self.state(game_id), user_id)
+
+    @staticmethod
+    def _running(state: GameState | None, user_id: int) -> tuple[GameState, Mark]:
         if state is None:
             raise UserError("click.no_game")
         mark = state.mark_of(user_id)
@@ -581,6 +632,7 @@ class GameService:
         cell, reason = await self._think(
             state.board.copy(), HINT_ENGINE.value, f"caro-hint-{state.id}-ply-{ply}"
         )
+        self._recent.pop(state.id, None)
         if not await self.storage.add_hint(state.id, ply):
             raise UserError("click.stale")
         return Hint(cell=cell_name(cell), reason=reason)

@@ -13,7 +13,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from engine.ai import DEFAULT_TIME_LIMITS
 from engine.notation import cell_name
+from engine.types import Level
 
 from ..errors import UserError
 from ..items import ID, MODAL_FIELD, PLY, Action, CaroButton, message_carries
@@ -30,6 +32,11 @@ if TYPE_CHECKING:
     from ..client import CaroBot
 
 log = logging.getLogger("caro.bot")
+
+# AI levels whose search takes at most this long (seconds) answer in the same edit as the
+# member's move; QUICK_REPLY_WAIT bounds the wait, queue in the AI pool included.
+QUICK_AI_LIMIT = 0.1
+QUICK_REPLY_WAIT = 0.5
 
 
 # ----------------------------------------------------------------- the cells
@@ -360,24 +367,19 @@ class PlayCog(commands.Cog, name="Play"):
         await self._answer_move(interaction, state)
 
     async def _answer_move(self, interaction: discord.Interaction[Any], state: GameState) -> None:
-        boards = self.bot.boards
-        try:
-            await interaction.response.edit_message(
-                **await boards.drawing(state, edit=True, message=interaction.message)
-            )
-        except discord.HTTPException as exc:
-            # Too late (10062) or Discord kept failing: the move is stored, so the board must
-            # still show it; the AI's answer redraws it anyway, otherwise draw it here.
-            log.warning("game %d: acknowledging a move failed (%s)", state.id, exc)
-            if not state.ai_to_move:
-                await boards.show_quietly(state)
-        finally:
-            # The move is stored: the AI must answer even if this acknowledgement failed; its
-            # edit redraws the whole board anyway.
-            if state.ai_to_move:
-                self.bot.spawn(
-                    boards.ai_turn(state.id, interaction, self.owner_of(state), known=state)
-                )
+        await self.bot.boards.answer_move(
+            interaction, state, self.owner_of(state), wait=self.reply_wait(state)
+        )
+
+    def reply_wait(self, state: GameState) -> float:
+        """How long a member's move waits for the AI's answer, to show both in one edit: only
+        for levels that answer about as fast as Discord itself (the wait also covers a queue in
+        the AI pool); a slower AI would leave the member without their own move meanwhile."""
+        level = state.level_of(state.board.turn)
+        if not isinstance(level, Level):
+            return 0.0  # a member's turn, or the external engine (its own time limit)
+        limit = self.bot.settings.ai_time_limit or DEFAULT_TIME_LIMITS[level]
+        return QUICK_REPLY_WAIT if limit <= QUICK_AI_LIMIT else 0.0
 
     @staticmethod
     def owner_of(state: GameState) -> Hashable:

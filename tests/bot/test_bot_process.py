@@ -261,6 +261,33 @@ async def test_stats_answered_while_the_ai_thinks_and_pending_move_resumed(
     assert bot.db_rows("SELECT COUNT(*) FROM moves") == [(4,)]
 
 
+async def test_a_fast_ai_answers_in_the_same_edit_and_a_slow_one_after(
+    running_bot: BotHandle,
+) -> None:
+    alice, bob = running_bot.double.add_member("alice"), running_bot.double.add_member("bob")
+    easy = (await alice.slash("caro start", difficulty="easy", size="5x5")).message
+    # The first search of a new process may wait for its AI workers to start.
+    await alice.click(easy, "C3")
+    easy = await easy.wait_for(lambda m: "Your turn (X)." in text_of(m), timeout=20)
+    edits = easy.edits
+    board = board_of(easy, 4)
+    result = await alice.click(easy, board.move_name(first_empty(board)))
+    assert result.callback_type == 7
+    # The response itself shows the AI's answer: no board with "thinking" in between.
+    assert "Your turn (X)." in text_of(easy) and "AI played" in text_of(easy)
+    assert ply_of(easy) == 4 and easy.edits == edits + 1
+    await asyncio.sleep(0.5)
+    assert easy.edits == edits + 1  # and nothing is drawn after it
+
+    hard = (await bob.slash("caro start", difficulty="hard", size="5x5")).message
+    result = await bob.click(hard, "C3")
+    assert result.callback_type == 7
+    # A slower level: the member's move at once, the answer when it comes.
+    assert "The AI is thinking" in text_of(hard) and ply_of(hard) == 1
+    hard = await hard.wait_for(lambda m: "Your turn (X)." in text_of(m), timeout=20)
+    assert ply_of(hard) == 2 and hard.edits == 2
+
+
 def _run_bot(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "CARO_"))}
     return subprocess.run(

@@ -371,3 +371,15 @@ async def test_a_normal_run_still_stops_cleanly(tmp_path: Path) -> None:
     assert started.callback_type == 4
     problems: list[Any] = await shutdown(double, bot)
     assert problems == []
+
+
+def test_the_bot_runs_on_uvloop_where_it_is_installed() -> None:
+    import uvloop
+
+    factory = bot_main.loop_factory()
+    assert factory is uvloop.new_event_loop
+    loop = factory()
+    try:
+        assert isinstance(loop, uvloop.Loop)
+    finally:
+        loop.close()

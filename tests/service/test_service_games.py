@@ -254,6 +254,75 @@ async def test_states_built_after_a_move_match_the_database(service) -> None:
     assert seen == state.board.ply and state.result_of(state.player_mark) in {"win", "draw", "loss"}
 
 
+def ends(board: Board, cell: tuple[int, int]) -> bool:
+    after = board.copy()
+    after.push(cell)
+    return after.is_over()
+
+
+async def test_clicks_on_the_position_this_process_stored_read_nothing(service) -> None:
+    games, _ = service
+    state = await start(games, level="easy", size="4x4")
+    reads = 0
+    real_game = games.storage.game
+
+    async def counted(game_id: int):
+        nonlocal reads
+        reads += 1
+        return await real_game(game_id)
+
+    games.storage.game = counted  # type: ignore[method-assign]
+    after = await games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
+    assert reads == 1  # nothing this process stored yet: the game is read
+    while True:
+        answered = await games.ai_move(state.id, after)
+        assert answered is not None
+        if not answered.active:
+            break
+        # A move that does not end the game (one that does reads its result back).
+        cell = next(
+            answered.board.move_name(m) for m in answered.board.legal_moves
+            if not ends(answered.board, m)
+        )
+        after = await games.play(
+            MoveRef(state.id, answered.board.ply, cell), user_id=ALICE, message_id=None
+        )
+        assert reads == 1, after.board.ply
+    assert reads == 2
+
+
+async def test_a_move_on_a_game_another_process_changed_is_judged_on_the_stored_game(
+    service, tmp_path: Path
+) -> None:
+    games, thinker = service
+    other_storage = await Storage.open(tmp_path / "caro.db")
+    try:
+        other = GameService(other_storage, thinker)  # a second bot process on the same database
+        state = await start(games, level="easy", size="4x4")
+        after = await games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
+        # The other process answers for the AI: this one's last word on the game is a move old.
+        answered = await other.ai_move(state.id)
+        assert answered is not None and answered.board.ply == 2
+        with pytest.raises(UserError) as refused:
+            await games.play(MoveRef(state.id, 1, "B1"), user_id=ALICE, message_id=None)
+        assert refused.value.key == "click.not_your_turn"  # as stored: it is the AI's no more
+        free = next(answered.board.move_name(m) for m in answered.board.legal_moves)
+        after = await games.play(MoveRef(state.id, 2, free), user_id=ALICE, message_id=None)
+        assert after.board.ply == 3
+        answered = await games.ai_move(state.id, after)
+        assert answered is not None and answered.board.ply == 4
+        # The other process ends the game at the very position this one stored last.
+        await other.resign(state.id, ALICE)
+        before = row_counts(tmp_path / "caro.db")
+        free = next(answered.board.move_name(m) for m in answered.board.legal_moves)
+        with pytest.raises(UserError) as refused:
+            await games.play(MoveRef(state.id, 4, free), user_id=ALICE, message_id=None)
+        assert refused.value.key == "click.finished"
+        assert row_counts(tmp_path / "caro.db") == before
+    finally:
+        await other_storage.close()
+
+
 async def test_helpers_refuse_the_same_way_for_every_action(service) -> None:
     games, _ = service
     state = await start(games, level="easy")
