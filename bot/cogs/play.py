@@ -34,9 +34,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("caro.bot")
 
 # AI levels whose search takes at most this long (seconds) answer in the same edit as the
-# member's move; QUICK_REPLY_WAIT bounds the wait, queue in the AI pool included.
+# member's move; QUICK_REPLY_WAIT bounds the wait, queue in the AI pool included (behind other
+# members' long searches the member sees their move first, "thinking", then the answer).
 QUICK_AI_LIMIT = 0.1
-QUICK_REPLY_WAIT = 0.5
+QUICK_REPLY_WAIT = 0.25
 
 
 # ----------------------------------------------------------------- the cells
