@@ -99,6 +99,7 @@ def new_state(g: Geo, moves: list[int] | None = None) -> State:
         near=np.zeros(size, dtype=np.int32),
         moves=np.zeros(size + 1, dtype=np.int32),
         info=np.zeros(2, dtype=np.int64),
+        n3=np.zeros(3, dtype=np.int64),
     )
     core.load(g, s, np.array(moves or [], dtype=np.int32))
     return s
