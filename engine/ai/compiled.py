@@ -37,12 +37,29 @@ def geometry(rows: int, cols: int, k: int, rule: Rule) -> Geo:
     """The core's tables for one board shape and rule."""
     size = rows * cols
     windows: list[list[int]] = []
-    for dr, dc in DIRECTIONS:
+    starts: dict[tuple[int, int], int] = {}  # (direction, first cell) -> window
+    for d, (dr, dc) in enumerate(DIRECTIONS):
         for r in range(rows):
             for c in range(cols):
                 end_r, end_c = r + (k - 1) * dr, c + (k - 1) * dc
                 if 0 <= end_r < rows and 0 <= end_c < cols:
+                    starts[d, r * cols + c] = len(windows)
                     windows.append([(r + i * dr) * cols + c + i * dc for i in range(k)])
+    # The line of 2k-1 cells centred on each cell, per direction (see Geo.lspan and Geo.lw).
+    lspan = np.zeros((size, len(DIRECTIONS), 2), dtype=np.int32)
+    lw = np.full((size, len(DIRECTIONS), k), -1, dtype=np.int32)
+    for r in range(rows):
+        for c in range(cols):
+            for d, (dr, dc) in enumerate(DIRECTIONS):
+                on = [
+                    q for q in range(2 * k - 1)
+                    if 0 <= r + (q - k + 1) * dr < rows and 0 <= c + (q - k + 1) * dc < cols
+                ]
+                lspan[r * cols + c, d] = (on[0], on[-1])
+                for i in range(k):
+                    first = (r + (i - k + 1) * dr) * cols + c + (i - k + 1) * dc
+                    w = starts.get((d, first), -1) if i >= on[0] else -1
+                    lw[r * cols + c, d, i] = w
     per_cell: list[list[int]] = [[] for _ in range(size)]
     for w, cells in enumerate(windows):
         for cell in cells:
@@ -82,6 +99,9 @@ def geometry(rows: int, cols: int, k: int, rule: Rule) -> Geo:
         rows, cols, k, RULE_CODES[rule], size, wcells, cw, cwn, nearc, nearn, worth, gain, zob,
         np.array([d[0] for d in DIRECTIONS], dtype=np.int32),
         np.array([d[1] for d in DIRECTIONS], dtype=np.int32),
+        np.array([dr * cols + dc for dr, dc in DIRECTIONS], dtype=np.int32),
+        lspan,
+        lw,
     )
 
 
@@ -99,6 +119,8 @@ def new_state(g: Geo, moves: list[int] | None = None) -> State:
         near=np.zeros(size, dtype=np.int32),
         moves=np.zeros(size + 1, dtype=np.int32),
         info=np.zeros(2, dtype=np.int64),
+        n3=np.zeros(3, dtype=np.int64),
+        wdelta=np.zeros((2, g.k), dtype=np.int64),
     )
     core.load(g, s, np.array(moves or [], dtype=np.int32))
     return s

@@ -183,12 +183,14 @@ def recount(g, grid):
     """The counters of engine.ai.core's State from the stones alone: each window of k cells,
     live for a mark when the other has no stone in it, adds its worth to that mark's sum, its
     gain to each of its cells' attack, and one to each cell's four/three/two count when it
-    holds k-1, k-2 or k-3 of the mark's stones."""
+    holds k-1, k-2 or k-3 of the mark's stones (and to the mark's count of such fours and
+    threes)."""
     size, k = g.size, g.k
     attack = np.zeros((3, size), dtype=np.int64)
     tiers = {name: np.zeros((3, size), dtype=np.int32) for name in ("t4", "t3", "t2")}
     sums = np.zeros(3, dtype=np.int64)
     n4 = np.zeros(3, dtype=np.int64)
+    n3 = np.zeros(3, dtype=np.int64)
     cnt = np.zeros((3, len(g.wcells)), dtype=np.int32)
     for w, cells in enumerate(g.wcells):
         counts = {m: sum(1 for c in cells if grid[c] == m) for m in (1, 2)}
@@ -199,11 +201,12 @@ def recount(g, grid):
             mine = counts[m]
             sums[m] += g.worth[mine]
             n4[m] += mine == k - 1
+            n3[m] += mine == k - 2
             for c in cells:
                 attack[m, c] += g.gain[mine]
                 for name, count in (("t4", k - 1), ("t3", k - 2), ("t2", k - 3)):
                     tiers[name][m, c] += mine == count
-    return {"cnt": cnt, "attack": attack, "sums": sums, "n4": n4, **tiers}
+    return {"cnt": cnt, "attack": attack, "sums": sums, "n4": n4, "n3": n3, **tiers}
 
 
 @pytest.mark.parametrize("rule", list(Rule))
