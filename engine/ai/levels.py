@@ -25,6 +25,7 @@ from ..types import LEVELS, Cell, IllegalMoveError, Level
 from .explain import reason_at
 from .position import EVERY_CELL_UP_TO, Position
 from .search import WON, Searcher
+from .stop import Stop
 from .threats import Budget, OutOfBudget, vcf, vct
 
 # Seconds per move. They include everything analyse_move does, so the bot can promise them.
@@ -161,11 +162,27 @@ def choose_move(
     time_limit: float | None = None,
     node_limit: int | None = None,
     compiled: bool = True,
+    stop: Stop | None = None,
+    fresh_tables: bool = False,
 ) -> Cell:
     """The move `level` plays on `board` (which is left untouched). `compiled=False` plays
-    impossible as it was before the compiled core (the arena's `legacy-impossible`)."""
+    impossible as it was before the compiled core (the arena's `legacy-impossible`).
+
+    `stop` (an engine.ai.stop.Stop) set from another thread ends the compiled core's search
+    early: the move is then the best it had. The pure-Python levels and the solver do not read it
+    (they run to their own limits). With `fresh_tables` the compiled core starts from empty
+    tables instead of those of earlier moves, so that with a `node_limit` the move is the same
+    in any process, whatever was searched before."""
     return _analyse(
-        board, level, rng, time_limit, node_limit, with_reason=False, compiled=compiled
+        board,
+        level,
+        rng,
+        time_limit,
+        node_limit,
+        with_reason=False,
+        compiled=compiled,
+        stop=stop,
+        fresh_tables=fresh_tables,
     ).move
 
 
@@ -177,10 +194,21 @@ def analyse_move(
     time_limit: float | None = None,
     node_limit: int | None = None,
     compiled: bool = True,
+    stop: Stop | None = None,
+    fresh_tables: bool = False,
 ) -> MoveInfo:
-    """The move `level` plays on `board`, with why and how hard it looked."""
+    """The move `level` plays on `board`, with why and how hard it looked (`stop` and
+    `fresh_tables` as in choose_move)."""
     return _analyse(
-        board, level, rng, time_limit, node_limit, with_reason=True, compiled=compiled
+        board,
+        level,
+        rng,
+        time_limit,
+        node_limit,
+        with_reason=True,
+        compiled=compiled,
+        stop=stop,
+        fresh_tables=fresh_tables,
     )
 
 
@@ -214,6 +242,8 @@ def _analyse(
     *,
     with_reason: bool,
     compiled: bool = True,
+    stop: Stop | None = None,
+    fresh_tables: bool = False,
 ) -> MoveInfo:
     start = time.perf_counter()
     known = Level.parse(level)
@@ -243,7 +273,9 @@ def _analyse(
         and size > FULL_WIDTH_CELLS
         and size - board.ply > SOLVER_EMPTIES
     ):
-        return _core_move(board, start, time_limit, node_limit, with_reason)
+        return _core_move(
+            board, start, time_limit, node_limit, with_reason, stop=stop, fresh=fresh_tables
+        )
 
     pos = Position(board)
     picked = _pick(pos, style, rng, plan)
@@ -269,7 +301,14 @@ CORE_SHARE = 0.85
 
 
 def _core_move(
-    board: Board, start: float, time_limit: float, node_limit: int | None, with_reason: bool
+    board: Board,
+    start: float,
+    time_limit: float,
+    node_limit: int | None,
+    with_reason: bool,
+    *,
+    stop: Stop | None = None,
+    fresh: bool = False,
 ) -> MoveInfo:
     """impossible on boards the solver cannot finish: the compiled core (engine.ai.compiled)."""
     from . import compiled
@@ -279,7 +318,13 @@ def _core_move(
         result = compiled.CoreResult(index, 0, 0, 0, "centre", ())
     else:
         deadline = start + time_limit * CORE_SHARE
-        result = compiled.think(board, None if node_limit is not None else deadline, node_limit)
+        result = compiled.think(
+            board,
+            None if node_limit is not None else deadline,
+            node_limit,
+            stop=stop,
+            fresh=fresh,
+        )
     reason = reason_at(Position(board), result.move) if with_reason else ""
     solved = result.kind in ("win", "vcf")
     return MoveInfo(
