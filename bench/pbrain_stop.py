@@ -6,7 +6,8 @@ thinks, and how much of the turn time does it use?
 The real brain (`caro pbrain`, default level impossible: the compiled core) runs over pipes, as
 a manager drives it. Printed, each over `--runs` tries on an open 15x15 middle game:
 
-- END during a search given a minute: from writing END to the process's exit;
+- END during a search given a minute: from writing END to the process's exit (and, for
+  comparison, END while the brain waits for a command);
 - RESTART during such a search: from writing it to the brain's OK (which waits for nothing but
   the stop; the next search, BEGIN, then waits for the cut one to unwind, and that answer's time
   is printed too);
@@ -72,9 +73,10 @@ def started() -> Brain:
     return brain
 
 
-def end_latency() -> float:
+def end_latency(thinking: bool = True) -> float:
     brain = started()
-    brain.send(*MIDGAME)
+    if thinking:
+        brain.send(*MIDGAME)
     time.sleep(SEARCH_FIRST)
     sent = brain.send("END")
     brain.proc.wait(timeout=120)
@@ -128,6 +130,8 @@ def main() -> int:
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     ends = [end_latency() for _ in range(args.runs)]
     print(f"END during a search: exit after {summary(ends)}")
+    idle = [end_latency(thinking=False) for _ in range(args.runs)]
+    print(f"  (END while idle, for comparison: exit after {summary(idle)})")
     restarts = [restart_latency() for _ in range(args.runs)]
     print(f"RESTART during a search: OK after {summary([r[0] for r in restarts])}")
     print(f"  the next move (BEGIN, 100 ms turn) after {summary([r[1] for r in restarts])}")

@@ -28,6 +28,11 @@ from .search import WON, Searcher
 from .stop import Stop
 from .threats import Budget, OutOfBudget, vcf, vct
 
+# Share of the move's time the searches may take (the compiled core's deadline, the end of the
+# pure-Python plan): the rest covers building the core's copy of the board, the caption's reason
+# and handing the move back (a process pool pickles it).
+CORE_SHARE = 0.85
+
 # Seconds per move. They include everything analyse_move does, so the bot can promise them.
 DEFAULT_TIME_LIMITS: dict[Level, float] = {
     Level.EASY: 0.02,
@@ -218,7 +223,7 @@ class _Plan:
     def __init__(self, start: float, time_limit: float, node_limit: int | None) -> None:
         self.start = start
         # Keep a margin for what follows the search (unwinding, explaining, pickling back).
-        self.end = start + time_limit * 0.85
+        self.end = start + time_limit * CORE_SHARE
         self.node_limit = node_limit
         self.nodes = 0
 
@@ -295,9 +300,6 @@ def _analyse(
     )
 
 
-# Share of the move's time the compiled core may think: the rest covers building its copy of
-# the board, the caption's reason and handing the move back (a process pool pickles it).
-CORE_SHARE = 0.85
 
 
 def _core_move(

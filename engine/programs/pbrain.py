@@ -509,16 +509,20 @@ def fallback_move(board: Board) -> Cell:
 def ai_chooser(level: str, rng: random.Random, node_limit: int | None = None) -> ChooseFn:
     """engine.ai at `level` as the brain's move source (imported only when a brain starts)."""
     from ..ai import choose_move
+    from ..ai.levels import CORE_SHARE
 
     def choose(board: Board, seconds: float, stop: Stop) -> Cell:
         # The bot's search at the same level (impossible: the compiled core), ended early by
         # `stop`. With a node limit the core starts each move from empty tables, so a move
         # depends on its position alone, not on what earlier (or abandoned) searches stored.
+        # The level keeps 1 - CORE_SHARE of its time for the bot's process pool (pickling the
+        # move back); here nothing follows but the answer's line, and `seconds` already leaves
+        # room for that (LATENCY), so the searches get all of `seconds`.
         return choose_move(
             board,
             level,
             rng=rng,
-            time_limit=seconds,
+            time_limit=seconds / CORE_SHARE,
             node_limit=node_limit,
             stop=stop,
             fresh_tables=node_limit is not None,
