@@ -148,7 +148,6 @@ _ctx_cache: dict[tuple[int, int, int, Rule], Ctx] = {}
 _search_lock = threading.Lock()
 
 
-
 def _ctx_for(board: Board) -> Ctx:
     """This process's search tables for the board's shape (one shape kept at a time)."""
     key = (board.rows, board.cols, board.k, board.rule)

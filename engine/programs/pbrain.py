@@ -478,7 +478,7 @@ class Brain:
         reader.stop_thinking()
         if not done.is_set():
             stop.set()  # the compiled core: it reads the flag at every node
-            _interrupt(thread)  # the pure-Python phases (the other levels, the endgame solver)
+            _interrupt(thread)  # the searches that do not read it (other levels, the solver)
             self.abandoned = thread
             return None
         result = outcome[0]
@@ -536,11 +536,11 @@ class _Interrupted(BaseException):
 
 
 def _interrupt(thread: threading.Thread) -> None:
-    # For the pure-Python searches (the levels below impossible, the endgame solver), which do
-    # not read a Stop: Python has no other way to stop a thread from outside than this
-    # documented C-API call. The exception is raised in the thread at its next bytecode, so such
-    # a search ends within microseconds; in the compiled core it waits until the core returns,
-    # which the Stop has made it do. The search thread is a daemon, so one that is still
+    # For the searches that do not read a Stop (the levels below impossible, the endgame
+    # solver): Python has no other way to stop a thread from outside than this documented C-API
+    # call. The exception is raised in the thread at its next bytecode, so a pure-Python search
+    # ends within microseconds; in compiled code (the core, the solver's core) it waits until
+    # that returns: the core at once through its Stop, the solver's at its own time limit. The search thread is a daemon, so one that is still
     # unwinding never keeps the process alive.
     if thread.ident is not None:
         ctypes.pythonapi.PyThreadState_SetAsyncExc(
