@@ -17,8 +17,8 @@ From those answers it finds:
 Proofs are preferred to the evaluation everywhere: a position the solver or the threat search
 proves is worth exactly 1 (won), 0.5 (drawn) or 0 (lost) to the side that moved.
 
-Budgets: each position gets a node allowance (`node_limit`), which makes the review the same on
-every run and machine; `budget_s` caps the wall time of the whole review, and a review that hits
+Budgets: each position gets a node allowance (`node_limit`), and the compiled core searches it
+from empty tables, which makes the review the same on every run, process and machine; `budget_s` caps the wall time of the whole review, and a review that hits
 it says so (`complete` is False) and reports only the moves it reached.
 """
 
@@ -38,8 +38,9 @@ from .board import DIRECTIONS, Board
 from .notation import cell_name, parse_cell
 from .types import Cell, Level, Mark, MoveError, Rule
 
-# Nodes the AI may search per position. About 0.1 s each with today's pure-Python search
-# on this project's machine, which keeps a 60-move 15x15 game well inside a minute.
+# Nodes the AI may search per position: a few milliseconds of the compiled core on big boards
+# (a 60-move 15x15 review takes about 2 s of CPU), the solver or the pure-Python search on
+# small boards and in endgames.
 DEFAULT_NODE_LIMIT = 5000
 # Wall-clock cap of a whole review, in seconds.
 DEFAULT_BUDGET_S = 60.0
@@ -303,15 +304,15 @@ class _Reviewer:
         return time.perf_counter() > self.deadline
 
     def analyse(self, board: Board) -> MoveInfo:
-        # A fixed rng and the pure-Python search: the same review every time, in any process
-        # (the compiled core keeps tables between searches, so its answer depends on what it
-        # searched before).
+        # A fixed rng, a node limit and, on big boards, the compiled core on fresh tables (it
+        # otherwise keeps them between searches, and its answer would depend on what it searched
+        # before): the same review every time, in any process.
         return analyse_move(
             board,
             Level.IMPOSSIBLE,
             rng=random.Random(0),
             node_limit=self.node_limit,
-            compiled=False,
+            fresh_tables=True,
         )
 
     def proof_kind(self, board: Board) -> Proof:

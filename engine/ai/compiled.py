@@ -3,11 +3,15 @@
 Tables are built once per board shape and rule; the transposition and failure tables are
 allocated once per process and kept between moves of the same shape (entries are about
 positions, so they stay true; a generation number lets new results replace old ones first).
+
+The core runs without the GIL: other threads go on while it thinks, and one of them can end a
+search early through a Stop handed to think(). One lock keeps two searches off the tables at once.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -18,6 +22,7 @@ from ..board import DIRECTIONS, Board, zobrist_keys
 from ..types import Rule
 from . import core
 from .core import Ctx, Geo, State
+from .stop import Stop
 
 RULE_CODES = {Rule.FREESTYLE: core.FREESTYLE, Rule.EXACT: core.EXACT, Rule.CARO: core.CARO}
 NEAR_RADIUS = 2
@@ -160,6 +165,9 @@ def new_ctx(size: int) -> Ctx:
 
 
 _ctx_cache: dict[tuple[int, int, int, Rule], Ctx] = {}
+# Held for the whole of a think(): the tables are one per process, and two searches on them at
+# once (say a cut-short one still unwinding and the next) would corrupt each other's stacks.
+_search_lock = threading.Lock()
 
 
 def _ctx_for(board: Board) -> Ctx:
@@ -200,8 +208,9 @@ def cycles_per_second() -> float:
     return _rate
 
 
-def _begin(ctx: Ctx, deadline: float, node_limit: int | None) -> None:
-    """Counters for a new phase: stop at the perf_counter `deadline` or after `node_limit`."""
+def _begin(ctx: Ctx, deadline: float, node_limit: int | None, stop: Stop | None = None) -> None:
+    """Counters for a new phase: stop at the perf_counter `deadline`, after `node_limit` or when
+    `stop` is set."""
     ctx.stat[0] = 0
     ctx.stat[2] = 0
     ctx.history[:] = 0
@@ -215,6 +224,8 @@ def _begin(ctx: Ctx, deadline: float, node_limit: int | None) -> None:
             ctx.stat[5] = core.cycles() + int(left * rate)
         else:
             ctx.stat[1] = max(1, min(ctx.stat[1] or 1 << 62, int(left * FALLBACK_NODES_PER_SECOND)))
+    if stop is not None:
+        stop.arm(ctx)
 
 
 def _cycles_at(moment: float) -> int:
@@ -223,12 +234,36 @@ def _cycles_at(moment: float) -> int:
     return int(core.cycles() + max(0.0, moment - time.perf_counter()) * cycles_per_second())
 
 
-def think(board: Board, deadline: float | None, node_limit: int | None = None) -> CoreResult:
+def think(
+    board: Board,
+    deadline: float | None,
+    node_limit: int | None = None,
+    *,
+    stop: Stop | None = None,
+    fresh: bool = False,
+) -> CoreResult:
     """The core's move for the side to move on `board` (not over), by the perf_counter
-    `deadline` or within `node_limit` nodes (reproducible: the clock is then not read)."""
+    `deadline` or within `node_limit` nodes (reproducible: the clock is then not read), or
+    sooner when `stop` is set. With `fresh`, the tables start empty, as in a new process, so
+    that with a node limit the answer depends on nothing searched before.
+
+    Thread-safe: a second think() waits for the first to end."""
     if board.is_over():
         raise ValueError("the game is over: there is no move to think about")
+    with _search_lock:
+        try:
+            return _think(board, deadline, node_limit, stop, fresh)
+        finally:
+            if stop is not None:
+                stop.disarm()
+
+
+def _think(
+    board: Board, deadline: float | None, node_limit: int | None, stop: Stop | None, fresh: bool
+) -> CoreResult:
     g, s = state_of(board)
+    if fresh:
+        _ctx_cache.clear()
     ctx = _ctx_for(board)
     start = time.perf_counter()
     end = math.inf if deadline is None or node_limit is not None else deadline
@@ -238,7 +273,7 @@ def think(board: Board, deadline: float | None, node_limit: int | None = None) -
         return CoreResult(int(buf[0]), core.WIN, 1, 1, "win", ())
     nodes = 0
 
-    _begin(ctx, end, node_limit)
+    _begin(ctx, end, node_limit, stop)
     out = np.zeros(8, dtype=np.int64)
     vct_until = _cycles_at(start + (end - start) * VCT_SHARE if math.isfinite(end) else math.inf)
     vct_nodes = max(1, int(node_limit * VCT_SHARE)) if node_limit else 1 << 62
@@ -251,7 +286,7 @@ def think(board: Board, deadline: float | None, node_limit: int | None = None) -
 
     search_end = start + (end - start) * SEARCH_SHARE if math.isfinite(end) else math.inf
     search_nodes = None if node_limit is None else max(1, int((node_limit - nodes) * SEARCH_SHARE))
-    _begin(ctx, search_end, search_nodes)
+    _begin(ctx, search_end, search_nodes, stop)
     ranking = np.zeros(g.size, dtype=np.int32)
     core.search(g, s, ctx, MAX_DEPTH, out, ranking)
     nodes += int(ctx.stat[0])
@@ -263,7 +298,7 @@ def think(board: Board, deadline: float | None, node_limit: int | None = None) -
     # The guard: the move must not leave the opponent a forced win by fours or threes, when
     # another of the top moves does not.
     guard_nodes = None if node_limit is None else max(1, node_limit - nodes)
-    _begin(ctx, end, guard_nodes)
+    _begin(ctx, end, guard_nodes, stop)
     pool = [move, *(m for m in ranked[:8] if m != move)]
     chosen = move
     kind = "search"

@@ -122,7 +122,7 @@ class Ctx(NamedTuple):
 
 F = TypeVar("F", bound=Callable[..., Any])
 # _nrt is numba's own option (its type stubs do not list it), hence the dict.
-_JIT_OPTIONS: dict[str, Any] = {"cache": True, "_nrt": False}
+_JIT_OPTIONS: dict[str, Any] = {"cache": True, "_nrt": False, "nogil": True}
 
 
 def jit(func: F) -> F:
@@ -130,7 +130,11 @@ def jit(func: F) -> F:
 
     Without numba's reference counting (_nrt=False): the core allocates nothing (its buffers
     live in Ctx), and counting references cost every inlined helper that takes the position's
-    tuples an atomic increment and decrement per array they hold, on every call."""
+    tuples an atomic increment and decrement per array they hold, on every call.
+
+    Without the GIL (nogil=True): the core touches no Python object, so a search leaves the
+    interpreter free; another thread stops it by setting its Ctx's stat[2] (engine.ai.compiled's
+    Stop), which every search reads at each node."""
     return cast(F, numba.njit(**_JIT_OPTIONS)(func))
 
 

@@ -25,7 +25,13 @@ from ..types import LEVELS, Cell, IllegalMoveError, Level
 from .explain import reason_at
 from .position import EVERY_CELL_UP_TO, Position
 from .search import WON, Searcher
+from .stop import Stop
 from .threats import Budget, OutOfBudget, vcf, vct
+
+# Share of the move's time the searches may take (the compiled core's deadline, the end of the
+# pure-Python plan): the rest covers building the core's copy of the board, the caption's reason
+# and handing the move back (a process pool pickles it).
+CORE_SHARE = 0.85
 
 # Seconds per move. They include everything analyse_move does, so the bot can promise them.
 DEFAULT_TIME_LIMITS: dict[Level, float] = {
@@ -161,11 +167,27 @@ def choose_move(
     time_limit: float | None = None,
     node_limit: int | None = None,
     compiled: bool = True,
+    stop: Stop | None = None,
+    fresh_tables: bool = False,
 ) -> Cell:
     """The move `level` plays on `board` (which is left untouched). `compiled=False` plays
-    impossible as it was before the compiled core (the arena's `legacy-impossible`)."""
+    impossible as it was before the compiled core (the arena's `legacy-impossible`).
+
+    `stop` (an engine.ai.stop.Stop) set from another thread ends the compiled core's search
+    early: the move is then the best it had. The pure-Python levels and the solver do not read it
+    (they run to their own limits). With `fresh_tables` the compiled core starts from empty
+    tables instead of those of earlier moves, so that with a `node_limit` the move is the same
+    in any process, whatever was searched before."""
     return _analyse(
-        board, level, rng, time_limit, node_limit, with_reason=False, compiled=compiled
+        board,
+        level,
+        rng,
+        time_limit,
+        node_limit,
+        with_reason=False,
+        compiled=compiled,
+        stop=stop,
+        fresh_tables=fresh_tables,
     ).move
 
 
@@ -177,10 +199,21 @@ def analyse_move(
     time_limit: float | None = None,
     node_limit: int | None = None,
     compiled: bool = True,
+    stop: Stop | None = None,
+    fresh_tables: bool = False,
 ) -> MoveInfo:
-    """The move `level` plays on `board`, with why and how hard it looked."""
+    """The move `level` plays on `board`, with why and how hard it looked (`stop` and
+    `fresh_tables` as in choose_move)."""
     return _analyse(
-        board, level, rng, time_limit, node_limit, with_reason=True, compiled=compiled
+        board,
+        level,
+        rng,
+        time_limit,
+        node_limit,
+        with_reason=True,
+        compiled=compiled,
+        stop=stop,
+        fresh_tables=fresh_tables,
     )
 
 
@@ -190,7 +223,7 @@ class _Plan:
     def __init__(self, start: float, time_limit: float, node_limit: int | None) -> None:
         self.start = start
         # Keep a margin for what follows the search (unwinding, explaining, pickling back).
-        self.end = start + time_limit * 0.85
+        self.end = start + time_limit * CORE_SHARE
         self.node_limit = node_limit
         self.nodes = 0
 
@@ -214,6 +247,8 @@ def _analyse(
     *,
     with_reason: bool,
     compiled: bool = True,
+    stop: Stop | None = None,
+    fresh_tables: bool = False,
 ) -> MoveInfo:
     start = time.perf_counter()
     known = Level.parse(level)
@@ -243,7 +278,9 @@ def _analyse(
         and size > FULL_WIDTH_CELLS
         and size - board.ply > SOLVER_EMPTIES
     ):
-        return _core_move(board, start, time_limit, node_limit, with_reason)
+        return _core_move(
+            board, start, time_limit, node_limit, with_reason, stop=stop, fresh=fresh_tables
+        )
 
     pos = Position(board)
     picked = _pick(pos, style, rng, plan)
@@ -263,13 +300,17 @@ def _analyse(
     )
 
 
-# Share of the move's time the compiled core may think: the rest covers building its copy of
-# the board, the caption's reason and handing the move back (a process pool pickles it).
-CORE_SHARE = 0.85
 
 
 def _core_move(
-    board: Board, start: float, time_limit: float, node_limit: int | None, with_reason: bool
+    board: Board,
+    start: float,
+    time_limit: float,
+    node_limit: int | None,
+    with_reason: bool,
+    *,
+    stop: Stop | None = None,
+    fresh: bool = False,
 ) -> MoveInfo:
     """impossible on boards the solver cannot finish: the compiled core (engine.ai.compiled)."""
     from . import compiled
@@ -279,7 +320,13 @@ def _core_move(
         result = compiled.CoreResult(index, 0, 0, 0, "centre", ())
     else:
         deadline = start + time_limit * CORE_SHARE
-        result = compiled.think(board, None if node_limit is not None else deadline, node_limit)
+        result = compiled.think(
+            board,
+            None if node_limit is not None else deadline,
+            node_limit,
+            stop=stop,
+            fresh=fresh,
+        )
     reason = reason_at(Position(board), result.move) if with_reason else ""
     solved = result.kind in ("win", "vcf")
     return MoveInfo(

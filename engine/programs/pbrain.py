@@ -10,6 +10,10 @@ thinks: END ends the process at once, INFO is applied once the move is sent, and
 abandons the move being thought about (no answer is sent for it: the manager has moved on) and is
 then handled. Each move gets the turn time or its share of the match clock (INFO timeout_turn,
 timeout_match, time_left), counted from the moment the command arrived.
+
+The search is the bot's own (engine.ai at --level; impossible is the compiled core on these
+boards), run in a thread: the compiled core runs without the GIL, so the reader and the main
+thread go on while it thinks, and an abandoned search is ended through its Stop.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar, TextIO
 
+from ..ai.stop import Stop
 from ..board import Board
 from ..types import LEVELS, Cell, IllegalMoveError, Level, Mark, Rule
 
@@ -54,7 +59,9 @@ LATENCY_SHARE = 0.02
 MATCH_RESERVE = 0.1
 REBUILD_BUDGET = 50_000  # pushes allowed when searching a move order for a BOARD position
 
-ChooseFn = Callable[[Board, float], Cell]
+# (board, seconds, stop): the move for the side to move, within `seconds` or sooner once
+# `stop` is set.
+ChooseFn = Callable[[Board, float, Stop], Cell]
 
 
 class ProtocolError(ValueError):
@@ -420,9 +427,9 @@ class Brain:
             self.timeout_turn, self.timeout_match, self.time_left, len(board.legal_moves)
         )
         if self.abandoned is not None:
-            # Two searches at once would share the engine's tables from two threads; the cut
-            # one ends at its next Python step, at worst at its own time limit. The wait counts
-            # against this move's time like everything since the command arrived.
+            # The cut search still holds the engine's tables until it has unwound (the compiled
+            # core within a few hundred nodes of its Stop, Python at its next step); the wait
+            # counts against this move's time like everything since the command arrived.
             self.abandoned.join()
             self.abandoned = None
         if self.reader is not None:
@@ -446,15 +453,16 @@ class Brain:
     def think(self, board: Board, seconds: float) -> Cell | None:
         """The chooser's move, or None if a command from the manager interrupted it."""
         reader = self.reader
+        stop = Stop()
         if reader is None:
-            return self.choose(board, seconds)
+            return self.choose(board, seconds, stop)
         outcome: list[Cell | BaseException] = []
         done = threading.Event()
         position = board.copy()  # an abandoned search may still be unwinding on its copy
 
         def work() -> None:
             try:
-                outcome.append(self.choose(position, seconds))
+                outcome.append(self.choose(position, seconds, stop))
             except _Interrupted:
                 pass
             except BaseException as error:  # handed to the main thread, which reports it
@@ -469,7 +477,8 @@ class Brain:
         reader.wake.wait()
         reader.stop_thinking()
         if not done.is_set():
-            _interrupt(thread)
+            stop.set()  # the compiled core: it reads the flag at every node
+            _interrupt(thread)  # the searches that do not read it (other levels, the solver)
             self.abandoned = thread
             return None
         result = outcome[0]
@@ -500,13 +509,23 @@ def fallback_move(board: Board) -> Cell:
 def ai_chooser(level: str, rng: random.Random, node_limit: int | None = None) -> ChooseFn:
     """engine.ai at `level` as the brain's move source (imported only when a brain starts)."""
     from ..ai import choose_move
+    from ..ai.levels import CORE_SHARE
 
-    def choose(board: Board, seconds: float) -> Cell:
-        # The pure-Python search: the protocol needs a search that stops when a manager's command
-        # arrives (END, a new board), and the compiled core holds the interpreter until its own
-        # deadline, so neither the stdin reader nor the interruption could run.
+    def choose(board: Board, seconds: float, stop: Stop) -> Cell:
+        # The bot's search at the same level (impossible: the compiled core), ended early by
+        # `stop`. With a node limit the core starts each move from empty tables, so a move
+        # depends on its position alone, not on what earlier (or abandoned) searches stored.
+        # The level keeps 1 - CORE_SHARE of its time for the bot's process pool (pickling the
+        # move back); here nothing follows but the answer's line, and `seconds` already leaves
+        # room for that (LATENCY), so the searches get all of `seconds`.
         return choose_move(
-            board, level, rng=rng, time_limit=seconds, node_limit=node_limit, compiled=False
+            board,
+            level,
+            rng=rng,
+            time_limit=seconds / CORE_SHARE,
+            node_limit=node_limit,
+            stop=stop,
+            fresh_tables=node_limit is not None,
         )
 
     return choose
@@ -517,10 +536,12 @@ class _Interrupted(BaseException):
 
 
 def _interrupt(thread: threading.Thread) -> None:
-    # Python has no way to stop a thread from outside but this documented C-API call: the
-    # exception is raised in the thread at its next bytecode, so a search ends within
-    # microseconds of Python code (or when a compiled stretch returns to Python). The search
-    # thread is a daemon, so one that is still unwinding never keeps the process alive.
+    # For the searches that do not read a Stop (the levels below impossible, the endgame
+    # solver): Python has no other way to stop a thread from outside than this documented C-API
+    # call. The exception is raised in the thread at its next bytecode, so a pure-Python search
+    # ends within microseconds; in compiled code (the core, the solver's core) it waits until
+    # that returns: the core at once through its Stop, the solver's at its own time limit. The search thread is a daemon, so one that is still
+    # unwinding never keeps the process alive.
     if thread.ident is not None:
         ctypes.pythonapi.PyThreadState_SetAsyncExc(
             ctypes.c_ulong(thread.ident), ctypes.py_object(_Interrupted)
@@ -651,4 +672,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"caro pbrain: {error}", file=sys.stderr)
         return 2
     choose = ai_chooser(args.level, random.Random(args.seed), node_limit)
+    if Level.parse(args.level) is Level.IMPOSSIBLE:
+        # Load the compiled core before the first command, not during the first move, whose
+        # time it would overrun (on a machine's very first run this compiles it: minutes).
+        from ..ai import warm_up
+
+        warm_up()
     return serve(sys.stdin, sys.stdout, choose, listen=True)

@@ -2,6 +2,7 @@
 on positions with a known answer."""
 
 import random
+import threading
 import time
 
 import numpy as np
@@ -221,3 +222,113 @@ def test_incremental_counters_match_a_recount_from_the_stones_after_moves_and_un
         core.unplace(g, s)  # an undo in the middle of play, then the counts again
         for name, expected in recount(g, s.grid).items():
             assert np.array_equal(getattr(s, name), expected), (rows, cols, k, name)
+
+
+# ----------------------------------------------------------------------------- stopping
+MIDGAME = "15x15 k5 freestyle H8 I9 G9 I7 J10 G7"
+
+
+def _legal(board, move):
+    return 0 <= move < board.rows * board.cols and board.grid[move] == 0
+
+
+def test_a_stop_set_before_the_search_ends_it_at_once():
+    board = Board.from_text(MIDGAME)
+    stop = compiled.Stop()
+    stop.set()
+    result = compiled.think(board, None, 2_000_000, stop=stop)
+    assert _legal(board, result.move)
+    # Each of the three phases counts at most a node before it reads the flag.
+    assert result.nodes < 1_000
+
+
+def test_a_stop_between_phases_still_stops_the_next_one(monkeypatch):
+    # think() resets the abort flag at each phase: a request made between two phases must
+    # survive that reset.
+    board = Board.from_text(MIDGAME)
+    stop = compiled.Stop()
+    real = core.threat_first
+    threat_nodes = []
+
+    def then_stop(*args):
+        real(*args)
+        threat_nodes.append(int(args[2].stat[0]))
+        stop.set()
+
+    monkeypatch.setattr(core, "threat_first", then_stop)
+    stopped = compiled.think(board, None, 200_000, stop=stop, fresh=True)
+    assert _legal(board, stopped.move)
+    # The search and the guard after it stop at their first node.
+    assert stopped.nodes - threat_nodes[0] < 1_000
+    monkeypatch.undo()
+    assert compiled.think(board, None, 200_000, fresh=True).nodes > threat_nodes[0] + 10_000
+
+
+def test_a_stop_from_another_thread_ends_a_long_search():
+    # The core runs without the GIL: the timer thread runs during the search, and the search
+    # ends well before its minute (the bound only says it did not hang).
+    board = Board.from_text(MIDGAME)
+    stop = compiled.Stop()
+    timer = threading.Timer(0.3, stop.set)
+    start = time.perf_counter()
+    timer.start()
+    result = compiled.think(board, time.perf_counter() + 60, stop=stop)
+    took = time.perf_counter() - start
+    timer.join()
+    assert _legal(board, result.move)
+    assert took < 20
+
+
+def test_other_threads_run_while_the_core_thinks():
+    board = Board.from_text(MIDGAME)
+    ticks = []
+    done = threading.Event()
+
+    def count():
+        while not done.is_set():
+            ticks.append(1)
+            time.sleep(0.001)
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    compiled.think(board, None, 300_000)
+    before = len(ticks)
+    done.set()
+    counter.join()
+    assert before > 10
+
+
+def test_fresh_tables_make_a_node_limited_search_independent_of_earlier_ones():
+    board = Board.from_text(MIDGAME)
+    first = compiled.think(board, None, 20_000, fresh=True)
+    compiled.think(Board.from_text("15x15 k5 freestyle H8 H9 I9 G7 J10 K11 I8 I10"), None, 50_000)
+    again = compiled.think(board, None, 20_000, fresh=True)
+    assert first == again
+
+
+def test_two_threads_never_search_the_same_tables_at_once():
+    # Each answer must be the one it gets alone: two searches interleaved on the one set of
+    # tables would disturb each other's stacks and counters.
+    texts = [MIDGAME, "15x15 k5 freestyle H8 H9 I9 G7 J10 K11 I8 I10"]
+    alone = [compiled.think(Board.from_text(t), None, 40_000, fresh=True) for t in texts]
+    together: dict[int, compiled.CoreResult] = {}
+
+    def run(i):
+        together[i] = compiled.think(Board.from_text(texts[i]), None, 40_000, fresh=True)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [together[0], together[1]] == alone
+
+
+def test_the_level_api_hands_its_stop_to_the_core():
+    from engine.ai import analyse_move
+
+    board = Board.from_text(MIDGAME)
+    stop = compiled.Stop()
+    stop.set()
+    info = analyse_move(board, "impossible", node_limit=2_000_000, stop=stop)
+    assert info.nodes < 1_000 and board[info.move] is None

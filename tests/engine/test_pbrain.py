@@ -17,6 +17,8 @@ from typing import TextIO
 import pytest
 
 from engine import Board, Cell, Mark, Rule
+from engine.ai import compiled
+from engine.ai.stop import Stop
 from engine.programs.pbrain import (
     ABOUT,
     Brain,
@@ -39,7 +41,7 @@ class Recorder:
     def __init__(self) -> None:
         self.calls: list[tuple[str, float]] = []
 
-    def __call__(self, board: Board, seconds: float) -> Cell:
+    def __call__(self, board: Board, seconds: float, stop: Stop) -> Cell:
         self.calls.append((board.text(), seconds))
         return fallback_move(board)
 
@@ -174,14 +176,14 @@ def test_takeback_of_an_older_stone_is_an_error() -> None:
 def test_the_game_over_is_reported_not_played_on() -> None:
     # Opponent (X) gets five in a row through TURN: there is nothing left to answer.
     script = "START 15\n" + "".join(f"TURN {x},0\n" for x in range(5))
-    replies, brain = talk(script, lambda b, s: (14, 14 - b.ply))
+    replies, brain = talk(script, lambda b, s, stop: (14, 14 - b.ply))
     assert brain.board is not None and brain.board.outcome() is not None
     assert replies[1:5] == ["13,14", "11,14", "9,14", "7,14"]
     assert replies[5] == "ERROR the game is over (won by X): no move to make"
 
 
 def test_ai_failure_falls_back_to_a_legal_move() -> None:
-    def broken(board: Board, seconds: float) -> Cell:
+    def broken(board: Board, seconds: float, stop: Stop) -> Cell:
         raise RuntimeError("boom")
 
     replies, brain = talk("START 15\nBEGIN\n", broken)
@@ -575,6 +577,101 @@ def test_the_search_gets_the_turn_time_less_what_has_already_passed() -> None:
     assert 3 * 0.98 - 0.03 - 0.5 < seconds[0] <= 3 * 0.98 - 0.03
     assert seconds[1] == pytest.approx(0.02)
     assert len(out.getvalue().splitlines()) == 3
+
+
+def test_impossible_plays_with_the_compiled_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The bot's own strength, not the old pure-Python search (the core now leaves the GIL free,
+    # so the brain can still hear the manager while it thinks).
+    calls: list[Stop | None] = []
+    real_think = compiled.think
+
+    def spy(*args: object, **kwargs: object) -> compiled.CoreResult:
+        stop = kwargs.get("stop")
+        calls.append(stop if isinstance(stop, Stop) else None)
+        return real_think(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(compiled, "think", spy)
+    choose = ai_chooser("impossible", random.Random(0), node_limit=5_000)
+    replies, _ = talk("START 15\n" + "\n".join(MIDGAME) + "\n", choose)
+    assert len(calls) == 1 and calls[0] is not None
+    assert xy(replies[1]) not in ((7, 7), (8, 8), (8, 6), (6, 8), (9, 9), (6, 6))
+
+
+def run_manager(script: Callable[[TextIO, io.StringIO], None], choose: ChooseFn) -> str:
+    """serve() behind a real stdin reader (a pipe) that `script` writes, as a manager does;
+    what the brain answered."""
+    read_end, write_end = os.pipe()
+    out = io.StringIO()
+    with os.fdopen(read_end) as inp:
+        writer = threading.Thread(target=script, args=(os.fdopen(write_end, "w"), out))
+        writer.start()
+        serve(inp, out, choose, listen=True)
+        writer.join()
+    return out.getvalue()
+
+
+def wait_for_lines(out: io.StringIO, count: int, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while len(out.getvalue().splitlines()) < count and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+def test_a_new_command_stops_a_long_compiled_search() -> None:
+    # A minute to think, cut after half a second by RESTART: the Stop reaches the compiled core,
+    # the RESTART is answered and the next search (which waits for the cut one to unwind) too.
+    stops: list[Stop] = []
+    choose = ai_chooser("impossible", random.Random(0))
+    answered: list[float] = []
+
+    def recording(board: Board, seconds: float, stop: Stop) -> Cell:
+        stops.append(stop)
+        return choose(board, seconds, stop)
+
+    def manager(feed: TextIO, out: io.StringIO) -> None:
+        feed.write("INFO timeout_turn 60000\nSTART 15\n" + "\n".join(MIDGAME) + "\n")
+        feed.flush()
+        time.sleep(0.5)
+        sent = time.perf_counter()
+        feed.write("RESTART\n")
+        feed.flush()
+        wait_for_lines(out, 2)
+        answered.append(time.perf_counter() - sent)
+        feed.write("INFO timeout_turn 300\nBEGIN\n")
+        feed.flush()
+        wait_for_lines(out, 3)
+        answered.append(time.perf_counter() - sent)
+        feed.close()
+
+    lines = run_manager(manager, recording).splitlines()
+    assert lines[:2] == ["OK", "OK"]  # no move for the abandoned search
+    assert len(lines) == 3 and xy(lines[2]) == (7, 7)
+    assert stops[0].is_set() and not stops[1].is_set()
+    # Did not hang: the cut search had a minute left (precise figures: bench/pbrain_stop.py).
+    assert answered[0] < 10 and answered[1] < 10
+
+
+def test_a_new_command_sets_the_stop_of_any_chooser() -> None:
+    stops: list[Stop] = []
+
+    def waits_for_its_stop(board: Board, seconds: float, stop: Stop) -> Cell:
+        stops.append(stop)
+        deadline = time.monotonic() + 60
+        while not stop.is_set() and time.monotonic() < deadline:
+            time.sleep(0.001)
+        return fallback_move(board)
+
+    def manager(feed: TextIO, out: io.StringIO) -> None:
+        feed.write("START 15\nBEGIN\n")
+        feed.flush()
+        wait_for_lines(out, 1)
+        time.sleep(0.2)
+        feed.write("RESTART\n")
+        feed.flush()
+        wait_for_lines(out, 2)
+        feed.close()
+
+    assert run_manager(manager, waits_for_its_stop).splitlines() == ["OK", "OK"]
+    assert len(stops) == 1 and stops[0].is_set()
 
 
 @pytest.mark.parametrize("value", ["0", "-5", "many"])

@@ -112,6 +112,19 @@ def test_the_same_node_limit_gives_the_same_review() -> None:
     assert first.to_dict() | {"seconds": 0} == second.to_dict() | {"seconds": 0}
 
 
+def test_a_review_does_not_depend_on_what_the_engine_searched_before() -> None:
+    # The compiled core keeps its tables between searches; a review must not read them.
+    from engine.ai import compiled
+    from engine.programs.review import bench_game
+
+    game = bench_game(15, 15, 5, 24).moves
+    first = review_game(game, *FIVE, node_limit=3000)
+    other = Board.from_text("15x15 k5 freestyle H8 H9 I9 G7 J10 K11 I8 I10")
+    compiled.think(other, None, 200_000)
+    second = review_game(game, *FIVE, node_limit=3000)
+    assert first.to_dict() | {"seconds": 0} == second.to_dict() | {"seconds": 0}
+
+
 def test_progress_is_reported_for_every_move() -> None:
     seen: list[tuple[int, int]] = []
     review_game(MISSED_BLOCK, *FIVE, node_limit=500, progress=lambda d, t: seen.append((d, t)))
