@@ -18,8 +18,9 @@ Proofs are preferred to the evaluation everywhere: a position the solver or the 
 proves is worth exactly 1 (won), 0.5 (drawn) or 0 (lost) to the side that moved.
 
 Budgets: each position gets a node allowance (`node_limit`), and the compiled core searches it
-from empty tables, which makes the review the same on every run, process and machine; `budget_s` caps the wall time of the whole review, and a review that hits
-it says so (`complete` is False) and reports only the moves it reached.
+from empty tables, which makes the review the same on every run, process and machine; `budget_s`
+caps the wall time of the whole review, and a review that hits it says so (`complete` is False)
+and reports only the moves it reached.
 """
 
 from __future__ import annotations

@@ -300,8 +300,6 @@ def _analyse(
     )
 
 
-
-
 def _core_move(
     board: Board,
     start: float,

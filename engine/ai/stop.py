@@ -18,8 +18,8 @@ class _Flagged(Protocol):
 
 
 class Stop:
-    """Ends an engine.ai.compiled.think() early, from any thread: set() makes the search stop within a few hundred
-    nodes (it then returns the best move it has, always a legal one), and a think() given a Stop
+    """Ends an engine.ai.compiled.think() early, from any thread: set() makes the search stop
+    within a few hundred nodes (it then returns the best move it has, always a legal one), and a think() given a Stop
     that is already set returns almost at once.
 
     The core reads its context's stat[2] at every node, and think() clears that flag at the start

@@ -540,8 +540,8 @@ def _interrupt(thread: threading.Thread) -> None:
     # solver): Python has no other way to stop a thread from outside than this documented C-API
     # call. The exception is raised in the thread at its next bytecode, so a pure-Python search
     # ends within microseconds; in compiled code (the core, the solver's core) it waits until
-    # that returns: the core at once through its Stop, the solver's at its own time limit. The search thread is a daemon, so one that is still
-    # unwinding never keeps the process alive.
+    # that returns: the core at once through its Stop, the solver's at its own time limit. The
+    # search thread is a daemon, so one that is still unwinding never keeps the process alive.
     if thread.ident is not None:
         ctypes.pythonapi.PyThreadState_SetAsyncExc(
             ctypes.c_ulong(thread.ident), ctypes.py_object(_Interrupted)
