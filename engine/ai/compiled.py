@@ -16,14 +16,16 @@ import numpy as np
 
 from ..board import DIRECTIONS, Board, zobrist_keys
 from ..types import Rule
-from . import core
+from . import core, pns
 from .core import Ctx, Geo, State
+from .pns import PnTable
 
 RULE_CODES = {Rule.FREESTYLE: core.FREESTYLE, Rule.EXACT: core.EXACT, Rule.CARO: core.CARO}
 NEAR_RADIUS = 2
 WORTH_LEVELS = 8
 TT_BUCKETS = 1 << 18  # two entries each: about 15 MB per process
 FAIL_ENTRIES = 1 << 18
+PN_ENTRIES = 1 << 18  # the proof-number search's table: about 7 MB per process
 MAX_DEPTH = 64
 # Share of the time left after the fours that the threes' threat search may take.
 VCT_SHARE = 0.2
@@ -137,17 +139,31 @@ def new_ctx(size: int) -> Ctx:
     )
 
 
-_ctx_cache: dict[tuple[int, int, int, Rule], Ctx] = {}
+def new_table(size: int) -> PnTable:
+    return PnTable(
+        key=np.zeros(PN_ENTRIES, dtype=np.int64),
+        phi=np.zeros(PN_ENTRIES, dtype=np.int64),
+        delta=np.zeros(PN_ENTRIES, dtype=np.int64),
+        budget=np.full(PN_ENTRIES, -1, dtype=np.int32),
+        cphi=np.zeros((core.MAX_PLY, size), dtype=np.int64),
+        cdelta=np.zeros((core.MAX_PLY, size), dtype=np.int64),
+        cbud=np.zeros((core.MAX_PLY, size), dtype=np.int32),
+        frames=np.zeros((core.MAX_PLY, 16), dtype=np.int64),
+    )
 
 
-def _ctx_for(board: Board) -> Ctx:
+_ctx_cache: dict[tuple[int, int, int, Rule], tuple[Ctx, PnTable]] = {}
+
+
+def _ctx_for(board: Board) -> tuple[Ctx, PnTable]:
     """This process's search tables for the board's shape (one shape kept at a time)."""
     key = (board.rows, board.cols, board.k, board.rule)
-    ctx = _ctx_cache.get(key)
-    if ctx is None:
+    tables = _ctx_cache.get(key)
+    if tables is None:
         _ctx_cache.clear()
-        ctx = _ctx_cache[key] = new_ctx(board.rows * board.cols)
-    return ctx
+        size = board.rows * board.cols
+        tables = _ctx_cache[key] = (new_ctx(size), new_table(size))
+    return tables
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +223,7 @@ def think(board: Board, deadline: float | None, node_limit: int | None = None) -
     if board.is_over():
         raise ValueError("the game is over: there is no move to think about")
     g, s = state_of(board)
-    ctx = _ctx_for(board)
+    ctx, tab = _ctx_for(board)
     start = time.perf_counter()
     end = math.inf if deadline is None or node_limit is not None else deadline
     me = 1 if board.ply % 2 == 0 else 2
@@ -220,7 +236,7 @@ def think(board: Board, deadline: float | None, node_limit: int | None = None) -
     out = np.zeros(8, dtype=np.int64)
     vct_until = _cycles_at(start + (end - start) * VCT_SHARE if math.isfinite(end) else math.inf)
     vct_nodes = max(1, int(node_limit * VCT_SHARE)) if node_limit else 1 << 62
-    core.threat_first(g, s, ctx, 40, VCT_THREES, vct_until, vct_nodes, out)
+    pns.threat_first(g, s, ctx, tab, 40, VCT_THREES, vct_until, vct_nodes, out)
     nodes += int(ctx.stat[0])
     if out[0] >= 0:
         return CoreResult(int(out[0]), core.WON, 0, nodes, "vcf", ())
@@ -246,7 +262,7 @@ def think(board: Board, deadline: float | None, node_limit: int | None = None) -
     chosen = move
     kind = "search"
     for i, candidate in enumerate(pool):
-        threatened = core.opponent_threat(g, s, ctx, candidate, GUARD_THREES)
+        threatened = pns.opponent_threat(g, s, ctx, tab, candidate, GUARD_THREES)
         if ctx.stat[2]:
             break
         if not threatened:
