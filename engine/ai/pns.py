@@ -9,8 +9,11 @@ the defender's own). A five is proved, a node without a threat disproved. Each n
 proof number (how many leaves must still be proved) and a disproof number; the search always
 descends into the most proving child, within thresholds that send it back up as soon as a
 sibling becomes the better bet, so it reads deep narrow wins without a depth-first search's
-iterative deepening. Values go to a table (key: Zobrist hash, attacker, node type) that
-transpositions share; a disproof holds for the number of threes it was read with and fewer.
+iterative deepening over depth. Values go to a table (key: Zobrist hash, attacker, node type)
+that transpositions share; a disproof holds for the number of threes it was read with and fewer.
+Each attacker node first asks the core's depth-first VCF for a win by fours alone (proved at
+once), and the root allows one three more per pass, so short wins cost what they did in the old
+depth-first VCT while the proof numbers steer the longer ones.
 
 The replies at an AND node are complete: a defender's move outside the set leaves the attacker's
 fork cell a fork (its segments and their ends are untouched, and the defender has no four to
@@ -55,6 +58,7 @@ from .core import (
 
 INF = 1 << 40  # a proof or disproof number that can no longer change
 THREE_WIDTH = VCT_THREE_WIDTH  # threes an attacker node offers (fours are all offered)
+NODE_VCF_DEPTH = 8  # attacker fours the VCF at each attacker node reads
 SALT_ATT = 0x2545F4914F6CDD1D
 SALT_AND = 0x5851F42D4C957F2D
 # Frame columns (PnTable.frames), one row per level of the explicit stack.
@@ -284,9 +288,22 @@ def _expand_or(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, p: int, bud: 
 def dfpn_vct(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, max_threes: int,
              ply: int) -> int:
     """A first move of a proved win for att (to move) by fours and at most max_threes threes, or
-    -1 (none within the limits, or the node limit or the clock ran out)."""
+    -1 (none within the limits, or the node limit or the clock ran out). One three more at a
+    time, as short wins are the common case and cheap to prove; the table keeps what each pass
+    proved and its unfinished values for the next."""
     if win_cells(g, s, att, ctx.wbuf[ply]) > 0:
         return int(ctx.wbuf[ply, 0])
+    for threes in range(1, max_threes + 1):
+        move = _dfpn(g, s, ctx, tab, att, threes, ply)
+        if move >= 0 or ctx.stat[2]:
+            return move
+    return -1
+
+
+@jit
+def _dfpn(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, max_threes: int, ply: int) -> int:
+    """One df-pn pass from the root (att to move) with max_threes threes."""
+    root_win = -1
     fr = tab.frames
     dfn = 3 - att
     base = s.info[0]
@@ -319,6 +336,20 @@ def dfpn_vct(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, max_threes: int
                     fr[lv, F_SB] = -1  # cut off, not refuted: never reused as a disproof
                     n = 0
                 else:
+                    # A win by fours alone is proved at once by the depth-first VCF (its
+                    # failure table makes the repeated misses cheap): without it the
+                    # proof-number search would walk every chain of single fours (proof number
+                    # 1 each) before the double four or the three that wins.
+                    win = vcf(g, s, ctx, att, min(NODE_VCF_DEPTH, (MAX_PLY - 4 - p) // 2), p + 1)
+                    if ctx.stat[2]:
+                        continue
+                    if win >= 0:
+                        if lv == 0:
+                            root_win = win
+                        fr[lv, F_PHI] = 0
+                        fr[lv, F_DELTA] = INF
+                        mode = _RETURN
+                        continue
                     n, forced = _expand_or(g, s, ctx, tab, att, p, bud)
                     fr[lv, F_FORCED] = 1 if forced else 0
             else:
@@ -391,6 +422,8 @@ def dfpn_vct(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, max_threes: int
             mode = _LOOP
     if fr[0, F_PHI] != 0:
         return -1
+    if root_win >= 0:
+        return root_win
     for i in range(fr[0, F_N]):
         if tab.cdelta[ply, i] == 0:
             return int(ctx.movebuf[ply, i])
