@@ -1,8 +1,10 @@
 """Typed front of the compiled core (engine.ai.core): board in, move out.
 
-Tables are built once per board shape and rule; the transposition and failure tables are
-allocated once per process and kept between moves of the same shape (entries are about
-positions, so they stay true; a generation number lets new results replace old ones first).
+Tables are built once per board shape and rule; the transposition, failure and proof-number
+tables are allocated once per process and kept between moves of the same shape (entries are
+about positions, so they stay true; a generation number lets new results replace old ones
+first). Under a node limit the threat searches' tables start empty, so the move is reproducible.
+The threat searches run are engine.ai.pns's: the core's VCF, then the proof-number VCT.
 """
 
 from __future__ import annotations
@@ -224,6 +226,12 @@ def think(board: Board, deadline: float | None, node_limit: int | None = None) -
         raise ValueError("the game is over: there is no move to think about")
     g, s = state_of(board)
     ctx, tab = _ctx_for(board)
+    if node_limit is not None:
+        # A move under a node limit comes out the same whatever this process searched before:
+        # the threat searches' tables start empty (they would make its reads cheaper, and the
+        # VCF runs at every node of the proof-number search). Clearing the keys is enough.
+        tab.key[:] = 0
+        ctx.fail_key[:] = 0
     start = time.perf_counter()
     end = math.inf if deadline is None or node_limit is not None else deadline
     me = 1 if board.ply % 2 == 0 else 2

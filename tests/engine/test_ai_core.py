@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from engine.ai import compiled, core
+from engine.ai import compiled, core, pns
 from engine.board import Board, winning_line
 from engine.types import Rule
 
@@ -160,7 +160,7 @@ def test_core_search_is_reproducible_under_a_node_limit(rule):
 
 def test_after_warm_up_a_first_move_on_any_rule_compiles_nothing():
     compiled.warm_up()
-    entry_points = [core.load, core.win_cells, core.threat_first, core.search, core.opponent_threat]
+    entry_points = [core.load, core.win_cells, pns.threat_first, core.search, pns.opponent_threat]
     before = [len(f.signatures) for f in entry_points]
     assert all(before)
     for rule in Rule:

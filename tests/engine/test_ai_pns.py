@@ -33,6 +33,10 @@ def _fresh(board: Board, node_limit: int) -> tuple[core.Ctx, pns.PnTable]:
         size = board.rows * board.cols
         _tables[key] = (compiled.new_ctx(size), compiled.new_table(size))
     ctx, tab = _tables[key]
+    # Fresh tables for every search: what one proved must not make the next one look cheap.
+    tab.key[:] = 0
+    ctx.fail_key[:] = 0
+    ctx.fail_depth[:] = -1
     ctx.stat[:] = 0
     ctx.stat[1] = node_limit
     ctx.stat[5] = (1 << 62) - 1
