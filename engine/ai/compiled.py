@@ -1,8 +1,10 @@
 """Typed front of the compiled core (engine.ai.core): board in, move out.
 
-Tables are built once per board shape and rule; the transposition and failure tables are
-allocated once per process and kept between moves of the same shape (entries are about
-positions, so they stay true; a generation number lets new results replace old ones first).
+Tables are built once per board shape and rule; the transposition, failure and proof-number
+tables are allocated once per process and kept between moves of the same shape (entries are
+about positions, so they stay true; a generation number lets new results replace old ones
+first). Under a node limit the threat searches' tables start empty, so the move is reproducible.
+The threat searches run are engine.ai.pns's: the core's VCF, then the proof-number VCT.
 
 The core runs without the GIL: other threads go on while it thinks, and one of them can end a
 search early through a Stop handed to think(). One lock keeps two searches off the tables at once.
@@ -20,8 +22,9 @@ import numpy as np
 
 from ..board import DIRECTIONS, Board, zobrist_keys
 from ..types import Rule
-from . import core
+from . import core, pns
 from .core import Ctx, Geo, State
+from .pns import PnTable
 from .stop import Stop
 
 RULE_CODES = {Rule.FREESTYLE: core.FREESTYLE, Rule.EXACT: core.EXACT, Rule.CARO: core.CARO}
@@ -29,6 +32,7 @@ NEAR_RADIUS = 2
 WORTH_LEVELS = 8
 TT_BUCKETS = 1 << 18  # two entries each: about 15 MB per process
 FAIL_ENTRIES = 1 << 18
+PN_ENTRIES = 1 << 18  # the proof-number search's table: about 7 MB per process
 MAX_DEPTH = 64
 # Share of the time left after the fours that the threes' threat search may take.
 VCT_SHARE = 0.2
@@ -164,20 +168,36 @@ def new_ctx(size: int) -> Ctx:
     )
 
 
-_ctx_cache: dict[tuple[int, int, int, Rule], Ctx] = {}
+def new_table(size: int) -> PnTable:
+    return PnTable(
+        key=np.zeros(PN_ENTRIES, dtype=np.int64),
+        phi=np.zeros(PN_ENTRIES, dtype=np.int64),
+        delta=np.zeros(PN_ENTRIES, dtype=np.int64),
+        budget=np.full(PN_ENTRIES, -1, dtype=np.int32),
+        cphi=np.zeros((core.MAX_PLY, size), dtype=np.int64),
+        cdelta=np.zeros((core.MAX_PLY, size), dtype=np.int64),
+        cbud=np.zeros((core.MAX_PLY, size), dtype=np.int32),
+        frames=np.zeros((core.MAX_PLY, 16), dtype=np.int64),
+    )
+
+
 # Held for the whole of a think(): the tables are one per process, and two searches on them at
 # once (say a cut-short one still unwinding and the next) would corrupt each other's stacks.
 _search_lock = threading.Lock()
 
 
-def _ctx_for(board: Board) -> Ctx:
+_ctx_cache: dict[tuple[int, int, int, Rule], tuple[Ctx, PnTable]] = {}
+
+
+def _ctx_for(board: Board) -> tuple[Ctx, PnTable]:
     """This process's search tables for the board's shape (one shape kept at a time)."""
     key = (board.rows, board.cols, board.k, board.rule)
-    ctx = _ctx_cache.get(key)
-    if ctx is None:
+    tables = _ctx_cache.get(key)
+    if tables is None:
         _ctx_cache.clear()
-        ctx = _ctx_cache[key] = new_ctx(board.rows * board.cols)
-    return ctx
+        size = board.rows * board.cols
+        tables = _ctx_cache[key] = (new_ctx(size), new_table(size))
+    return tables
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,7 +284,13 @@ def _think(
     g, s = state_of(board)
     if fresh:
         _ctx_cache.clear()
-    ctx = _ctx_for(board)
+    ctx, tab = _ctx_for(board)
+    if node_limit is not None:
+        # A move under a node limit comes out the same whatever this process searched before:
+        # the threat searches' tables start empty (they would make its reads cheaper, and the
+        # VCF runs at every node of the proof-number search). Clearing the keys is enough.
+        tab.key[:] = 0
+        ctx.fail_key[:] = 0
     start = time.perf_counter()
     end = math.inf if deadline is None or node_limit is not None else deadline
     me = 1 if board.ply % 2 == 0 else 2
@@ -277,7 +303,7 @@ def _think(
     out = np.zeros(8, dtype=np.int64)
     vct_until = _cycles_at(start + (end - start) * VCT_SHARE if math.isfinite(end) else math.inf)
     vct_nodes = max(1, int(node_limit * VCT_SHARE)) if node_limit else 1 << 62
-    core.threat_first(g, s, ctx, 40, VCT_THREES, vct_until, vct_nodes, out)
+    pns.threat_first(g, s, ctx, tab, 40, VCT_THREES, vct_until, vct_nodes, out)
     nodes += int(ctx.stat[0])
     if out[0] >= 0:
         return CoreResult(int(out[0]), core.WON, 0, nodes, "vcf", ())
@@ -303,7 +329,7 @@ def _think(
     chosen = move
     kind = "search"
     for i, candidate in enumerate(pool):
-        threatened = core.opponent_threat(g, s, ctx, candidate, GUARD_THREES)
+        threatened = pns.opponent_threat(g, s, ctx, tab, candidate, GUARD_THREES)
         if ctx.stat[2]:
             break
         if not threatened:

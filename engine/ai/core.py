@@ -8,8 +8,10 @@ updated incrementally: the evaluation sums, every cell's attack value, and per c
 fours and threes it would complete (from which winning cells, four moves and forks are read in
 one pass over the board, with the real rule checked on the line for exact and caro).
 
-On top: victory by continuous fours (VCF) and by fours and threes (VCT) as depth-first AND/OR
-searches with failure tables, and a principal-variation search with a two-slot transposition
+On top: victory by continuous fours (VCF) as a depth-first AND/OR search with a failure table
+(and by fours and threes, VCT, the same way: the bot's VCT is engine.ai.pns's proof-number
+search, which calls this VCF at its nodes; this one stays as its reference in tests and
+bench.vct_compare), and a principal-variation search with a two-slot transposition
 table (one depth-preferred slot, one always replaced), killer and history ordering, late-move
 reductions, threat-aware move generation (facing a four only its blocks, facing an open three
 only its defences and our own fours) and iterative deepening until the deadline.
@@ -1377,41 +1379,3 @@ def search(g: Geo, s: State, ctx: Ctx, max_depth: int, out: I64, ranking: I32) -
     out[1] = best_value
     out[2] = done
     out[3] = ctx.stat[0]
-
-
-@jit
-def threat_first(g: Geo, s: State, ctx: Ctx, vcf_depth: int, vct_threes: int, vct_until: int,
-                 vct_nodes: int, out: I64) -> None:
-    """The threat searches before the main one: out[0] a VCF move or -1, out[1] a VCT move or
-    -1 (read until the cycle counter passes vct_until or vct_nodes more nodes are spent, whichever
-    comes first, and never past the search's own limits)."""
-    me = 1 if s.info[0] % 2 == 0 else 2
-    out[0] = -1
-    out[1] = -1
-    out[0] = vcf(g, s, ctx, me, vcf_depth, 0)
-    if out[0] >= 0 or ctx.stat[2] or vct_threes <= 0:
-        return
-    if has_win(g, s, 3 - me):
-        return
-    saved = ctx.stat[5]
-    saved_limit = ctx.stat[1]
-    ctx.stat[5] = min(saved, vct_until)
-    cap = ctx.stat[0] + vct_nodes
-    ctx.stat[1] = cap if saved_limit <= 0 else min(saved_limit, cap)
-    out[1] = vct(g, s, ctx, me, vct_threes, 0)
-    ctx.stat[5] = saved
-    ctx.stat[1] = saved_limit
-    if ctx.stat[2] and cycles() <= saved and (saved_limit <= 0 or ctx.stat[0] <= saved_limit):
-        ctx.stat[2] = 0  # only the VCT's own share ran out: the main search goes on
-
-
-@jit
-def opponent_threat(g: Geo, s: State, ctx: Ctx, move: int, vct_threes: int) -> bool:
-    """After our move, does the opponent have a win by fours (or, with vct_threes, threes)?"""
-    me = 1 if s.info[0] % 2 == 0 else 2
-    place(g, s, move, me)
-    found = vcf(g, s, ctx, 3 - me, 30, 0) >= 0
-    if not found and vct_threes > 0 and not ctx.stat[2]:
-        found = vct(g, s, ctx, 3 - me, vct_threes, 0) >= 0
-    unplace(g, s)
-    return found

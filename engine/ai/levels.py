@@ -326,7 +326,9 @@ def _core_move(
             fresh=fresh,
         )
     reason = reason_at(Position(board), result.move) if with_reason else ""
-    solved = result.kind in ("win", "vcf")
+    # The proof-number VCT answers every defence of the attacker's threes (engine.ai.pns), so a
+    # win it finds is as forced as one by fours.
+    solved = result.kind in ("win", "vcf", "vct")
     return MoveInfo(
         move=divmod(result.move, board.cols),
         reason=reason,

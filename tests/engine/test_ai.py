@@ -358,7 +358,7 @@ def test_fork_cells_of_an_open_three() -> None:
 def test_impossible_plays_the_win_by_threes() -> None:
     info = analyse_move(double_three_position(), "impossible", node_limit=20_000)
     assert info.move == (7, 8)
-    assert not info.solved  # a win by threes is read over a narrowed set of defences
+    assert info.solved and info.value == 1  # proven against every defence (engine.ai.pns)
 
 
 def test_impossible_defends_against_a_win_by_threes() -> None:

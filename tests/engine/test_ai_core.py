@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from engine.ai import compiled, core
+from engine.ai import compiled, core, pns
 from engine.board import Board, winning_line
 from engine.types import Rule
 
@@ -161,7 +161,7 @@ def test_core_search_is_reproducible_under_a_node_limit(rule):
 
 def test_after_warm_up_a_first_move_on_any_rule_compiles_nothing():
     compiled.warm_up()
-    entry_points = [core.load, core.win_cells, core.threat_first, core.search, core.opponent_threat]
+    entry_points = [core.load, core.win_cells, pns.threat_first, core.search, pns.opponent_threat]
     before = [len(f.signatures) for f in entry_points]
     assert all(before)
     for rule in Rule:
@@ -247,7 +247,7 @@ def test_a_stop_between_phases_still_stops_the_next_one(monkeypatch):
     # survive that reset.
     board = Board.from_text(MIDGAME)
     stop = compiled.Stop()
-    real = core.threat_first
+    real = pns.threat_first
     threat_nodes = []
 
     def then_stop(*args):
@@ -255,7 +255,7 @@ def test_a_stop_between_phases_still_stops_the_next_one(monkeypatch):
         threat_nodes.append(int(args[2].stat[0]))
         stop.set()
 
-    monkeypatch.setattr(core, "threat_first", then_stop)
+    monkeypatch.setattr(pns, "threat_first", then_stop)
     stopped = compiled.think(board, None, 200_000, stop=stop, fresh=True)
     assert _legal(board, stopped.move)
     # The search and the guard after it stop at their first node.
