@@ -57,6 +57,10 @@ class ExternalEngineSettings:
     time_limit: float = 1.0  # CARO_ENGINE_TIME_LIMIT: seconds per move
 
 
+# Seconds a click against a quick AI level waits for its answer (CARO_QUICK_REPLY_SECONDS): about
+# what an easy search and the pool's round trip take, well under the 100 ms a click is answered in.
+DEFAULT_QUICK_REPLY = 0.06
+
 @dataclass(frozen=True)
 class Settings:
     token: str = field(repr=False)  # never shown: repr() of settings may end up in logs
@@ -70,6 +74,9 @@ class Settings:
     log_level: int = logging.INFO
     # Seconds one AI move may take; None keeps the engine's per-level default (under a second).
     ai_time_limit: float | None = None
+    # CARO_QUICK_REPLY_SECONDS: how long a click against a quick AI level (see
+    # bot.cogs.play.QUICK_AI_LIMIT) waits for the AI's answer, to show both moves in one update.
+    quick_reply: float = DEFAULT_QUICK_REPLY
     # CARO_LOOP_LAG_LOG: seconds between event-loop lag reports at INFO; None: DEBUG per minute.
     loop_lag_log: float | None = None
     # CARO_MIN_TIMEOUT_SECONDS: the shortest turn time limit /caro settings accepts. Operators
@@ -334,6 +341,8 @@ def load_settings(
         gateway_url=gateway,
         log_level=getattr(logging, level_name),
         ai_time_limit=optional_seconds("CARO_AI_TIME_LIMIT", 3600),
+        # Under Discord's 3 s for the first response, with room for the response itself.
+        quick_reply=optional_seconds("CARO_QUICK_REPLY_SECONDS", 2.5) or DEFAULT_QUICK_REPLY,
         loop_lag_log=optional_seconds("CARO_LOOP_LAG_LOG", 86400),
         min_timeout=seconds("CARO_MIN_TIMEOUT_SECONDS", 60.0),
         challenge_seconds=seconds("CARO_CHALLENGE_SECONDS", 300.0),

@@ -34,10 +34,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("caro.bot")
 
 # AI levels whose search takes at most this long (seconds) answer in the same edit as the
-# member's move; QUICK_REPLY_WAIT bounds the wait, queue in the AI pool included (behind other
-# members' long searches the member sees their move first, "thinking", then the answer).
+# member's move; the wait is bounded by Settings.quick_reply, queue in the AI pool included
+# (behind other members' long searches the member sees their move first, then the answer).
 QUICK_AI_LIMIT = 0.1
-QUICK_REPLY_WAIT = 0.25
 
 
 # ----------------------------------------------------------------- the cells
@@ -380,7 +379,7 @@ class PlayCog(commands.Cog, name="Play"):
         if not isinstance(level, Level):
             return 0.0  # a member's turn, or the external engine (its own time limit)
         limit = self.bot.settings.ai_time_limit or DEFAULT_TIME_LIMITS[level]
-        return QUICK_REPLY_WAIT if limit <= QUICK_AI_LIMIT else 0.0
+        return self.bot.settings.quick_reply if limit <= QUICK_AI_LIMIT else 0.0
 
     @staticmethod
     def owner_of(state: GameState) -> Hashable:

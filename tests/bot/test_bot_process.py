@@ -262,8 +262,10 @@ async def test_stats_answered_while_the_ai_thinks_and_pending_move_resumed(
 
 
 async def test_a_fast_ai_answers_in_the_same_edit_and_a_slow_one_after(
-    running_bot: BotHandle,
+    start_bot: StartBot,
 ) -> None:
+    # A wait no busy test machine outlasts (the default is 60 ms).
+    running_bot = await start_bot(CARO_QUICK_REPLY_SECONDS="2")
     alice, bob = running_bot.double.add_member("alice"), running_bot.double.add_member("bob")
     easy = (await alice.slash("caro start", difficulty="easy", size="5x5")).message
     # The first search of a new process may wait for its AI workers to start.
