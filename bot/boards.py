@@ -355,8 +355,8 @@ class Boards:
                 return
             try:
                 await self._draw(state, None)
-            except discord.HTTPException as again:
-                log.warning("game %d: could not edit its message (%s)", state.id, again)
+            except (discord.HTTPException, aiohttp.ClientError) as again:
+                log.warning("game %d: could not edit its message (%r)", state.id, again)
 
     async def _show_reply(
         self, reply: asyncio.Task[GameState | None], interaction: discord.Interaction[Any]

@@ -235,6 +235,10 @@ class CrashCampaign:
                 seat.message = None
                 continue
             await asyncio.sleep(self.rng.uniform(0, 0.05))
+            if not players_turn(message):
+                # Redrawn during the pause (the message is live): after a restart a board the
+                # bot's answer never reached shows the stored game, such as the AI to move.
+                continue
             game, ply = game_id_of(message), ply_of(message)
             custom_id = self.rng.choice(free_cells(message))
             result = await seat.member.click(message, custom_id)
