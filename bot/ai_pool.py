@@ -89,6 +89,10 @@ class FairPool:
             return 0 if entry is None else len(entry.queue)
         return sum(len(entry.queue) for entry in self._owners.values())
 
+    def has_free_worker(self) -> bool:
+        """Whether a job given now would start at once: a worker idle and nobody queued."""
+        return not self._closed and self._running < self.workers and not self.queued()
+
     async def run(self, owner: Hashable, fn: Callable[..., T], *args: Any) -> T:
         """The result of `fn(*args)` computed in a worker, in `owner`'s turn."""
         if self._closed:

@@ -136,6 +136,12 @@ def warm_up() -> bool:
     return True
 
 
+def warm_up_quick() -> bool:
+    """Loads what the quick levels use (pure Python, no compiled core) in the quick worker."""
+    think(Board(3, 3, 3).text(), "easy", "warm-up", None)
+    return True
+
+
 def exit_with_parent(parent: int) -> None:
     """Pool initializer: end this worker when the bot process `parent` is gone.
 

@@ -167,8 +167,13 @@ class Boards:
             if state.active:
                 # The game may have ended (resigned, stopped, timed out) since this state was
                 # read, at the same move count: drawing it would bring back a running board.
+                # At the same move count the stored game is the one to draw: its row may know
+                # more (the message, when the AI's first move was searched while the board
+                # was being posted).
                 fresh = await self.games.state(state.id)
-                if fresh is not None and not fresh.active:
+                if fresh is not None and (
+                    not fresh.active or fresh.board.ply == state.board.ply
+                ):
                     state = fresh
             await self._draw(state, interaction, window=window)
             self._drawn_ply[state.id] = state.board.ply
@@ -262,10 +267,16 @@ class Boards:
         *,
         busy: str,
         busy_unposted: str,
+        ai_owner: Hashable | None = None,
+        reply_wait: Callable[[GameState], float] | None = None,
     ) -> GameState | None:
         """Create a game with `create` and post its board as the answer to `interaction`; None
         (the user told why with `busy`, given a link to the game in the way, or `busy_unposted`)
-        if a running game holds the slot. A game that cannot be posted is abandoned."""
+        if a running game holds the slot. A game that cannot be posted is abandoned.
+
+        With `ai_owner`, an AI that moves first is asked to (its search counted as the owner's);
+        if it answers within `reply_wait(state)` seconds the board is posted with its move: one
+        response instead of a post and an edit, as in answer_move."""
         state: GameState | None = None
         for _ in range(2):
             try:
@@ -284,7 +295,14 @@ class Boards:
         if state is None:
             await say(interaction, busy_unposted, link="")
             return None
+        reply: asyncio.Task[GameState | None] | None = None
         try:
+            wait = reply_wait(state) if reply_wait is not None else 0.0
+            if ai_owner is not None and state.ai_to_move and wait > 0:
+                reply = self._host.spawn(self.ai_move(state.id, ai_owner, known=state))
+                done, _ = await asyncio.wait({reply}, timeout=wait)
+                if done:
+                    state, reply = reply.result() or state, None
             remember(interaction.guild_id, interaction.user)
             parts = message_parts(state, players=await self.players(state))
             response = await interaction.response.send_message(**parts)
@@ -293,8 +311,13 @@ class Boards:
                 message_id = (await interaction.original_response()).id
             await self.games.attach_message(state.id, message_id)
         except BaseException:
+            # A move the AI may still store is refused: the game is no longer running.
             await self.games.abandon(state.id)
             raise
+        if reply is not None:
+            self._host.spawn(self._show_reply(reply, interaction))
+        elif ai_owner is not None and state.ai_to_move:
+            self._host.spawn(self.ai_turn(state.id, interaction, ai_owner))
         return state
 
     async def answer_move(

@@ -27,9 +27,9 @@ from . import ai_worker, discord_patches, external_level, names
 from .ai_pool import FairPool, process_pool
 from .boards import Boards, ai_owner
 from .cogs import FEATURES, PlayCog, WatchCog
-from .config import ExternalEngineSettings, Settings
+from .config import ExternalEngineSettings, Settings, is_quick_level
 from .cooldowns import Cooldowns
-from .items import dispatch_undelivered, registered
+from .items import dispatch_click, routed_by_discord
 from .logging_setup import current_shard
 from .loop_lag import monitor_loop_lag
 from .model import Mode
@@ -44,6 +44,12 @@ from .translator import CatalogueTranslator
 log = logging.getLogger("caro.bot")
 
 AI_WORKERS = 2
+# A worker of its own for the quick levels (bot.config.is_quick_level): their searches take
+# milliseconds, and in the shared pool they waited behind other members' searches of up to a
+# second, so a click against "easy" often missed the one-edit answer (CARO_QUICK_REPLY_SECONDS)
+# and cost the bot a second edit. It loads no compiled core (the quick levels do not use it):
+# about 20 MB, against some 190 MB for a worker of the shared pool.
+QUICK_WORKERS = 1
 CogT = TypeVar("CogT", bound=commands.Cog)
 T = TypeVar("T")
 
@@ -76,6 +82,7 @@ class CaroBot(commands.AutoShardedBot):
         self._games: GameService | None = None
         self._records: RecordService | None = None
         self._pool: FairPool | None = None
+        self._quick_pool: FairPool | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._released = False
         discord_patches.filter_repeated_interactions(self, discord_patches.RepeatFilter())
@@ -110,6 +117,10 @@ class CaroBot(commands.AutoShardedBot):
         self._pool = FairPool(
             lambda: process_pool(AI_WORKERS, ai_worker.init_worker, (os.getpid(),)), AI_WORKERS
         )
+        self._quick_pool = FairPool(
+            lambda: process_pool(QUICK_WORKERS, ai_worker.init_worker, (os.getpid(),)),
+            QUICK_WORKERS,
+        )
         self._games = GameService(
             self._storage,
             self._think,
@@ -126,7 +137,7 @@ class CaroBot(commands.AutoShardedBot):
             self.offer_external_level(cog)
             await self.add_cog(cog)
             self.adopt_commands(cog)
-        self.add_dynamic_items(*registered())
+        self.add_dynamic_items(*routed_by_discord())
         self.tree.add_command(self.caro)
         await self.sync_commands()
         self.spawn(self._warm_up())
@@ -179,9 +190,12 @@ class CaroBot(commands.AutoShardedBot):
         )
 
     async def _warm_up(self) -> None:
-        assert self._pool is not None
+        assert self._pool is not None and self._quick_pool is not None
         try:
-            await self._pool.broadcast(ai_worker.warm_up)
+            await asyncio.gather(
+                self._pool.broadcast(ai_worker.warm_up),
+                self._quick_pool.broadcast(ai_worker.warm_up_quick),
+            )
         except RuntimeError:
             if self._released:
                 return  # stopped before the workers were up
@@ -200,10 +214,10 @@ class CaroBot(commands.AutoShardedBot):
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        if self._pool is not None:
-            pool, self._pool = self._pool, None
-            # Waits at most for the running searches, each bounded by the AI time limit.
-            await pool.close()
+        pools = [p for p in (self._pool, self._quick_pool) if p is not None]
+        self._pool = self._quick_pool = None
+        # Waits at most for the running searches, each bounded by the AI time limit.
+        await asyncio.gather(*(pool.close() for pool in pools))
         if self._storage is not None:
             await self._storage.close()
             self._storage = None
@@ -251,7 +265,7 @@ class CaroBot(commands.AutoShardedBot):
                 ai_worker.EXTERNAL_FALLBACK,
             )
             level = ai_worker.EXTERNAL_FALLBACK
-        row, col, reason = await self._pool.run(
+        row, col, reason = await self._pool_for(level).run(
             ai_owner.get(),
             ai_worker.think,
             board.text(),
@@ -260,6 +274,17 @@ class CaroBot(commands.AutoShardedBot):
             self.settings.ai_time_limit,
         )
         return (row, col), reason
+
+    def _pool_for(self, level: str) -> FairPool:
+        """The quick worker for a quick level, unless it is busy while the shared pool has a
+        worker idle (a server full of easy games must not queue on one worker)."""
+        assert self._pool is not None
+        quick = self._quick_pool
+        if quick is None or not is_quick_level(level, self.settings.ai_time_limit):
+            return self._pool
+        if quick.has_free_worker() or not self._pool.has_free_worker():
+            return quick
+        return self._pool
 
     async def _think_external(
         self, board: Board, seed: str, engine: ExternalEngineSettings
@@ -348,9 +373,10 @@ class CaroBot(commands.AutoShardedBot):
         # Every member who plays makes interactions: their names for the board legends come
         # from here, not from one REST request per member.
         names.remember(interaction.guild_id, interaction.user)
-        # discord.py hands a click to a button item only if its custom_id is on the clicked
-        # message; any other click (an older drawing in the member's client, or a forgery) is
-        # answered here so that it is never left without a response.
+        # The cells' clicks come here (see CaroButton.routed_by_bot); discord.py hands other
+        # clicks to their item only if its custom_id is on the clicked message, and any other
+        # (an older drawing in the member's client, or a forgery) is answered here so that it
+        # is never left without a response.
         if interaction.type is not discord.InteractionType.component:
             return
-        await dispatch_undelivered(interaction, lambda: say(interaction, "click.forged"))
+        await dispatch_click(interaction, lambda: say(interaction, "click.forged"))

@@ -60,6 +60,13 @@ class CaroButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_NO_ID
 
     action: ClassVar[Action]
     pattern: ClassVar[re.Pattern[str]] = _NO_ID
+    # Clicks the bot routes itself (dispatch_click) instead of registering the class with
+    # discord.py: for every click on a registered DynamicItem, discord.py rebuilds a View of all
+    # the clicked message's components to find the item (a board's 27: 7% of the bot's CPU per
+    # click in bench/load.py). Only for buttons drawn on views that are never stored (sent_only):
+    # a stored view registers its DynamicItems with discord.py again, which would route their
+    # clicks twice.
+    routed_by_bot: ClassVar[bool] = False
 
     def __init_subclass__(cls, *, template: str | re.Pattern[str], **kwargs: Any) -> None:
         super().__init_subclass__(template=template, **kwargs)
@@ -141,6 +148,12 @@ def registered() -> list[type[CaroButton]]:
     return list(_REGISTRY.values())
 
 
+def routed_by_discord() -> list[type[CaroButton]]:
+    """The classes to register with discord.py (Client.add_dynamic_items); the others' clicks
+    reach dispatch_click."""
+    return [cls for cls in _REGISTRY.values() if not cls.routed_by_bot]
+
+
 def message_carries(message: discord.Message | None, custom_id: str) -> bool:
     """Whether the message carries a component with this custom_id (only the bot draws
     components, so such a message is a drawing of the game or challenge the id names)."""
@@ -183,25 +196,26 @@ def match_item(custom_id: str) -> tuple[type[CaroButton], re.Match[str]] | None:
     return None
 
 
-async def dispatch_undelivered(
+async def dispatch_click(
     interaction: discord.Interaction[Any], refuse_forged: Callable[[], Any]
 ) -> None:
-    """Answer a component click discord.py did not hand to an item: one of ours whose id is not
-    on the clicked message (an older drawing in the member's client, or a forgery) goes to its
-    item, which explains; anything else is refused as forged. Never left without an answer."""
+    """Answer a component click discord.py does not hand to an item: a button the bot routes
+    itself (CaroButton.routed_by_bot), or one of ours whose id is not on the clicked message (an
+    older drawing in the member's client, or a forgery), goes to its item, which checks the
+    board and explains; anything else is refused as forged. Never left without an answer."""
     data: Any = interaction.data or {}
     custom_id = data.get("custom_id")
     if not isinstance(custom_id, str):
         await refuse_forged()
         return
     found = match_item(custom_id)
-    if found is not None and message_carries(interaction.message, custom_id):
-        return  # discord.py dispatched it to the item already
     if found is None:
         log.info("refused an unknown component click %r", custom_id[:100])
         await refuse_forged()
         return
     cls, match = found
+    if not cls.routed_by_bot and message_carries(interaction.message, custom_id):
+        return  # discord.py dispatched it to the item already
     base = discord.ui.Button[Any](custom_id=custom_id)
     item = await cls.from_custom_id(interaction, base, match)
     await item.callback(interaction)
@@ -214,11 +228,12 @@ __all__ = [
     "ID",
     "MODAL_FIELD",
     "PLY",
-    "dispatch_undelivered",
+    "dispatch_click",
     "drawn_button",
     "make_button",
     "match_item",
     "message_carries",
     "on_its_message",
     "registered",
+    "routed_by_discord",
 ]

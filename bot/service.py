@@ -289,7 +289,9 @@ class GameService:
             return await self._create(new)
 
     async def _create(self, new: NewGame) -> GameState:
-        return load_state(await self.storage.create_game(await self._with_clock(new)))
+        state = load_state(await self.storage.create_game(await self._with_clock(new)))
+        self._remember(state)
+        return state
 
     async def active_game(self, guild_id: int, channel_id: int, player_id: int) -> GameRow | None:
         return await self.storage.active_game(guild_id, channel_id, player_id)
@@ -299,8 +301,16 @@ class GameService:
         return await self.storage.last_game(guild_id, channel_id, user_id)
 
     async def attach_message(self, game_id: int, message_id: int) -> None:
-        self._recent.pop(game_id, None)
-        await self.storage.set_message(game_id, message_id)
+        try:
+            await self.storage.set_message(game_id, message_id)
+        except BaseException:
+            self._recent.pop(game_id, None)
+            raise
+        known = self._recent.get(game_id)
+        if known is not None:
+            self._recent[game_id] = GameState(
+                row=replace(known.row, message_id=message_id), board=known.board
+            )
 
     async def abandon(self, game_id: int) -> None:
         self._recent.pop(game_id, None)
@@ -320,6 +330,13 @@ class GameService:
         if not state.active:
             self._recent.pop(state.id, None)
             return
+        known = self._recent.get(state.id)
+        if state.row.message_id is None and known is not None and known.row.message_id is not None:
+            # Built from a state read before the board was posted (the AI's first move, searched
+            # while the board was on its way): the message is the one attach_message stored.
+            state = GameState(
+                row=replace(state.row, message_id=known.row.message_id), board=state.board
+            )
         self._recent[state.id] = state
         self._recent.move_to_end(state.id)
         if len(self._recent) > RECENT_GAMES:

@@ -13,10 +13,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from engine.ai import DEFAULT_TIME_LIMITS
 from engine.notation import cell_name
 from engine.types import Level
 
+from ..config import is_quick_level
 from ..errors import UserError
 from ..items import ID, MODAL_FIELD, PLY, Action, CaroButton, message_carries
 from ..model import GameState, Mode, MoveRef
@@ -33,10 +33,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("caro.bot")
 
-# AI levels whose search takes at most this long (seconds) answer in the same edit as the
-# member's move; the wait is bounded by Settings.quick_reply, queue in the AI pool included
-# (behind other members' long searches the member sees their move first, then the answer).
-QUICK_AI_LIMIT = 0.1
 
 
 # ----------------------------------------------------------------- the cells
@@ -44,9 +40,13 @@ class CellButton(
     CaroButton, template=rf"caro:m:(?P<game>{ID}):(?P<ply>{PLY}):(?P<cell>[A-Z][1-9][0-9]?)"
 ):
     """A cell of the board: caro:m:<game>:<ply>:<cell>. The ply is the number of moves played
-    when the board was drawn, so a click on an older drawing is recognised as stale."""
+    when the board was drawn, so a click on an older drawing is recognised as stale.
+
+    Most clicks are on cells: the bot routes them itself (dispatch_click), from the id alone.
+    Cells are drawn only on boards, which are never stored views (sent_only)."""
 
     action = Action.CELL
+    routed_by_bot = True
 
     def __init__(self, game: int, ply: int, cell: str, **style: Any) -> None:
         super().__init__(self.custom_id_of(game, ply, cell), **style)
@@ -326,6 +326,8 @@ class PlayCog(commands.Cog, name="Play"):
                 ),
                 busy="error.already_playing",
                 busy_unposted="error.already_playing_nolink",
+                ai_owner=interaction.user.id,
+                reply_wait=self.reply_wait,
             )
         finally:
             self._starting.discard(key)
@@ -339,8 +341,6 @@ class PlayCog(commands.Cog, name="Play"):
             state.starter_id,
             state.player_mark.name,
         )
-        if state.ai_to_move:
-            self.bot.spawn(self.bot.boards.ai_turn(state.id, interaction, interaction.user.id))
 
     async def play(
         self, interaction: discord.Interaction[Any], ref: MoveRef, custom_id: str
@@ -378,8 +378,8 @@ class PlayCog(commands.Cog, name="Play"):
         level = state.level_of(state.board.turn)
         if not isinstance(level, Level):
             return 0.0  # a member's turn, or the external engine (its own time limit)
-        limit = self.bot.settings.ai_time_limit or DEFAULT_TIME_LIMITS[level]
-        return self.bot.settings.quick_reply if limit <= QUICK_AI_LIMIT else 0.0
+        settings = self.bot.settings
+        return settings.quick_reply if is_quick_level(level, settings.ai_time_limit) else 0.0
 
     @staticmethod
     def owner_of(state: GameState) -> Hashable:

@@ -106,3 +106,48 @@ async def test_closing_drops_queued_searches_and_refuses_new_ones() -> None:
 def test_a_pool_needs_a_worker() -> None:
     with pytest.raises(ValueError, match="at least one worker"):
         FairPool(lambda: ThreadPoolExecutor(1), workers=0)
+
+
+async def test_a_job_would_start_at_once_only_with_a_worker_idle_and_nobody_queued() -> None:
+    gate = Gate()
+    pool = FairPool(lambda: ThreadPoolExecutor(2), workers=2)
+    assert pool.has_free_worker()
+    first = asyncio.create_task(pool.run("alice", gate.job, "alice-0"))
+    await until(lambda: len(gate.started) == 1)
+    assert pool.has_free_worker()  # one of two busy
+    bob = asyncio.create_task(pool.run("bob", gate.job, "bob"))
+    await until(lambda: len(gate.started) == 2)
+    assert not pool.has_free_worker()
+    gate.release.set()
+    await asyncio.gather(first, bob)
+    assert pool.has_free_worker()
+    await pool.close()
+    assert not pool.has_free_worker()
+
+
+async def test_quick_levels_search_on_their_own_worker_unless_it_is_busy_and_the_pool_idle(
+    tmp_path: Path,
+) -> None:
+    from bot.client import CaroBot
+    from bot.config import Settings
+
+    bot = CaroBot(Settings(token="t", db_path=str(tmp_path / "caro.db")))
+    gate = Gate()
+    shared = bot._pool = FairPool(lambda: ThreadPoolExecutor(2), workers=2)
+    quick = bot._quick_pool = FairPool(lambda: ThreadPoolExecutor(1), workers=1)
+    # Other members' long searches hold every worker of the shared pool: easy is not behind them.
+    long = [asyncio.create_task(shared.run(f"m{i}", gate.job, f"long-{i}")) for i in range(2)]
+    await until(lambda: len(gate.started) == 2)
+    assert bot._pool_for("easy") is quick
+    assert bot._pool_for("hard") is shared
+    assert bot._pool_for("impossible") is shared
+    gate.release.set()
+    await asyncio.gather(*long)
+    # The quick worker busy and the shared pool idle: easy takes an idle worker there.
+    slow = Gate()
+    busy = asyncio.create_task(quick.run("m9", slow.job, "easy-0"))
+    await until(lambda: slow.started == ["easy-0"])
+    assert bot._pool_for("easy") is shared
+    slow.release.set()
+    await busy
+    await asyncio.gather(shared.close(), quick.close())

@@ -290,6 +290,34 @@ async def test_a_fast_ai_answers_in_the_same_edit_and_a_slow_one_after(
     assert ply_of(hard) == 2 and hard.edits == 2
 
 
+async def test_a_fast_ai_that_moves_first_is_on_the_board_as_it_is_posted(
+    start_bot: StartBot,
+) -> None:
+    running_bot = await start_bot(CARO_QUICK_REPLY_SECONDS="2")
+    alice, bob = running_bot.double.add_member("alice"), running_bot.double.add_member("bob")
+    # The first search of a new process may wait for its AI workers to start.
+    warm = (await alice.slash("caro start", difficulty="easy", size="5x5", first="me")).message
+    await alice.click(warm, "C3")
+    await warm.wait_for(lambda m: ply_of(m) == 2, timeout=20)
+
+    easy = (await bob.slash("caro start", difficulty="easy", size="5x5", first="ai")).message
+    # The board arrives with the AI's first move on it: one message, never edited.
+    assert ply_of(easy) == 1 and "AI played" in text_of(easy) and "Your turn (O)." in text_of(easy)
+    assert board_of(easy, 4).ply == 1
+    await asyncio.sleep(0.5)
+    assert easy.edits == 0
+    # The member plays on it, as on any board (the click knows its message without a read).
+    await bob.click(easy, board_of(easy, 4).move_name(first_empty(board_of(easy, 4))))
+    easy = await easy.wait_for(lambda m: ply_of(m) == 3, timeout=20)
+
+    carol = running_bot.double.add_member("carol")
+    hard = (await carol.slash("caro start", difficulty="hard", size="5x5", first="ai")).message
+    # A slower level: the empty board at once, the AI's move when it comes.
+    assert ply_of(hard) == 0 and "The AI is thinking" in text_of(hard)
+    hard = await hard.wait_for(lambda m: ply_of(m) == 1, timeout=20)
+    assert "Your turn (O)." in text_of(hard) and hard.edits == 1
+
+
 def _run_bot(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "CARO_"))}
     return subprocess.run(

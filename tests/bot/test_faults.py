@@ -150,9 +150,10 @@ async def test_rate_limits_and_server_errors_are_retried_and_the_board_stays_tru
     double = running_bot.double
     alice = double.add_member("alice")
     callback = r"^/interactions/\d+/[^/]+/callback$"
-    # The board's first post: rate limited once, then accepted.
+    # The board's first post: rate limited once, then accepted. Against "normal", which is not a
+    # quick level, the AI's answer is an edit of its own (easy's comes in the click's response).
     double.fail_next("POST", callback, status=429, retry_after=0.4)
-    start = await alice.slash("caro start", difficulty="easy", size="4x4")
+    start = await alice.slash("caro start", difficulty="normal", size="4x4", first="me")
     assert start.callback_type == 4 and not start.ephemeral
     message = start.message
     assert message is not None

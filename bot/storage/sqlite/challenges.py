@@ -99,12 +99,12 @@ class ChallengeQueries(GameQueries):
                              shard_count: int = 1) -> list[ChallengeRow]:
         """Pending challenges of the shard whose time ran out by `now`."""
         check_shard(shard_id, shard_count)
-        async with self._lock, self._db.execute(
-            f"SELECT {_CHALLENGE_COLUMNS} FROM challenges"
-            f" WHERE status = 'pending' AND deadline <= ? AND {SHARD} ORDER BY deadline, id",
-            (now, shard_count, shard_id),
-        ) as cur:
-            rows = await cur.fetchall()
+        async with self._lock:
+            rows = await self._all(
+                f"SELECT {_CHALLENGE_COLUMNS} FROM challenges"
+                f" WHERE status = 'pending' AND deadline <= ? AND {SHARD} ORDER BY deadline, id",
+                (now, shard_count, shard_id),
+            )
         return [_challenge_row(r) for r in rows]
 
     async def pending_challenges(self, *, challenger_id: int, opponent_id: int) -> tuple[int, int]:
@@ -120,10 +120,9 @@ class ChallengeQueries(GameQueries):
         return sent, received
 
     async def _challenge(self, challenge_id: int) -> ChallengeRow | None:
-        async with self._db.execute(
+        row = await self._first(
             f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE id = ?", (challenge_id,)
-        ) as cur:
-            row = await cur.fetchone()
+        )
         return None if row is None else _challenge_row(row)
 
 

@@ -163,9 +163,16 @@ class Connection:
         else:
             await self._db.execute("COMMIT")
 
+    # One trip to the database thread each: a cursor's execute, fetch and close are three, and
+    # under load every trip waits behind the other games' on the one connection.
+    async def _all(self, sql: str, params: Sequence[object] = ()) -> list[sqlite3.Row]:
+        return list(await self._db.execute_fetchall(sql, params))
+
+    async def _first(self, sql: str, params: Sequence[object] = ()) -> sqlite3.Row | None:
+        return next(iter(await self._db.execute_fetchall(sql, params)), None)
+
     async def _scalar(self, sql: str, params: Sequence[object] = ()) -> int:
-        async with self._db.execute(sql, params) as cur:
-            row = await cur.fetchone()
+        row = await self._first(sql, params)
         return int(row[0]) if row is not None and row[0] is not None else 0
 
 

@@ -140,12 +140,11 @@ class GameQueries(StandingQueries):
     async def last_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None:
         """The member's most recent game in a channel in which they played, running or not."""
         async with self._lock:
-            async with self._db.execute(
+            row = await self._first(
                 "SELECT id FROM games WHERE guild_id = ? AND channel_id = ?"
                 " AND (x_user_id = ? OR o_user_id = ?) ORDER BY id DESC LIMIT 1",
                 (guild_id, channel_id, user_id, user_id),
-            ) as cur:
-                row = await cur.fetchone()
+            )
             return None if row is None else await self._game(int(row[0]))
 
     async def games_awaiting_ai(self, *, shard_id: int = 0, shard_count: int = 1) -> list[GameRow]:
@@ -194,24 +193,24 @@ class GameQueries(StandingQueries):
     async def next_deadline(self, *, shard_id: int = 0, shard_count: int = 1) -> float | None:
         """The earliest running clock of any game or pending challenge of the shard."""
         check_shard(shard_id, shard_count)
-        async with self._lock, self._db.execute(
-            "SELECT MIN(d) FROM (SELECT MIN(deadline) AS d FROM games"
-            f" WHERE status = 'active' AND {SHARD}"
-            " UNION ALL SELECT MIN(deadline) FROM challenges"
-            f" WHERE status = 'pending' AND {SHARD})",
-            (shard_count, shard_id, shard_count, shard_id),
-        ) as cur:
-            row = await cur.fetchone()
+        async with self._lock:
+            row = await self._first(
+                "SELECT MIN(d) FROM (SELECT MIN(deadline) AS d FROM games"
+                f" WHERE status = 'active' AND {SHARD}"
+                " UNION ALL SELECT MIN(deadline) FROM challenges"
+                f" WHERE status = 'pending' AND {SHARD})",
+                (shard_count, shard_id, shard_count, shard_id),
+            )
         return None if row is None or row[0] is None else float(row[0])
 
     async def live_counts(self, guild_id: int, user_id: int) -> LiveCounts:
-        async with self._lock, self._db.execute(
-            "SELECT COALESCE(SUM(mode = 'ai' AND (x_user_id = ? OR o_user_id = ?)), 0),"
-            " COALESCE(SUM(mode = 'ai'), 0), COALESCE(SUM(mode = 'watch'), 0)"
-            " FROM games WHERE guild_id = ? AND status = 'active'",
-            (user_id, user_id, guild_id),
-        ) as cur:
-            row = await cur.fetchone()
+        async with self._lock:
+            row = await self._first(
+                "SELECT COALESCE(SUM(mode = 'ai' AND (x_user_id = ? OR o_user_id = ?)), 0),"
+                " COALESCE(SUM(mode = 'ai'), 0), COALESCE(SUM(mode = 'watch'), 0)"
+                " FROM games WHERE guild_id = ? AND status = 'active'",
+                (user_id, user_id, guild_id),
+            )
         assert row is not None
         return LiveCounts(int(row[0]), int(row[1]), int(row[2]))
 
@@ -410,24 +409,22 @@ class GameQueries(StandingQueries):
 
     async def _games_where(self, condition: str, params: tuple[object, ...] = ()) -> list[GameRow]:
         async with self._lock:
-            async with self._db.execute(f"SELECT id FROM games WHERE {condition}", params) as cur:
-                ids = [int(row[0]) for row in await cur.fetchall()]
+            rows = await self._all(f"SELECT id FROM games WHERE {condition}", params)
+            ids = [int(row[0]) for row in rows]
             games = [await self._game(i) for i in ids]
         return [g for g in games if g is not None]
 
     async def _active_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None:
-        async with self._db.execute(
+        row = await self._first(
             "SELECT game_id FROM live_seats WHERE guild_id = ? AND channel_id = ? AND user_id = ?",
             (guild_id, channel_id, user_id),
-        ) as cur:
-            row = await cur.fetchone()
+        )
         return None if row is None else await self._game(int(row[0]))
 
     async def _active_watch(self, guild_id: int, channel_id: int) -> GameRow | None:
-        async with self._db.execute(
+        row = await self._first(
             "SELECT id FROM games WHERE guild_id = ? AND channel_id = ? AND mode = 'watch'"
             " AND status = 'active' ORDER BY id LIMIT 1",
             (guild_id, channel_id),
-        ) as cur:
-            row = await cur.fetchone()
+        )
         return None if row is None else await self._game(int(row[0]))

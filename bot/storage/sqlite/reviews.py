@@ -20,11 +20,11 @@ class ReviewQueries(GameQueries):
 
     async def review(self, game_id: int, node_limit: int) -> str | None:
         """The cached review (JSON) of `game_id` made with `node_limit`, if any."""
-        async with self._lock, self._db.execute(
-            "SELECT data FROM reviews WHERE game_id = ? AND node_limit = ?",
-            (game_id, node_limit),
-        ) as cur:
-            row = await cur.fetchone()
+        async with self._lock:
+            row = await self._first(
+                "SELECT data FROM reviews WHERE game_id = ? AND node_limit = ?",
+                (game_id, node_limit),
+            )
         return None if row is None else str(row[0])
 
     async def save_review(self, game_id: int, node_limit: int, data: str) -> None:

@@ -19,10 +19,10 @@ class SettingQueries(Connection):
         # this one process, so a cache is exact and saves a database trip per move.
         if guild_id in self._settings:
             return self._settings[guild_id] or default
-        async with self._lock, self._db.execute(
-            "SELECT pvp_timeout, ai_timeout FROM guild_settings WHERE guild_id = ?", (guild_id,)
-        ) as cur:
-            row = await cur.fetchone()
+        async with self._lock:
+            row = await self._first(
+                "SELECT pvp_timeout, ai_timeout FROM guild_settings WHERE guild_id = ?", (guild_id,)
+            )
         found = (
             None
             if row is None
@@ -42,10 +42,10 @@ class SettingQueries(Connection):
             self._settings[guild_id] = settings
 
     async def get_meta(self, key: str) -> str | None:
-        async with self._lock, self._db.execute(
-            "SELECT value FROM meta WHERE key = ?", (key,)
-        ) as cur:
-            row = await cur.fetchone()
+        async with self._lock:
+            row = await self._first(
+                "SELECT value FROM meta WHERE key = ?", (key,)
+            )
         return None if row is None else str(row[0])
 
     async def set_meta(self, key: str, value: str) -> None:

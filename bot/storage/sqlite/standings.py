@@ -20,13 +20,13 @@ class StandingQueries(Connection):
         self, scope: int, mode: Mode, *, min_games: int, limit: int = 10
     ) -> list[RatedRow]:
         """Ranked by rating, then games played (more first), then user id."""
-        async with self._lock, self._db.execute(
-            "SELECT user_id, rating, wins, draws, losses FROM standings"
-            " WHERE scope = ? AND mode = ? AND wins + draws + losses >= ?"
-            " ORDER BY rating DESC, wins + draws + losses DESC, user_id ASC LIMIT ?",
-            (scope, Mode(mode).value, min_games, limit),
-        ) as cur:
-            rows = await cur.fetchall()
+        async with self._lock:
+            rows = await self._all(
+                "SELECT user_id, rating, wins, draws, losses FROM standings"
+                " WHERE scope = ? AND mode = ? AND wins + draws + losses >= ?"
+                " ORDER BY rating DESC, wins + draws + losses DESC, user_id ASC LIMIT ?",
+                (scope, Mode(mode).value, min_games, limit),
+            )
         return [
             RatedRow(
                 rank=i,
@@ -38,23 +38,23 @@ class StandingQueries(Connection):
         ]
 
     async def rating_changes(self, game_id: int) -> list[RatingChange]:
-        async with self._lock, self._db.execute(
-            "SELECT user_id, scope, mode, before, after FROM rating_changes WHERE game_id = ?"
-            " ORDER BY scope, user_id",
-            (game_id,),
-        ) as cur:
-            rows = await cur.fetchall()
+        async with self._lock:
+            rows = await self._all(
+                "SELECT user_id, scope, mode, before, after FROM rating_changes WHERE game_id = ?"
+                " ORDER BY scope, user_id",
+                (game_id,),
+            )
         return [
             RatingChange(int(u), int(s), Mode(m), float(b), float(a)) for u, s, m, b, a in rows
         ]
 
     async def user_stats(self, guild_id: int, user_id: int) -> UserStats:
-        async with self._lock, self._db.execute(
-            "SELECT ai_level, result, COUNT(*) FROM results"
-            " WHERE guild_id = ? AND user_id = ? GROUP BY ai_level, result",
-            (guild_id, user_id),
-        ) as cur:
-            rows = await cur.fetchall()
+        async with self._lock:
+            rows = await self._all(
+                "SELECT ai_level, result, COUNT(*) FROM results"
+                " WHERE guild_id = ? AND user_id = ? GROUP BY ai_level, result",
+                (guild_id, user_id),
+            )
         tallies: dict[str, dict[str, int]] = {}
         for level, result, count in rows:
             tallies.setdefault(str(level), {})[str(result)] = int(count)
@@ -115,12 +115,11 @@ class StandingQueries(Connection):
         )
 
     async def _standing(self, scope: int, user_id: int, mode: Mode) -> Standing:
-        async with self._db.execute(
+        row = await self._first(
             "SELECT rating, wins, draws, losses FROM standings"
             " WHERE scope = ? AND user_id = ? AND mode = ?",
             (scope, user_id, Mode(mode).value),
-        ) as cur:
-            row = await cur.fetchone()
+        )
         if row is None:
             return Standing(rating=START_RATING, record=Record())
         return Standing(
