@@ -147,7 +147,12 @@ class ControlsCog(commands.Cog, name="Controls"):
         try:
             hint = await self.bot.games.hint(game, ply, interaction.user.id)
         except UserError as exc:
-            await interaction.followup.send(localized(interaction, exc), ephemeral=True)
+            if not self.bot.is_closed():
+                await interaction.followup.send(localized(interaction, exc), ephemeral=True)
+            return
+        if self.bot.is_closed():
+            # The search outlived a shutdown (the pool lets running searches end): Discord
+            # can no longer be told, and the member's "thinking" ends on its own.
             return
         loc = locale_of(interaction)
         fresh = await self.bot.games.state(game)

@@ -134,6 +134,9 @@ async def test_boards_posted_by_the_previous_version_play_to_the_end_after_an_up
     # The AI game: a hint, then played to its end with literal cell ids.
     hint = await alice.click_custom_id(ai, HINT.format(game=ai_game, ply=0))
     assert hint.callback_type == 5, hint  # deferred, answered in a follow-up
+    # Answered before the member plays on (a hint for a position already left is refused).
+    (answer,) = await hint.followups(1, timeout=30)
+    assert answer.content.startswith("Hint: play **"), answer.content
     end = await play_ai_game_with_literal_ids(alice, ai)
     assert is_over(end)
 
