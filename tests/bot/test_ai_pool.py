@@ -151,3 +151,69 @@ async def test_quick_levels_search_on_their_own_worker_unless_it_is_busy_and_the
     slow.release.set()
     await busy
     await asyncio.gather(shared.close(), quick.close())
+
+
+def fail_with(message: str) -> None:
+    raise ValueError(message)
+
+
+def unpicklable() -> object:
+    return lambda: None
+
+
+def sleep_then_pid(seconds: float) -> int:
+    import time
+
+    time.sleep(seconds)
+    return os.getpid()
+
+
+async def test_the_loop_driven_pool_brings_back_results_and_failures() -> None:
+    pool = process_pool(2)
+    loop = asyncio.get_running_loop()
+    try:
+        assert await loop.run_in_executor(pool, divmod, 17, 5) == (3, 2)
+        with pytest.raises(ValueError, match="no such move"):
+            await loop.run_in_executor(pool, fail_with, "no such move")
+        # An answer pickle cannot carry is a failure of that job only: the worker serves on.
+        with pytest.raises(RuntimeError, match="could not send its answer"):
+            await loop.run_in_executor(pool, unpicklable)
+        # Each job on its own worker at once: two different processes, neither this one.
+        pids = await asyncio.gather(
+            loop.run_in_executor(pool, sleep_then_pid, 0.3),
+            loop.run_in_executor(pool, sleep_then_pid, 0.3),
+        )
+        assert len(set(pids)) == 2 and os.getpid() not in pids
+    finally:
+        await asyncio.to_thread(pool.shutdown, wait=True)
+
+
+async def test_shutting_the_loop_driven_pool_down_lets_running_jobs_end() -> None:
+    pool = process_pool(1)
+    loop = asyncio.get_running_loop()
+    running = loop.run_in_executor(pool, sleep_then_pid, 0.3)
+    queued = loop.run_in_executor(pool, os.getpid)
+    await asyncio.sleep(0.05)
+    await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
+    pid = await running
+    with pytest.raises(asyncio.CancelledError):
+        await queued
+    with pytest.raises(RuntimeError, match="after shutdown"):
+        pool.submit(os.getpid)
+    # The worker has exited.
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+async def test_a_worker_dying_breaks_the_loop_driven_pool() -> None:
+    from concurrent.futures.process import BrokenProcessPool
+
+    pool = process_pool(1)
+    loop = asyncio.get_running_loop()
+    pid = await loop.run_in_executor(pool, os.getpid)
+    os.kill(pid, 9)  # as the OS killing it would
+    with pytest.raises(BrokenProcessPool):
+        await loop.run_in_executor(pool, sleep_then_pid, 1.0)
+    with pytest.raises(BrokenProcessPool):
+        pool.submit(os.getpid)
+    pool.shutdown(wait=False)
