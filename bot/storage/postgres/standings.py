@@ -92,31 +92,40 @@ class StandingQueries(Connection):
         """
         members = sorted(game.members)
         mode = game.mode.value
-        for scope in (game.guild_id, GLOBAL_SCOPE):
-            await con.executemany(
-                "INSERT INTO standings (scope, user_id, mode, rating) VALUES ($1, $2, $3, $4)"
-                " ON CONFLICT (scope, user_id, mode) DO NOTHING",
-                [(scope, user, mode, START_RATING) for user in members],
-            )
-            rows = await con.fetch(
-                "SELECT user_id, rating FROM standings WHERE scope = $1 AND mode = $2"
-                " AND user_id = ANY($3::BIGINT[]) ORDER BY user_id FOR UPDATE",
-                scope, mode, members,
-            )
-            current = {int(r["user_id"]): float(r["rating"]) for r in rows}
+        scopes = [game.guild_id, GLOBAL_SCOPE]
+        # Each step one round trip for both scopes (executemany sends its rows in one go): a
+        # finishing move waits for each, and on a busy machine each waits to be scheduled.
+        await con.executemany(
+            "INSERT INTO standings (scope, user_id, mode, rating) VALUES ($1, $2, $3, $4)"
+            " ON CONFLICT (scope, user_id, mode) DO NOTHING",
+            [(scope, user, mode, START_RATING) for scope in scopes for user in members],
+        )
+        # Locked in the rows' order: the server's scope first, then the global one.
+        rows = await con.fetch(
+            "SELECT scope, user_id, rating FROM standings WHERE scope = ANY($1::BIGINT[])"
+            " AND mode = $2 AND user_id = ANY($3::BIGINT[])"
+            " ORDER BY scope = $4, user_id FOR UPDATE",
+            scopes, mode, members, GLOBAL_SCOPE,
+        )
+        writes = []
+        for scope in scopes:
+            current = {
+                int(r["user_id"]): float(r["rating"]) for r in rows if int(r["scope"]) == scope
+            }
             for update in rate(game, winner, current):
-                await con.execute(
-                    "UPDATE standings SET rating = $4, wins = wins + $5, draws = draws + $6,"
-                    " losses = losses + $7 WHERE scope = $1 AND user_id = $2 AND mode = $3",
+                writes.append((
                     scope, update.user_id, mode, update.after,
                     int(update.result is Result.WIN), int(update.result is Result.DRAW),
-                    int(update.result is Result.LOSS),
-                )
-                await con.execute(
-                    "INSERT INTO rating_changes (game_id, scope, user_id, mode, before, after)"
-                    " VALUES ($1, $2, $3, $4, $5, $6)",
-                    game.id, scope, update.user_id, mode, update.before, update.after,
-                )
+                    int(update.result is Result.LOSS), game.id, update.before,
+                ))
+        await con.executemany(
+            "WITH counted AS (UPDATE standings SET rating = $4, wins = wins + $5,"
+            " draws = draws + $6, losses = losses + $7"
+            " WHERE scope = $1 AND user_id = $2 AND mode = $3)"
+            " INSERT INTO rating_changes (game_id, scope, user_id, mode, before, after)"
+            " VALUES ($8, $1, $2, $3, $9, $4)",
+            writes,
+        )
         if game.mode is Mode.AI:
             for mark in (Mark.X, Mark.O):
                 seat, other = game.seat(mark), game.seat(mark.other)
