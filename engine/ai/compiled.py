@@ -130,6 +130,7 @@ def new_state(g: Geo, moves: list[int] | None = None) -> State:
         info=np.zeros(2, dtype=np.int64),
         n3=np.zeros(3, dtype=np.int64),
         wdelta=np.zeros((2, g.k), dtype=np.int64),
+        t3m=np.zeros((3, (size + 63) // 64), dtype=np.int64),
     )
     core.load(g, s, np.array(moves or [], dtype=np.int32))
     return s

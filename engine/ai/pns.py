@@ -38,6 +38,7 @@ from .core import (
     Ctx,
     Geo,
     State,
+    _low_bit,
     _next_stamp,
     _select_at,
     _tick,
@@ -50,6 +51,7 @@ from .core import (
     line_wins,
     makes_fork,
     place,
+    threat_moves,
     unplace,
     vcf,
     win_cells,
@@ -157,14 +159,19 @@ def _defences(g: Geo, s: State, ctx: Ctx, att: int, out: I32, wins: I32, tmp: I3
     t3 = s.t3
     # Fork cells first (their own stamp), then the defences (a fresh stamp), as the candidate
     # checks below reuse the scratch arrays.
+    bits = s.t3m
     nf = 0
-    for f in range(g.size):
-        if grid[f] != 0 or t3[att, f] < 2 or not makes_fork(g, s, f, att):
-            continue
-        if caro and not _real_fork(g, s, ctx, f, att, wins, tmp):
-            continue
-        out[nf] = f
-        nf += 1
+    for word in range(bits.shape[1]):
+        fb = bits[att, word]
+        while fb != 0:
+            f = word * 64 + _low_bit(fb)
+            fb &= fb - 1
+            if grid[f] != 0 or t3[att, f] < 2 or not makes_fork(g, s, f, att):
+                continue
+            if caro and not _real_fork(g, s, ctx, f, att, wins, tmp):
+                continue
+            out[nf] = f
+            nf += 1
     if nf == 0:
         return 0
     # out[:nf] holds the fork cells; move them past the room the defences may need.
@@ -201,11 +208,15 @@ def _defences(g: Geo, s: State, ctx: Ctx, att: int, out: I32, wins: I32, tmp: I3
                             mark[c] = st
                             out[nr] = c
                             nr += 1
-    for c in range(g.size):
-        if grid[c] == 0 and t3[dfn, c] > 0 and mark[c] != st:
-            mark[c] = st
-            out[nr] = c
-            nr += 1
+    for word in range(bits.shape[1]):
+        b = bits[dfn, word]
+        while b != 0:
+            c = word * 64 + _low_bit(b)
+            b &= b - 1
+            if grid[c] == 0 and mark[c] != st:
+                mark[c] = st
+                out[nr] = c
+                nr += 1
     return nr
 
 
@@ -242,21 +253,7 @@ def _expand_or(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, p: int, bud: 
             return 0, True
         n = 1
     else:
-        grid = s.grid
-        t3 = s.t3
-        t2 = s.t2
-        attack = s.attack
-        for c in range(g.size):
-            if grid[c] != 0:
-                continue
-            if t3[att, c] > 0:
-                moves[n] = c
-                scores[n] = FOUR_BONUS + attack[att, c]
-                n += 1
-            elif bud > 0 and t2[att, c] > 0:
-                moves[n] = c
-                scores[n] = attack[att, c] + (t2[att, c] << 20)
-                n += 1
+        n = threat_moves(g, s, att, bud > 0, moves, scores)
     replies = ctx.bbuf[p + 1]
     wins = ctx.wbuf[p + 1]
     tmp = ctx.movebuf[p + 1]

@@ -185,7 +185,7 @@ def recount(g, grid):
     live for a mark when the other has no stone in it, adds its worth to that mark's sum, its
     gain to each of its cells' attack, and one to each cell's four/three/two count when it
     holds k-1, k-2 or k-3 of the mark's stones (and to the mark's count of such fours and
-    threes)."""
+    threes); the cells whose three count is not zero, as bits."""
     size, k = g.size, g.k
     attack = np.zeros((3, size), dtype=np.int64)
     tiers = {name: np.zeros((3, size), dtype=np.int32) for name in ("t4", "t3", "t2")}
@@ -207,7 +207,14 @@ def recount(g, grid):
                 attack[m, c] += g.gain[mine]
                 for name, count in (("t4", k - 1), ("t3", k - 2), ("t2", k - 3)):
                     tiers[name][m, c] += mine == count
-    return {"cnt": cnt, "attack": attack, "sums": sums, "n4": n4, "n3": n3, **tiers}
+    # The cells with a three count, as bits of 64-bit words (read as signed, as the core does).
+    t3m = np.zeros((3, (size + 63) // 64), dtype=np.uint64)
+    for m in (1, 2):
+        for c in range(size):
+            if tiers["t3"][m, c] > 0:
+                t3m[m, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+    return {"cnt": cnt, "attack": attack, "sums": sums, "n4": n4, "n3": n3, **tiers,
+            "t3m": t3m.view(np.int64)}
 
 
 @pytest.mark.parametrize("rule", list(Rule))
