@@ -5,6 +5,9 @@ each owner (the member a search is for) has a queue of its own, the queues are s
 round-robin, and no single owner holds more than all but one of the workers. A member flooding
 the pool therefore leaves a worker for everyone else, and another member's move waits for at
 most the searches of the other members ahead in the round, not for the flood.
+
+The workers are processes of a LoopProcessPool: the event loop itself writes each job to a
+worker's pipe and reads the answer from another, with no helper threads in between.
 """
 
 from __future__ import annotations
@@ -13,11 +16,14 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import os
 import signal
+import struct
+import sys
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable, Hashable
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -31,6 +37,8 @@ T = TypeVar("T")
 
 # Seconds a stopped worker gets to exit before it is killed (its search is over by then).
 WORKER_EXIT_WAIT = 5.0
+# Bytes read from an answer pipe at a time.
+ANSWER_READ = 1 << 16
 
 
 class PoolClosedError(RuntimeError):
@@ -55,28 +63,43 @@ class _Owner:
 
 def process_pool(
     workers: int, initializer: Callable[..., object] | None = None, initargs: tuple[Any, ...] = ()
-) -> LoopProcessPool:
+) -> Executor:
+    if sys.platform == "win32":
+        # Windows' event loop cannot watch a pipe (no add_reader): the standard pool there.
+        return ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=initializer,
+            initargs=initargs,
+        )
     return LoopProcessPool(workers, initializer, initargs)
+
+
+# An answer's frame: its length, then the pickle.
+_FRAME = struct.Struct("!Q")
 
 
 @dataclass(eq=False)
 class _Worker:
     process: BaseProcess
-    conn: Connection
+    jobs: Connection  # written here, blocking (the loop never watches it)
+    answers: int  # the answer pipe's reading end, non-blocking (the loop watches it)
+    received: bytearray = field(default_factory=bytearray)
     job: Future[Any] | None = None
 
 
-def _serve(conn: Connection, initializer: Callable[..., object] | None,
+def _serve(jobs: Connection, answers: Connection, initializer: Callable[..., object] | None,
            initargs: tuple[Any, ...]) -> None:
-    """A worker process: run the jobs that arrive on `conn`, one at a time, and send back
-    (True, result) or (False, the exception); None (or the bot gone) ends it."""
+    """A worker process: run the jobs that arrive on `jobs`, one at a time, and write back
+    (True, result) or (False, the exception) on `answers`; None (or the bot gone) ends it."""
     # Ctrl-C in a terminal reaches the whole process group: the bot stops its workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if initializer is not None:
         initializer(*initargs)
+    out = answers.fileno()
     while True:
         try:
-            job = conn.recv()
+            job = jobs.recv()
         except (EOFError, OSError):
             return  # the bot is gone
         if job is None:
@@ -91,15 +114,18 @@ def _serve(conn: Connection, initializer: Callable[..., object] | None,
         except Exception as exc:  # a result or exception pickle cannot carry
             failure = RuntimeError(f"the AI worker could not send its answer: {exc!r}")
             payload = ForkingPickler.dumps((False, failure))
+        frame = memoryview(_FRAME.pack(len(payload)) + bytes(payload))
         try:
-            conn.send_bytes(payload)
+            while frame:
+                frame = frame[os.write(out, frame):]
         except OSError:
             return  # the bot is gone (killed, say): nobody to answer
 
 
 class LoopProcessPool(Executor):
-    """Worker processes driven by the event loop itself: a job and its answer cross one pipe
-    per worker, written by submit and read by a reader callback of the loop. A
+    """Worker processes driven by the event loop itself: a job goes down a worker's job pipe,
+    written by submit, and its answer comes back on the worker's answer pipe, read by a reader
+    callback of the loop. A
     ProcessPoolExecutor hands each job and answer over between two helper threads of its own,
     each woken per job: about 150 µs of the bot's CPU per AI move against 20 here, and every
     click against the AI is one.
@@ -154,17 +180,24 @@ class LoopProcessPool(Executor):
         context = multiprocessing.get_context("spawn")
         assert self._loop is not None
         for _ in range(self._size):
-            ours, theirs = context.Pipe()
+            job_r, job_w = context.Pipe(duplex=False)
+            answer_r, answer_w = context.Pipe(duplex=False)
             process = context.Process(
-                target=_serve, args=(theirs, self._initializer, self._initargs),
+                target=_serve, args=(job_r, answer_w, self._initializer, self._initargs),
                 name="caro-ai-worker", daemon=True,
             )
             process.start()
-            theirs.close()  # so that the worker's death is an end of file here
-            worker = _Worker(process, ours)
+            # The worker's ends, closed here so that its death is an end of file.
+            job_r.close()
+            answer_w.close()
+            # The loop reads answers as they come (it makes the pipe non-blocking): a frame
+            # may arrive in pieces, gathered in `received`.
+            answers = os.dup(answer_r.fileno())
+            answer_r.close()
+            worker = _Worker(process, job_w, answers)
             self._workers.append(worker)
             self._idle.append(worker)
-            self._loop.add_reader(ours.fileno(), self._answered, worker)
+            self._loop.add_reader(answers, self._readable, worker)
 
     def _dispatch(self) -> None:
         while self._pending and self._idle:
@@ -173,7 +206,7 @@ class LoopProcessPool(Executor):
                 continue
             worker = self._idle.popleft()
             try:
-                worker.conn.send((fn, args))
+                worker.jobs.send((fn, args))
             except OSError as exc:
                 future.set_exception(BrokenProcessPool(f"an AI worker is gone ({exc})"))
                 self._break(f"an AI worker is gone ({exc})")
@@ -184,15 +217,53 @@ class LoopProcessPool(Executor):
                 continue
             worker.job = future
 
-    def _answered(self, worker: _Worker) -> None:
+    def _readable(self, worker: _Worker) -> None:
+        ended = False
         try:
-            ok, value = worker.conn.recv()
-        except (EOFError, OSError):
+            while True:
+                chunk = os.read(worker.answers, ANSWER_READ)
+                if not chunk:
+                    ended = True
+                    break
+                worker.received += chunk
+                if len(chunk) < ANSWER_READ:
+                    break
+        except BlockingIOError:
+            pass
+        except OSError:
+            ended = True
+        while True:
+            answer = self._next_answer(worker)
+            if answer is None:
+                break
+            self._answered(worker, answer)
+            if self._broken is not None:
+                return
+        if ended and worker.answers >= 0:
+            worker.process.join(0)  # reaps it if it has exited (never waits)
             code = worker.process.exitcode
             self._break(f"an AI worker process ended abruptly (exit code {code})")
-            return
+
+    @staticmethod
+    def _next_answer(worker: _Worker) -> tuple[bool, Any] | None:
+        """The first whole answer in what `worker` sent so far (taken out), or None."""
+        received = worker.received
+        if len(received) < _FRAME.size:
+            return None
+        (size,) = _FRAME.unpack_from(received)
+        end = _FRAME.size + size
+        if len(received) < end:
+            return None
+        payload = bytes(received[_FRAME.size:end])
+        del received[:end]
+        try:
+            ok, value = ForkingPickler.loads(payload)
         except Exception as exc:  # an answer that does not unpickle here
-            ok, value = False, exc
+            return False, exc
+        return bool(ok), value
+
+    def _answered(self, worker: _Worker, answer: tuple[bool, Any]) -> None:
+        ok, value = answer
         future, worker.job = worker.job, None
         self._idle.append(worker)
         if future is not None:
@@ -223,14 +294,18 @@ class LoopProcessPool(Executor):
 
     def _stop_workers(self, *, kill: bool) -> None:
         for worker in self._workers:
+            if worker.answers < 0:
+                continue  # stopped already
             if self._loop is not None:
-                self._loop.remove_reader(worker.conn.fileno())
+                self._loop.remove_reader(worker.answers)
+            os.close(worker.answers)
+            worker.answers = -1
             with contextlib.suppress(OSError):
                 if kill:
                     worker.process.kill()
                 else:
-                    worker.conn.send(None)
-            worker.conn.close()
+                    worker.jobs.send(None)
+            worker.jobs.close()
         self._idle.clear()
         self._stopped.set()
 

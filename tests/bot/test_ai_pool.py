@@ -173,6 +173,9 @@ async def test_the_loop_driven_pool_brings_back_results_and_failures() -> None:
     loop = asyncio.get_running_loop()
     try:
         assert await loop.run_in_executor(pool, divmod, 17, 5) == (3, 2)
+        # Far bigger than a pipe holds at once, both ways: they arrive whole.
+        big = "x" * 3_000_000
+        assert await loop.run_in_executor(pool, str.upper, big) == big.upper()
         with pytest.raises(ValueError, match="no such move"):
             await loop.run_in_executor(pool, fail_with, "no such move")
         # An answer pickle cannot carry is a failure of that job only: the worker serves on.

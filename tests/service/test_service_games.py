@@ -260,6 +260,24 @@ def ends(board: Board, cell: tuple[int, int]) -> bool:
     return after.is_over()
 
 
+class ReadCounter:
+    def __init__(self) -> None:
+        self.count = 0
+
+
+def count_reads(games: GameService) -> ReadCounter:
+    """Counts the game reads `games` makes from now on."""
+    reads = ReadCounter()
+    real_game = games.storage.game
+
+    async def counted(game_id: int):
+        reads.count += 1
+        return await real_game(game_id)
+
+    games.storage.game = counted  # type: ignore[method-assign]
+    return reads
+
+
 async def test_an_ai_move_searched_while_the_board_was_posted_keeps_its_message(service) -> None:
     games, _ = service
     created = await games.start(
@@ -271,19 +289,11 @@ async def test_an_ai_move_searched_while_the_board_was_posted_keeps_its_message(
     await games.attach_message(created.id, 7000)
     answered = await games.ai_move(created.id, created)
     assert answered is not None and answered.board.ply == 1
-    reads = 0
-    real_game = games.storage.game
-
-    async def counted(game_id: int):
-        nonlocal reads
-        reads += 1
-        return await real_game(game_id)
-
-    games.storage.game = counted  # type: ignore[method-assign]
+    reads = count_reads(games)
     cell = answered.board.move_name(next(iter(answered.board.legal_moves)))
     after = await games.play(MoveRef(created.id, 1, cell), user_id=ALICE, message_id=7000)
     # The kept state knows the message: the click from it is judged without a read.
-    assert after.row.message_id == 7000 and reads == 0
+    assert after.row.message_id == 7000 and reads.count == 0
     # ... and a click from any other message is still refused as not the game's board.
     with pytest.raises(UserError) as refused:
         await games.play(MoveRef(created.id, 2, cell), user_id=ALICE, message_id=7001)
@@ -293,17 +303,9 @@ async def test_an_ai_move_searched_while_the_board_was_posted_keeps_its_message(
 async def test_clicks_on_the_position_this_process_stored_read_nothing(service) -> None:
     games, _ = service
     state = await start(games, level="easy", size="4x4")
-    reads = 0
-    real_game = games.storage.game
-
-    async def counted(game_id: int):
-        nonlocal reads
-        reads += 1
-        return await real_game(game_id)
-
-    games.storage.game = counted  # type: ignore[method-assign]
+    reads = count_reads(games)
     after = await games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
-    assert reads == 0  # the game as this process created it
+    assert reads.count == 0  # the game as this process created it
     while True:
         answered = await games.ai_move(state.id, after)
         assert answered is not None
@@ -317,8 +319,8 @@ async def test_clicks_on_the_position_this_process_stored_read_nothing(service) 
         after = await games.play(
             MoveRef(state.id, answered.board.ply, cell), user_id=ALICE, message_id=None
         )
-        assert reads == 0, after.board.ply
-    assert reads == 1  # the finishing move reads its result back
+        assert reads.count == 0, after.board.ply
+    assert reads.count == 1  # the finishing move reads its result back
 
 
 async def test_a_move_on_a_game_another_process_changed_is_judged_on_the_stored_game(
