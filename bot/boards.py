@@ -167,9 +167,8 @@ class Boards:
             if state.active:
                 # The game may have ended (resigned, stopped, timed out) since this state was
                 # read, at the same move count: drawing it would bring back a running board.
-                # At the same move count the stored game is the one to draw: its row may know
-                # more (the message, when the AI's first move was searched while the board
-                # was being posted).
+                # And at the same move count the stored row may know more (the message, when
+                # the AI's first move was searched while the board was being posted).
                 fresh = await self.games.state(state.id)
                 if fresh is not None and (
                     not fresh.active or fresh.board.ply == state.board.ply

@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("caro.bot")
 
 
-
 # ----------------------------------------------------------------- the cells
 class CellButton(
     CaroButton, template=rf"caro:m:(?P<game>{ID}):(?P<ply>{PLY}):(?P<cell>[A-Z][1-9][0-9]?)"
