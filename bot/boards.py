@@ -299,9 +299,9 @@ class Boards:
             wait = reply_wait(state) if reply_wait is not None else 0.0
             if ai_owner is not None and state.ai_to_move and wait > 0:
                 reply = self._host.spawn(self.ai_move(state.id, ai_owner, known=state))
-                done, _ = await asyncio.wait({reply}, timeout=wait)
-                if done:
-                    state, reply = reply.result() or state, None
+                answered = await answer_within(reply, wait, state)
+                if answered is not None:
+                    state, reply = answered, None
             remember(interaction.guild_id, interaction.user)
             parts = message_parts(state, players=await self.players(state))
             response = await interaction.response.send_message(**parts)
@@ -341,12 +341,11 @@ class Boards:
             # Under the game's drawing lock: a resignation answered meanwhile sees a drawing on
             # its way and draws the end again behind it (redraw_if_drawing).
             async with self._draw_lock(state.id):
-                done, _ = await asyncio.wait({reply}, timeout=wait)
-                if done:
-                    shown = reply.result() or state
+                shown = await answer_within(reply, wait, state)
+                if shown is not None:
                     await self._acknowledge(interaction, shown, then=None, locked=True)
                     self._drawn_ply[state.id] = shown.board.ply
-            if done:
+            if shown is not None:
                 self._forget_if_over(shown)
                 return
         await self._acknowledge(interaction, state, then=reply)
@@ -450,6 +449,15 @@ class Boards:
             await self.show(state, None)
         except (discord.HTTPException, aiohttp.ClientError) as exc:
             log.warning("game %d: could not redraw the AI's move either (%r)", game_id, exc)
+
+
+async def answer_within(
+    reply: asyncio.Task[GameState | None], wait: float, state: GameState
+) -> GameState | None:
+    """The game after the AI's answer (`reply`, to `state`) if it comes within `wait` seconds
+    (`state` itself if the AI did not move); None while it is still thinking."""
+    done, _ = await asyncio.wait({reply}, timeout=wait)
+    return (reply.result() or state) if done else None
 
 
 def jump_link(guild_id: int, channel_id: int, message_id: int) -> str:

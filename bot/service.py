@@ -308,9 +308,7 @@ class GameService:
             raise
         known = self._recent.get(game_id)
         if known is not None:
-            self._recent[game_id] = GameState(
-                row=replace(known.row, message_id=message_id), board=known.board
-            )
+            self._recent[game_id] = _on_message(known, message_id)
 
     async def abandon(self, game_id: int) -> None:
         self._recent.pop(game_id, None)
@@ -334,9 +332,7 @@ class GameService:
         if state.row.message_id is None and known is not None and known.row.message_id is not None:
             # Built from a state read before the board was posted (the AI's first move, searched
             # while the board was on its way): the message is the one attach_message stored.
-            state = GameState(
-                row=replace(state.row, message_id=known.row.message_id), board=state.board
-            )
+            state = _on_message(state, known.row.message_id)
         self._recent[state.id] = state
         self._recent.move_to_end(state.id)
         if len(self._recent) > RECENT_GAMES:
@@ -771,6 +767,9 @@ class GameService:
         return state
 
 
+def _on_message(state: GameState, message_id: int) -> GameState:
+    """`state` as drawn on message `message_id`."""
+    return GameState(row=replace(state.row, message_id=message_id), board=state.board)
 
 
 def failed(task: asyncio.Task[Any]) -> bool:
