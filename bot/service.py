@@ -52,7 +52,7 @@ from .options import (
     ADAPTIVE,
     GameOptions,
 )
-from .storage.interface import REDRAW_FINISHED_WITHIN, MoveOutcome, Storage
+from .storage.interface import REDRAW_FINISHED_WITHIN, Finished, MoveOutcome, Storage
 
 # Levels that may give hints: against the strong levels a hint would play the game for you.
 HINT_LEVELS: tuple[Level, ...] = (Level.EASY, Level.NORMAL)
@@ -65,6 +65,9 @@ CHALLENGE_SECONDS = 5 * 60.0
 # Running games whose latest state a process keeps (see GameService._recent): enough for every
 # game clicked in the last minutes of a busy process, a few MB.
 RECENT_GAMES = 2048
+# Finished games whose rating changes a process keeps from the write that finished them: their
+# final board is drawn right after (and perhaps once more on a redraw).
+FINISHED_GAMES = 256
 
 Think = Callable[[Board, str, str], Awaitable[tuple[tuple[int, int], str]]]
 """(board, level, seed) -> (AI's cell, reason id from engine.ai.explain)."""
@@ -152,6 +155,9 @@ class GameService:
         # ply, status and clock in the database (see play); every other change of a game here
         # refreshes or drops its entry.
         self._recent: OrderedDict[int, GameState] = OrderedDict()
+        # game id -> its rating changes, as the write that finished the game here returned them
+        # (they never change after): drawing the final board reads nothing.
+        self._changes: OrderedDict[int, tuple[RatingChange, ...]] = OrderedDict()
 
     def now(self) -> float:
         """The time on the clock deadlines are written in."""
@@ -593,11 +599,12 @@ class GameService:
             deadline=deadline,
             rate=ratings.game_updates,
         )
+        if isinstance(outcome, Finished):
+            # The result, end reason and ratings are the database's to say: the write returned
+            # them.
+            return self._finished(outcome, board)
         if outcome is not MoveOutcome.STORED:
             return outcome
-        if finish is not None:
-            # The result, end reason and ratings are the database's to say.
-            return await self._reload(state.id)
         move = MoveRow(ply=ply, cell=cell_name(cell), by_ai=by_ai, reason=reason)
         row = replace(state.row, ply=board.ply, deadline=deadline, moves=(*state.row.moves, move))
         after = GameState(row=row, board=board)
@@ -660,16 +667,17 @@ class GameService:
             ply = state.board.ply if expected_ply is None else expected_ply
             finish = Finish(winner=mark.other, reason=EndReason.RESIGN)
             now = self._clock()
-            if not await self.storage.finish_game(
+            finished = await self.storage.finish_game(
                 game_id, finish, rate=ratings.game_updates, ply=ply, not_due_at=now
-            ):
+            )
+            if finished is None:
                 if state.row.deadline is not None and state.row.deadline <= now:
                     # The member to move already lost on time: that result stands, and the
                     # deadline watcher is woken to write and draw it.
                     self.deadlines_changed.set()
                     raise UserError("click.finished")
                 raise UserError("click.stale")
-            return await self._reload(game_id)
+            return self._finished(finished)
 
     async def stop_watch(self, game_id: int, user_id: int, *, may_manage: bool) -> GameState:
         """End a running AI-vs-AI game as abandoned (nobody is rated). Only its starter, or a
@@ -708,11 +716,10 @@ class GameService:
         if state is None or not state.active or state.board.is_over():
             return None
         finish = Finish(winner=state.board.turn.other, reason=EndReason.TIMEOUT)
-        if await self.storage.finish_game(
+        finished = await self.storage.finish_game(
             game_id, finish, rate=ratings.game_updates, ply=state.board.ply, due_by=now
-        ):
-            return await self._reload(game_id)
-        return None
+        )
+        return None if finished is None else self._finished(finished)
 
     async def rematch_options(self, game_id: int, user_id: int) -> tuple[GameState, GameOptions]:
         """The finished game `user_id` played in, and the options of its rematch: same board,
@@ -753,17 +760,37 @@ class GameService:
         )
 
     async def rating_changes(self, game_id: int) -> list[RatingChange]:
+        known = self._changes.get(game_id)
+        if known is not None:
+            return list(known)
         return await self.storage.rating_changes(game_id)
 
     async def user_stats(self, guild_id: int, user_id: int) -> UserStats:
         return await self.storage.user_stats(guild_id, user_id)
 
+    def _finished(self, finished: Finished, board: Board | None = None) -> GameState:
+        """The game as the write that finished it returned it (`board`: its final board, if at
+        hand), its rating changes kept for drawing it; drops what was kept for it running."""
+        game_id = finished.game.id
+        self._changes[game_id] = finished.changes
+        if len(self._changes) > FINISHED_GAMES:
+            self._changes.popitem(last=False)
+        self._forget(game_id)
+        if board is None:
+            return load_state(finished.game)
+        return GameState(row=finished.game, board=board)
+
+    def _forget(self, game_id: int) -> None:
+        """Drop what this process keeps for a running game (it is over)."""
+        self._recent.pop(game_id, None)
+        self._locks.pop(game_id, None)
+        self._hints.pop(game_id, None)
+
     async def _reload(self, game_id: int) -> GameState:
         state = await self.state(game_id)
         assert state is not None  # games are never deleted
         if not state.active:
-            self._locks.pop(game_id, None)
-            self._hints.pop(game_id, None)
+            self._forget(game_id)
         return state
 
 

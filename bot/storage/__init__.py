@@ -29,6 +29,7 @@ from ..model import (
 from .interface import (
     GLOBAL_SCOPE,
     REDRAW_FINISHED_WITHIN,
+    Finished,
     LiveCounts,
     MoveOutcome,
     Storage,
@@ -80,6 +81,7 @@ __all__ = [
     "ActiveGameExists",
     "ChallengeRow",
     "Finish",
+    "Finished",
     "GLOBAL_SCOPE",
     "GameRow",
     "GuildSettings",

@@ -61,6 +61,16 @@ class MoveOutcome(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Finished:
+    """A game as its finishing write left it: the row with every move, and its rating changes
+    (ordered as `rating_changes` returns them; none if unrated). The board of the end needs
+    both, and on a busy database each read back is one more wait."""
+
+    game: GameRow
+    changes: tuple[RatingChange, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class LiveCounts:
     """Running games in one server, for the limits on AI work."""
 
@@ -111,7 +121,10 @@ class Storage(Protocol):
         finish: Finish | None = None,
         deadline: float | None = None,
         rate: RatePolicy | None = None,
-    ) -> MoveOutcome: ...
+    ) -> MoveOutcome | Finished:
+        """Store move number `ply`: STORED, or with `finish` the finished game; STALE or LATE
+        (nothing written) as MoveOutcome says."""
+        ...
 
     async def finish_game(
         self,
@@ -122,7 +135,10 @@ class Storage(Protocol):
         ply: int | None = None,
         due_by: float | None = None,
         not_due_at: float | None = None,
-    ) -> bool: ...
+    ) -> Finished | None:
+        """Finish a running game and count its result; None (nothing written) if it was not
+        running, or failed a condition (see the backends)."""
+        ...
 
     async def due_games(
         self, now: float, *, shard_id: int = 0, shard_count: int = 1

@@ -8,7 +8,19 @@ from typing import Any, Protocol
 
 from engine import Mark
 
-from ..model import EndReason, GameRow, Mode, MoveRow, Seat, Status, parse_ai_level
+from ..model import (
+    AiLevel,
+    EndReason,
+    GameRow,
+    Mode,
+    MoveRow,
+    RatingChange,
+    Result,
+    Seat,
+    Status,
+    parse_ai_level,
+)
+from ..ratings import result_for
 
 
 def seat_columns(seat: Seat) -> tuple[int | None, str | None]:
@@ -17,6 +29,24 @@ def seat_columns(seat: Seat) -> tuple[int | None, str | None]:
 
 def seat(user_id: object, level: object) -> Seat:
     return parse_ai_level(str(level)) if user_id is None else int(str(user_id))
+
+
+def ai_results(game: GameRow, winner: Mark | None) -> list[tuple[int, AiLevel, Result]]:
+    """(member, AI level, the member's result) of a finished game against the AI, for the
+    per-level records behind /caro stats; empty in the other modes."""
+    if game.mode is not Mode.AI:
+        return []
+    found = []
+    for mark in (Mark.X, Mark.O):
+        seat, other = game.seat(mark), game.seat(mark.other)
+        if isinstance(seat, int) and not isinstance(other, int):
+            found.append((seat, other, result_for(winner, mark)))
+    return found
+
+
+def in_stored_order(changes: list[RatingChange]) -> tuple[RatingChange, ...]:
+    """Rating changes in the order `Storage.rating_changes` reads them back."""
+    return tuple(sorted(changes, key=lambda c: (c.scope, c.user_id)))
 
 
 class Row(Protocol):

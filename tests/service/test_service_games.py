@@ -266,15 +266,20 @@ class ReadCounter:
 
 
 def count_reads(games: GameService) -> ReadCounter:
-    """Counts the game reads `games` makes from now on."""
+    """Counts the reads of a game or of its rating changes `games` makes from now on."""
     reads = ReadCounter()
-    real_game = games.storage.game
+    real_game, real_changes = games.storage.game, games.storage.rating_changes
 
     async def counted(game_id: int):
         reads.count += 1
         return await real_game(game_id)
 
+    async def counted_changes(game_id: int):
+        reads.count += 1
+        return await real_changes(game_id)
+
     games.storage.game = counted  # type: ignore[method-assign]
+    games.storage.rating_changes = counted_changes  # type: ignore[method-assign]
     return reads
 
 
@@ -311,7 +316,6 @@ async def test_clicks_on_the_position_this_process_stored_read_nothing(service) 
         assert answered is not None
         if not answered.active:
             break
-        # A move that does not end the game (one that does reads its result back).
         cell = next(
             answered.board.move_name(m) for m in answered.board.legal_moves
             if not ends(answered.board, m)
@@ -320,7 +324,12 @@ async def test_clicks_on_the_position_this_process_stored_read_nothing(service) 
             MoveRef(state.id, answered.board.ply, cell), user_id=ALICE, message_id=None
         )
         assert reads.count == 0, after.board.ply
-    assert reads.count == 1  # the finishing move reads its result back
+    # The write that finished the game returned its result and rating changes: the final
+    # board is drawn without reading either.
+    changes = await games.rating_changes(state.id)
+    assert reads.count == 0
+    assert answered.row == await games.storage.game(state.id)
+    assert changes == await games.storage.rating_changes(state.id) and len(changes) == 2
 
 
 async def test_a_move_on_a_game_another_process_changed_is_judged_on_the_stored_game(

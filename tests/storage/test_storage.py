@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from bot.model import EndReason, GameRow, Mode
 from bot.storage import (
     ActiveGameExists,
     Finish,
+    Finished,
     GuildSettings,
     MoveOutcome,
     NewGame,
@@ -59,7 +61,7 @@ async def add(storage: Storage, game_id: int, ply: int, cell: str, *, by_ai: boo
     """add_move at a time no clock has run out (unless the test says `now`)."""
     kw.setdefault("now", 0.0)
     outcome = await storage.add_move(game_id, ply, cell, by_ai=by_ai, **kw)  # type: ignore[arg-type]
-    return outcome is MoveOutcome.STORED
+    return outcome is MoveOutcome.STORED or isinstance(outcome, Finished)
 
 
 def copy_migrations(tmp_path: Path, before: int | None = None,
@@ -231,6 +233,37 @@ async def test_games_awaiting_ai(storage: Storage) -> None:
     assert [g.id for g in await storage.games_awaiting_ai()] == [game.id, ai_first.id]
 
 
+async def test_the_write_that_finishes_a_game_returns_it_as_read_back(storage: Storage) -> None:
+    # Alice and Bob play each other twice (the second time their standing rows exist), and Alice
+    # beats the AI: each finishing write returns the game and its rating changes exactly as
+    # reading them back gives them.
+    pvp = NewGame(guild_id=GUILD, channel_id=CHANNEL, mode=Mode.PVP, x=BOB, o=ALICE,
+                  started_by=BOB, rows=3, cols=3, k=3, rule="freestyle", rated=True)
+    for finish_by_move in (True, False):
+        game = await storage.create_game(pvp)
+        assert await add(storage, game.id, 0, "A1")
+        if finish_by_move:
+            finished = await storage.add_move(game.id, 1, "B2", by_ai=False, now=0.0,
+                                              finish=Finish(winner=Mark.O), rate=RATE)
+        else:
+            finished = await storage.finish_game(
+                game.id, Finish(winner=Mark.O, reason=EndReason.RESIGN), rate=RATE
+            )
+        assert isinstance(finished, Finished)
+        assert finished.game == await storage.game(game.id)
+        assert [c.user_id for c in finished.changes] == [ALICE, BOB, ALICE, BOB]
+        assert list(finished.changes) == await storage.rating_changes(game.id)
+    ai = await storage.create_game(new_game())
+    finished = await storage.add_move(ai.id, 0, "A1", by_ai=False, now=0.0,
+                                      finish=Finish(winner=Mark.X), rate=RATE)
+    assert isinstance(finished, Finished) and finished.game.winner is Mark.X
+    assert list(finished.changes) == await storage.rating_changes(ai.id)
+    assert (await storage.user_stats(GUILD, ALICE)).by_level == {"normal": Record(wins=1)}
+    unrated = await storage.create_game(replace(new_game(channel=CHANNEL + 1), rated=False))
+    finished = await storage.finish_game(unrated.id, Finish(winner=Mark.O), rate=RATE)
+    assert finished is not None and finished.changes == ()
+
+
 async def test_finishing_move_counts_the_result_once(storage: Storage) -> None:
     game = await storage.create_game(new_game(level="hard"))
     finish = Finish(winner=Mark.X)
@@ -299,7 +332,7 @@ async def test_concurrent_finish_attempts_count_once(backend: Backend) -> None:
     attempts = [first.finish_game(game.id, finish, rate=RATE) for _ in range(5)]
     attempts += [second.finish_game(game.id, finish, rate=RATE) for _ in range(5)]
     outcomes = await asyncio.gather(*attempts)
-    assert sorted(outcomes) == [False] * 9 + [True]
+    assert sorted(o is not None for o in outcomes) == [False] * 9 + [True]
     counts = await backend.row_counts()
     assert counts["results"] == 1
     assert counts["rating_changes"] == 2  # Alice, in the server and globally

@@ -18,7 +18,7 @@ from ...model import (
     Mode,
     NewGame,
 )
-from ..interface import REDRAW_FINISHED_WITHIN, LiveCounts, MoveOutcome, RatePolicy
+from ..interface import REDRAW_FINISHED_WITHIN, Finished, LiveCounts, MoveOutcome, RatePolicy
 from ..rows import game_row, seat_columns
 from .connection import CLAIM_SECONDS, check_shard
 from .standings import StandingQueries
@@ -270,7 +270,7 @@ class GameQueries(StandingQueries):
         finish: Finish | None = None,
         deadline: float | None = None,
         rate: RatePolicy | None = None,
-    ) -> MoveOutcome:
+    ) -> MoveOutcome | Finished:
         """Record move number `ply` (0-based) and, if it ended the game, the result (see the
         interface). Two writers of the same ply: the second UPDATE waits for the first's row
         lock, then finds the ply moved on and writes nothing."""
@@ -284,7 +284,7 @@ class GameQueries(StandingQueries):
                 return MoveOutcome.STORED
             return await self._why_not_stored(game_id, ply, now)
 
-        async def attempt() -> MoveOutcome:
+        async def attempt() -> MoveOutcome | Finished:
             async with self._transaction() as (con, ok):
                 assert rate is not None
                 row = await con.fetchrow(
@@ -296,9 +296,10 @@ class GameQueries(StandingQueries):
                     ok.rollback()
                     return await self._why_not_stored(game_id, ply, now)
                 game = game_row(row)
-                if game.rated:
-                    await self._count_result(con, game, finish.winner, rate)
-                return MoveOutcome.STORED
+                changes = (
+                    await self._count_result(con, game, finish.winner, rate) if game.rated else ()
+                )
+                return Finished(game, changes)
 
         return await self._retrying(attempt)
 
@@ -319,13 +320,13 @@ class GameQueries(StandingQueries):
         ply: int | None = None,
         due_by: float | None = None,
         not_due_at: float | None = None,
-    ) -> bool:
-        """Finish a running game and count its result; False if it was not running (or, with
+    ) -> Finished | None:
+        """Finish a running game and count its result; None if it was not running (or, with
         `ply`, moved on; with `due_by`, its clock had not run out by then; with `not_due_at`, its
         clock had run out by then: a resignation cannot undo a loss on time)."""
         EndReason(finish.reason)  # refuse an unknown reason before touching anything
 
-        async def attempt() -> bool:
+        async def attempt() -> Finished | None:
             async with self._transaction() as (con, ok):
                 # The row is locked first, so the checks below hold until the commit.
                 row = await con.fetchrow(
@@ -341,17 +342,21 @@ class GameQueries(StandingQueries):
                     or (not_due_at is not None
                         and row["deadline"] is not None
                         and float(row["deadline"]) <= not_due_at)
-                    or not await self._finish(con, game_id, finish, rate)
                 ):
                     ok.rollback()
-                    return False
-                return True
+                    return None
+                finished = await self._finish(con, game_id, finish, rate)
+                if finished is None:
+                    ok.rollback()
+                return finished
 
         return await self._retrying(attempt)
 
-    async def _finish(self, con: Any, game_id: int, finish: Finish, rate: RatePolicy) -> bool:
+    async def _finish(
+        self, con: Any, game_id: int, finish: Finish, rate: RatePolicy
+    ) -> Finished | None:
         """Finish the game, free its seats, and (if rated) write its result and ratings: all in
-        the caller's transaction, so a game counts exactly once."""
+        the caller's transaction, so a game counts exactly once. None if it was not running."""
         reason = EndReason(finish.reason)
         winner = None if finish.winner is None else Mark(finish.winner).name
         done = await con.execute(
@@ -361,13 +366,11 @@ class GameQueries(StandingQueries):
             winner, reason.value, game_id,
         )
         if _count(done) != 1:
-            return False
+            return None
         await con.execute("DELETE FROM live_seats WHERE game_id = $1", game_id)
-        row = await con.fetchrow(_GAME_WITH_MOVES, game_id)
-        game = game_row(row)
-        if game.rated:
-            await self._count_result(con, game, finish.winner, rate)
-        return True
+        game = game_row(await con.fetchrow(_GAME_WITH_MOVES, game_id))
+        changes = await self._count_result(con, game, finish.winner, rate) if game.rated else ()
+        return Finished(game, changes)
 
     # ----------------------------------------------------------------- helpers
     async def _games(self, ids: list[int]) -> list[GameRow]:

@@ -8,8 +8,9 @@ from typing import Any
 from engine import Mark
 
 from ...model import GameRow, Mode, RatedRow, RatingChange, Record, Result, Standing, UserStats
-from ...ratings import START_RATING, result_for
+from ...ratings import START_RATING
 from ..interface import GLOBAL_SCOPE, RatePolicy
+from ..rows import ai_results, in_stored_order
 from .connection import Connection
 
 
@@ -80,34 +81,40 @@ class StandingQueries(Connection):
     # ----------------------------------------------------------------- helpers (in a transaction)
     async def _count_result(
         self, con: Any, game: GameRow, winner: Mark | None, rate: RatePolicy
-    ) -> None:
+    ) -> tuple[RatingChange, ...]:
         """Write a rated finished game's result per AI level and its rating changes, in the
-        server and globally, in the caller's transaction.
+        server and globally, in the caller's transaction; the changes written.
 
-        The members' standing rows are locked (created first if missing, so there is a row to
-        lock) before their ratings are read: another process finishing a game of the same member
-        waits here and then computes from the rating this game wrote, so no update is lost. Rows
-        are locked in one order (the server's scope before the global one, members by id), so
-        two finishing games never wait on each other in a circle.
+        The members' standing rows are locked before their ratings are read: another process
+        finishing a game of the same member waits here and then computes from the rating this
+        game wrote, so no update is lost. Rows are locked in one order (the server's scope
+        before the global one, members by id), so two finishing games never wait on each other
+        in a circle. A row missing (a member's first game in a scope) is created, then locked.
+
+        Each step is one round trip for both scopes: a finishing move waits for each, and on a
+        busy machine each waits for the server to be scheduled. The usual finish takes two: lock
+        and read (with the per-level result), then write.
         """
         members = sorted(game.members)
         mode = game.mode.value
         scopes = [game.guild_id, GLOBAL_SCOPE]
-        # Each step one round trip for both scopes (executemany sends its rows in one go): a
-        # finishing move waits for each, and on a busy machine each waits to be scheduled.
-        await con.executemany(
-            "INSERT INTO standings (scope, user_id, mode, rating) VALUES ($1, $2, $3, $4)"
-            " ON CONFLICT (scope, user_id, mode) DO NOTHING",
-            [(scope, user, mode, START_RATING) for scope in scopes for user in members],
-        )
-        # Locked in the rows' order: the server's scope first, then the global one.
+        results = ai_results(game, winner)
         rows = await con.fetch(
-            "SELECT scope, user_id, rating FROM standings WHERE scope = ANY($1::BIGINT[])"
-            " AND mode = $2 AND user_id = ANY($3::BIGINT[])"
-            " ORDER BY scope = $4, user_id FOR UPDATE",
-            scopes, mode, members, GLOBAL_SCOPE,
+            _COUNT_AND_LOCK, scopes, mode, members, GLOBAL_SCOPE, game.id, game.guild_id,
+            [user for user, _, _ in results], [level.value for _, level, _ in results],
+            [result.value for _, _, result in results],
         )
+        if len(rows) < len(scopes) * len(members):
+            await con.executemany(
+                "INSERT INTO standings (scope, user_id, mode, rating) VALUES ($1, $2, $3, $4)"
+                " ON CONFLICT (scope, user_id, mode) DO NOTHING",
+                [(scope, user, mode, START_RATING) for scope in scopes for user in members],
+            )
+            # A new statement, so a new snapshot (READ COMMITTED): it sees rows another
+            # process created meanwhile, which the INSERT above waited for.
+            rows = await con.fetch(_LOCK, scopes, mode, members, GLOBAL_SCOPE)
         writes = []
+        changes = []
         for scope in scopes:
             current = {
                 int(r["user_id"]): float(r["rating"]) for r in rows if int(r["scope"]) == scope
@@ -118,6 +125,9 @@ class StandingQueries(Connection):
                     int(update.result is Result.WIN), int(update.result is Result.DRAW),
                     int(update.result is Result.LOSS), game.id, update.before,
                 ))
+                changes.append(
+                    RatingChange(update.user_id, scope, game.mode, update.before, update.after)
+                )
         await con.executemany(
             "WITH counted AS (UPDATE standings SET rating = $4, wins = wins + $5,"
             " draws = draws + $6, losses = losses + $7"
@@ -126,13 +136,22 @@ class StandingQueries(Connection):
             " VALUES ($8, $1, $2, $3, $9, $4)",
             writes,
         )
-        if game.mode is Mode.AI:
-            for mark in (Mark.X, Mark.O):
-                seat, other = game.seat(mark), game.seat(mark.other)
-                if isinstance(seat, int) and not isinstance(other, int):
-                    await con.execute(
-                        "INSERT INTO results (game_id, guild_id, user_id, ai_level, result)"
-                        " VALUES ($1, $2, $3, $4, $5)",
-                        game.id, game.guild_id, seat, other.value,
-                        result_for(winner, mark).value,
-                    )
+        return in_stored_order(changes)
+
+
+# The standing rows of a finishing game, locked in the rows' order (the server's scope first,
+# then the global one; members by id). Parameters: scopes, mode, members, the global scope.
+_LOCK = (
+    "SELECT scope, user_id, rating FROM standings WHERE scope = ANY($1::BIGINT[])"
+    " AND mode = $2 AND user_id = ANY($3::BIGINT[])"
+    " ORDER BY scope = $4, user_id FOR UPDATE"
+)
+# The same, writing the game's results per AI level on the way (one row per member playing the
+# AI; none in the other modes). More parameters: game, guild, then the results' members, levels
+# and results as arrays.
+_COUNT_AND_LOCK = (
+    "WITH counted AS (INSERT INTO results (game_id, guild_id, user_id, ai_level, result)"
+    " SELECT $5, $6, r.user_id, r.ai_level, r.result"
+    " FROM unnest($7::BIGINT[], $8::TEXT[], $9::TEXT[]) AS r(user_id, ai_level, result)) "
+    + _LOCK
+)

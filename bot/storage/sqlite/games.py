@@ -15,7 +15,7 @@ from ...model import (
     Mode,
     NewGame,
 )
-from ..interface import REDRAW_FINISHED_WITHIN, LiveCounts, MoveOutcome, RatePolicy
+from ..interface import REDRAW_FINISHED_WITHIN, Finished, LiveCounts, MoveOutcome, RatePolicy
 from ..rows import game_row, seat_columns
 from .connection import NOW, SHARD, check_shard
 from .standings import StandingQueries
@@ -266,8 +266,9 @@ class GameQueries(StandingQueries):
         finish: Finish | None = None,
         deadline: float | None = None,
         rate: RatePolicy | None = None,
-    ) -> MoveOutcome:
-        """Record move number `ply` (0-based) and, if it ended the game, the result.
+    ) -> MoveOutcome | Finished:
+        """Record move number `ply` (0-based) and, if it ended the game, the result: STORED, or
+        the finished game.
 
         `deadline` is when the next member to move loses on time (None: no clock runs). Nothing
         is written unless the game is running, exactly `ply` moves were played so far (a replayed
@@ -295,12 +296,12 @@ class GameQueries(StandingQueries):
                 "INSERT INTO moves (game_id, ply, cell, by_ai, reason) VALUES (?, ?, ?, ?, ?)",
                 (game_id, ply, cell, int(by_ai), reason),
             )
-            if finish is not None:
-                assert rate is not None
-                if not await self._finish(game_id, finish, rate):
-                    ok.rollback()
-                    return MoveOutcome.STALE
-            return MoveOutcome.STORED
+            assert rate is not None
+            finished = await self._finish(game_id, finish, rate)
+            if finished is None:
+                ok.rollback()
+                return MoveOutcome.STALE
+            return finished
 
     async def finish_game(
         self,
@@ -311,8 +312,8 @@ class GameQueries(StandingQueries):
         ply: int | None = None,
         due_by: float | None = None,
         not_due_at: float | None = None,
-    ) -> bool:
-        """Finish a running game and count its result; False if it was not running.
+    ) -> Finished | None:
+        """Finish a running game and count its result; None if it was not running.
 
         With `ply`, only if exactly that many moves were played (a resignation or a time-out
         must not land after a move it did not see); with `due_by`, only if its clock ran out
@@ -324,29 +325,29 @@ class GameQueries(StandingQueries):
                 "SELECT COUNT(*) FROM games WHERE id = ? AND ply = ?", (game_id, ply)
             ):
                 ok.rollback()
-                return False
+                return None
             if due_by is not None and not await self._scalar(
                 "SELECT COUNT(*) FROM games WHERE id = ? AND deadline IS NOT NULL"
                 " AND deadline <= ?",
                 (game_id, due_by),
             ):
                 ok.rollback()
-                return False
+                return None
             if not_due_at is not None and await self._scalar(
                 "SELECT COUNT(*) FROM games WHERE id = ? AND deadline IS NOT NULL"
                 " AND deadline <= ?",
                 (game_id, not_due_at),
             ):
                 ok.rollback()
-                return False
-            if not await self._finish(game_id, finish, rate):
+                return None
+            finished = await self._finish(game_id, finish, rate)
+            if finished is None:
                 ok.rollback()
-                return False
-            return True
+            return finished
 
-    async def _finish(self, game_id: int, finish: Finish, rate: RatePolicy) -> bool:
+    async def _finish(self, game_id: int, finish: Finish, rate: RatePolicy) -> Finished | None:
         """Finish the game, free its seats, and (if rated) write its result and ratings: all in
-        the caller's transaction, so a game counts exactly once."""
+        the caller's transaction, so a game counts exactly once. None if it was not running."""
         reason = EndReason(finish.reason)
         winner = None if finish.winner is None else Mark(finish.winner).name
         cur = await self._db.execute(
@@ -356,13 +357,12 @@ class GameQueries(StandingQueries):
             (winner, reason.value, game_id),
         )
         if cur.rowcount != 1:
-            return False
+            return None
         await self._db.execute("DELETE FROM live_seats WHERE game_id = ?", (game_id,))
         game = await self._game(game_id)
         assert game is not None
-        if game.rated:
-            await self._count_result(game, finish.winner, rate)
-        return True
+        changes = await self._count_result(game, finish.winner, rate) if game.rated else ()
+        return Finished(game, changes)
 
     # ----------------------------------------------------------------- helpers (lock held)
     async def _write_move(

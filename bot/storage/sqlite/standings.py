@@ -6,8 +6,9 @@ from __future__ import annotations
 from engine import Mark
 
 from ...model import GameRow, Mode, RatedRow, RatingChange, Record, Result, Standing, UserStats
-from ...ratings import START_RATING, result_for
+from ...ratings import START_RATING
 from ..interface import GLOBAL_SCOPE, RatePolicy
+from ..rows import ai_results, in_stored_order
 from .connection import Connection
 
 
@@ -67,9 +68,13 @@ class StandingQueries(Connection):
         return UserStats(overall=overall, by_level=by_level)
 
     # ----------------------------------------------------------------- helpers (lock held)
-    async def _count_result(self, game: GameRow, winner: Mark | None, rate: RatePolicy) -> None:
+    async def _count_result(
+        self, game: GameRow, winner: Mark | None, rate: RatePolicy
+    ) -> tuple[RatingChange, ...]:
         """Write a rated finished game's result per AI level and its rating changes, in the
-        server and globally, as `rate` (the rating policy) computes them from the standings."""
+        server and globally, as `rate` (the rating policy) computes them from the standings;
+        the changes written."""
+        changes = []
         for scope in (game.guild_id, GLOBAL_SCOPE):
             current = {
                 user: (await self._standing(scope, user, game.mode)).rating
@@ -78,16 +83,16 @@ class StandingQueries(Connection):
             for update in rate(game, winner, current):
                 await self._write_rating(game, scope, update.user_id, update.result,
                                          update.before, update.after)
-        if game.mode is Mode.AI:
-            for mark in (Mark.X, Mark.O):
-                seat, other = game.seat(mark), game.seat(mark.other)
-                if isinstance(seat, int) and not isinstance(other, int):
-                    result = result_for(winner, mark)
-                    await self._db.execute(
-                        "INSERT INTO results (game_id, guild_id, user_id, ai_level, result)"
-                        " VALUES (?, ?, ?, ?, ?)",
-                        (game.id, game.guild_id, seat, other.value, result.value),
-                    )
+                changes.append(
+                    RatingChange(update.user_id, scope, game.mode, update.before, update.after)
+                )
+        for user, level, result in ai_results(game, winner):
+            await self._db.execute(
+                "INSERT INTO results (game_id, guild_id, user_id, ai_level, result)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (game.id, game.guild_id, user, level.value, result.value),
+            )
+        return in_stored_order(changes)
 
     async def _write_rating(
         self, game: GameRow, scope: int, user_id: int, result: Result, before: float,
