@@ -69,17 +69,15 @@ class ChallengeQueries(GameQueries):
                 if _count(done) != 1:
                     ok.rollback()
                     return None
-                game_id = await self._insert_game(con, new)
+                game = await self._insert_game(con, new)
                 await con.execute(
-                    "UPDATE challenges SET game_id = $1 WHERE id = $2", game_id, challenge_id
+                    "UPDATE challenges SET game_id = $1 WHERE id = $2", game.id, challenge_id
                 )
         except asyncpg.UniqueViolationError:
             existing = await self._game_in_the_way(new)
             if existing is None:
                 raise
             raise ActiveGameExists(existing) from None
-        game = await self.game(game_id)
-        assert game is not None
         return game
 
     async def due_challenges(self, now: float, *, shard_id: int = 0,

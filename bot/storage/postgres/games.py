@@ -66,6 +66,18 @@ _FINISHING_MOVE = (
     " $6::TEXT) AS a) AS moves_json"
     " FROM moved"
 )
+# A new game with its members' seats (the seats' key refuses a member's second running game in a
+# channel), returned as read. Parameters: the games columns in order, then the members' ids.
+_NEW_GAME = (
+    "WITH game AS (INSERT INTO games (guild_id, channel_id, message_id, mode, x_user_id,"
+    " x_level, o_user_id, o_level, started_by, rows, cols, k, rule, rated, deadline, locale)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
+    " RETURNING *),"
+    " seats AS (INSERT INTO live_seats (guild_id, channel_id, user_id, game_id)"
+    " SELECT game.guild_id, game.channel_id, member, game.id"
+    " FROM game, unnest($17::BIGINT[]) AS member)"
+    f" SELECT {_GAME_COLUMNS}, '[]' AS moves_json FROM game"
+)
 # A guild's shard, as Discord assigns it: (guild_id >> 22) % shard_count.
 _SHARD = "(guild_id >> 22) % {count} = {shard}"
 
@@ -74,8 +86,7 @@ class GameQueries(StandingQueries):
     # ----------------------------------------------------------------- creating
     async def create_game(self, new: NewGame) -> GameRow:
         try:
-            async with self._transaction() as (con, _):
-                game_id = await self._insert_game(con, new)
+            return await self._insert_game(self._pool, new)
         except asyncpg.UniqueViolationError:
             # A seat or the channel's watch slot is taken: the database decides, so two
             # processes racing for one slot cannot both win.
@@ -83,32 +94,20 @@ class GameQueries(StandingQueries):
             if existing is None:
                 raise
             raise ActiveGameExists(existing) from None
-        game = await self.game(game_id)
-        assert game is not None
-        return game
 
-    async def _insert_game(self, con: Any, new: NewGame) -> int:
+    async def _insert_game(self, con: Any, new: NewGame) -> GameRow:
+        """Insert the game and its members' seats; the game as stored. One statement (so one
+        round trip, and its own transaction if `con` is in none): all of it or nothing."""
         x_user, x_level = seat_columns(new.x)
         o_user, o_level = seat_columns(new.o)
-        game_id = int(
-            await con.fetchval(
-                "INSERT INTO games (guild_id, channel_id, message_id, mode, x_user_id, x_level,"
-                " o_user_id, o_level, started_by, rows, cols, k, rule, rated, deadline, locale)"
-                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
-                " RETURNING id",
-                new.guild_id, new.channel_id, new.message_id, new.mode.value, x_user, x_level,
-                o_user, o_level, new.started_by, new.rows, new.cols, new.k, new.rule,
-                new.rated, new.deadline, new.locale,
-            )
+        members = [seat for seat in (new.x, new.o) if isinstance(seat, int)]
+        row = await con.fetchrow(
+            _NEW_GAME,
+            new.guild_id, new.channel_id, new.message_id, new.mode.value, x_user, x_level,
+            o_user, o_level, new.started_by, new.rows, new.cols, new.k, new.rule,
+            new.rated, new.deadline, new.locale, members,
         )
-        for seat in (new.x, new.o):
-            if isinstance(seat, int):
-                await con.execute(
-                    "INSERT INTO live_seats (guild_id, channel_id, user_id, game_id)"
-                    " VALUES ($1, $2, $3, $4)",
-                    new.guild_id, new.channel_id, seat, game_id,
-                )
-        return game_id
+        return game_row(row)
 
     async def _game_in_the_way(self, new: NewGame) -> GameRow | None:
         if new.mode is Mode.WATCH:
