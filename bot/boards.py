@@ -17,7 +17,7 @@ import aiohttp
 import discord
 
 from .board_image import Players
-from .model import GameState, Mode
+from .model import AiLevel, GameState, Mode
 from .names import display_names, remember
 from .record_views import players_of, translator
 from .render import board_file, game_content, game_view, uses_image
@@ -267,15 +267,15 @@ class Boards:
         busy: str,
         busy_unposted: str,
         ai_owner: Hashable | None = None,
-        reply_wait: Callable[[GameState], float] | None = None,
+        reply_wait: Callable[[AiLevel | None], float] | None = None,
     ) -> GameState | None:
         """Create a game with `create` and post its board as the answer to `interaction`; None
         (the user told why with `busy`, given a link to the game in the way, or `busy_unposted`)
         if a running game holds the slot. A game that cannot be posted is abandoned.
 
         With `ai_owner`, an AI that moves first is asked to (its search counted as the owner's);
-        if it answers within `reply_wait(state)` seconds the board is posted with its move: one
-        response instead of a post and an edit, as in answer_move."""
+        if it answers within `reply_wait(its level)` seconds the board is posted with its move:
+        one response instead of a post and an edit, as in answer_move."""
         state: GameState | None = None
         for _ in range(2):
             try:
@@ -296,7 +296,8 @@ class Boards:
             return None
         reply: asyncio.Task[GameState | None] | None = None
         try:
-            wait = reply_wait(state) if reply_wait is not None else 0.0
+            level = state.level_of(state.board.turn)
+            wait = reply_wait(level) if reply_wait is not None else 0.0
             if ai_owner is not None and state.ai_to_move and wait > 0:
                 reply = self._host.spawn(self.ai_move(state.id, ai_owner, known=state))
                 answered = await answer_within(reply, wait, state)
@@ -320,36 +321,26 @@ class Boards:
         return state
 
     async def answer_move(
-        self,
-        interaction: discord.Interaction[Any],
-        state: GameState,
-        owner: Hashable,
-        *,
-        wait: float = 0.0,
+        self, interaction: discord.Interaction[Any], state: GameState, owner: Hashable
     ) -> None:
         """Answer a member's move, just stored (`state`), on the interaction of their click.
 
-        If the AI is to answer and does so within `wait` seconds, one edit shows both moves:
-        the player sees the same thing a moment earlier than two edits would show it, and the
-        bot sends, draws and reads back one board per click instead of two. Otherwise the
-        move is shown at once and the AI's answer when it comes."""
-        if not state.ai_to_move:
-            await self._acknowledge(interaction, state, then=None)
+        A quick AI's answer usually came with the move (GameService.play): one edit shows both,
+        so the player sees them a moment earlier than two edits would show them, and the bot
+        sends and draws one board per click instead of two. Otherwise the move is shown at once
+        and the AI's answer when it comes."""
+        if state.ai_to_move:
+            reply = self._host.spawn(self.ai_move(state.id, owner, known=state))
+            await self._acknowledge(interaction, state, then=reply)
+            self._host.spawn(self._show_reply(reply, interaction))
             return
-        reply = self._host.spawn(self.ai_move(state.id, owner, known=state))
-        if wait > 0:
-            # Under the game's drawing lock: a resignation answered meanwhile sees a drawing on
-            # its way and draws the end again behind it (redraw_if_drawing).
-            async with self._draw_lock(state.id):
-                shown = await answer_within(reply, wait, state)
-                if shown is not None:
-                    await self._acknowledge(interaction, shown, then=None, locked=True)
-                    self._drawn_ply[state.id] = shown.board.ply
-            if shown is not None:
-                self._forget_if_over(shown)
-                return
-        await self._acknowledge(interaction, state, then=reply)
-        self._host.spawn(self._show_reply(reply, interaction))
+        # Under the game's drawing lock, as the newest position drawn: a drawing of an older
+        # one still on its way lands first or not at all, and a resignation answered meanwhile
+        # sees this one on its way and draws the end again behind it (redraw_if_drawing).
+        async with self._draw_lock(state.id):
+            await self._acknowledge(interaction, state, then=None, locked=True)
+            self._drawn_ply[state.id] = state.board.ply
+        self._forget_if_over(state)
 
     async def _acknowledge(
         self,

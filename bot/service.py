@@ -52,7 +52,7 @@ from .options import (
     ADAPTIVE,
     GameOptions,
 )
-from .storage.interface import REDRAW_FINISHED_WITHIN, Finished, MoveOutcome, Storage
+from .storage.interface import REDRAW_FINISHED_WITHIN, Answer, Finished, MoveOutcome, Storage
 
 # Levels that may give hints: against the strong levels a hint would play the game for you.
 HINT_LEVELS: tuple[Level, ...] = (Level.EASY, Level.NORMAL)
@@ -140,6 +140,9 @@ class GameService:
         # same server, or two starts could both pass the check.
         self._guild_locks: dict[int, asyncio.Lock] = {}
         self._thinking: set[int] = set()
+        # game id -> (ply, the AI's search from that position) started for a member's move
+        # (see play) and not yet stored: the AI's turn takes it over instead of searching again.
+        self._searches: dict[int, tuple[int, asyncio.Future[tuple[tuple[int, int], str]]]] = {}
         # game id -> (ply, the search for that ply's hint): one search and one count per ply,
         # however often (or however many at once) a member asks.
         self._hints: dict[int, tuple[int, asyncio.Task[Hint]]] = {}
@@ -489,14 +492,30 @@ class GameService:
         return closed
 
     # ----------------------------------------------------------------- moves
-    async def play(self, ref: MoveRef, *, user_id: int, message_id: int | None) -> GameState:
+    async def play(
+        self,
+        ref: MoveRef,
+        *,
+        user_id: int,
+        message_id: int | None,
+        answer_within: Callable[[AiLevel], float] | None = None,
+    ) -> GameState:
         """A member's move (a click or a typed cell); UserError (nothing changed) if it cannot be
-        applied now."""
+        applied now.
+
+        With `answer_within` (the AI's level -> seconds), the AI to move next searches its answer
+        first, and if it comes in that time both moves are stored in one write: one trip to the database per
+        click instead of two. Otherwise the member's move is stored alone and its search goes on
+        for the AI's turn (ai_move). The member's move is timed at the click either way."""
         async with self._lock(ref.game_id):
             known = self._recent.get(ref.game_id)
+            after: GameState | MoveOutcome | None = None
             if known is not None and known.board.ply == ref.ply:
                 # The click was drawn on the position this process stored last: no read.
-                after = await self._play(known, ref, user_id=user_id, message_id=message_id)
+                after = await self._play(
+                    known, ref, user_id=user_id, message_id=message_id,
+                    answer_within=answer_within,
+                )
                 if after is MoveOutcome.STALE:
                     # That position is out of date (another process changed the game: a restart
                     # moved its shard here, or a clock ran out): judge the move again on the
@@ -505,7 +524,8 @@ class GameService:
                     known = None
             if known is None or known.board.ply != ref.ply:
                 after = await self._play(
-                    await self.state(ref.game_id), ref, user_id=user_id, message_id=message_id
+                    await self.state(ref.game_id), ref, user_id=user_id, message_id=message_id,
+                    answer_within=answer_within,
                 )
             if after is MoveOutcome.LATE:
                 # The clock ran out before this move, whether or not the deadline watcher has run
@@ -518,7 +538,8 @@ class GameService:
             return after
 
     async def _play(
-        self, state: GameState | None, ref: MoveRef, *, user_id: int, message_id: int | None
+        self, state: GameState | None, ref: MoveRef, *, user_id: int, message_id: int | None,
+        answer_within: Callable[[AiLevel], float] | None,
     ) -> GameState | MoveOutcome:
         state, mark = self._running(state, user_id)
         if message_id is not None and state.row.message_id not in (None, message_id):
@@ -539,7 +560,48 @@ class GameService:
             board.push(cell)
         except IllegalMoveError:
             raise UserError("click.taken", cell=ref.cell) from None
-        return await self._store_move(state, board, by_ai=False, reason=None, now=self._clock())
+        now = self._clock()
+        answer = None if answer_within is None else await self._answer(state, board, answer_within)
+        after = await self._store_move(
+            state, board, by_ai=False, reason=None, now=now, answer=answer
+        )
+        if answer is not None or not isinstance(after, GameState):
+            self._searches.pop(state.id, None)
+        return after
+
+    async def _answer(
+        self, state: GameState, board: Board, wait_for: Callable[[AiLevel], float]
+    ) -> tuple[tuple[int, int], str] | None:
+        """The AI's answer on `board` (a member's move just pushed) if the AI is to move and
+        finds it within `wait_for(its level)` seconds; None otherwise (its search, if any, goes
+        on: see _search)."""
+        if board.is_over():
+            return None
+        level = state.level_of(board.turn)
+        wait = 0.0 if level is None else wait_for(level)
+        if level is None or wait <= 0:
+            return None
+        search = self._search(state.id, board, level)
+        done, _ = await asyncio.wait({search}, timeout=wait)
+        if not done or failed(search):
+            return None  # the AI's turn waits for it, or searches again
+        return search.result()
+
+    def _search(
+        self, game_id: int, board: Board, level: AiLevel
+    ) -> asyncio.Future[tuple[tuple[int, int], str]]:
+        """The AI's search from `board` in game `game_id`: the one already under way from that
+        position, or a new one."""
+        pending = self._searches.get(game_id)
+        if pending is not None and pending[0] == board.ply:
+            return pending[1]
+        search = asyncio.ensure_future(
+            self._think(board.copy(), level.value, ai_seed(game_id, board.ply))
+        )
+        # Its failure is reported by whoever awaits it; left over, it is not worth a log line.
+        search.add_done_callback(lambda done: done.cancelled() or done.exception())
+        self._searches[game_id] = (board.ply, search)
+        return search
 
     async def ai_move(self, game_id: int, known: GameState | None = None) -> GameState | None:
         """Let the AI answer if it is its turn; None if there was nothing to do (or it lost a race).
@@ -557,12 +619,17 @@ class GameService:
             state = known if known is not None and known.id == game_id else await self.state(game_id)
             if state is None or not state.ai_to_move:
                 return None
-            ply = state.board.ply
             level = state.level_of(state.board.turn)
             assert level is not None
-            cell, reason = await self._think(
-                state.board.copy(), level.value, ai_seed(game_id, ply)
-            )
+            pending = self._searches.get(game_id)
+            if pending is not None and (pending[0] != state.board.ply or failed(pending[1])):
+                # Of another position, or failed (its pool may since have been replaced): this
+                # turn searches afresh.
+                self._searches.pop(game_id, None)
+            try:
+                cell, reason = await self._search(game_id, state.board, level)
+            finally:
+                self._searches.pop(game_id, None)
             async with self._lock(game_id):
                 # A drawing may still hold the known state's board: the move goes on a copy.
                 board = state.board.copy()
@@ -575,10 +642,12 @@ class GameService:
             self._thinking.discard(game_id)
 
     async def _store_move(
-        self, state: GameState, board: Board, *, by_ai: bool, reason: str | None, now: float
+        self, state: GameState, board: Board, *, by_ai: bool, reason: str | None, now: float,
+        answer: tuple[tuple[int, int], str] | None = None,
     ) -> GameState | MoveOutcome:
         """Store the move just pushed on `board` (the board of `state`, one move ahead of its
-        row); the game after it, or why nothing was stored (STALE or LATE).
+        row) and, with `answer`, the AI's reply to it (pushed here); the game after them, or
+        why nothing was stored (STALE or LATE).
 
         A move that does not end the game changes nothing but the ply, the clock and the list of
         moves, so the new state is built here instead of read back: on a busy bot each trip to
@@ -586,6 +655,12 @@ class GameService:
         """
         ply = board.ply - 1
         cell = board.moves[-1]
+        moves = [MoveRow(ply=ply, cell=cell_name(cell), by_ai=by_ai, reason=reason)]
+        reply = None
+        if answer is not None:
+            board.push(answer[0])
+            reply = Answer(cell=cell_name(answer[0]), reason=answer[1])
+            moves.append(MoveRow(ply=ply + 1, cell=reply.cell, by_ai=True, reason=reply.reason))
         finish = finish_of(board)
         deadline = await self._deadline(state, board)
         outcome = await self.storage.add_move(
@@ -598,6 +673,7 @@ class GameService:
             finish=finish,
             deadline=deadline,
             rate=ratings.game_updates,
+            answer=reply,
         )
         if isinstance(outcome, Finished):
             # The result, end reason and ratings are the database's to say: the write returned
@@ -605,8 +681,7 @@ class GameService:
             return self._finished(outcome, board)
         if outcome is not MoveOutcome.STORED:
             return outcome
-        move = MoveRow(ply=ply, cell=cell_name(cell), by_ai=by_ai, reason=reason)
-        row = replace(state.row, ply=board.ply, deadline=deadline, moves=(*state.row.moves, move))
+        row = replace(state.row, ply=board.ply, deadline=deadline, moves=(*state.row.moves, *moves))
         after = GameState(row=row, board=board)
         self._remember(after)
         return after
@@ -785,6 +860,7 @@ class GameService:
         self._recent.pop(game_id, None)
         self._locks.pop(game_id, None)
         self._hints.pop(game_id, None)
+        self._searches.pop(game_id, None)
 
     async def _reload(self, game_id: int) -> GameState:
         state = await self.state(game_id)
@@ -799,7 +875,7 @@ def _on_message(state: GameState, message_id: int) -> GameState:
     return GameState(row=replace(state.row, message_id=message_id), board=state.board)
 
 
-def failed(task: asyncio.Task[Any]) -> bool:
+def failed(task: asyncio.Future[Any]) -> bool:
     return task.done() and (task.cancelled() or task.exception() is not None)
 
 

@@ -16,10 +16,11 @@ from discord.ext import commands
 from engine.notation import cell_name
 from engine.types import Level
 
+from ..boards import ai_owner
 from ..config import is_quick_level
 from ..errors import UserError
 from ..items import ID, MODAL_FIELD, PLY, Action, CaroButton, message_carries
-from ..model import GameState, Mode, MoveRef
+from ..model import AiLevel, GameState, Mode, MoveRef
 from ..options import DIFFICULTIES, FIRSTS, RULES, GameOptions, parse_options
 from ..replies import refuse, say
 from ..slash import choices, option_names, size_suggestions, text
@@ -353,9 +354,7 @@ class PlayCog(commands.Cog, name="Play"):
                 # of the game (only the bot draws buttons), and the service checks it is the
                 # stored one; this costs the hot path no extra read.
                 await game_on_its_message(interaction, ref.game_id, custom_id)
-            state = await self.bot.games.play(
-                ref, user_id=interaction.user.id, message_id=message.id if message else None
-            )
+            state = await self._play(interaction, ref)
             if state.row.message_id is None and message is not None:
                 # The board was posted but the bot stopped before it stored the message id:
                 # learn it from the click, or a restart could neither redraw nor resume it.
@@ -365,16 +364,27 @@ class PlayCog(commands.Cog, name="Play"):
             return
         await self._answer_move(interaction, state)
 
-    async def _answer_move(self, interaction: discord.Interaction[Any], state: GameState) -> None:
-        await self.bot.boards.answer_move(
-            interaction, state, self.owner_of(state), wait=self.reply_wait(state)
+    async def _play(self, interaction: discord.Interaction[Any], ref: MoveRef) -> GameState:
+        """The member's move stored, with the AI's answer if a quick one came in time."""
+        message = interaction.message
+        # The clicker is the game's player (only they may move in it): its AI searches are
+        # theirs in the fair pool, as owner_of says once the game is known.
+        ai_owner.set(interaction.user.id)
+        return await self.bot.games.play(
+            ref,
+            user_id=interaction.user.id,
+            message_id=message.id if message else None,
+            answer_within=self.reply_wait,
         )
 
-    def reply_wait(self, state: GameState) -> float:
-        """How long a member's move waits for the AI's answer, to show both in one edit: only
-        for levels that answer about as fast as Discord itself (the wait also covers a queue in
-        the AI pool); a slower AI would leave the member without their own move meanwhile."""
-        level = state.level_of(state.board.turn)
+    async def _answer_move(self, interaction: discord.Interaction[Any], state: GameState) -> None:
+        await self.bot.boards.answer_move(interaction, state, self.owner_of(state))
+
+    def reply_wait(self, level: AiLevel | None) -> float:
+        """How long a member's move waits for the answer of the AI at `level`, to store and show
+        both at once (or a new board for its first move): only for levels that answer about as
+        fast as Discord itself (the wait also covers a queue in the AI pool); a slower AI would
+        leave the member without their own move meanwhile."""
         if not isinstance(level, Level):
             return 0.0  # a member's turn, or the external engine (its own time limit)
         settings = self.bot.settings
@@ -402,14 +412,9 @@ class PlayCog(commands.Cog, name="Play"):
         # The form was opened from the board's "type a move" button: that is the id its
         # message carries.
         opener = TypeMoveButton(form.game, form.ply).custom_id
-        message = interaction.message
         try:
             await game_on_its_message(interaction, form.game, opener)
-            state = await self.bot.games.play(
-                MoveRef(form.game, form.ply, cell),
-                user_id=interaction.user.id,
-                message_id=message.id if message else None,
-            )
+            state = await self._play(interaction, MoveRef(form.game, form.ply, cell))
         except UserError as exc:
             await refuse(interaction, exc)
             return

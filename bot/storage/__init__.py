@@ -29,6 +29,7 @@ from ..model import (
 from .interface import (
     GLOBAL_SCOPE,
     REDRAW_FINISHED_WITHIN,
+    Answer,
     Finished,
     LiveCounts,
     MoveOutcome,
@@ -79,6 +80,7 @@ def _implements_the_interface(sqlite: SqliteStorage, postgres: PostgresStorage) 
 
 __all__ = [
     "ActiveGameExists",
+    "Answer",
     "ChallengeRow",
     "Finish",
     "Finished",

@@ -61,6 +61,14 @@ class MoveOutcome(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Answer:
+    """The AI's reply to a member's move, stored in the same write as the move (see add_move)."""
+
+    cell: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Finished:
     """A game as its finishing write left it: the row with every move, and its rating changes
     (ordered as `rating_changes` returns them; none if unrated). The board of the end needs
@@ -121,9 +129,11 @@ class Storage(Protocol):
         finish: Finish | None = None,
         deadline: float | None = None,
         rate: RatePolicy | None = None,
+        answer: Answer | None = None,
     ) -> MoveOutcome | Finished:
-        """Store move number `ply`: STORED, or with `finish` the finished game; STALE or LATE
-        (nothing written) as MoveOutcome says."""
+        """Store move number `ply` and, with `answer`, the AI's reply to it as move `ply` + 1
+        (both or neither; `finish` and `deadline` then follow the reply): STORED, or with
+        `finish` the finished game; STALE or LATE (nothing written) as MoveOutcome says."""
         ...
 
     async def finish_game(

@@ -11,6 +11,7 @@ from engine import Mark
 from ..model import (
     AiLevel,
     EndReason,
+    Finish,
     GameRow,
     Mode,
     MoveRow,
@@ -21,6 +22,7 @@ from ..model import (
     parse_ai_level,
 )
 from ..ratings import result_for
+from .interface import Answer, RatePolicy
 
 
 def seat_columns(seat: Seat) -> tuple[int | None, str | None]:
@@ -29,6 +31,16 @@ def seat_columns(seat: Seat) -> tuple[int | None, str | None]:
 
 def seat(user_id: object, level: object) -> Seat:
     return parse_ai_level(str(level)) if user_id is None else int(str(user_id))
+
+
+def check_move(
+    finish: Finish | None, rate: RatePolicy | None, by_ai: bool, answer: Answer | None
+) -> None:
+    """Refuse, before anything is written, an add_move no caller could mean."""
+    if finish is not None and rate is None:
+        raise ValueError("a finishing move needs the rating policy")
+    if answer is not None and by_ai:
+        raise ValueError("an answer replies to a member's move, not to the AI's")
 
 
 def ai_results(game: GameRow, winner: Mark | None) -> list[tuple[int, AiLevel, Result]]:

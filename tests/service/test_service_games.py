@@ -391,3 +391,71 @@ async def test_service_meta_round_trips_through_storage(service) -> None:
     assert await games.get_meta("commands_hash") is None
     await games.set_meta("commands_hash", "0f1e")
     assert await games.get_meta("commands_hash") == "0f1e"
+
+
+def count_writes(games: GameService) -> list[tuple[int, str | None]]:
+    """(ply, cell of the AI's answer stored with it) per add_move `games` makes from now on."""
+    writes: list[tuple[int, str | None]] = []
+    real = games.storage.add_move
+
+    async def counted(game_id: int, ply: int, cell: str, **kw):
+        answer = kw.get("answer")
+        writes.append((ply, None if answer is None else answer.cell))
+        return await real(game_id, ply, cell, **kw)
+
+    games.storage.add_move = counted  # type: ignore[method-assign]
+    return writes
+
+
+async def test_a_quick_answer_is_stored_with_the_move_in_one_write(service) -> None:
+    games, thinker = service
+    state = await start(games, level="easy", size="5x5")
+    writes = count_writes(games)
+    after = await games.play(MoveRef(state.id, 0, "C3"), user_id=ALICE, message_id=None,
+                             answer_within=lambda level: 5.0)
+    assert after.board.ply == 2 and not after.ai_to_move
+    assert after.row.moves[-1].by_ai and after.last_ai_move is not None
+    assert writes == [(0, after.row.moves[-1].cell)]
+    # The answer is the one the AI's own turn would have stored: same search, same seed.
+    assert thinker.calls[-1][2] == ai_seed(state.id, 1)
+    stored = await games.storage.game(state.id)
+    assert stored == after.row
+
+
+async def test_an_answer_slower_than_the_wait_is_stored_by_the_ais_turn_unsearched_again(
+    service,
+) -> None:
+    games, thinker = service
+    state = await start(games, level="easy", size="5x5")
+    writes = count_writes(games)
+    thinker.gate = asyncio.Event()  # the search does not answer in time
+    after = await games.play(MoveRef(state.id, 0, "C3"), user_id=ALICE, message_id=None,
+                             answer_within=lambda level: 0.01)
+    assert after.board.ply == 1 and after.ai_to_move
+    assert writes == [(0, None)]  # the member's move, alone
+    searches = len(thinker.calls)
+    turn = asyncio.ensure_future(games.ai_move(state.id, after))
+    await asyncio.sleep(0.01)
+    thinker.gate.set()
+    answered = await turn
+    assert answered is not None and answered.board.ply == 2
+    assert len(thinker.calls) == searches  # the AI's turn took over the search under way
+    assert writes == [(0, None), (1, None)]
+
+
+async def test_a_move_that_ends_the_game_asks_no_answer(service) -> None:
+    games, thinker = service
+    after = await start(games, level="easy", size="4x4")
+    ended_by_member = False
+    while after.active:
+        board = after.board
+        # The member's winning move if there is one, else the first free cell.
+        move = next((m for m in board.legal_moves if ends(board, m)), None)
+        ended_by_member = move is not None
+        move = move if move is not None else next(iter(board.legal_moves))
+        searches = len(thinker.calls)
+        after = await games.play(MoveRef(after.id, board.ply, board.move_name(move)),
+                                 user_id=ALICE, message_id=None, answer_within=lambda level: 5.0)
+        assert len(thinker.calls) == searches + (0 if ended_by_member else 1)
+    assert after.row == await games.storage.game(after.id)
+    assert after.row.moves[-1].by_ai is not ended_by_member

@@ -15,6 +15,7 @@ from bot import ratings
 from bot.model import EndReason, GameRow, Mode
 from bot.storage import (
     ActiveGameExists,
+    Answer,
     Finish,
     Finished,
     GuildSettings,
@@ -262,6 +263,38 @@ async def test_the_write_that_finishes_a_game_returns_it_as_read_back(storage: S
     unrated = await storage.create_game(replace(new_game(channel=CHANNEL + 1), rated=False))
     finished = await storage.finish_game(unrated.id, Finish(winner=Mark.O), rate=RATE)
     assert finished is not None and finished.changes == ()
+
+
+async def test_a_move_and_the_ais_answer_are_stored_together_or_not_at_all(
+    storage: Storage, backend: Backend
+) -> None:
+    game = await storage.create_game(new_game())
+    reply = Answer(cell="B2", reason="block")
+    assert await storage.add_move(game.id, 0, "A1", by_ai=False, now=0.0, answer=reply,
+                                  deadline=90.0) is MoveOutcome.STORED
+    row = await storage.game(game.id)
+    assert row is not None and (row.ply, row.deadline) == (2, 90.0)
+    assert [(m.ply, m.cell, m.by_ai, m.reason) for m in row.moves] == [
+        (0, "A1", False, None), (1, "B2", True, "block")
+    ]
+    # A stale or late pair writes neither move.
+    before = await backend.row_counts()
+    assert await storage.add_move(game.id, 0, "C3", by_ai=False, now=0.0,
+                                  answer=reply) is MoveOutcome.STALE
+    assert await storage.add_move(game.id, 2, "C3", by_ai=False, now=95.0,
+                                  answer=Answer("C1", "win")) is MoveOutcome.LATE
+    # The answer that ends the game finishes it with both moves, counted once.
+    finished = await storage.add_move(game.id, 2, "C3", by_ai=False, now=50.0,
+                                      answer=Answer("C2", "win"),
+                                      finish=Finish(winner=Mark.O), rate=RATE)
+    assert isinstance(finished, Finished)
+    assert [m.cell for m in finished.game.moves] == ["A1", "B2", "C3", "C2"]
+    assert finished.game == await storage.game(game.id)
+    assert finished.game.ply == 4 and finished.game.winner is Mark.O
+    after = await backend.row_counts()
+    assert after["moves"] == before["moves"] + 2 and after["results"] == before["results"] + 1
+    with pytest.raises(ValueError, match="answer"):
+        await storage.add_move(game.id, 4, "A3", by_ai=True, now=0.0, answer=reply)
 
 
 async def test_finishing_move_counts_the_result_once(storage: Storage) -> None:

@@ -18,8 +18,15 @@ from ...model import (
     Mode,
     NewGame,
 )
-from ..interface import REDRAW_FINISHED_WITHIN, Finished, LiveCounts, MoveOutcome, RatePolicy
-from ..rows import game_row, seat_columns
+from ..interface import (
+    REDRAW_FINISHED_WITHIN,
+    Answer,
+    Finished,
+    LiveCounts,
+    MoveOutcome,
+    RatePolicy,
+)
+from ..rows import check_move, game_row, seat_columns
 from .connection import CLAIM_SECONDS, check_shard
 from .standings import StandingQueries
 
@@ -36,34 +43,40 @@ _MOVES_JSON = (
 )
 _GAME_WITH_MOVES = f"SELECT {_GAME_COLUMNS}, {_MOVES_JSON} FROM games WHERE id = $1"
 _GAMES_WITH_MOVES = f"SELECT {_GAME_COLUMNS}, {_MOVES_JSON} FROM games WHERE id = ANY($1::BIGINT[])"
-# A move that does not end the game: the game moves on only if it is running, at move `ply` and
-# the mover's clock has not run out at `now`, and the move is written only if it did. A second
-# writer of the same ply waits for the first's row lock, then finds the ply moved on and writes
-# nothing; UNIQUE(game_id, ply) backs it. Parameters: deadline, game, ply, now, cell, by_ai,
-# reason.
+# The moves of one write, as rows: the member's move and, if given, the AI's answer. Parameters
+# $5-$7: their cells, by_ai flags and reasons as arrays, in order; $3: the first one's ply.
+_NEW_MOVES = (
+    "SELECT $3::INTEGER + n::INTEGER - 1 AS ply, cell, by_ai, reason"
+    " FROM unnest($5::TEXT[], $6::BOOLEAN[], $7::TEXT[]) WITH ORDINALITY AS m(cell, by_ai,"
+    " reason, n)"
+)
+# A write that does not end the game: the game moves on only if it is running, at move `ply`
+# and the mover's clock has not run out at `now`, and the moves are written only if it did. A
+# second writer of the same ply waits for the first's row lock, then finds the ply moved on and
+# writes nothing; UNIQUE(game_id, ply) backs it. Parameters: deadline, game, ply, now, then the
+# moves (see _NEW_MOVES).
 _MOVE = (
-    "WITH moved AS (UPDATE games SET ply = ply + 1, deadline = $1, claimed_until = NULL,"
-    " updated_at = now() WHERE id = $2 AND ply = $3 AND status = 'active'"
+    "WITH moved AS (UPDATE games SET ply = ply + cardinality($5::TEXT[]), deadline = $1,"
+    " claimed_until = NULL, updated_at = now() WHERE id = $2 AND ply = $3 AND status = 'active'"
     " AND (deadline IS NULL OR deadline > $4) RETURNING id)"
     " INSERT INTO moves (game_id, ply, cell, by_ai, reason)"
-    " SELECT id, $3::INTEGER, $5::TEXT, $6::BOOLEAN, $7::TEXT FROM moved"
+    f" SELECT moved.id, new.ply, new.cell, new.by_ai, new.reason FROM moved, ({_NEW_MOVES}) AS new"
 )
-# A move that ends the game, under the same checks: the game is finished, its seats freed and the
-# move written in one statement, which returns the finished game with all its moves (the stored
-# ones are read in the statement's snapshot, which does not hold the new one: it is added by
-# hand). Parameters: game, ply, now, cell, by_ai, reason, winner, end reason.
+# A write that ends the game, under the same checks: the game is finished, its seats freed and
+# the moves written in one statement, which returns the finished game with all its moves (the
+# stored ones are read in the statement's snapshot, which does not hold the new ones: they are
+# added by hand). Parameters: game, winner, ply, now, the moves (see _NEW_MOVES), end reason.
 _FINISHING_MOVE = (
-    "WITH moved AS (UPDATE games SET ply = ply + 1, status = 'finished', winner = $7,"
-    " end_reason = $8, deadline = NULL, claimed_until = NULL, updated_at = now(),"
-    " finished_at = now() WHERE id = $1 AND ply = $2 AND status = 'active'"
-    " AND (deadline IS NULL OR deadline > $3) RETURNING *),"
+    "WITH moved AS (UPDATE games SET ply = ply + cardinality($5::TEXT[]), status = 'finished',"
+    " winner = $2, end_reason = $8, deadline = NULL, claimed_until = NULL, updated_at = now(),"
+    " finished_at = now() WHERE id = $1 AND ply = $3 AND status = 'active'"
+    " AND (deadline IS NULL OR deadline > $4) RETURNING *),"
     " move AS (INSERT INTO moves (game_id, ply, cell, by_ai, reason)"
-    " SELECT id, $2::INTEGER, $4::TEXT, $5::BOOLEAN, $6::TEXT FROM moved),"
+    f" SELECT moved.id, new.ply, new.cell, new.by_ai, new.reason FROM moved, ({_NEW_MOVES}) AS new),"
     " freed AS (DELETE FROM live_seats WHERE game_id IN (SELECT id FROM moved))"
     f" SELECT {_GAME_COLUMNS}, (SELECT json_agg(json_build_array(a.ply, a.cell, a.by_ai,"
     " a.reason) ORDER BY a.ply) FROM (SELECT m.ply, m.cell, m.by_ai, m.reason FROM moves m"
-    " WHERE m.game_id = moved.id UNION ALL SELECT $2::INTEGER, $4::TEXT, $5::BOOLEAN,"
-    " $6::TEXT) AS a) AS moves_json"
+    f" WHERE m.game_id = moved.id UNION ALL {_NEW_MOVES}) AS a) AS moves_json"
     " FROM moved"
 )
 # A new game with its members' seats (the seats' key refuses a member's second running game in a
@@ -269,17 +282,24 @@ class GameQueries(StandingQueries):
         finish: Finish | None = None,
         deadline: float | None = None,
         rate: RatePolicy | None = None,
+        answer: Answer | None = None,
     ) -> MoveOutcome | Finished:
-        """Record move number `ply` (0-based) and, if it ended the game, the result (see the
-        interface). Two writers of the same ply: the second UPDATE waits for the first's row
+        """Record move number `ply` (0-based), with `answer` the AI's reply to it, and, if they
+        ended the game, the result (see the interface). Two writers of the same ply: the second UPDATE waits for the first's row
         lock, then finds the ply moved on and writes nothing."""
-        if finish is not None and rate is None:
-            raise ValueError("a finishing move needs the rating policy")
+        check_move(finish, rate, by_ai, answer)
+        cells, ais, reasons = [cell], [by_ai], [reason]
+        if answer is not None:
+            cells.append(answer.cell)
+            ais.append(True)
+            reasons.append(answer.reason)
         if finish is None:
             # One statement, so one round trip and no BEGIN/COMMIT: its own transaction, in which
             # the INSERT happens only if the UPDATE's checks held.
-            done = await self._pool.execute(_MOVE, deadline, game_id, ply, now, cell, by_ai, reason)
-            if _count(done) == 1:
+            done = await self._pool.execute(
+                _MOVE, deadline, game_id, ply, now, cells, ais, reasons
+            )
+            if _count(done) == len(cells):
                 return MoveOutcome.STORED
             return await self._why_not_stored(game_id, ply, now)
 
@@ -287,9 +307,9 @@ class GameQueries(StandingQueries):
             async with self._transaction() as (con, ok):
                 assert rate is not None
                 row = await con.fetchrow(
-                    _FINISHING_MOVE, game_id, ply, now, cell, by_ai, reason,
+                    _FINISHING_MOVE, game_id,
                     None if finish.winner is None else Mark(finish.winner).name,
-                    EndReason(finish.reason).value,
+                    ply, now, cells, ais, reasons, EndReason(finish.reason).value,
                 )
                 if row is None:
                     ok.rollback()

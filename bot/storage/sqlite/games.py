@@ -15,8 +15,15 @@ from ...model import (
     Mode,
     NewGame,
 )
-from ..interface import REDRAW_FINISHED_WITHIN, Finished, LiveCounts, MoveOutcome, RatePolicy
-from ..rows import game_row, seat_columns
+from ..interface import (
+    REDRAW_FINISHED_WITHIN,
+    Answer,
+    Finished,
+    LiveCounts,
+    MoveOutcome,
+    RatePolicy,
+)
+from ..rows import check_move, game_row, seat_columns
 from .connection import NOW, SHARD, check_shard
 from .standings import StandingQueries
 
@@ -38,16 +45,20 @@ _GAME_WITH_MOVES = (
 # on this connection only and are no part of the schema; created once the schema is migrated
 # (a migration that rebuilds a table would trip over a trigger naming it).
 _MOVE_WRITER = (
-    "CREATE TEMP VIEW IF NOT EXISTS move_writes (game_id, ply, cell, by_ai, reason, deadline, now)"
-    " AS SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL",
+    "CREATE TEMP VIEW IF NOT EXISTS move_writes (game_id, ply, cell, by_ai, reason, answer_cell,"
+    " answer_reason, deadline, now) AS SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL",
     "CREATE TEMP TRIGGER IF NOT EXISTS move_writes_insert INSTEAD OF INSERT ON move_writes BEGIN"
-    f" UPDATE games SET ply = ply + 1, deadline = NEW.deadline, updated_at = {NOW}"
+    " UPDATE games SET ply = ply + 1 + (NEW.answer_cell IS NOT NULL), deadline = NEW.deadline,"
+    f" updated_at = {NOW}"
     " WHERE id = NEW.game_id AND ply = NEW.ply AND status = 'active'"
     " AND (deadline IS NULL OR deadline > NEW.now);"
     # changes(): the rows the UPDATE just above changed (in a trigger, its own statements').
     " SELECT RAISE(ABORT, 'caro: move not stored') WHERE changes() <> 1;"
     " INSERT INTO moves (game_id, ply, cell, by_ai, reason)"
     " VALUES (NEW.game_id, NEW.ply, NEW.cell, NEW.by_ai, NEW.reason);"
+    " INSERT INTO moves (game_id, ply, cell, by_ai, reason)"
+    " SELECT NEW.game_id, NEW.ply + 1, NEW.answer_cell, 1, NEW.answer_reason"
+    " WHERE NEW.answer_cell IS NOT NULL;"
     " END",
 )
 _NOT_STORED = "caro: move not stored"
@@ -266,35 +277,40 @@ class GameQueries(StandingQueries):
         finish: Finish | None = None,
         deadline: float | None = None,
         rate: RatePolicy | None = None,
+        answer: Answer | None = None,
     ) -> MoveOutcome | Finished:
-        """Record move number `ply` (0-based) and, if it ended the game, the result: STORED, or
-        the finished game.
+        """Record move number `ply` (0-based), with `answer` the AI's reply to it, and, if they
+        ended the game, the result: STORED, or the finished game.
 
         `deadline` is when the next member to move loses on time (None: no clock runs). Nothing
         is written unless the game is running, exactly `ply` moves were played so far (a replayed
         click or a late AI answer is STALE), and the stored clock had not run out at `now` (LATE:
         a move after the deadline never counts, even before the deadline watcher has run).
         """
-        if finish is not None and rate is None:
-            raise ValueError("a finishing move needs the rating policy")
+        check_move(finish, rate, by_ai, answer)
         if finish is None:
             async with self._lock:
-                if await self._write_move(game_id, ply, cell, by_ai, reason, deadline, now):
+                if await self._write_move(
+                    game_id, ply, cell, by_ai, reason, answer, deadline, now
+                ):
                     return MoveOutcome.STORED
                 return await self._why_not_stored(game_id, ply, now)
+        moves = [(game_id, ply, cell, int(by_ai), reason)]
+        if answer is not None:
+            moves.append((game_id, ply + 1, answer.cell, 1, answer.reason))
         async with self._lock, self._transaction() as ok:
             cur = await self._db.execute(
-                f"UPDATE games SET ply = ply + 1, deadline = ?, updated_at = {NOW}"
+                f"UPDATE games SET ply = ply + ?, deadline = ?, updated_at = {NOW}"
                 " WHERE id = ? AND ply = ? AND status = 'active'"
                 " AND (deadline IS NULL OR deadline > ?)",
-                (deadline, game_id, ply, now),
+                (len(moves), deadline, game_id, ply, now),
             )
             if cur.rowcount != 1:
                 ok.rollback()
                 return await self._why_not_stored(game_id, ply, now)
-            await self._db.execute(
+            await self._db.executemany(
                 "INSERT INTO moves (game_id, ply, cell, by_ai, reason) VALUES (?, ?, ?, ?, ?)",
-                (game_id, ply, cell, int(by_ai), reason),
+                moves,
             )
             assert rate is not None
             finished = await self._finish(game_id, finish, rate)
@@ -372,6 +388,7 @@ class GameQueries(StandingQueries):
         cell: str,
         by_ai: bool,
         reason: str | None,
+        answer: Answer | None,
         deadline: float | None,
         now: float,
     ) -> bool:
@@ -383,9 +400,11 @@ class GameQueries(StandingQueries):
             self._move_writer_ready = True
         try:
             await self._db.execute(
-                "INSERT INTO move_writes (game_id, ply, cell, by_ai, reason, deadline, now)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (game_id, ply, cell, int(by_ai), reason, deadline, now),
+                "INSERT INTO move_writes (game_id, ply, cell, by_ai, reason, answer_cell,"
+                " answer_reason, deadline, now) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (game_id, ply, cell, int(by_ai), reason,
+                 None if answer is None else answer.cell,
+                 None if answer is None else answer.reason, deadline, now),
             )
         except sqlite3.IntegrityError as exc:
             if str(exc) != _NOT_STORED:
