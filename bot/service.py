@@ -504,9 +504,10 @@ class GameService:
         applied now.
 
         With `answer_within` (the AI's level -> seconds), the AI to move next searches its answer
-        first, and if it comes in that time both moves are stored in one write: one trip to the database per
-        click instead of two. Otherwise the member's move is stored alone and its search goes on
-        for the AI's turn (ai_move). The member's move is timed at the click either way."""
+        first, and if it comes in that time both moves are stored in one write: one trip to the
+        database per click instead of two. Otherwise the member's move is stored alone and its
+        search goes on for the AI's turn (ai_move). The member's move is timed at the click
+        either way."""
         async with self._lock(ref.game_id):
             known = self._recent.get(ref.game_id)
             after: GameState | MoveOutcome | None = None
