@@ -307,15 +307,26 @@ class ClusterCrashCampaign:
     async def check_stored(self) -> list[str]:
         db = self.deployment.database
         problems: list[str] = []
+        # Every move and every game's outcome in two reads, not one per acknowledged move: a
+        # campaign checks after each kill, and by its end it has thousands of moves to check.
+        stored = {
+            (int(game), int(ply)): (str(cell), bool(by_ai))
+            for game, ply, cell, by_ai in await db.rows(
+                "SELECT game_id, ply, cell, by_ai FROM moves")
+        }
+        outcomes: dict[int, list[tuple[Any, ...]]] = {}
+        for game, *outcome in await db.rows(
+            f"SELECT g.id, g.status, {player_result('g')}, COUNT(r.game_id) FROM games g"
+            " LEFT JOIN results r ON r.game_id = g.id"
+            " GROUP BY g.id, g.status, g.winner, g.x_user_id"
+        ):
+            outcomes[int(game)] = [tuple(outcome)]
         for seat in self.seats:
             for game, ply, cell in seat.acked:
-                if (await self.stored_moves(game)).get(ply) != (cell, False):
+                if stored.get((game, ply)) != (cell, False):
                     problems.append(f"acknowledged move {cell} (game {game}, ply {ply}) lost")
             for game, result in seat.finished.items():
-                rows = await db.rows(
-                    f"SELECT g.status, {player_result('g')}, COUNT(r.game_id) FROM games g"
-                    " LEFT JOIN results r ON r.game_id = g.id WHERE g.id = ?"
-                    " GROUP BY g.id, g.status, g.winner, g.x_user_id", game)
+                rows = outcomes.get(game, [])
                 if rows != [("finished", result, 1)]:
                     problems.append(f"finished game {game} ({result}) is stored as {rows}")
         wrong_ply = await db.rows(
