@@ -483,7 +483,7 @@ class Rest:
 
     def _webhook_interaction(self, call: Call, app: str, token: str) -> Interaction:
         d = self.d
-        inter = next((i for i in d.interactions.values() if i.token == token), None)
+        inter = d.interactions_by_token.get(token)
         if inter is None or app != d.application_id:
             raise ApiError(404, 10015, "Unknown Webhook",
                            violation=f"{call.where}: no interaction webhook with that token")

@@ -86,6 +86,8 @@ class DiscordDouble:
         self.commands: dict[str | None, list[dict[str, Any]]] = {}
         self.command_puts = 0
         self.interactions: dict[str, Interaction] = {}
+        # The same by token, for the webhook endpoints: a long run sends thousands.
+        self.interactions_by_token: dict[str, Interaction] = {}
         self.bot_ready = False
         self.app_permissions = BOT_PERMISSIONS
         # Sharding: the count GET /gateway/bot recommends (None: one per 1,000 guilds, like
@@ -536,6 +538,7 @@ class DiscordDouble:
             dispatched_at=loop.time(), source_message=message,
         )
         self.interactions[inter_id] = inter
+        self.interactions_by_token[token] = inter
         await self.gateway.dispatch("INTERACTION_CREATE", payload, guild_id=guild_id)
         inter.dispatched_at = loop.time()
         self._timers[inter.id] = loop.call_later(self.response_deadline, self._expire, inter)
