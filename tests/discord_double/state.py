@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import copy
 import datetime
 import itertools
@@ -90,8 +89,14 @@ class Changes:
     async def wait(self, timeout: float) -> None:
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append(fut)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(fut, timeout)
+        # Not asyncio.wait_for: on Python 3.11 it swallows a cancellation that arrives as `fut`
+        # completes (it returns the result instead), and a crash campaign cancels its players
+        # while the bot's last edits still arrive: a player went on playing and the round's
+        # gather waited for it forever.
+        try:
+            await asyncio.wait({fut}, timeout=timeout)
+        finally:
+            fut.cancel()
 
     async def wait_until(self, check: Callable[[], bool], timeout: float) -> bool:
         loop = asyncio.get_running_loop()

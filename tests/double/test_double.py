@@ -25,6 +25,7 @@ from discord.ext import commands
 from discord.webhook.async_ import async_context, interaction_response_params
 
 from tests.discord_double import DiscordDouble, InteractionFailed, Member, Message
+from tests.discord_double.state import Changes
 
 TOKEN = "test-token"
 
@@ -822,3 +823,28 @@ def test_double_bench_help_and_bad_rounds_are_answered_without_a_traceback() -> 
                          cwd=root, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "rounds must be 1 or more" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+async def test_a_player_cancelled_as_a_change_arrives_stops_waiting() -> None:
+    # A crash campaign cancels its players right after a kill, while the bot's last edits still
+    # arrive: a waiter that swallowed that cancellation (asyncio.wait_for on Python 3.11 does)
+    # went on playing, and the round waited for it forever.
+    changes = Changes()
+    waiter = asyncio.ensure_future(changes.wait(10))
+    await asyncio.sleep(0)
+    changes.notify()
+    waiter.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiter
+
+
+async def test_a_change_wakes_its_waiter_and_a_quiet_wait_ends_at_its_timeout() -> None:
+    changes = Changes()
+    loop = asyncio.get_running_loop()
+    waiter = asyncio.ensure_future(changes.wait(10))
+    await asyncio.sleep(0)
+    changes.notify()
+    await asyncio.wait_for(waiter, 1)
+    started = loop.time()
+    await changes.wait(0.05)
+    assert loop.time() - started >= 0.04
