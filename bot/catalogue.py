@@ -81,12 +81,14 @@ class Catalogues:
     def lookup(self, locale: str) -> Mapping[str, str] | None:
         """The translation for `locale` ("pt-BR" finds pt_BR, else pt), None for English or a
         language with no catalogue (the caller then shows the English text)."""
-        return _lookup(self, normalise(locale))
+        return _lookup(self, locale)
 
 
 @lru_cache(maxsize=256)
 def _lookup(catalogues: Catalogues, locale: str) -> Mapping[str, str] | None:
-    # Cached: every message the bot renders resolves its locale, with a handful of distinct ones.
+    # Cached, by the locale as given: every text the bot renders resolves its locale (a board,
+    # a dozen), with a handful of distinct ones.
+    locale = normalise(locale)
     found = catalogues.translations.get(locale)
     if found is None:
         found = catalogues.translations.get(locale.partition("_")[0])

@@ -14,9 +14,13 @@
   override.
 - `cancel_ready_timer`: discord.py leaves its READY delay timer running on close; if it fires
   after the loop is gone it dies with a traceback (a stop within ~2 s of connecting).
-- `sent_only`: a board is sent as a drawing that discord.py must not keep (its cells are plain
-  buttons; the DynamicItem classes registered at start answer their clicks). discord.py has no
-  setting for it, but stores only views that are not finished when it sends or edits a message.
+- `DrawnView` / `DrawnLayout` and the payload builders: a board is sent as ready-made component
+  payloads. Built as discord.ui items, a 5x5 board's 27 buttons were the largest single cost of
+  a click (each Button builds and copies a model object); as dicts they cost a tenth. discord.py
+  takes a message's components only through a view's `to_components()`, which these override.
+  A drawing is stopped when made, and discord.py keeps no finished view when it sends or edits a
+  message: its clicks reach the DynamicItem classes registered at start, from the custom_id, as
+  after a restart (outside an event loop a view cannot be stopped; such a drawing is never sent).
 - `add_choice`: a choice known only at start (the operator's external engine level); choices
   are otherwise fixed by a decorator when the cog's class is defined.
 
@@ -122,12 +126,60 @@ def add_choice(
     params[parameter] = dataclasses.replace(param, choices=offered)
 
 
-def sent_only(view: discord.ui.View | discord.ui.LayoutView) -> None:
-    """Mark `view` as a drawing to send, which discord.py must not keep: a stopped view is
-    sent but never stored (its send and edit calls store only views not finished), so plain
-    buttons on it (drawn_button) answer no click themselves. Clicks reach the DynamicItem
-    classes registered at start-up, from the custom_id, as after a restart. Keeping every
-    drawing would also cost a store per edit, at every move.
+# Component types of Discord's API (https://discord.com/developers/docs/components/reference).
+ACTION_ROW, BUTTON, TEXT_DISPLAY, MEDIA_GALLERY = 1, 2, 10, 12
 
-    Outside an event loop discord.py cannot stop a view; such a view is never sent."""
-    view.stop()
+Payload = dict[str, Any]
+
+
+def button_payload(
+    *, custom_id: str, label: str, style: discord.ButtonStyle, disabled: bool
+) -> Payload:
+    """What discord.ui.Button(custom_id=..., label=..., style=..., disabled=...) sends."""
+    return {"type": BUTTON, "style": style.value, "disabled": disabled, "label": label,
+            "custom_id": custom_id}
+
+
+def row_payload(buttons: list[Payload]) -> Payload:
+    """What a discord.ui.ActionRow of these buttons sends (and a View's row of them)."""
+    return {"type": ACTION_ROW, "components": buttons}
+
+
+def text_payload(content: str) -> Payload:
+    """What discord.ui.TextDisplay(content) sends."""
+    return {"type": TEXT_DISPLAY, "content": content}
+
+
+def gallery_payload(url: str) -> Payload:
+    """What discord.ui.MediaGallery(discord.MediaGalleryItem(url)) sends."""
+    return {"type": MEDIA_GALLERY, "items": [{"media": {"url": url}, "spoiler": False}]}
+
+
+class DrawnView(discord.ui.View):
+    """A plain message's components (action rows), given as payloads."""
+
+    def __init__(self, rows: list[Payload]) -> None:
+        super().__init__(timeout=None)
+        self._payloads = rows
+        self.stop()
+
+    def to_components(self) -> list[Payload]:
+        return self._payloads
+
+    def has_components_v2(self) -> bool:
+        return False
+
+
+class DrawnLayout(discord.ui.LayoutView):
+    """A Components V2 message's components (text, gallery, action rows), given as payloads."""
+
+    def __init__(self, components: list[Payload]) -> None:
+        super().__init__(timeout=None)
+        self._payloads = components
+        self.stop()
+
+    def to_components(self) -> list[Payload]:
+        return self._payloads
+
+    def has_components_v2(self) -> bool:
+        return True

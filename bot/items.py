@@ -18,6 +18,8 @@ from typing import Any, ClassVar, Self
 
 import discord
 
+from .discord_patches import Payload, button_payload
+
 log = logging.getLogger("caro.bot")
 
 EMPTY_LABEL = "\u200b"  # zero-width space: Discord needs a label, an empty cell shows none
@@ -63,9 +65,9 @@ class CaroButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_NO_ID
     # Clicks the bot routes itself (dispatch_click) instead of registering the class with
     # discord.py: for every click on a registered DynamicItem, discord.py rebuilds a View of all
     # the clicked message's components to find the item (a board's 27: 7% of the bot's CPU per
-    # click in bench/load.py). Only for buttons drawn on views that are never stored (sent_only):
-    # a stored view registers its DynamicItems with discord.py again, which would route their
-    # clicks twice.
+    # click in bench/load.py). Only for buttons drawn as payloads (DrawnView, DrawnLayout), which
+    # discord.py never stores: a stored view registers its DynamicItems with discord.py again,
+    # which would route their clicks twice.
     routed_by_bot: ClassVar[bool] = False
 
     def __init_subclass__(cls, *, template: str | re.Pattern[str], **kwargs: Any) -> None:
@@ -93,12 +95,14 @@ class CaroButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_NO_ID
         raise NotImplementedError(f"{cls.__name__} cannot be drawn")
 
     @classmethod
-    def drawn(cls, **fields: Any) -> discord.ui.Button[Any]:
-        """The plain button `build` wraps: what a message shows, with the same custom_id. Only
-        for a view sent as a drawing (see sent_only): the click comes back to this class, which
-        the bot registers at start-up, from the id alone. Subclasses drawn many times a message
-        (the cells) make it directly, for a third of the cost."""
-        return cls.build(**fields).item
+    def drawn(cls, **fields: Any) -> Payload:
+        """The payload of the button `build` makes, for a drawing (DrawnView, DrawnLayout): the
+        click comes back to this class, which the bot registers at start-up, from the id alone.
+        Subclasses drawn many times a message (the cells) make it without building the item."""
+        button = cls.build(**fields).item
+        assert button.custom_id is not None and button.label is not None
+        return button_payload(custom_id=button.custom_id, label=button.label,
+                              style=button.style, disabled=button.disabled)
 
 
 class GameButton(CaroButton, template=r"(?!)"):
@@ -139,9 +143,14 @@ def make_button(action: Action, /, **fields: Any) -> discord.ui.Item[Any]:
     return _button_class(action).build(**fields)
 
 
-def drawn_button(action: Action, /, **fields: Any) -> discord.ui.Button[Any]:
-    """make_button's plain button (see CaroButton.drawn), for views passed to sent_only."""
+def drawn_button(action: Action, /, **fields: Any) -> Payload:
+    """The payload of make_button's button (see CaroButton.drawn), for a drawing."""
     return _button_class(action).drawn(**fields)
+
+
+def drawer(action: Action) -> Callable[..., Payload]:
+    """drawn_button for one action, looked up once (a board draws 25 cells at a time)."""
+    return _button_class(action).drawn
 
 
 def registered() -> list[type[CaroButton]]:
@@ -230,6 +239,7 @@ __all__ = [
     "PLY",
     "dispatch_click",
     "drawn_button",
+    "drawer",
     "make_button",
     "match_item",
     "message_carries",

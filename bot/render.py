@@ -6,7 +6,6 @@ import functools
 import io
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 import discord
 
@@ -15,8 +14,15 @@ from engine.types import LEVELS
 
 from . import external_level
 from .board_image import Players, render_board
-from .discord_patches import sent_only
-from .items import EMPTY_LABEL, Action, drawn_button, make_button
+from .discord_patches import (
+    DrawnLayout,
+    DrawnView,
+    Payload,
+    gallery_payload,
+    row_payload,
+    text_payload,
+)
+from .items import EMPTY_LABEL, Action, drawer, drawn_button, make_button
 from .model import AiLevel, External, GameState, Mode, Status
 from .ratings import LEADERBOARD_MIN_GAMES
 from .service import HINT_LEVELS
@@ -183,29 +189,16 @@ def game_view(
     On a V2 layout (see uses_layout; or `layout`, for a message that already is one) the text
     and the picture are components too."""
     tr = _translator(locale or state.row.locale)
-    rows = _button_rows(state, tr, window)
+    rows = [row_payload(items) for items in _button_rows(state, tr, window)]
     if not (layout or uses_layout(state)):
-        view = discord.ui.View(timeout=None)
-        for index, items in enumerate(rows):
-            for item in items:
-                item.row = index
-                view.add_item(item)
-        # The cells are plain buttons (drawn_button): the view is a drawing, never kept.
-        sent_only(view)
-        return view
-    v2 = discord.ui.LayoutView(timeout=None)
-    v2.add_item(discord.ui.TextDisplay(game_content(state, locale, changes)))
+        return DrawnView(rows)
+    components = [text_payload(game_content(state, locale, changes))]
     if uses_image(state):
-        v2.add_item(
-            discord.ui.MediaGallery(discord.MediaGalleryItem(f"attachment://{BOARD_FILENAME}"))
-        )
-    for items in rows:
-        v2.add_item(discord.ui.ActionRow(*items))
-    sent_only(v2)
-    return v2
+        components.append(gallery_payload(f"attachment://{BOARD_FILENAME}"))
+    return DrawnLayout(components + rows)
 
 
-Buttons = list[discord.ui.Item[Any]]
+Buttons = list[Payload]
 
 
 def _button_rows(state: GameState, tr: Translate, window: Window | None) -> list[Buttons]:
@@ -232,7 +225,13 @@ def _cell_rows(
 ) -> list[Buttons]:
     board = state.board
     outcome = board.outcome()
-    winning = set(outcome.line) if outcome is not None else set()
+    highlighted = set(outcome.line) if outcome is not None else set()
+    # On a big board the last move is hard to spot in a window: it gets the win colour.
+    if board.last_move is not None and uses_image(state):
+        highlighted.add(board.last_move)
+    # A board has up to 25 cells here: the loop is the drawing's cost, so it is kept bare.
+    draw = drawer(Action.CELL)
+    game, ply, locked = state.id, board.ply, not players_turn
     rows: list[Buttons] = []
     for line in grid:
         items: Buttons = []
@@ -242,18 +241,16 @@ def _cell_rows(
                 label, style = EMPTY_LABEL, discord.ButtonStyle.secondary
             else:
                 label, style = mark.name, _MARK_STYLE[mark]
-            # On a big board the last move is hard to spot in a window: it gets the win colour.
-            if cell in winning or (cell == board.last_move and uses_image(state)):
+            if cell in highlighted:
                 style = discord.ButtonStyle.success
             items.append(
-                drawn_button(
-                    Action.CELL,
-                    game=state.id,
-                    ply=board.ply,
+                draw(
+                    game=game,
+                    ply=ply,
                     cell=cell,
                     label=label,
                     style=style,
-                    disabled=not players_turn or mark is not None,
+                    disabled=locked or mark is not None,
                 )
             )
         rows.append(items)
@@ -263,12 +260,12 @@ def _cell_rows(
 def _game_controls(state: GameState, tr: Translate) -> Buttons:
     if state.mode == Mode.WATCH:
         return [
-            make_button(
+            drawn_button(
                 Action.STOP, game=state.id, label=tr("button.stop"), style=discord.ButtonStyle.danger
             )
         ]
     items: Buttons = [
-        make_button(
+        drawn_button(
             Action.RESIGN,
             game=state.id,
             ply=state.board.ply,
@@ -278,7 +275,7 @@ def _game_controls(state: GameState, tr: Translate) -> Buttons:
     ]
     if state.mode == Mode.AI and state.ai_level in HINT_LEVELS:
         items.append(
-            make_button(
+            drawn_button(
                 Action.HINT,
                 game=state.id,
                 ply=state.board.ply,
@@ -293,7 +290,7 @@ def _end_controls(state: GameState, tr: Translate) -> Buttons:
     items: Buttons = []
     if state.row.status == Status.FINISHED and state.mode in (Mode.AI, Mode.PVP):
         items.append(
-            make_button(
+            drawn_button(
                 Action.REMATCH,
                 game=state.id,
                 ply=state.board.ply,
@@ -303,7 +300,7 @@ def _end_controls(state: GameState, tr: Translate) -> Buttons:
         )
     if state.row.status == Status.FINISHED:
         # Every finished board, whatever its mode, offers the AI's review of the game.
-        items.append(make_button(Action.REVIEW, game=state.id, label=tr("button.review")))
+        items.append(drawn_button(Action.REVIEW, game=state.id, label=tr("button.review")))
     return items
 
 
@@ -315,7 +312,7 @@ def _pan_controls(
 ) -> Buttons:
     board = state.board
     items: Buttons = [
-        make_button(
+        drawn_button(
             Action.PAN,
             game=state.id,
             ply=board.ply,
@@ -327,7 +324,7 @@ def _pan_controls(
         for direction, label in _PAN_LABELS.items()
     ]
     items.append(
-        make_button(
+        drawn_button(
             Action.TYPE_MOVE,
             game=state.id,
             ply=board.ply,

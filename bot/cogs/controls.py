@@ -13,8 +13,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from ..boards import ai_owner, jump_link
+from ..discord_patches import Payload, button_payload
 from ..errors import UserError
-from ..items import ID, PLY, Action, CaroButton
+from ..items import EMPTY_LABEL, ID, PLY, Action, CaroButton
 from ..model import GameState, Mode
 from ..replies import localized, refuse, say
 from ..slash import text
@@ -34,12 +35,31 @@ class _GameControl(CaroButton, template=r"(?!)"):
     """A control of one game at one move count: caro:<action>:<game>:<ply>."""
 
     def __init__(self, game: int, ply: int, **style: Any) -> None:
-        super().__init__(f"caro:{self.action.value}:{game}:{ply}", **style)
+        super().__init__(self.custom_id_of(game, ply), **style)
         self.game, self.ply = game, ply
+
+    @classmethod
+    def custom_id_of(cls, game: int, ply: int) -> str:
+        return f"caro:{cls.action.value}:{game}:{ply}"
 
     @classmethod
     def build(cls, **fields: Any) -> Self:
         return cls(fields.pop("game"), fields.pop("ply"), **fields)
+
+    @classmethod
+    def drawn(  # type: ignore[override]  # the fields of a control, by name, as build takes them
+        cls,
+        *,
+        game: int,
+        ply: int,
+        label: str = EMPTY_LABEL,
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+        disabled: bool = False,
+    ) -> Payload:
+        # Every board draws its controls: made directly, as the cells are.
+        return button_payload(
+            custom_id=cls.custom_id_of(game, ply), label=label, style=style, disabled=disabled
+        )
 
     @classmethod
     async def from_custom_id(

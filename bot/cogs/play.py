@@ -3,6 +3,7 @@ arrows and the "type a move" form."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 import re
@@ -18,6 +19,7 @@ from engine.types import Level
 
 from ..boards import ai_owner
 from ..config import is_quick_level
+from ..discord_patches import Payload, button_payload
 from ..errors import UserError
 from ..items import ID, MODAL_FIELD, PLY, Action, CaroButton, message_carries
 from ..model import AiLevel, GameState, Mode, MoveRef
@@ -36,6 +38,10 @@ log = logging.getLogger("caro.bot")
 
 
 # ----------------------------------------------------------------- the cells
+# Every drawing names all its cells; the names of the boards in play, computed once.
+_cell_names = functools.lru_cache(maxsize=4096)(cell_name)
+
+
 class CellButton(
     CaroButton, template=rf"caro:m:(?P<game>{ID}):(?P<ply>{PLY}):(?P<cell>[A-Z][1-9][0-9]?)"
 ):
@@ -43,7 +49,7 @@ class CellButton(
     when the board was drawn, so a click on an older drawing is recognised as stale.
 
     Most clicks are on cells: the bot routes them itself (dispatch_click), from the id alone.
-    Cells are drawn only on boards, which are never stored views (sent_only)."""
+    Cells are drawn only on boards, which discord.py never stores (DrawnLayout)."""
 
     action = Action.CELL
     routed_by_bot = True
@@ -71,9 +77,9 @@ class CellButton(
         label: str,
         style: discord.ButtonStyle,
         disabled: bool,
-    ) -> discord.ui.Button[Any]:
-        return discord.ui.Button(
-            custom_id=cls.custom_id_of(game, ply, cell_name(cell)),
+    ) -> Payload:
+        return button_payload(
+            custom_id=cls.custom_id_of(game, ply, _cell_names(cell)),
             label=label,
             style=style,
             disabled=disabled,

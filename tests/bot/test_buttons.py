@@ -66,14 +66,26 @@ def test_ids_round_trip_into_typed_fields(
             assert getattr(back, name) == value and type(getattr(back, name)) is type(value)
 
 
-def test_a_drawn_cell_is_the_plain_button_of_its_class() -> None:
-    fields = {"game": 12, "ply": 3, "cell": (1, 1), "label": "X",
-              "style": discord.ButtonStyle.primary, "disabled": True}
-    drawn = drawn_button(Action.CELL, **fields)
-    built = make_button(Action.CELL, **fields)
-    assert type(drawn) is discord.ui.Button
-    assert drawn.to_component_dict() == built.item.to_component_dict()
-    assert type(parsed(drawn.custom_id or "")) is CellButton
+@pytest.mark.parametrize(
+    ("action", "fields"),
+    [
+        (Action.CELL, {"game": 12, "ply": 3, "cell": (1, 1), "label": "X",
+                       "style": discord.ButtonStyle.primary, "disabled": True}),
+        (Action.RESIGN, {"game": 12, "ply": 3, "label": "Resign",
+                         "style": discord.ButtonStyle.danger}),
+        (Action.HINT, {"game": 12, "ply": 3, "label": "Hint", "disabled": True}),
+        (Action.REMATCH, {"game": 12, "ply": 9, "label": "Rematch",
+                          "style": discord.ButtonStyle.success}),
+        (Action.STOP, {"game": 12, "label": "Stop", "style": discord.ButtonStyle.danger}),
+        (Action.PAN, {"game": 12, "ply": 3, "window": Window(2, 3, 5, 5), "direction": "up",
+                      "label": "\u2b06", "disabled": True}),
+    ],
+)
+def test_a_drawn_button_sends_what_its_class_would(action: Action, fields: dict[str, Any]) -> None:
+    drawn = drawn_button(action, **fields)
+    built = make_button(action, **fields)
+    assert drawn == built.item.to_component_dict()
+    assert type(parsed(drawn["custom_id"])) is type(built)
 
 
 @pytest.mark.parametrize(

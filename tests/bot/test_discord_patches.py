@@ -7,10 +7,18 @@ from __future__ import annotations
 from typing import Any
 
 import discord
+import pytest
 import yarl
 
 from bot import discord_patches
-from bot.discord_patches import sent_only
+from bot.discord_patches import (
+    DrawnLayout,
+    DrawnView,
+    button_payload,
+    gallery_payload,
+    row_payload,
+    text_payload,
+)
 
 
 def test_the_rest_base_and_gateway_can_be_pointed_elsewhere() -> None:
@@ -78,17 +86,57 @@ def test_a_choice_known_only_at_start_is_added_to_a_cog_command() -> None:
     assert untouched is not None and [c.value for c in untouched.choices] == ["easy", "adaptive"]
 
 
-async def test_discord_py_keeps_no_view_sent_as_a_drawing() -> None:
-    """sent_only relies on discord.py storing (and answering clicks on) only views that are not
-    finished, in every call that sends or edits a board: if an upgrade changes that, the plain
-    cell buttons would be kept per message and answer clicks as no-ops beside the real ones."""
+@pytest.mark.parametrize("style", list(discord.ButtonStyle)[:4])
+@pytest.mark.parametrize("label", ["\u200b", "X", "Đầu hàng", "\u2b05"])
+@pytest.mark.parametrize("disabled", [False, True])
+def test_drawn_payloads_are_what_discord_ui_sends(
+    style: discord.ButtonStyle, label: str, disabled: bool
+) -> None:
+    """A drawing's payloads are made without discord.ui; if discord.py changes what its items
+    send (a new key, another spelling), this fails instead of boards drifting from it."""
+    ui = discord.ui.Button[Any](custom_id="caro:m:7:3:B2", label=label, style=style,
+                                disabled=disabled)
+    drawn = button_payload(custom_id="caro:m:7:3:B2", label=label, style=style, disabled=disabled)
+    assert drawn == ui.to_component_dict()
+    assert row_payload([drawn]) == discord.ui.ActionRow[Any](ui).to_component_dict()
+    plain = discord.ui.View(timeout=None)
+    plain.add_item(ui)
+    assert DrawnView([row_payload([drawn])]).to_components() == plain.to_components()
+
+
+def test_drawn_text_and_picture_are_what_discord_ui_sends() -> None:
+    text = "**5x5, four in a row**\nYour turn"
+    assert text_payload(text) == discord.ui.TextDisplay[Any](text).to_component_dict()
+    url = "attachment://board.png"
+    gallery = discord.ui.MediaGallery[Any](discord.MediaGalleryItem(url))
+    assert gallery_payload(url) == gallery.to_component_dict()
+
+
+async def test_discord_py_sends_a_drawing_as_given_and_keeps_none() -> None:
+    """discord.py takes a message's components only from the view's to_components() and its V2
+    flag from has_components_v2(), in every call that sends or edits a board, and keeps no view
+    that is finished, as a drawing is (its clicks go to the DynamicItem classes registered at
+    start). If an upgrade changes that, a board would lose its buttons, or be kept per message."""
     import inspect
 
-    view = discord.ui.LayoutView(timeout=None)
-    view.add_item(discord.ui.ActionRow(discord.ui.Button(custom_id="caro:m:1:0:A1", label="x")))
-    sent_only(view)
-    assert view.is_finished() and view.is_dispatchable()
-    assert view.to_components()[0]["components"][0]["custom_id"] == "caro:m:1:0:A1"
+    row = row_payload([button_payload(custom_id="caro:m:1:0:A1", label="x",
+                                      style=discord.ButtonStyle.secondary, disabled=False)])
+    layout = DrawnLayout([text_payload("board"), row])
+    with discord.http.handle_message_parameters(view=layout) as params:
+        assert params.payload["components"] == [text_payload("board"), row]
+        assert params.payload["flags"] == discord.MessageFlags(components_v2=True).value
+    with discord.http.handle_message_parameters(content="board", view=DrawnView([row])) as params:
+        assert params.payload["components"] == [row] and "flags" not in params.payload
+    params = discord.webhook.async_.interaction_message_response_params(
+        type=7, view=layout)
+    assert params.payload["data"]["components"] == [text_payload("board"), row]
+    assert params.payload["data"]["flags"] == discord.MessageFlags(components_v2=True).value
+    for drawing in (layout, DrawnView([row])):
+        assert drawing.is_finished() and not drawing.children
+    for builder in (discord.http.handle_message_parameters,
+                    discord.webhook.async_.interaction_message_response_params):
+        source = inspect.getsource(builder)
+        assert "view.to_components()" in source and "view.has_components_v2()" in source
     senders = [
         discord.InteractionResponse.send_message,
         discord.InteractionResponse.edit_message,
