@@ -34,7 +34,7 @@ import dataclasses
 import logging
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import discord
 import yarl
@@ -155,31 +155,32 @@ def gallery_payload(url: str) -> Payload:
     return {"type": MEDIA_GALLERY, "items": [{"media": {"url": url}, "spoiler": False}]}
 
 
-class DrawnView(discord.ui.View):
+class _Drawing:
+    """What DrawnView and DrawnLayout share: components given as payloads, sent as given. Made
+    stopped: discord.py keeps no finished view."""
+
+    _v2: ClassVar[bool]
+
+    def __init__(self, payloads: list[Payload]) -> None:
+        # Cooperative: the next class in the MRO is discord.py's View or LayoutView.
+        super().__init__(timeout=None)  # type: ignore[call-arg]
+        self._payloads = payloads
+        self.stop()  # type: ignore[attr-defined]
+
+    def to_components(self) -> list[Payload]:
+        return self._payloads
+
+    def has_components_v2(self) -> bool:
+        return self._v2
+
+
+class DrawnView(_Drawing, discord.ui.View):
     """A plain message's components (action rows), given as payloads."""
 
-    def __init__(self, rows: list[Payload]) -> None:
-        super().__init__(timeout=None)
-        self._payloads = rows
-        self.stop()
-
-    def to_components(self) -> list[Payload]:
-        return self._payloads
-
-    def has_components_v2(self) -> bool:
-        return False
+    _v2 = False
 
 
-class DrawnLayout(discord.ui.LayoutView):
+class DrawnLayout(_Drawing, discord.ui.LayoutView):
     """A Components V2 message's components (text, gallery, action rows), given as payloads."""
 
-    def __init__(self, components: list[Payload]) -> None:
-        super().__init__(timeout=None)
-        self._payloads = components
-        self.stop()
-
-    def to_components(self) -> list[Payload]:
-        return self._payloads
-
-    def has_components_v2(self) -> bool:
-        return True
+    _v2 = True
