@@ -95,6 +95,15 @@ class CaroButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_NO_ID
         raise NotImplementedError(f"{cls.__name__} cannot be drawn")
 
     @classmethod
+    async def answer_click(
+        cls, interaction: discord.Interaction[Any], custom_id: str, match: re.Match[str]
+    ) -> None:
+        """Answer a click dispatch_click routes here: the item, rebuilt from its id, answers."""
+        base = discord.ui.Button[Any](custom_id=custom_id)
+        item = await cls.from_custom_id(interaction, base, match)
+        await item.callback(interaction)
+
+    @classmethod
     def drawn(cls, **fields: Any) -> Payload:
         """The payload of the button `build` makes, for a drawing (DrawnView, DrawnLayout): the
         click comes back to this class, which the bot registers at start-up, from the id alone.
@@ -225,9 +234,7 @@ async def dispatch_click(
     cls, match = found
     if not cls.routed_by_bot and message_carries(interaction.message, custom_id):
         return  # discord.py dispatched it to the item already
-    base = discord.ui.Button[Any](custom_id=custom_id)
-    item = await cls.from_custom_id(interaction, base, match)
-    await item.callback(interaction)
+    await cls.answer_click(interaction, custom_id, match)
 
 
 __all__ = [

@@ -99,6 +99,14 @@ class CellButton(
         cog = bot_of(interaction).cog(PlayCog)
         await cog.play(interaction, MoveRef(self.game, self.ply, self.cell), self.custom_id)
 
+    @classmethod
+    async def answer_click(
+        cls, interaction: discord.Interaction[Any], custom_id: str, match: re.Match[str]
+    ) -> None:
+        # Most clicks are on cells: answered from the id's fields, without building the item.
+        ref = MoveRef(int(match["game"]), int(match["ply"]), match["cell"])
+        await bot_of(interaction).cog(PlayCog).play(interaction, ref, custom_id)
+
 
 # ----------------------------------------------------------------- the window of a big board
 class PanButton(
