@@ -106,23 +106,14 @@ class Player:
 @dataclass
 class Figures:
     click_ms: list[float] = field(default_factory=list)
-    ending_ms: list[float] = field(default_factory=list)  # the clicks that ended their game
+    # click_ms split: the clicks that ended their game (the result and ratings written too)
+    ending_ms: list[float] = field(default_factory=list)
+    other_ms: list[float] = field(default_factory=list)
     start_ms: list[float] = field(default_factory=list)
     failed: int = 0
     refused: int = 0
     finished: int = 0
     idle_ticks: int = 0  # pacer ticks when no board was waiting for its player
-
-    @property
-    def other_ms(self) -> list[float]:
-        ending = collections.Counter(self.ending_ms)
-        others = []
-        for ms in self.click_ms:
-            if ending[ms]:
-                ending[ms] -= 1
-            else:
-                others.append(ms)
-        return others
 
     @property
     def acks(self) -> int:
@@ -206,9 +197,9 @@ async def click(player: Player, rng: random.Random, figures: Figures) -> None:
         cell = rng.choice(free)
         started = time.perf_counter()
         result = await player.member.click(player.message, cell)
-        figures.click_ms.append((time.perf_counter() - started) * 1000)
-        if is_over(player.message):
-            figures.ending_ms.append(figures.click_ms[-1])
+        elapsed = (time.perf_counter() - started) * 1000
+        figures.click_ms.append(elapsed)
+        (figures.ending_ms if is_over(player.message) else figures.other_ms).append(elapsed)
         if result.callback_type != 7:
             figures.refused += 1
     except InteractionFailed:
