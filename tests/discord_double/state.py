@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 import datetime
 import itertools
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 DISCORD_EPOCH_MS = 1420070400000
 EPHEMERAL = 1 << 6
@@ -171,6 +172,12 @@ class StallClock:
         return now - since - stalled
 
 
+def json_copy(value: Any) -> Any:
+    """A deep copy of a JSON value (what a payload is): a tenth of copy.deepcopy's time, which
+    was the double's largest cost under load (a message copied per event and per answer)."""
+    return orjson.loads(orjson.dumps(value))
+
+
 def normalize(payload: dict[str, Any]) -> None:
     """Fill in what Discord adds to a stored message: embed type "rich", and numeric component
     ids, given in depth-first order to the components that came without one."""
@@ -178,7 +185,7 @@ def normalize(payload: dict[str, Any]) -> None:
     for embed in payload.get("embeds") or []:
         embeds.append({"type": "rich"} | embed if isinstance(embed, dict) else embed)
     payload["embeds"] = embeds
-    components = copy.deepcopy(payload.get("components") or [])
+    components = json_copy(payload.get("components") or [])
     every = list(iter_components(components))
     used = {c["id"] for c in every if isinstance(c.get("id"), int)}
     counter = itertools.count(1)
@@ -299,7 +306,7 @@ class Message:
         )
 
     def snapshot(self) -> dict[str, Any]:
-        return copy.deepcopy(self.payload)
+        return json_copy(self.payload)
 
 
 class MessageStore:
