@@ -130,9 +130,10 @@ def headline(message: Any) -> str:
     return str(first.get("content", "")) if first.get("type") == 10 else text_of(message)
 
 
-def is_over(message: Any) -> bool:
+def ended(message: Any) -> bool:
     """Whether the game on `message` has ended, from its headline alone: the pacer asks it of
-    every board at every tick (walking every component there took half this process's CPU)."""
+    every board at every tick, and fault_helpers.is_over, which walks every component, took
+    half this process's CPU there."""
     text = headline(message)
     return any(final in text for final in FINAL)
 
@@ -206,7 +207,7 @@ async def click(player: Player, rng: random.Random, figures: Figures) -> None:
         result = await player.member.click(player.message, cell)
         elapsed = (time.perf_counter() - started) * 1000
         figures.click_ms.append(elapsed)
-        (figures.ending_ms if is_over(player.message) else figures.other_ms).append(elapsed)
+        (figures.ending_ms if ended(player.message) else figures.other_ms).append(elapsed)
         if result.callback_type != 7:
             figures.refused += 1
     except InteractionFailed:
@@ -236,7 +237,7 @@ async def play(players: list[Player], rate: float, seconds: float, rng: random.R
         n += 1
         await asyncio.sleep(max(0.0, began + n / rate - loop.time()))
         for player in players:
-            if player.message is not None and not player.busy and is_over(player.message):
+            if player.message is not None and not player.busy and ended(player.message):
                 figures.finished += 1
                 player.message = None
                 tasks.add(loop.create_task(start_game(player, figures)))
@@ -579,7 +580,7 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
             t0 = time.perf_counter()
             more = Figures()
             await keep_live(extra, more, concurrency=20)
-            live = sum(p.message is not None and not is_over(p.message)
+            live = sum(p.message is not None and not ended(p.message)
                        for p in players + extra)
             await asyncio.sleep(2)
             bot_mb, child_mb = memory(pids)

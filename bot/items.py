@@ -154,7 +154,7 @@ def make_button(action: Action, /, **fields: Any) -> discord.ui.Item[Any]:
 
 def drawn_button(action: Action, /, **fields: Any) -> Payload:
     """The payload of make_button's button (see CaroButton.drawn), for a drawing."""
-    return _button_class(action).drawn(**fields)
+    return drawer(action)(**fields)
 
 
 def drawer(action: Action) -> Callable[..., Payload]:

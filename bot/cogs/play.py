@@ -95,15 +95,12 @@ class CellButton(
     ) -> Self:
         return cls(int(match["game"]), int(match["ply"]), match["cell"])
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        cog = bot_of(interaction).cog(PlayCog)
-        await cog.play(interaction, MoveRef(self.game, self.ply, self.cell), self.custom_id)
-
     @classmethod
     async def answer_click(
         cls, interaction: discord.Interaction[Any], custom_id: str, match: re.Match[str]
     ) -> None:
-        # Most clicks are on cells: answered from the id's fields, without building the item.
+        # Every cell click arrives here (the class is never registered with discord.py, so no
+        # item's callback is called): answered from the id's fields, without building the item.
         ref = MoveRef(int(match["game"]), int(match["ply"]), match["cell"])
         await bot_of(interaction).cog(PlayCog).play(interaction, ref, custom_id)
 
