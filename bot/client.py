@@ -86,6 +86,7 @@ class CaroBot(commands.AutoShardedBot):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._released = False
         discord_patches.filter_repeated_interactions(self, discord_patches.RepeatFilter())
+        discord_patches.build_response_messages_lazily()
 
     # ----------------------------------------------------------------- lifecycle
     @property

@@ -150,3 +150,93 @@ async def test_discord_py_sends_a_drawing_as_given_and_keeps_none() -> None:
     for sender in senders:
         source = inspect.getsource(sender)
         assert "store_view" in source and "is_finished()" in source, sender.__qualname__
+
+
+def _callback_payload(resource: dict[str, Any] | None) -> dict[str, Any]:
+    """What Discord answers an interaction response sent with_response (its documented
+    "interaction callback response" object), as the double answers it."""
+    interaction: dict[str, Any] = {"id": "501", "type": 3, "response_message_id": "601",
+                                   "response_message_loading": False,
+                                   "response_message_ephemeral": False}
+    payload: dict[str, Any] = {"interaction": interaction}
+    if resource is not None:
+        payload["resource"] = resource
+    return payload
+
+
+def _board_message() -> dict[str, Any]:
+    cells = [button_payload(custom_id=f"caro:m:7:3:{c}{r}", label="\u200b",
+                            style=discord.ButtonStyle.secondary, disabled=False)
+             for r in range(1, 4) for c in "ABC"]
+    return {
+        "id": "601", "channel_id": "301", "type": 0, "content": "your turn", "tts": False,
+        "author": {"id": "9", "username": "caro", "discriminator": "0", "avatar": None,
+                   "bot": True},
+        "timestamp": "2026-11-26T00:00:00+00:00", "edited_timestamp": None,
+        "mention_everyone": False, "mentions": [], "mention_roles": [], "attachments": [],
+        "embeds": [], "pinned": False, "flags": 0,
+        "components": [row_payload(cells[i:i + 3]) for i in range(0, 9, 3)],
+    }
+
+
+@pytest.mark.parametrize("resource", [
+    {"type": 7, "message": _board_message()},
+    {"type": 4, "message": _board_message()},
+    {"type": 12, "activity_instance": {"id": "i-1"}},
+    None,
+], ids=["edit", "send", "activity", "none"])
+def test_a_response_reads_as_discord_py_made_it_and_builds_its_message_when_read(
+    resource: dict[str, Any] | None,
+) -> None:
+    """LazyCallbackResponse, from the same payload, says what discord.py's own class says; the
+    message is built on first reading only, once."""
+    import types
+
+    client = discord.Client(intents=discord.Intents.none())
+    parent: Any = types.SimpleNamespace(channel=client.get_partial_messageable(301))
+    state = client._connection
+    kind = discord.InteractionResponseType.message_update
+    eager = discord.InteractionCallbackResponse(
+        data=_callback_payload(resource), parent=parent, state=state, type=kind)
+    lazy = discord_patches.LazyCallbackResponse(
+        data=_callback_payload(resource), parent=parent, state=state, type=kind)
+    for name in ("id", "type", "message_id", "activity_id"):
+        assert getattr(lazy, name) == getattr(eager, name), name
+    assert (lazy.is_thinking(), lazy.is_ephemeral()) == (eager.is_thinking(), eager.is_ephemeral())
+    if resource is not None and "message" in resource:
+        assert lazy._message_payload is not None, "the message was built before it was read"
+    first = lazy.resource
+    assert type(first) is type(eager.resource)
+    assert lazy.resource is first
+    if isinstance(eager.resource, discord.InteractionMessage):
+        assert isinstance(first, discord.InteractionMessage)
+        assert (first.id, first.content, first.channel.id) == (
+            eager.resource.id, eager.resource.content, eager.resource.channel.id)
+        assert [c.to_dict() for c in first.components] == [
+            c.to_dict() for c in eager.resource.components]
+        assert len(first.components) == 3
+        assert first._state._interaction is parent and first._state._parent is state
+    elif eager.resource is not None:
+        assert first.id == eager.resource.id
+
+
+def test_discord_py_makes_every_response_through_the_name_the_patch_replaces() -> None:
+    """discord.py's response methods must look the class up in the interactions module at call
+    time, and its _update must still build the message from resource["message"]; otherwise the
+    lazy class is never used, or builds what discord.py no longer does."""
+    import inspect
+
+    original = discord.InteractionCallbackResponse
+    try:
+        discord_patches.build_response_messages_lazily()
+        assert discord.interactions.InteractionCallbackResponse is (
+            discord_patches.LazyCallbackResponse)
+        for name in ("send_message", "edit_message", "defer", "send_modal"):
+            source = inspect.getsource(getattr(discord.InteractionResponse, name))
+            assert "InteractionCallbackResponse(" in source, name
+        update = inspect.getsource(original._update)
+        assert "resource.get('message')" in update and "InteractionMessage(" in update
+        assert "_InteractionMessageState(self._parent, self._state)" in update
+        assert "resource" in original.__slots__
+    finally:
+        discord.interactions.InteractionCallbackResponse = original  # type: ignore[misc]
