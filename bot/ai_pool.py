@@ -449,13 +449,22 @@ class FairPool:
         entry.running += 1
         self._running += 1
         try:
-            running = loop.run_in_executor(self.executor, job.fn, *job.args)
+            executor = self.executor
+            if isinstance(executor, LoopProcessPool):
+                # Its futures are completed on this loop's thread, by its reader callback: no
+                # need for run_in_executor's thread-safe hand-off (a write to wake the loop, and
+                # two more futures, per AI move). Still run after the pool's own callback
+                # returns, as run_in_executor's would be: _finished may start the next job on it.
+                submitted = executor.submit(job.fn, *job.args)
+                submitted.add_done_callback(lambda done: loop.call_soon(self._finished, job, done))
+                return
+            running = loop.run_in_executor(executor, job.fn, *job.args)
         except (BrokenProcessPool, RuntimeError, PoolClosedError) as exc:
             running = loop.create_future()
             running.set_exception(exc)
         running.add_done_callback(lambda done: self._finished(job, done))
 
-    def _finished(self, job: _Job[Any], done: asyncio.Future[Any]) -> None:
+    def _finished(self, job: _Job[Any], done: Future[Any] | asyncio.Future[Any]) -> None:
         entry = self._owners.setdefault(job.owner, _Owner())
         entry.running -= 1
         self._running -= 1

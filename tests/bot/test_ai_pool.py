@@ -86,6 +86,35 @@ async def test_a_killed_worker_is_replaced_and_the_search_retried(tmp_path: Path
         await pool.close()
 
 
+async def test_the_fair_pool_takes_the_loop_driven_pools_answers_without_waking_the_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The loop-driven pool answers on the loop's own thread: the fair pool takes each answer
+    as it comes, in order per owner, and nothing goes through the loop's thread-safe wake-up
+    (which run_in_executor uses, a write to the loop's wake-up pipe per AI move)."""
+    loop = asyncio.get_running_loop()
+    woken: list[object] = []
+    threadsafe = loop.call_soon_threadsafe
+
+    def counted(callback: object, *args: object, **kwargs: object) -> object:
+        woken.append(callback)
+        return threadsafe(callback, *args, **kwargs)  # type: ignore[arg-type]
+
+    pool = FairPool(lambda: process_pool(2), workers=2)
+    try:
+        await pool.run("warm-up", os.getpid)
+        monkeypatch.setattr(loop, "call_soon_threadsafe", counted)
+        answers = await asyncio.gather(
+            *(pool.run(owner, divmod, n, 7) for n in range(20) for owner in ("alice", "bob"))
+        )
+        assert answers == [divmod(n, 7) for n in range(20) for _ in range(2)]
+        with pytest.raises(ValueError, match="no such move"):
+            await pool.run("alice", fail_with, "no such move")
+        assert woken == []
+    finally:
+        await pool.close()
+
+
 async def test_closing_drops_queued_searches_and_refuses_new_ones() -> None:
     gate = Gate()
     pool = FairPool(lambda: ThreadPoolExecutor(1), workers=1)
