@@ -159,10 +159,16 @@ def memory(pids: list[int]) -> tuple[list[float], list[float]]:
     return [rss_kb(p) / 1024 for p in pids], [rss_kb(c) / 1024 for c in children]
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (from /proc/<pid>/stat)."""
+def cpu_split(pid: int) -> tuple[float, float]:
+    """(user, system) CPU seconds of a process so far, all its threads (from /proc/<pid>/stat)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far."""
+    return sum(cpu_split(pid))
 
 
 def tree_cpu(pid: int) -> float:
@@ -505,10 +511,11 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
         t0 = time.perf_counter()
         workers = [c for pid in pids for c in child_pids(pid)]
 
-        def cpu() -> tuple[float, float, float, float]:
+        def cpu() -> tuple[float, float, float, float, float]:
             return (sum(map(cpu_seconds, pids)), cpu_seconds(os.getpid()),
                     sum(map(cpu_seconds, workers)),
-                    tree_cpu(server_pid) if server_pid is not None else 0.0)
+                    tree_cpu(server_pid) if server_pid is not None else 0.0,
+                    sum(cpu_split(pid)[1] for pid in pids))
 
         if server is not None and args.pg_statements:
             await in_maintenance_db(server, "SELECT pg_stat_statements_reset()")
@@ -551,7 +558,9 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
             ("bot CPU per acknowledged click",
              f"{bot_cpu_ms / len(clicks) if clicks else float('nan'):.2f} ms "
              f"(per ack, starts included: "
-             f"{bot_cpu_ms / figures.acks if figures.acks else float('nan'):.2f} ms)"),
+             f"{bot_cpu_ms / figures.acks if figures.acks else float('nan'):.2f} ms; "
+             # The kernel's share: system calls (sockets, pipes, thread wake-ups) per click.
+             f"system time {(cpu1[4] - cpu0[4]) * 1000 / max(1, len(clicks)):.2f} ms)"),
             ("REST calls per acknowledged click",
              f"{sum(rest_calls.values()) / max(1, len(clicks)):.2f} ("
              + ", ".join(f"{kind} {n / max(1, len(clicks)):.2f}"
