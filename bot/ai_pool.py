@@ -456,7 +456,14 @@ class FairPool:
                 # two more futures, per AI move). Still run after the pool's own callback
                 # returns, as run_in_executor's would be: _finished may start the next job on it.
                 submitted = executor.submit(job.fn, *job.args)
-                submitted.add_done_callback(lambda done: loop.call_soon(self._finished, job, done))
+
+                def answered(done: Future[Any]) -> None:
+                    # Off the loop's thread only once the loop is closed (the pool's shutdown
+                    # breaks it from there): then nobody awaits the answer.
+                    if not loop.is_closed():
+                        loop.call_soon(self._finished, job, done)
+
+                submitted.add_done_callback(answered)
                 return
             running = loop.run_in_executor(executor, job.fn, *job.args)
         except (BrokenProcessPool, RuntimeError, PoolClosedError) as exc:
