@@ -200,7 +200,7 @@ class LazyCallbackResponse(discord.InteractionCallbackResponse[Any]):
     # A property over discord.py's slot of the same name, which its _update sets.
     @property
     def resource(self) -> Any:
-        message, self._message_payload = self._message_payload, None
+        message = self._message_payload
         if message is not None:
             # What discord.py's _update makes of it.
             self._resource = discord.InteractionMessage(
@@ -210,6 +210,7 @@ class LazyCallbackResponse(discord.InteractionCallbackResponse[Any]):
                 channel=self._parent.channel,  # type: ignore[arg-type]
                 data=message,
             )
+            self._message_payload = None
         return self._resource
 
     @resource.setter
