@@ -512,10 +512,11 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
         workers = [c for pid in pids for c in child_pids(pid)]
 
         def cpu() -> tuple[float, float, float, float, float]:
-            return (sum(map(cpu_seconds, pids)), cpu_seconds(os.getpid()),
+            bots = [cpu_split(pid) for pid in pids]
+            return (sum(user + system for user, system in bots), cpu_seconds(os.getpid()),
                     sum(map(cpu_seconds, workers)),
                     tree_cpu(server_pid) if server_pid is not None else 0.0,
-                    sum(cpu_split(pid)[1] for pid in pids))
+                    sum(system for _user, system in bots))
 
         if server is not None and args.pg_statements:
             await in_maintenance_db(server, "SELECT pg_stat_statements_reset()")
