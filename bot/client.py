@@ -222,7 +222,6 @@ class CaroBot(commands.AutoShardedBot):
         if self._storage is not None:
             await self._storage.close()
             self._storage = None
-        log.info("shut down cleanly")
 
     async def close(self) -> None:
         discord_patches.cancel_ready_timer(self)

@@ -1,8 +1,10 @@
 """`caro-bot` / `python -m bot`: read settings, run the bot until SIGTERM/SIGINT, exit cleanly.
 
 Exit status: 0 after a clean stop; 1 when Discord refuses (the token, the server in
-DISCORD_GUILD_ID) or cannot be reached; 2 when a setting is missing or malformed, the database
-included. Each failure is one line on stderr, never a traceback.
+DISCORD_GUILD_ID) or cannot be reached; 2 when a setting is missing or malformed, or what it
+names cannot be used: the database (a file that is not caro's, a PostgreSQL server that cannot
+be reached) or the external engine of CARO_ENGINE_CMD. Each failure is one line on stderr, never a
+traceback.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from .preflight import (
     PreflightError,
     Unreachable,
     check_database,
+    check_engine,
     check_reachable,
     guild_refused_message,
     network_reason,
@@ -58,7 +61,7 @@ DESCRIPTION = (
 )
 EPILOG = (
     "exit status: 0 after a clean stop, 1 when Discord refuses or cannot be reached, "
-    "2 for a missing or malformed setting"
+    "2 for a missing or malformed setting, or a database or engine it names that cannot be used"
 )
 
 
@@ -198,6 +201,9 @@ async def run(settings: Settings) -> None:
                 runner.result()  # the reason it ended, raised
     finally:
         await bot.release()
+    # Only a run that ended as asked gets here: a start that failed raised above, and its one
+    # line on stderr must not follow a claim that all went well.
+    log.info("shut down cleanly")
 
 
 def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
@@ -216,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = load_settings(force_sync=args.sync)
         check_database(settings.db_path)
+        check_engine(settings.engine)
     except (SettingsError, PreflightError) as exc:
         print(str(exc), file=sys.stderr)
         return 2

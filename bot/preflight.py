@@ -4,7 +4,8 @@ A database that cannot be opened is found here, naming the path and CARO_DB (or 
 CARO_DATABASE_URL), rather than as `sqlite3.OperationalError` or an asyncpg error after logging
 in. The database is only read here (an SQLite file opened read-only, never created; a PostgreSQL
 server logged in to and asked its schema version): the storage layer creates and migrates it
-once the checks pass.
+once the checks pass. The operator's external engine (CARO_ENGINE_CMD) is started once and asked
+the protocol's START, so a command that cannot play is found here too.
 """
 
 from __future__ import annotations
@@ -12,14 +13,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shlex
 import socket
 import sqlite3
 import tempfile
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
 import asyncpg  # type: ignore[import-untyped]
 
+from engine.external import ExternalEngine, ExternalEngineError
+
+from .config import ExternalEngineSettings
 from .logging_setup import one_line, redact
 from .storage import StorageError, is_postgres_url, sqlite_path
 from .storage.postgres import MIGRATIONS_DIR as POSTGRES_MIGRATIONS
@@ -27,6 +32,8 @@ from .storage.postgres.connection import connect_reason, shown_dsn
 from .storage.sqlite import migration_files
 
 SQLITE_HEADER = b"SQLite format 3\x00"
+# The tables every caro SQLite database has had since its first schema version.
+CARO_TABLES = frozenset({"games", "moves", "results"})
 CONNECT_TIMEOUT = 10.0
 INVITE_SCOPES = "bot+applications.commands"
 # Send Messages, Embed Links, Attach Files: what README "Running the bot" asks for.
@@ -63,8 +70,16 @@ def check_postgres(url: str) -> None:
     shown = shown_dsn(url)
     try:
         version = asyncio.run(_postgres_schema_version(url))
-    except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError,
-            ValueError) as exc:
+    except (OSError, TimeoutError) as exc:
+        # Nothing answered: the URL may well be right and the server down, so this is not
+        # reported as an invalid setting.
+        question = "is the host name right?" if isinstance(exc, socket.gaierror) else (
+            "is it running?")
+        raise PreflightError(
+            f"Cannot reach PostgreSQL at {postgres_address(url)} ({unreached_reason(exc)}): "
+            f"{question} (CARO_DATABASE_URL is {shown})"
+        ) from None
+    except (asyncpg.PostgresError, asyncpg.InterfaceError, ValueError) as exc:
         reason = redact(connect_reason(exc), [urlsplit(url).password or ""])
         raise PreflightError(
             f"Setting CARO_DATABASE_URL is invalid: cannot use the database {shown} ({reason})"
@@ -75,6 +90,30 @@ def check_postgres(url: str) -> None:
             f"The database {shown} (CARO_DATABASE_URL) has schema version {version}, newer than "
             f"this version of caro knows ({known}): upgrade caro or use another database"
         )
+
+
+def postgres_address(url: str) -> str:
+    """Where asyncpg connects for `url`: host:port, or the path of a unix socket."""
+    parts = urlsplit(url)
+    query = parse_qs(parts.query)
+    try:
+        url_port = parts.port
+    except ValueError:
+        url_port = None
+    # As libpq reads them: the query's host and port first, then the URL's, then PGHOST/PGPORT.
+    host = ((query.get("host") or [""])[0] or parts.hostname or os.environ.get("PGHOST")
+            or "localhost")
+    port = (query.get("port") or [""])[0] or url_port or os.environ.get("PGPORT") or 5432
+    if host.startswith("/"):
+        return f"{host.rstrip('/')}/.s.PGSQL.{port}"
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def unreached_reason(exc: BaseException) -> str:
+    """Why nothing answered, in lower case to sit inside a sentence: "connection refused"."""
+    if isinstance(exc, OSError) and not isinstance(exc, socket.gaierror) and exc.errno:
+        return os.strerror(exc.errno).lower()
+    return network_reason(exc)
 
 
 async def _postgres_schema_version(url: str) -> int:
@@ -126,6 +165,10 @@ def check_sqlite(path: str, setting: str) -> None:
             db.execute("PRAGMA schema_version").fetchone()
             ok = db.execute("PRAGMA quick_check").fetchone()
             (version,) = db.execute("PRAGMA user_version").fetchone()
+            tables = [name for (name,) in db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+                " ORDER BY name"
+            )]
         finally:
             db.close()
     except sqlite3.Error as exc:
@@ -138,13 +181,39 @@ def check_sqlite(path: str, setting: str) -> None:
     if ok is None or ok[0] != "ok":
         problem = ok[0] if ok else "no answer"
         raise PreflightError(f"{where}: the database is damaged ({problem})")
+    # caro's first migration makes these and records its number in user_version in the same
+    # transaction, so a caro database has both or neither. Tables without that record are
+    # another program's: migrating would fail half-way or, worse, write into its data.
     known = len(migration_files())
+    if (tables and version == 0) or (0 < version <= known and not CARO_TABLES.issubset(tables)):
+        shown_tables = ", ".join(tables[:3]) + (", ..." if len(tables) > 3 else "")
+        raise PreflightError(
+            f"The database {shown} ({setting}) is not caro's: it is another program's SQLite "
+            f"file (tables {shown_tables or 'none'}, no caro schema); it was left untouched. "
+            f"Point {setting} at a new file, or at an existing caro database"
+        )
     if version > known:
         # Tables of a newer version may not mean what this code thinks: refuse before writing.
         raise PreflightError(
             f"The database {shown} ({setting}) has schema version {version}, newer than this "
             f"version of caro knows ({known}): upgrade caro or use another database"
         )
+
+
+def check_engine(engine: ExternalEngineSettings | None) -> None:
+    """Refuse an external engine (CARO_ENGINE_CMD) that cannot be started or does not answer the
+    protocol's START with OK in time, in one line: otherwise every game against it would fall
+    back to another level, and the operator would learn why only from warnings in the log."""
+    if engine is None:
+        return
+    brain = ExternalEngine(engine.command, engine.time_limit)
+    try:
+        brain.check()
+    except ExternalEngineError as exc:
+        raise PreflightError(
+            f"The external engine {shlex.join(engine.command)} (CARO_ENGINE_CMD) failed its "
+            f"start-up check: {exc}. Fix the command, or remove CARO_ENGINE_CMD to run without it"
+        ) from None
 
 
 async def check_reachable(url: str, setting: str, overridden: bool, what: str) -> None:

@@ -91,7 +91,8 @@ class ExternalEngine:
                 bufsize=1,
             )
         except OSError as error:
-            raise ExternalEngineError(f"cannot start {self.command[0]!r}: {error}") from None
+            reason = error.strerror or str(error)
+            raise ExternalEngineError(f"cannot start {self.command[0]!r}: {reason}") from None
         self._proc = proc
         self._lines = queue.Queue()
         self._size = None
@@ -156,13 +157,30 @@ class ExternalEngine:
             except queue.Empty:
                 raise self._fail(f"the engine did not answer {what} in time") from None
             if line is None:
-                code = None if self._proc is None else self._proc.poll()
+                code = None
+                if self._proc is not None:
+                    # Its output closed as it exited: wait a moment to tell how it ended.
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        code = self._proc.wait(timeout=1.0)
                 raise self._fail(f"the engine exited while asked for {what} (code {code})")
             if not line or line.split(" ", 1)[0].upper() in CHATTER:
                 continue
             if line.upper().startswith("ERROR"):
                 raise self._fail(f"the engine refused {what}: {line[:200]}")
             return line
+
+    def check(self, size: int = 15, timeout: float = START_TIMEOUT) -> None:
+        """Start the brain, ask `START size` and expect OK within `timeout` seconds, then end
+        it: ExternalEngineError, in one line, if it cannot be started or does not answer so."""
+        self.close()
+        self._start()
+        try:
+            self._send(f"START {size}")
+            reply = self._answer(time.perf_counter() + timeout, f"START {size}")
+            if reply.upper() != "OK":
+                raise ExternalEngineError(f"the engine answered {reply[:200]!r} to START {size}")
+        finally:
+            self.close()
 
     # ----------------------------------------------------------------- playing
     def move(self, board: Board) -> Cell:

@@ -82,6 +82,10 @@ SERVER_ID = "expected a server id (a whole number written with the digits 0-9), 
         ("CARO_WATCH_DELAY_SECONDS", "nan",
          "expected a number of seconds above 0 and below 86400, got 'nan'"),
         ("CARO_LOG_LEVEL", "LOUD", "expected DEBUG, INFO, WARNING or ERROR, got 'LOUD'"),
+        ("CARO_AI_WORKERS", "0",
+         "expected a whole number of worker processes from 1 to 64, got '0'"),
+        ("CARO_AI_WORKERS", "two",
+         "expected a whole number of worker processes from 1 to 64, got 'two'"),
     ],
 )
 def test_a_bad_setting_is_one_line_naming_it_and_exit_2(
@@ -113,6 +117,12 @@ def test_settings_accept_what_discord_and_proxies_use() -> None:
     assert settings.api_base == "https://proxy.example:8443/discord/api/v10"
     assert settings.gateway_url == "wss://proxy.example/gateway?v=10"
     assert settings.force_sync is False
+    assert settings.ai_workers == 2
+
+
+def test_the_ai_pool_is_sized_by_caro_ai_workers() -> None:
+    assert load_settings({"DISCORD_TOKEN": "t", "CARO_AI_WORKERS": " 1 "}).ai_workers == 1
+    assert load_settings({"DISCORD_TOKEN": "t", "CARO_AI_WORKERS": "64"}).ai_workers == 64
 
 
 # ------------------------------------------------------------------ the database: before Discord
@@ -188,6 +198,40 @@ def test_a_database_locked_by_another_program_is_refused(tmp_path: Path) -> None
         )
     finally:
         holder.close()
+
+
+@pytest.mark.parametrize("tables", [("games",), ("notes", "tags")])
+def test_another_programs_sqlite_file_is_named_as_such_and_left_untouched(
+    tmp_path: Path, tables: tuple[str, ...]
+) -> None:
+    # A file with a `games` table of its own used to fail in the first migration ("table games
+    # already exists"), with no word of what the file is or what to do.
+    db = tmp_path / "app.db"
+    other = sqlite3.connect(db)
+    for table in tables:
+        other.execute(f"CREATE TABLE {table} (id INTEGER PRIMARY KEY, body TEXT)")
+        other.execute(f"INSERT INTO {table} (body) VALUES ('theirs')")
+    other.commit()
+    other.close()
+    before = db.read_bytes()
+    assert db_refusal(tmp_path, db) == (
+        f"The database {db} (CARO_DB) is not caro's: it is another program's SQLite file "
+        f"(tables {', '.join(sorted(tables))}, no caro schema); it was left untouched. Point "
+        "CARO_DB at a new file, or at an existing caro database\n"
+    )
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["app.db"]  # no -wal, no -shm
+
+
+def test_a_caro_database_from_an_earlier_run_is_accepted(tmp_path: Path) -> None:
+    from bot.preflight import check_database
+    from bot.storage import open_database
+
+    async def create() -> None:
+        await (await open_database(str(tmp_path / "caro.db"))).close()
+
+    asyncio.run(create())
+    check_database(str(tmp_path / "caro.db"))  # caro's own tables: no refusal
 
 
 # ------------------------------------------------------------------ refusals: exit 1, one line
@@ -295,6 +339,56 @@ async def test_a_server_the_bot_is_not_in_says_which_and_how_to_invite(tmp_path:
         f"{double.application_id}&scope=bot+applications.commands&permissions=51200 "
         "(or fix or clear DISCORD_GUILD_ID)."
     )
+
+
+async def test_a_start_that_fails_never_says_it_shut_down_cleanly(tmp_path: Path) -> None:
+    from tests.discord_double import DiscordDouble
+
+    # Before anything is set up (Discord's API unreachable), and after the database and the AI
+    # workers were (the gateway unreachable once logged in): neither stop was clean.
+    api = f"http://127.0.0.1:{closed_port()}/api/v10"
+    early = await asyncio.to_thread(
+        run_bot, tmp_path, DISCORD_TOKEN=TOKEN, DISCORD_API_BASE=api,
+        CARO_DB=str(tmp_path / "caro.db"),
+    )
+    gateway = f"ws://127.0.0.1:{closed_port()}/gateway"
+    async with DiscordDouble(token=TOKEN) as double:
+        late = await asyncio.to_thread(
+            run_bot, tmp_path, DISCORD_TOKEN=TOKEN, DISCORD_API_BASE=double.api_base,
+            DISCORD_GATEWAY_URL=gateway, CARO_DB=str(tmp_path / "caro.db"),
+        )
+    for done, where in ((early, "Discord's API"), (late, "Discord's gateway")):
+        assert done.returncode == 1
+        assert only_line(done).startswith(f"Could not reach {where} at ")
+        assert "shut down cleanly" not in done.stderr + done.stdout, done.stderr
+    assert "database" in late.stderr  # it did get as far as opening the database
+
+
+def test_env_example_lists_every_setting_the_bot_reads() -> None:
+    import ast
+
+    import bot.config
+
+    root = Path(__file__).resolve().parents[2]
+    tree = ast.parse(Path(bot.config.__file__).read_text(encoding="utf-8"))
+    read = {
+        node.value for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        and re.fullmatch(r"(DISCORD|CARO)_[A-Z0-9_]+", node.value)
+    }
+    example = (root / ".env.example").read_text(encoding="utf-8").splitlines()
+    listed: dict[str, str] = {}
+    for number, line in enumerate(example):
+        found = re.fullmatch(r"(?:# )?((?:DISCORD|CARO)_[A-Z0-9_]+)=.*", line)
+        if found:
+            above = example[number - 1] if number else ""
+            listed[found.group(1)] = above
+    assert "DISCORD_TOKEN" in read and len(read) > 10  # the scan still finds the settings
+    assert sorted(read - set(listed)) == [], "settings bot/config.py reads without a line"
+    assert sorted(set(listed) - read) == [], "lines for settings bot/config.py does not read"
+    for name, comment in listed.items():
+        # Each one says what it is for, on the line above it.
+        assert comment.startswith("# ") and not re.match(r"# (?:DISCORD|CARO)_", comment), name
 
 
 # ------------------------------------------------------------------ the command line

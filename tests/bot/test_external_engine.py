@@ -1,21 +1,31 @@
 """The operator's external engine (CARO_ENGINE_CMD) as an AI level, through the Discord double
 and the real bot process, with caro's own `caro pbrain` as the brain: offered under its name,
 played to the end and rated at its own anchor; a brain that dies gives way to "impossible" with
-a warning; a game outlives the operator removing the engine."""
+a warning; a game outlives the operator removing the engine; an engine that cannot start or
+does not answer START stops the bot at start with one line."""
 
 from __future__ import annotations
 
 import shlex
 import sys
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from bot.ratings import AI_ANCHORS, updated
 from engine.types import Level
 from tests.bot.test_bot_process import first_empty, is_over, play_out, refusal
+from tests.bot.test_config import closed_port, run_bot
 from tests.bot.test_external_level import caro_pbrain
-from tests.conftest import BotHandle, StartBot, text_of
+from tests.conftest import TOKEN, BotHandle, StartBot, text_of
 
-DEAD_BRAIN = shlex.join([sys.executable, "-c", "import sys; sys.exit(3)"])
+# A brain that passes the start-up check (OK to START, then END), then dies when a game asks it
+# for a move.
+DEAD_BRAIN = shlex.join([
+    sys.executable, "-c",
+    "import sys; sys.stdin.readline(); print('OK', flush=True); sys.stdin.readline(); sys.exit(3)",
+])
 # Five in a row on the largest board that still shows every cell as a button.
 SIZE = "5x5k5"
 
@@ -149,3 +159,31 @@ async def test_the_external_engine_plays_a_watched_game_by_name(start_bot: Start
     ai_moves = bot.db_rows("SELECT COUNT(*) FROM moves WHERE by_ai = 1")[0][0]
     # Fewer fallbacks than half of the engine's own moves (it plays X: about half of them).
     assert bot.log_text().count("Embryo did not move") < ai_moves / 4
+
+
+@pytest.mark.parametrize(
+    ("command", "problem"),
+    [
+        ("/no/such/engine", "cannot start '/no/such/engine': No such file or directory"),
+        (shlex.join([sys.executable, "-c", "import sys; sys.exit(3)"]),
+         "the engine exited while asked for START 15 (code 3)"),
+        (shlex.join([sys.executable, "-c", "input(); print('ERROR unsupported size')"]),
+         "the engine refused START 15: ERROR unsupported size"),
+        (shlex.join([sys.executable, "-c", "input(); print('hello')"]),
+         "the engine answered 'hello' to START 15"),
+    ],
+)
+def test_an_engine_that_cannot_start_stops_the_bot_with_one_line(
+    tmp_path: Path, command: str, problem: str
+) -> None:
+    # Discord is a closed port: a bot that went on past the check would say so (exit 1).
+    done = run_bot(
+        tmp_path, DISCORD_TOKEN=TOKEN, CARO_DB=str(tmp_path / "caro.db"),
+        DISCORD_API_BASE=f"http://127.0.0.1:{closed_port()}/api/v10", CARO_ENGINE_CMD=command,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        f"The external engine {command} (CARO_ENGINE_CMD) failed its start-up check: {problem}. "
+        "Fix the command, or remove CARO_ENGINE_CMD to run without it\n"
+    )
+    assert not (tmp_path / "caro.db").exists()

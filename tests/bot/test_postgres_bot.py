@@ -160,8 +160,24 @@ async def run_refused(env: dict[str, str], tmp_path: Path) -> str:
 async def test_an_unreachable_server_stops_the_bot_with_one_line(tmp_path: Path) -> None:
     url = f"postgresql://caro:{PASSWORD}@/caro?host={tmp_path}/no-server-here"
     last = await run_refused({"CARO_DATABASE_URL": url}, tmp_path)
-    assert last.startswith("Setting CARO_DATABASE_URL is invalid: cannot use the database")
-    assert "caro:***@" in last
+    assert last == (
+        f"Cannot reach PostgreSQL at {tmp_path}/no-server-here/.s.PGSQL.5432 (no such file or "
+        f"directory): is it running? (CARO_DATABASE_URL is {url.replace(PASSWORD, '***')})"
+    )
+
+
+async def test_a_server_refusing_connections_is_named_by_host_and_port_not_as_a_bad_setting(
+    tmp_path: Path,
+) -> None:
+    from tests.bot.test_config import closed_port
+
+    port = closed_port()
+    url = f"postgresql://caro:{PASSWORD}@127.0.0.1:{port}/caro"
+    last = await run_refused({"CARO_DATABASE_URL": url}, tmp_path)
+    assert last == (
+        f"Cannot reach PostgreSQL at 127.0.0.1:{port} (connection refused): is it running? "
+        f"(CARO_DATABASE_URL is postgresql://caro:***@127.0.0.1:{port}/caro)"
+    )
 
 
 async def test_a_login_the_server_refuses_stops_the_bot_with_one_line(

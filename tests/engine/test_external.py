@@ -141,6 +141,25 @@ def test_a_silent_brain_times_out(engines: Callable[..., ExternalEngine], tmp_pa
     assert not engine.running  # the stalled brain was stopped
 
 
+def test_the_start_check_passes_a_brain_that_answers_and_ends_it(
+    engines: Callable[..., ExternalEngine], tmp_path: Path
+) -> None:
+    engine = engines(fake_brain(tmp_path, 'print("0,0", flush=True)'))
+    engine.check()
+    assert not engine.running  # asked to END once it answered
+
+
+def test_the_start_check_times_out_on_a_silent_brain(
+    engines: Callable[..., ExternalEngine],
+) -> None:
+    engine = engines([sys.executable, "-c", "import time; time.sleep(60)"])
+    start = time.perf_counter()
+    with pytest.raises(ExternalEngineError, match=r"^the engine did not answer START 15 in time$"):
+        engine.check(timeout=0.5)
+    assert time.perf_counter() - start < 5
+    assert not engine.running
+
+
 @pytest.mark.parametrize(
     "answer,words",
     [
