@@ -246,15 +246,17 @@ class Review:
     def text(self, names: tuple[str, str] = ("X", "O")) -> str:
         """The review in English for the terminal: summaries, then the turning points."""
         lines = [
-            f"Review of a {self.rows}x{self.cols} k{self.k} {self.rule.value} game, {len(self.moves)} move{'' if len(self.moves) == 1 else 's'}"
+            f"Review of a {self.rows}x{self.cols} k{self.k} {self.rule.value} game, "
+            f"{counted(len(self.moves), 'move')}"
         ]
         if not self.complete:
             lines.append(f"(time ran out: moves 1 to {len(self.move_reviews)} reviewed)")
         for summary, name in zip(self.summaries, names, strict=True):
             lines.append(
                 f"{name} ({summary.mark.name}): accuracy {summary.accuracy:.0f}%, "
-                f"{summary.best_moves} best, {summary.inaccuracies} inaccuracies, "
-                f"{summary.mistakes} mistakes, {summary.blunders} blunders"
+                f"{summary.best_moves} best, "
+                f"{counted(summary.inaccuracies, 'inaccuracy', 'inaccuracies')}, "
+                f"{counted(summary.mistakes, 'mistake')}, {counted(summary.blunders, 'blunder')}"
             )
         if not self.turning_points:
             lines.append("No turning points: no move changed the result the engine could see.")
@@ -262,6 +264,11 @@ class Review:
             lines.append("")
             lines.append(describe(point, names[0] if point.mover is Mark.X else names[1]))
         return "\n".join(lines)
+
+
+def counted(number: int, word: str, plural: str = "") -> str:
+    """"1 blunder", "2 blunders": a count with its noun in the right number (English)."""
+    return f"{number} {word if number == 1 else plural or word + 's'}"
 
 
 def describe(point: TurningPoint, name: str) -> str:

@@ -33,7 +33,8 @@ from typing import ClassVar, TextIO
 
 from ..ai.stop import Stop
 from ..board import Board
-from ..types import LEVELS, Cell, IllegalMoveError, Level, Mark, Rule
+from ..types import Cell, IllegalMoveError, Level, Mark, Rule
+from .choices import LEVEL_METAVAR, level_name
 
 NAME = "caro"
 VERSION = "0.1.0"
@@ -132,7 +133,8 @@ def arrange(rows: int, cols: int, rule: Rule, xs: list[Cell], os: list[Cell]) ->
     """
     if len(xs) - len(os) not in (0, 1):
         raise ProtocolError(
-            f"X has {len(xs)} stones and O {len(os)}: X must have as many or one more"
+            f"X has {len(xs)} stone{'' if len(xs) == 1 else 's'} and O {len(os)}: X must have "
+            "as many or one more"
         )
     stones = {cell: Mark.X for cell in xs} | {cell: Mark.O for cell in os}
     line = finished_line(rule, stones)
@@ -651,7 +653,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--level",
         default=Level.IMPOSSIBLE.value,
-        choices=LEVELS,
+        type=level_name,
+        metavar=LEVEL_METAVAR,
         help=f"AI level (default: {Level.IMPOSSIBLE})",
     )
     parser.add_argument(

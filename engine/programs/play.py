@@ -8,15 +8,19 @@ play even where engine.ai is missing.
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import random
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..board import Board
 from ..notation import column_letter, parse_size
+from ..records import GameRecord, save_record
 from ..types import LEVELS, Cell, Mark, MoveError, Outcome, Rule
+from .choices import level_name, or_list
 
 # An hour per move is already far past any use; it also bounds what the search is asked to plan.
 MAX_TIME_LIMIT = 3600.0
@@ -165,7 +169,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--rule", default="freestyle", help="freestyle (default), exact or caro")
     parser.add_argument(
-        "--vs", default="human", choices=("human", *LEVELS), help="opponent (default: human)"
+        "--vs", default="human", type=opponent, metavar="{human," + ",".join(LEVELS) + "}",
+        help="opponent (default: human)",
     )
     parser.add_argument(
         "--first",
@@ -180,6 +185,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--time-limit", type=seconds_per_move, default=None, metavar="SECONDS",
         help=f"seconds per AI move, above 0 and at most {MAX_TIME_LIMIT:g} (default: the level's)",
     )
+    parser.add_argument(
+        "--save", default=None, metavar="FILE",
+        help="write the game to FILE when it ends or you quit, as a caro record (a .psq name: "
+        "piskvork's form), for `caro review FILE` and `caro replay FILE`",
+    )
+
+
+def opponent(text: str) -> str:
+    """--vs: "human" or a level name, in any case; the error lists every choice by name."""
+    if text.strip().lower() == "human":
+        return "human"
+    try:
+        return level_name(text)
+    except argparse.ArgumentTypeError:
+        choices = or_list(["human", *LEVELS])
+        raise argparse.ArgumentTypeError(f"unknown opponent {text!r}: choose {choices}") from None
 
 
 def seconds_per_move(text: str) -> float:
@@ -209,9 +230,43 @@ def build_game(args: argparse.Namespace) -> tuple[Board, dict[Mark, Computer | N
     return board, players, seed
 
 
+def check_save_path(path: str) -> None:
+    """--save: refused before the game, not after it (ValueError saying why)."""
+    file = Path(path)
+    if file.is_dir():
+        raise ValueError(f"--save {path}: is a folder; give a file name such as {file / 'game.caro'}")
+    if not file.parent.is_dir():
+        raise ValueError(f"--save {path}: the folder {file.parent} does not exist")
+
+
+def game_record(board: Board, players: Players, seed: int) -> GameRecord:
+    """The game so far as a record; one that was quit is saved as unfinished."""
+    def name(mark: Mark) -> str:
+        player = players.get(mark)
+        return "" if player is None else f"caro AI ({player.level})"
+
+    tags = {"Date": datetime.date.today().isoformat()}
+    if any(player is not None for player in players.values()):
+        tags["Seed"] = str(seed)  # with --seed, the same moves get the same answers
+    return GameRecord.from_board(board, x_name=name(Mark.X), o_name=name(Mark.O), tags=tags)
+
+
+def save_game(board: Board, players: Players, seed: int, path: str) -> int:
+    try:
+        save_record(game_record(board, players, seed), path)
+    except OSError as error:
+        print(f"caro play: cannot save the game to {path}: {error.strerror or error}",
+              file=sys.stderr)
+        return 1
+    print(f"Saved to {path}: `caro review {path}` or `caro replay {path}` shows it again.")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         board, players, seed = build_game(args)
+        if args.save is not None:
+            check_save_path(args.save)
     except ValueError as error:
         print(f"caro play: {error}", file=sys.stderr)
         return 2
@@ -236,5 +291,14 @@ def run(args: argparse.Namespace) -> int:
     except BrokenPipeError:
         # The reader went away (`caro play | head`): silence the flush at exit too.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        if args.save is not None:
+            save_game(board, players, seed, args.save)
         return 1
+    except KeyboardInterrupt:
+        # Ctrl-C ends the game like quit does: what was played is still saved.
+        if args.save is not None:
+            save_game(board, players, seed, args.save)
+        raise
+    if args.save is not None:
+        return save_game(board, players, seed, args.save)
     return 0

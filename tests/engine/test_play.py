@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine import Board, Cell, Mark, Outcome, Rule
-from engine.notation import parse_size
+from engine.notation import cell_name, parse_size
 from engine.programs.play import (
     Computer,
     add_arguments,
@@ -21,6 +21,7 @@ from engine.programs.play import (
     render,
     run,
 )
+from engine.records import Ending, load_record
 
 
 class Script:
@@ -302,6 +303,30 @@ def test_unknown_level_is_refused_by_argparse() -> None:
         parse(["--vs", "godlike"])
 
 
+def test_levels_are_read_in_any_case() -> None:
+    _, players, _ = build_game(parse(["--vs", "Hard", "--first", "ai"]))
+    assert players[Mark.X] is not None and players[Mark.X].level == "hard"
+
+
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["play", "--vs", "god"], "caro play: error: argument --vs: unknown opponent 'god': "
+         "choose human, easy, normal, hard or impossible"),
+        (["pbrain", "--level", "god"], "caro pbrain: error: argument --level: unknown level "
+         "'god': choose easy, normal, hard or impossible"),
+    ],
+)
+def test_an_unknown_level_is_refused_naming_the_levels(argv: list[str], error: str) -> None:
+    proc = subprocess.run(
+        [*caro_command(), *argv], input="", capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines()[-1] == error
+    assert "Level." not in proc.stderr  # the usage line names them as typed, too
+    assert "easy,normal,hard,impossible}" in proc.stderr
+
+
 # ----------------------------------------------------------------- the real console script
 @pytest.mark.parametrize("limit", ["0", "-1", "nan", "soon", "7200"])
 def test_a_time_limit_that_cannot_work_is_refused_before_the_game(limit: str) -> None:
@@ -351,3 +376,65 @@ def test_console_script_against_the_ai() -> None:
     assert "X (impossible) plays" in proc.stdout
     last = proc.stdout.rstrip().splitlines()[-1]
     assert last in ("Draw", "Bye.") or last.startswith("X wins:")
+
+
+# ----------------------------------------------------------------- --save
+def test_a_game_saved_by_play_is_read_by_review_and_replay(tmp_path: Path) -> None:
+    game = tmp_path / "game.caro"
+    played = subprocess.run(
+        [*caro_command(), "play", "--vs", "impossible", "--first", "ai", "--seed", "1",
+         "--save", str(game)],
+        input="A1\nC3\nA3\nC1\nB1\nB3\nC2\nA2\nB2\n",
+        capture_output=True, text=True, timeout=120,
+    )
+    assert played.returncode == 0, played.stderr
+    assert played.stdout.rstrip().splitlines()[-1] == (
+        f"Saved to {game}: `caro review {game}` or `caro replay {game}` shows it again."
+    )
+    record = load_record(game)
+    assert record.spec == "3x3 k3 freestyle"
+    assert record.x_name == "caro AI (impossible)" and record.o_name == ""
+    assert record.tags["Seed"] == "1"
+    final = record.board()
+    assert final.outcome() is not None  # played to its end: the moves and result agree
+    assert record.ending in (Ending.LINE, Ending.FULL)
+
+    reviewed = subprocess.run(
+        [*caro_command(), "review", str(game)], capture_output=True, text=True, timeout=120
+    )
+    assert reviewed.returncode == 0, reviewed.stderr
+    moves = len(record.moves)
+    assert reviewed.stdout.startswith(f"Review of a 3x3 k3 freestyle game, {moves} moves\n")
+    assert "caro AI (impossible) (X): accuracy" in reviewed.stdout
+
+    replayed = subprocess.run(
+        [*caro_command(), "replay", str(game), "--animate", "--delay", "0"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert replayed.returncode == 0, replayed.stderr
+    assert render(final, final.outcome().line).splitlines()[-1].strip() in replayed.stdout
+
+
+def test_a_quit_game_is_saved_unfinished(tmp_path: Path) -> None:
+    game = tmp_path / "quit.psq"
+    played = subprocess.run(
+        [*caro_command(), "play", "--size", "15x15", "--save", str(game)],
+        input="H8\nH9\nquit\n", capture_output=True, text=True, timeout=60,
+    )
+    assert played.returncode == 0, played.stderr
+    record = load_record(game)  # piskvork's form, as the name asks
+    assert game.read_text().startswith("Piskvorky 15x15")
+    assert [cell_name(c) for c in record.moves] == ["H8", "H9"]
+    assert record.ending is Ending.UNFINISHED and record.winner is None
+
+
+def test_a_save_file_that_cannot_be_written_is_refused_before_the_game(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-folder" / "game.caro"
+    proc = subprocess.run(
+        [*caro_command(), "play", "--save", str(missing)],
+        input="B2\n", capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == (
+        f"caro play: --save {missing}: the folder {missing.parent} does not exist\n"
+    )

@@ -71,6 +71,15 @@ def test_a_missed_block_is_found_and_the_block_is_named_as_the_better_move() -> 
     assert [p.ply for p in review.turning_points] == [8]
 
 
+def test_the_review_text_counts_each_kind_of_move_in_the_right_number() -> None:
+    text = review_game(TTT_EDGE, 3, 3, 3, Rule.FREESTYLE).text(("Ann", "Bob")).splitlines()
+    assert text[0] == "Review of a 3x3 k3 freestyle game, 4 moves"
+    assert text[1].endswith(", 0 inaccuracies, 0 mistakes, 0 blunders")
+    assert text[2].endswith(", 0 inaccuracies, 0 mistakes, 1 blunder")
+    one = review_game(TTT_EDGE[:1], 3, 3, 3, Rule.FREESTYLE).text().splitlines()
+    assert one[0] == "Review of a 3x3 k3 freestyle game, 1 move"
+
+
 def test_a_missed_forced_win_names_the_winning_move_and_its_sequence() -> None:
     review = review_game(MISSED_WIN, *FIVE)
     missed = point(review, 7, TurnKind.MISSED_WIN)
