@@ -11,6 +11,11 @@ English text and its `msgstr` the translation: translators see the English they 
 code never depends on the English wording. Texts are `str.format` templates ("{user}"), flagged
 python-brace-format so gettext tools check the placeholders too.
 
+A text with a number of things in it is a gettext plural entry: `msgid` (one) and
+`msgid_plural` (more) in English, and in each language as many `msgstr[i]` forms as its
+Plural-Forms header says (Vietnamese has one). Such a text is filled in with a `count`, which
+picks the form by the language's own rule, as ngettext does.
+
 The .po files are parsed when the bot starts (no compile step: `pip install -e .` on a fresh
 machine is all it takes, and the wheel ships the same files). Adding a language is adding a file.
 
@@ -25,10 +30,11 @@ from __future__ import annotations
 
 import argparse
 import ast
+import gettext
 import io
 import string
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -66,12 +72,28 @@ def normalise(locale: str) -> str:
     return f"{language.lower()}_{region.upper()}" if region else language.lower()
 
 
+# English's plural rule: one thing, or any other number of them.
+ENGLISH_PLURAL = "(n != 1)"
+# The value that picks a plural entry's form.
+COUNT = "count"
+# An entry's text: a template, or a plural entry's forms (English: one, then more).
+Text = str | tuple[str, ...]
+
+
 @dataclass(frozen=True, eq=False)  # compared by identity: the locale cache keys on it
 class Catalogues:
     """The English source and every translation found, by gettext locale name."""
 
+    # A plural entry's text here is its English plural form; its forms are in `plurals`.
     source: Mapping[str, str]
     translations: Mapping[str, Mapping[str, str]]
+    # Plural entries: the English forms (one, more), and each language's forms by id.
+    source_plurals: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    plurals: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+    # Each language's Plural-Forms: how many forms, and the rule (a C expression of n) that
+    # picks one.
+    plural_counts: Mapping[str, int] = field(default_factory=dict)
+    plural_rules: Mapping[str, str] = field(default_factory=dict)
     # Entries a check must report but the bot must not show: untranslated or fuzzy ids, per
     # locale, and ids a translation has that the source no longer has.
     untranslated: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -82,6 +104,36 @@ class Catalogues:
         """The translation for `locale` ("pt-BR" finds pt_BR, else pt), None for English or a
         language with no catalogue (the caller then shows the English text)."""
         return _lookup(self, locale)
+
+    def plural(self, locale: str, key: str, count: float) -> str:
+        """The form of plural entry `key` for `count` things in `locale`, by that language's
+        rule; English (by its rule) where the language has no translation of it. gettext's
+        rules are for whole numbers: a fraction takes the last form (English's plural)."""
+        found = _language(self, locale)
+        forms = self.plurals.get(found, {}).get(key) if found is not None else None
+        rule = ENGLISH_PLURAL
+        if forms is None or found is None:
+            forms = self.source_plurals[key]
+        else:
+            rule = self.plural_rules[found]
+        if not float(count).is_integer():
+            return forms[-1]
+        return forms[min(_rule(rule)(int(count)), len(forms) - 1)]
+
+
+@lru_cache(maxsize=64)
+def _rule(expression: str) -> Callable[[int], int]:
+    return gettext.c2py(expression)
+
+
+@lru_cache(maxsize=256)
+def _language(catalogues: Catalogues, locale: str) -> str | None:
+    """The gettext name of the catalogue serving `locale`, None if none does."""
+    locale = normalise(locale)
+    for name in (locale, locale.partition("_")[0]):
+        if name in catalogues.translations:
+            return name
+    return None
 
 
 @lru_cache(maxsize=256)
@@ -103,23 +155,32 @@ def _read(path: Path) -> Catalog:
         raise CatalogueError(f"{path}: {error}") from error
 
 
-def _entries(path: Path, catalog: Catalog) -> list[tuple[str, str, str, bool]]:
-    """(text id, English, translation, fuzzy) of every entry, in file order."""
-    entries: list[tuple[str, str, str, bool]] = []
+def _entries(path: Path, catalog: Catalog) -> list[tuple[str, Text, Text, bool]]:
+    """(text id, English, translation, fuzzy) of every entry, in file order; a plural entry's
+    English and translation are tuples of its forms."""
+    entries: list[tuple[str, Text, Text, bool]] = []
     seen: set[str] = set()
     for message in catalog:
         if not message.id:
             continue  # the header
-        if not isinstance(message.id, str) or not isinstance(message.string, str):
-            raise CatalogueError(f"{path}: plural entries are not used by caro ({message.id!r})")
+        english: Text = message.id if isinstance(message.id, str) else tuple(message.id)
+        string = message.string
+        translated: Text = string if isinstance(string, str) else tuple(string or ())
+        if isinstance(english, str) != isinstance(translated, str):
+            raise CatalogueError(f"{path}:{message.lineno}: a plural entry needs msgstr[0]...")
         key = message.context
         if not key:
             raise CatalogueError(f"{path}:{message.lineno}: entry without msgctxt (its text id)")
         if key in seen:
             raise CatalogueError(f"{path}:{message.lineno}: text id {key} appears twice")
         seen.add(key)
-        entries.append((key, message.id, message.string, message.fuzzy))
+        entries.append((key, english, translated, message.fuzzy))
     return entries
+
+
+def _last(text: Text) -> str:
+    """A text as one template: a plural entry's last form (English: the plural)."""
+    return text if isinstance(text, str) else text[-1]
 
 
 def load(directory: Path = LOCALES_DIR) -> Catalogues:
@@ -127,31 +188,49 @@ def load(directory: Path = LOCALES_DIR) -> Catalogues:
     <locale>/LC_MESSAGES/caro.po is a language. Untranslated and fuzzy entries fall back to
     English at run time, as gettext does."""
     template = directory / TEMPLATE_NAME
-    source = {key: english for key, english, _, _ in _entries(template, _read(template))}
+    source_entries = _entries(template, _read(template))
+    source = {key: _last(english) for key, english, _, _ in source_entries}
+    source_plurals = {
+        key: english for key, english, _, _ in source_entries if isinstance(english, tuple)
+    }
     translations: dict[str, dict[str, str]] = {}
+    plurals: dict[str, dict[str, tuple[str, ...]]] = {}
+    plural_counts: dict[str, int] = {}
+    plural_rules: dict[str, str] = {}
     untranslated: dict[str, frozenset[str]] = {}
     fuzzy: dict[str, frozenset[str]] = {}
     extra: dict[str, frozenset[str]] = {}
     for path in sorted(directory.glob(f"*/LC_MESSAGES/{DOMAIN}.po")):
         locale = normalise(path.parent.parent.name)
         texts: dict[str, str] = {}
+        forms: dict[str, tuple[str, ...]] = {}
         missing: set[str] = set(source)
         doubtful: set[str] = set()
         unknown: set[str] = set()
-        for key, _english, translated, is_fuzzy in _entries(path, _read(path)):
+        catalog = _read(path)
+        for key, _english, translated, is_fuzzy in _entries(path, catalog):
             if key not in source:
                 unknown.add(key)
                 continue
             if is_fuzzy:
                 doubtful.add(key)
-            elif translated:
-                texts[key] = translated
+            elif translated and all(translated):
+                texts[key] = _last(translated)
+                if isinstance(translated, tuple):
+                    forms[key] = translated
                 missing.discard(key)
         translations[locale] = texts
+        plurals[locale] = forms
+        plural_counts[locale] = catalog.num_plurals
+        plural_rules[locale] = catalog.plural_expr
         untranslated[locale] = frozenset(missing - doubtful)
         fuzzy[locale] = frozenset(doubtful)
         extra[locale] = frozenset(unknown)
-    return Catalogues(source, translations, untranslated, fuzzy, extra)
+    return Catalogues(
+        source, translations, untranslated=untranslated, fuzzy=fuzzy, extra=extra,
+        source_plurals=source_plurals, plurals=plurals, plural_counts=plural_counts,
+        plural_rules=plural_rules,
+    )
 
 
 def placeholders(template: str) -> set[str]:
@@ -167,6 +246,35 @@ def problems(catalogues: Catalogues) -> list[str]:
             placeholders(english)
         except ValueError as error:
             found.append(f"source: {key}: malformed template ({error})")
+    for key, english_forms in catalogues.source_plurals.items():
+        shapes = {frozenset(_safe_placeholders(form)) for form in english_forms}
+        if len(english_forms) != 2 or len(shapes) != 1 or COUNT not in next(iter(shapes)):
+            found.append(
+                f"source: {key}: a plural entry is one msgid and one msgid_plural, both with "
+                f"{{{COUNT}}} and the same placeholders"
+            )
+    for locale, texts in catalogues.translations.items():
+        forms_of = catalogues.plurals.get(locale, {})
+        wanted = catalogues.plural_counts.get(locale, 2)
+        for key in sorted(texts):
+            plural_here, plural_there = key in forms_of, key in catalogues.source_plurals
+            if plural_here != plural_there:
+                shape = "a plural entry" if plural_there else "not a plural entry"
+                found.append(f"{locale}: {key}: must be {shape}, as in {TEMPLATE_NAME}")
+            elif plural_here and len(forms_of[key]) != wanted:
+                found.append(
+                    f"{locale}: {key}: {len(forms_of[key])} plural forms; its Plural-Forms "
+                    f"header says {wanted}"
+                )
+            elif plural_here:
+                ours = _safe_placeholders(catalogues.source[key])
+                for form in forms_of[key][:-1]:  # the last is checked with the other texts
+                    if _safe_placeholders(form) != ours:
+                        found.append(
+                            f"{locale}: {key}: a plural form's placeholders "
+                            f"{sorted(_safe_placeholders(form))} differ from the English "
+                            f"{sorted(ours)}"
+                        )
     texts_by_locale: dict[str, Mapping[str, str]] = {"source": catalogues.source}
     texts_by_locale.update(catalogues.translations)
     for locale, texts in catalogues.translations.items():
@@ -200,6 +308,14 @@ def problems(catalogues: Catalogues) -> list[str]:
                     f"{locale}: {key}: {len(text)} characters; Discord allows 1-{MAX_DESCRIPTION}"
                 )
     return found
+
+
+def _safe_placeholders(template: str) -> set[str]:
+    """placeholders(), with a malformed template (reported on its own) as having none."""
+    try:
+        return placeholders(template)
+    except ValueError:
+        return set()
 
 
 def _discord_name(text: str) -> bool:
@@ -277,6 +393,8 @@ def _replace_id(catalog: Catalog, key: str, english: str, *, fuzzy: bool) -> boo
             break
     else:
         return False
+    if not isinstance(message.id, str):
+        raise ValueError(f"{key} is a plural entry: edit its msgid and msgid_plural in the files")
     translated = bool(message.string)
     flags = set(message.flags) - {"fuzzy", BRACE_FLAG}
     flags.update(_flags(english))

@@ -16,7 +16,7 @@ from .options import FIRSTS, PRESET_RULES, SIZES, difficulties, parse_options, p
 from .ratings import AI_ANCHORS, K_FACTOR, LEADERBOARD_MIN_GAMES, START_RATING
 from .render import MAX_BUTTON_SIDE
 from .service import CHALLENGE_SECONDS, DEFAULT_TIMEOUTS, HINT_LEVELS
-from .texts import text_in
+from .texts import Counted, text_in
 
 GROUP_KEY = "cmdname.caro"
 # A typed size shown as the example of a custom board: bigger than every preset's button grid, so
@@ -39,10 +39,6 @@ def subcommands() -> list[str]:
 def command(locale: str, name: str) -> str:
     """How a member of this language types the subcommand `name`, e.g. "/caro bắt-đầu"."""
     return f"/{text_in(locale, GROUP_KEY)} {text_in(locale, f'cmdname.{name}')}"
-
-
-def _minutes(seconds: float) -> str:
-    return f"{seconds / 60:g}"
 
 
 def _either(tr: Callable[..., str], items: list[str]) -> str:
@@ -147,13 +143,13 @@ def help_sections(locale: str) -> list[Section]:
             tr(
                 "help.challenge",
                 challenge=commands["challenge"],
-                minutes=_minutes(CHALLENGE_SECONDS),
+                count=CHALLENGE_SECONDS / 60,
             ),
             tr("help.watch", watch=commands["watch"], stop=tr("button.stop")),
             tr(
                 "help.clock",
-                pvp=_minutes(DEFAULT_TIMEOUTS.pvp_timeout),
-                ai=_minutes(DEFAULT_TIMEOUTS.ai_timeout),
+                pvp=Counted("count.minutes", DEFAULT_TIMEOUTS.pvp_timeout / 60),
+                ai=Counted("count.minutes", DEFAULT_TIMEOUTS.ai_timeout / 60),
                 settings=commands["settings"],
                 resign=commands["resign"],
             ),
@@ -163,7 +159,7 @@ def help_sections(locale: str) -> list[Section]:
                 k=f"{K_FACTOR:g}",
                 stats=commands["stats"],
                 leaderboard=commands["leaderboard"],
-                min=LEADERBOARD_MIN_GAMES,
+                count=LEADERBOARD_MIN_GAMES,
                 rematch=commands["rematch"],
             ),
         ]

@@ -114,7 +114,7 @@ def replay_content(state: GameState, ply: int, tr: Translate) -> str:
     moves = [move.cell for move in state.row.moves]
     lines = [title(state, tr), players_line(state, tr), result_text(state, tr)]
     if ply == 0:
-        lines.append(tr("replay.start", total=len(moves)))
+        lines.append(tr("replay.start", count=len(moves)))
     else:
         mark = Mark.X if ply % 2 == 1 else Mark.O
         lines.append(
@@ -202,7 +202,7 @@ def export_files(state: GameState, players: Players) -> list[discord.File]:
 
 # ----------------------------------------------------------------------------- review
 def review_progress(state: GameState, done: int, total: int, tr: Translate) -> str:
-    return "\n".join([title(state, tr), tr("review.progress", done=done, total=total)])
+    return "\n".join([title(state, tr), tr("review.progress", done=done, count=total)])
 
 
 def _point_file(ply: int) -> str:
@@ -251,7 +251,7 @@ def review_message(
                 name=name,
                 mark=mark.name,
                 accuracy=f"{s.accuracy:.0f}",
-                moves=s.moves,
+                count=s.moves,
                 best=s.best_moves,
                 inaccuracies=s.inaccuracies,
                 mistakes=s.mistakes,
@@ -328,7 +328,7 @@ def history_content(page: HistoryPage, tr: Translate) -> str:
                 mark=entry.mark.name,
                 rows=row.rows,
                 cols=row.cols,
-                moves=row.ply,
+                count=row.ply,
                 change=change,
             )
         )

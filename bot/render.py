@@ -393,7 +393,7 @@ def _record_line(record: Record, tr: Translate) -> str:
 def leaderboard_text(rows: Sequence[RatedRow], locale: str = "en-US") -> str:
     tr = _translator(locale)
     if not rows:
-        return tr("board.empty", min=LEADERBOARD_MIN_GAMES)
+        return tr("board.empty", count=LEADERBOARD_MIN_GAMES)
     return "\n".join(
         tr(
             "board.line",
@@ -419,7 +419,7 @@ def leaderboard_embed(
         title=tr("board.title", scope=tr(f"scope.{scope}"), mode=tr(f"mode.{mode}")),
         description=leaderboard_text(rows, locale),
     )
-    embed.set_footer(text=tr("board.rule", min=LEADERBOARD_MIN_GAMES))
+    embed.set_footer(text=tr("board.rule", count=LEADERBOARD_MIN_GAMES))
     return embed
 
 
@@ -433,7 +433,7 @@ def server_leaderboard_embed(
         embed.add_field(
             name=tr(f"mode.{mode}"), value=leaderboard_text(rows, locale), inline=False
         )
-    embed.set_footer(text=tr("board.rule", min=LEADERBOARD_MIN_GAMES))
+    embed.set_footer(text=tr("board.rule", count=LEADERBOARD_MIN_GAMES))
     return embed
 
 

@@ -2,7 +2,9 @@
 bot/locales (see bot/catalogue.py for the layout and the maintenance commands).
 
 Strings are `str.format` templates; `t(key, **values)` fills them in. Code never builds English
-sentences itself: it picks ids and passes values. The operator's console messages are not here:
+sentences itself: it picks ids and passes values. A plural entry ("{count} games") is given its
+`count`, which picks the form of the language (see bot/catalogue.py); a Counted value puts one
+inside another text. The operator's console messages are not here:
 they are English only, written where they are raised (bot/config.py, bot/preflight.py,
 bot/main.py).
 """
@@ -10,6 +12,7 @@ bot/main.py).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from . import catalogue
 
@@ -38,16 +41,38 @@ class TextId(str):
     __slots__ = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """A plural entry and its count, as the value of another text ("{count} minutes" inside a
+    sentence with two counts), filled in the language of the text around it."""
+
+    key: str
+    count: float
+
+
 def text_in(locale: str, key: str, /, **values: object) -> str:
     """The text `key` in `locale` (e.g. "vi", "en-US" or "pt-BR"), falling back to English."""
-    translated = LOADED.lookup(locale)
-    template = translated.get(key) if translated is not None else None
-    if template is None:
-        template = EN[key]  # KeyError here is a programming mistake: an id with no text.
+    if key in LOADED.source_plurals:
+        count = values.get(catalogue.COUNT)
+        if not isinstance(count, int | float):  # a programming mistake: no count given
+            raise TypeError(f"{key} is a plural text: give it count=<number>, not {count!r}")
+        template = LOADED.plural(locale, key, count)
+        if isinstance(count, float):
+            values = {**values, catalogue.COUNT: f"{count:g}"}  # 10, not 10.0
+    else:
+        translated = LOADED.lookup(locale)
+        found = translated.get(key) if translated is not None else None
+        # KeyError here is a programming mistake: an id with no text.
+        template = found if found is not None else EN[key]
     if not values:
         return template
-    filled = {
-        name: text_in(locale, value) if isinstance(value, TextId) else value
-        for name, value in values.items()
-    }
+    filled = {name: _filled(locale, value) for name, value in values.items()}
     return template.format(**filled)
+
+
+def _filled(locale: str, value: object) -> object:
+    if isinstance(value, TextId):
+        return text_in(locale, value)
+    if isinstance(value, Counted):
+        return text_in(locale, value.key, count=value.count)
+    return value

@@ -4,6 +4,7 @@ whole, the command translator, the English-only console messages and /caro help.
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import tomllib
 from pathlib import Path
@@ -33,10 +34,16 @@ def _copy_locales(tmp_path: Path) -> Path:
 def _write_language(directory: Path, locale: str, translate: dict[str, str]) -> Path:
     """A catalogue for `locale` with every id of the template; `translate` maps an id to its
     text, the others a copy of the English."""
-    source = load(directory).source
+    loaded = load(directory)
     catalog = Catalog(locale=locale.split("_")[0], domain=catalogue.DOMAIN)
-    for key, english in source.items():
-        catalog.add(english, translate.get(key, english), context=key)
+    for key, english in loaded.source.items():
+        forms = loaded.source_plurals.get(key)
+        if forms is None:
+            catalog.add(english, translate.get(key, english), context=key)
+            continue
+        # A plural entry: as many forms as the language has, the first for one thing.
+        more = [translate.get(key, forms[1])] * (catalog.num_plurals - 1)
+        catalog.add(forms, (translate.get(key, forms[0]), *more), context=key)
     path = catalogue.catalogue_path(directory, locale)
     catalogue._write(path, catalog)
     return path
@@ -91,6 +98,59 @@ def test_text_in_picks_the_catalogue_of_the_locale_and_falls_back_to_english() -
     assert "cỡ bàn" in texts.text_in("vi", "error.bad_choice", value="7", option=option, choices="")
     with pytest.raises(KeyError):
         texts.text_in("vi", "no.such.text")
+
+
+def test_counts_take_the_plural_form_of_each_language() -> None:
+    # English has a form for one and one for more; Vietnamese one form for any number.
+    assert texts.text_in("en-US", "review.busy", count=1) == (
+        "You are already waiting for 1 review: ask again when it is done."
+    )
+    assert texts.text_in("en-US", "review.busy", count=2) == (
+        "You are already waiting for 2 reviews: ask again when they are done."
+    )
+    assert texts.text_in("en-US", "replay.start", count=1) == "The empty board (1 move in all)."
+    assert texts.text_in("en-US", "replay.start", count=0) == "The empty board (0 moves in all)."
+    assert texts.text_in("vi", "replay.start", count=1) == "Bàn cờ trống (tổng cộng 1 nước)."
+    assert texts.text_in("vi", "replay.start", count=7) == "Bàn cờ trống (tổng cộng 7 nước)."
+    assert "1 game against the AI" in texts.text_in("en", "limit.member_ai_games", count=1)
+    assert texts.LOADED.plural_counts["vi"] == 1
+    # A count inside a sentence with two of them, in the sentence's language.
+    minutes = {"pvp": texts.Counted("count.minutes", 10.0), "ai": texts.Counted("count.minutes", 1)}
+    assert "by default 10 minutes per move against a person, 1 minute against the AI" in (
+        texts.text_in("en", "help.clock", settings="s", resign="r", **minutes)
+    )
+    assert "mặc định 10 phút mỗi nước khi đấu với người, 1 phút khi đấu với máy" in (
+        texts.text_in("vi", "help.clock", settings="s", resign="r", **minutes)
+    )
+    with pytest.raises(TypeError, match="plural text"):
+        texts.text_in("en", "review.busy")
+
+
+def test_every_text_counting_things_is_a_plural_entry() -> None:
+    # "{count} games" as one template reads "1 games"; such texts are gettext plural entries.
+    counting = re.compile(r"\{count\} (?:[\w-]+ )?(?:games|moves|minutes|reviews|challenges)\b")
+    for key, english in texts.EN.items():
+        if counting.search(english):
+            assert key in texts.LOADED.source_plurals, (key, english)
+    assert len(texts.LOADED.source_plurals) >= 10
+
+
+def test_the_check_reports_plural_entries_of_the_wrong_shape(tmp_path: Path) -> None:
+    directory = _copy_locales(tmp_path)
+    path = catalogue.catalogue_path(directory, "vi")
+    text = path.read_text(encoding="utf-8")
+    # Two forms where Vietnamese has one: refused as the file is read, naming it.
+    busy = 'msgstr[0] "Bạn đang chờ {count} bản phân tích: hãy hỏi lại khi chúng xong."\n'
+    starts = 'msgstr[0] "Bàn cờ trống (tổng cộng {count} nước)."\n'
+    assert busy in text and starts in text
+    path.write_text(text.replace(busy, busy + 'msgstr[1] "{count} bản"\n'), encoding="utf-8")
+    with pytest.raises(CatalogueError, match="caro.po: msg has more translations than num_plurals"):
+        load(directory)
+    # The count renamed in the only form: the check names the entry.
+    path.write_text(text.replace(starts, starts.replace("{count}", "{total}")), encoding="utf-8")
+    assert problems(load(directory)) == [
+        "vi: replay.start: placeholders ['total'] differ from the English ['count']",
+    ]
 
 
 def test_console_messages_are_english_and_not_in_the_player_catalogues() -> None:
