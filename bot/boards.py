@@ -17,7 +17,7 @@ import aiohttp
 import discord
 
 from .board_image import Players
-from .model import AiLevel, GameState, Mode
+from .model import AiLevel, GameState, Mode, jump_link
 from .names import display_names, remember
 from .record_views import players_of, translator
 from .render import board_file, game_content, game_view, uses_image
@@ -449,10 +449,6 @@ async def answer_within(
     (`state` itself if the AI did not move); None while it is still thinking."""
     done, _ = await asyncio.wait({reply}, timeout=wait)
     return (reply.result() or state) if done else None
-
-
-def jump_link(guild_id: int, channel_id: int, message_id: int) -> str:
-    return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
 
 
 def _age(interaction: discord.Interaction[Any]) -> float:

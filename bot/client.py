@@ -28,7 +28,6 @@ from .ai_pool import FairPool, process_pool
 from .boards import Boards, ai_owner
 from .cogs import FEATURES, PlayCog, WatchCog
 from .config import ExternalEngineSettings, Settings, is_quick_level
-from .cooldowns import Cooldowns
 from .items import dispatch_click, routed_by_discord
 from .logging_setup import current_shard
 from .loop_lag import monitor_loop_lag
@@ -76,7 +75,6 @@ class CaroBot(commands.AutoShardedBot):
         self.settings = settings
         external_level.configure(settings.engine)
         self.boards = Boards(self)
-        self.cooldowns = Cooldowns()
         self.caro: CaroGroup = caro_group()
         self._storage: Storage | None = None
         self._games: GameService | None = None

@@ -265,6 +265,19 @@ class ActiveGameExists(Exception):
         self.game = game
 
 
+class ChallengePending(Exception):
+    """Two members already have a challenge waiting for an answer in this server."""
+
+    def __init__(self, challenge: ChallengeRow) -> None:
+        super().__init__(f"challenge {challenge.id} is still waiting for an answer")
+        self.challenge = challenge
+
+
+def jump_link(guild_id: int, channel_id: int, message_id: int) -> str:
+    """The link that opens a message in Discord."""
+    return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
+
+
 @dataclass(frozen=True, slots=True)
 class MoveRef:
     """A member's move as sent: which game, which drawing of the board (its ply), which cell."""

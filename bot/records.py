@@ -92,12 +92,17 @@ class RecordService:
         return load_state(rows[0])
 
     async def history(self, guild_id: int, user_id: int, page: int) -> HistoryPage:
-        """Page `page` (from 0) of the games `user_id` finished in this server, newest first."""
+        """Page `page` (from 0) of the games `user_id` finished in this server, newest first;
+        UserError for a page past the last one (only a forged or replayed Next asks for it: the
+        last page's Next is disabled, and a history never shrinks)."""
         if not 0 <= page <= MAX_HISTORY_PAGE:
             raise UserError("history.bad_page")
         rows = await self.storage.finished_games(
             guild_id, user_id, limit=HISTORY_PAGE + 1, offset=page * HISTORY_PAGE
         )
+        if page > 0 and not rows:
+            # The first page may be empty (it says so); a later one exists only with games.
+            raise UserError("history.bad_page")
         entries: list[HistoryEntry] = []
         for row in rows[:HISTORY_PAGE]:
             state = load_state(row)

@@ -22,11 +22,13 @@ from engine.notation import cell_name
 from engine.types import Level
 
 from . import external_level, ratings
+from .cooldowns import Cooldowns
 from .errors import UserError
 from .model import (
     ActiveGameExists,
     AiLevel,
     ChallengeFirst,
+    ChallengePending,
     ChallengeRow,
     ChallengeStatus,
     EndReason,
@@ -45,6 +47,7 @@ from .model import (
     UserStats,
     finish_of,
     is_member,
+    jump_link,
     load_state,
     parse_ai_level,
 )
@@ -128,6 +131,7 @@ class GameService:
         default_timeouts: GuildSettings = DEFAULT_TIMEOUTS,
         challenge_seconds: float = CHALLENGE_SECONDS,
         limits: Limits = DEFAULT_LIMITS,
+        cooldowns: Cooldowns | None = None,
     ) -> None:
         self.storage = storage
         self._think = think
@@ -135,6 +139,9 @@ class GameService:
         self.default_timeouts = default_timeouts
         self.challenge_seconds = challenge_seconds
         self.limits = limits
+        # Taken in the actions below (start, start_watch, challenge) rather than by the commands,
+        # so that a button or a Rematch reaching an action meets the same rate as its command.
+        self.cooldowns = cooldowns if cooldowns is not None else Cooldowns(clock)
         self._locks: dict[int, asyncio.Lock] = {}
         # Checking a limit and creating the game must not interleave with another start in the
         # same server, or two starts could both pass the check.
@@ -233,6 +240,7 @@ class GameService:
             level = ratings.nearest_level(standing.rating)
         else:
             level = _ai_level(options.level, options)
+        self.cooldowns.start.hit(guild_id, player_id)
         player_first = options.first == "me" or (options.first == "random" and rng.random() < 0.5)
         new = NewGame(
             guild_id=guild_id,
@@ -274,12 +282,14 @@ class GameService:
     ) -> GameState:
         """A new AI-vs-AI game that `starter_id` watches; ActiveGameExists if the channel has one
         running, UserError if the server's limit on watches is reached."""
+        x, o = _ai_level(x_level, options), _ai_level(o_level, options)
+        self.cooldowns.watch.hit(guild_id, starter_id)
         new = NewGame(
             guild_id=guild_id,
             channel_id=channel_id,
             mode=Mode.WATCH,
-            x=_ai_level(x_level, options),
-            o=_ai_level(o_level, options),
+            x=x,
+            o=o,
             started_by=starter_id,
             rows=options.rows,
             cols=options.cols,
@@ -370,10 +380,15 @@ class GameService:
         options: GameOptions,
         locale: str,
     ) -> ChallengeRow:
+        """A new pending challenge; UserError if it cannot be made: over a cooldown or a limit, a
+        player busy in this channel, or a challenge between the two already waiting in this server
+        (whichever of them sent it, in whichever channel: the one waiting is named instead, and
+        nobody is pinged twice)."""
         if opponent_id == challenger_id:
             raise UserError("challenge.self")
         if opponent_is_bot:
             raise UserError("challenge.bot")
+        self.cooldowns.challenge.hit(guild_id, challenger_id)
         for user in (challenger_id, opponent_id):
             running = await self.storage.active_game(guild_id, channel_id, user)
             if running is not None:
@@ -389,9 +404,20 @@ class GameService:
                 )
             if received >= self.limits.challenges_per_challenged:
                 raise UserError("limit.challenges_received", user=f"<@{opponent_id}>")
+            try:
+                created = await self._create_challenge(
+                    guild_id, channel_id, challenger_id, opponent_id, options, locale
+                )
+            except ChallengePending as exc:
+                waiting = exc.challenge
+                link = (
+                    f"<#{waiting.channel_id}>"
+                    if waiting.message_id is None
+                    else jump_link(waiting.guild_id, waiting.channel_id, waiting.message_id)
+                )
+                raise UserError("challenge.pending", user=f"<@{opponent_id}>", link=link) from None
             self.deadlines_changed.set()
-            return await self._create_challenge(guild_id, channel_id, challenger_id,
-                                                opponent_id, options, locale)
+            return created
 
     async def _create_challenge(
         self,
@@ -402,6 +428,7 @@ class GameService:
         options: GameOptions,
         locale: str,
     ) -> ChallengeRow:
+        now = self._clock()
         return await self.storage.create_challenge(
             NewChallenge(
                 guild_id=guild_id,
@@ -414,8 +441,9 @@ class GameService:
                 rule=options.rule.value,
                 first=ChallengeFirst(options.first),
                 locale=locale,
-                deadline=self._clock() + self.challenge_seconds,
-            )
+                deadline=now + self.challenge_seconds,
+            ),
+            now=now,
         )
 
     async def attach_challenge_message(self, challenge_id: int, message_id: int) -> None:

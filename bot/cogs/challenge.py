@@ -94,7 +94,6 @@ class ChallengeCog(commands.Cog, name="Challenge"):
     ) -> None:
         try:
             options = parse_options(None, size, rule, first, firsts=CHALLENGE_FIRSTS)
-            self.bot.cooldowns.challenge.hit(interaction)
             await self.post_challenge(
                 interaction, opponent.id, options, opponent_is_bot=opponent.bot
             )

@@ -12,11 +12,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ..boards import ai_owner, jump_link
+from ..boards import ai_owner
 from ..discord_patches import Payload, button_payload
 from ..errors import UserError
 from ..items import EMPTY_LABEL, ID, PLY, Action, CaroButton
-from ..model import GameState, Mode
+from ..model import GameState, Mode, jump_link
 from ..replies import localized, refuse, say
 from ..slash import text
 from ..texts import text_in
@@ -160,7 +160,7 @@ class ControlsCog(commands.Cog, name="Controls"):
         state = await participant_state(interaction, game, ply)
         if state.mover_id != interaction.user.id:
             raise UserError("click.not_your_turn")
-        self.bot.cooldowns.hint.hit(interaction)
+        self.bot.games.cooldowns.hint.hit(state.row.guild_id, interaction.user.id)
         # The engine may think for a while: acknowledge first, answer in the follow-up.
         await interaction.response.defer(ephemeral=True, thinking=True)
         ai_owner.set(interaction.user.id)

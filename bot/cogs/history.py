@@ -13,7 +13,6 @@ from discord.ext import commands
 from ..errors import UserError
 from ..items import Action, CaroButton
 from ..record_views import history_content, history_view, translator
-from ..records import MAX_HISTORY_PAGE
 from ..replies import refuse
 from ..slash import option_names, text
 from ..translator import locale_of
@@ -55,8 +54,9 @@ class HistoryPageButton(CaroButton, template=rf"caro:hp:(?P<user>{SNOWFLAKE}):(?
         guild_id = interaction.guild_id
         try:
             refuse_other_message(interaction, self.custom_id)
-            if guild_id is None or self.page > MAX_HISTORY_PAGE:
+            if guild_id is None:
                 raise UserError("history.bad_page")
+            # The page's range is checked by the history itself, whoever asks.
             page = await bot_of(interaction).records.history(guild_id, self.user, self.page)
         except UserError as exc:
             await refuse(interaction, exc)

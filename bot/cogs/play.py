@@ -309,7 +309,6 @@ class PlayCog(commands.Cog, name="Play"):
     ) -> None:
         try:
             options = parse_options(difficulty, size, rule, first)
-            self.bot.cooldowns.start.hit(interaction)
         except UserError as exc:
             await refuse(interaction, exc)
             return

@@ -92,7 +92,6 @@ class WatchCog(commands.Cog, name="Watch"):
                     option=TextId("option.difficulty"),
                     choices=", ".join(LEVELS),
                 )
-            self.bot.cooldowns.watch.hit(interaction)
         except UserError as exc:
             await refuse(interaction, exc)
             return

@@ -4,6 +4,8 @@ PostgreSQL for many). Only model types and plain Python values cross it, never a
 The rules every backend keeps:
 - a member holds at most one seat in running games per channel, a channel at most one running
   watch, enforced by the database (two processes may race);
+- two members have at most one pending challenge between them per server, checked and written
+  in one step (two processes may race);
 - finishing a game, its result, its stats and its rating changes are one transaction, so a game
   counts exactly once;
 - a move is stored only if the game is running, exactly `ply` moves were played, and the clock of
@@ -177,7 +179,13 @@ class Storage(Protocol):
         ...
 
     # ----------------------------------------------------------------- challenges
-    async def create_challenge(self, new: NewChallenge) -> ChallengeRow: ...
+    async def create_challenge(self, new: NewChallenge, *, now: float) -> ChallengeRow:
+        """Store a new pending challenge; ChallengePending (nothing written) if the same two
+        members, either way round, have one pending in the server whose time has not run out
+        by `now`. Checking and writing are one step: two challenges sent at the same moment,
+        from any processes, make one."""
+        ...
+
     async def challenge(self, challenge_id: int) -> ChallengeRow | None: ...
     async def set_challenge_message(self, challenge_id: int, message_id: int) -> None: ...
     async def close_challenge(self, challenge_id: int, status: ChallengeStatus) -> bool: ...

@@ -7,8 +7,10 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from tests.bot.test_bot_process import TOKEN, _run_bot, refusal
+from tests.bot.test_ways_to_play import accepted_game
 from tests.conftest import BotHandle, StartBot, text_of
 
 MANAGE_GUILD = 1 << 5
@@ -134,3 +136,114 @@ async def test_a_fourth_running_ai_game_is_refused_with_a_short_private_reply(
     assert "You already have 3 games against the AI running" in refusal(fourth)
     assert running_bot.db_rows("SELECT COUNT(*) FROM games") == [(3,)]
     assert "Traceback" not in running_bot.log_text()
+
+
+def rematch_of(message: Any) -> str:
+    """The custom_id of the message's Rematch button (its label is in the game's language)."""
+    return next(str(b["custom_id"]) for b in message.buttons
+                if str(b.get("custom_id", "")).startswith("caro:rm:"))
+
+
+def can_rematch(message: Any) -> bool:
+    return any(str(b.get("custom_id", "")).startswith("caro:rm:") and not b.get("disabled")
+               for b in message.buttons)
+
+
+async def test_rematch_against_the_ai_meets_the_cooldown_on_starting_games(
+    running_bot: BotHandle,
+) -> None:
+    double = running_bot.double
+    alice, minh = double.add_member("alice"), double.add_member("minh", locale="vi")
+    board = (await alice.slash("caro start", difficulty="easy")).message
+    replies: list[str] = []
+    for _ in range(12):
+        await alice.slash("caro resign")
+        await board.wait_for(can_rematch)
+        rematch = await alice.click(board, "Rematch")
+        if rematch.ephemeral:
+            replies.append(refusal(rematch))
+            break
+        board = rematch.message
+    # The /caro start and four Rematches: the same five starts in 30 seconds a command gets.
+    assert running_bot.db_rows("SELECT COUNT(*) FROM games") == [(5,)]
+    assert len(replies) == 1 and "Slow down a little: try again in" in replies[0], replies
+    # /caro rematch is the same action: refused too, in the member's language.
+    board = (await minh.slash("caro start", difficulty="easy")).message
+    for _ in range(4):
+        await minh.slash("caro resign")
+        await board.wait_for(can_rematch)
+        board = (await minh.click(board, rematch_of(board))).message
+    await minh.slash("caro resign")
+    assert "Chậm lại một chút" in refusal(await minh.slash("caro rematch"))
+    assert running_bot.db_rows("SELECT COUNT(*) FROM games") == [(10,)]
+
+
+async def test_rematch_between_members_meets_the_cooldown_on_challenges(
+    running_bot: BotHandle,
+) -> None:
+    double = running_bot.double
+    alice, bob = double.add_member("alice"), double.add_member("bob")
+    board = (await alice.slash("caro challenge", opponent=bob)).message
+    assert (await bob.click(board, "Accept")).callback_type == 7
+    assert (await bob.click(board, "Resign")).callback_type == 7
+    replies: list[str] = []
+    for _ in range(12):
+        rematch = await alice.click(board, "Rematch")
+        if rematch.ephemeral:
+            replies.append(refusal(rematch))
+            break
+        assert (await bob.click(rematch.message, "Decline")).callback_type == 7
+    # The /caro challenge and four Rematches: Bob was pinged five times in the minute, as often
+    # as five /caro challenge commands could ping him.
+    assert running_bot.db_rows("SELECT COUNT(*) FROM challenges") == [(5,)]
+    assert len(replies) == 1 and "Slow down a little: try again in" in replies[0], replies
+
+
+async def test_a_second_challenge_between_two_members_names_the_waiting_one_and_pings_nobody(
+    running_bot: BotHandle,
+) -> None:
+    double = running_bot.double
+    alice, bob, carol = (double.add_member(n) for n in ("alice", "bob", "carol"))
+    posted = await alice.slash("caro challenge", opponent=bob)
+    waiting = posted.message
+    link = f"https://discord.com/channels/{double.guild_id}/{waiting.channel_id}/{waiting.id}"
+    # Again, from the other side, or in another channel: it is still the same two members.
+    for sender, other, channel in [
+        (alice, bob, None),
+        (bob, alice, double.add_channel("other")),
+        (alice, bob, double.add_channel("third")),
+    ]:
+        where = {} if channel is None else {"channel_id": channel}
+        refused = await sender.slash("caro challenge", opponent=other, **where)
+        assert refusal(refused) == (
+            f"You and <@{other.id}> already have a challenge waiting for an answer: {link}"
+        ), refused
+    assert running_bot.db_rows("SELECT COUNT(*) FROM challenges") == [(1,)]
+    # Someone else may still challenge either of them; once answered, the two may again.
+    assert not (await carol.slash("caro challenge", opponent=bob)).ephemeral
+    assert (await bob.click(waiting, "Decline")).callback_type == 7
+    assert not (await bob.slash("caro challenge", opponent=alice)).ephemeral
+    assert running_bot.db_rows("SELECT COUNT(*) FROM challenges") == [(3,)]
+
+
+async def test_history_pages_past_the_last_are_refused_even_from_its_own_disabled_next(
+    running_bot: BotHandle,
+) -> None:
+    double = running_bot.double
+    alice, bob = double.add_member("alice"), double.add_member("bob")
+    for n in range(3):  # six games, two pages of history: three against the AI...
+        channel = double.add_channel(f"h{n}")
+        assert not (await alice.slash("caro start", channel_id=channel)).ephemeral
+        await alice.slash("caro resign", channel_id=channel)
+    for n in range(3):  # ...and three against Bob
+        board = await accepted_game(alice, bob, channel_id=double.add_channel(f"b{n}"))
+        assert (await bob.click(board, "Resign")).callback_type == 7
+    page = (await alice.slash("caro history")).message
+    assert (await alice.click(page, "Next")).callback_type == 7
+    assert "(page 2)" in text_of(page) and page.button("Next")["disabled"]
+    shown = (text_of(page), page.edits)
+    # The disabled Next is on the message, so it passes the "which message" check: a modified
+    # client sends it, page after page. The history has no third page to show.
+    forged = await alice.click_custom_id(page, page.button("Next")["custom_id"])
+    assert refusal(forged) == "That page of the history does not exist."
+    assert (text_of(page), page.edits) == shown

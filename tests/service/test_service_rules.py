@@ -208,7 +208,7 @@ async def test_the_own_running_game_is_reported_before_any_limit(world) -> None:
 
 
 async def test_watches_are_limited_per_channel_and_per_server(world) -> None:
-    games, _ = world
+    games, clock = world
 
     async def watch(channel: int):
         return await games.start_watch(guild_id=GUILD, channel_id=channel, starter_id=ALICE,
@@ -219,6 +219,7 @@ async def test_watches_are_limited_per_channel_and_per_server(world) -> None:
     with pytest.raises(ActiveGameExists):
         await watch(1)
     await watch(2)
+    clock.now += 60.0  # a minute later: the cooldown on watches is not what is tested here
     with pytest.raises(UserError) as refused:
         await watch(3)
     assert refused.value.key == "limit.server_watches"
@@ -256,8 +257,9 @@ async def test_an_accepted_game_holds_its_board_message_from_the_start(world) ->
     """The accepted game is created with the challenge message as its board, in the same
     transaction that closes the challenge: a /caro start racing the accept never finds an
     unposted game (which it would abandon as a leftover)."""
-    games, _ = world
+    games, clock = world
     for attempt in range(8):
+        clock.now += 60.0  # a round a minute: the cooldowns are not what is tested here
         found = await challenge(games, ALICE, BOB, channel=100 + attempt)
         await games.attach_challenge_message(found.id, 5000 + attempt)
         accept = games.answer_challenge(found.id, BOB, accept=True, rng=random.Random(1))

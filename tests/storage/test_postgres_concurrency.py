@@ -200,7 +200,7 @@ async def test_background_work_is_asked_for_per_shard(backend: Backend) -> None:
     challenge = await store.create_challenge(NewChallenge(
         guild_id=guild_on_shard(1), channel_id=CHANNEL, challenger_id=ALICE, opponent_id=BOB,
         rows=3, cols=3, k=3, rule="freestyle", first=ChallengeFirst.ME, locale="en-US",
-        deadline=70.0))
+        deadline=70.0), now=0.0)
     assert await store.due_challenges(100.0, shard_id=0, shard_count=2) == []
     assert [c.id for c in await store.due_challenges(100.0, shard_id=1, shard_count=2)] == [
         challenge.id]
@@ -261,7 +261,7 @@ async def test_expired_challenges_are_claimed_once(postgres_dsn: str) -> None:
             await first.create_challenge(NewChallenge(
                 guild_id=guild_on_shard(0, n), channel_id=CHANNEL, challenger_id=ALICE,
                 opponent_id=BOB, rows=3, cols=3, k=3, rule="freestyle", first=ChallengeFirst.ME,
-                locale="en-US", deadline=10.0 + n))
+                locale="en-US", deadline=10.0 + n), now=0.0)
         got = await asyncio.gather(first.due_challenges(100.0), second.due_challenges(100.0))
         ids = [c.id for batch in got for c in batch]
         assert sorted(ids) == list(range(1, 7))

@@ -12,7 +12,16 @@ from pathlib import Path
 import pytest
 
 from bot import ratings
-from bot.model import EndReason, GameRow, Mode
+from bot.model import (
+    ChallengeFirst,
+    ChallengePending,
+    ChallengeRow,
+    ChallengeStatus,
+    EndReason,
+    GameRow,
+    Mode,
+    NewChallenge,
+)
 from bot.storage import (
     ActiveGameExists,
     Answer,
@@ -34,7 +43,7 @@ from tests.storage_backends import Backend
 
 Storage = SqliteStorage  # for annotations; the fixtures give either backend
 
-GUILD, CHANNEL, ALICE, BOB = 111, 222, 333, 444
+GUILD, CHANNEL, ALICE, BOB, CAROL = 111, 222, 333, 444, 555
 RATE = ratings.game_updates
 
 
@@ -370,6 +379,46 @@ async def test_concurrent_finish_attempts_count_once(backend: Backend) -> None:
     assert counts["results"] == 1
     assert counts["rating_changes"] == 2  # Alice, in the server and globally
     assert (await second.user_stats(GUILD, ALICE)).overall == Record(draws=1)
+
+
+def challenge_of(challenger: int, opponent: int, *, guild: int = GUILD, channel: int = CHANNEL,
+                 deadline: float = 100.0) -> NewChallenge:
+    return NewChallenge(
+        guild_id=guild, channel_id=channel, challenger_id=challenger, opponent_id=opponent,
+        rows=3, cols=3, k=3, rule="freestyle", first=ChallengeFirst.ME, locale="en-US",
+        deadline=deadline,
+    )
+
+
+async def test_a_second_pending_challenge_between_two_members_is_refused_either_way_round(
+    storage: Storage,
+) -> None:
+    first = await storage.create_challenge(challenge_of(ALICE, BOB), now=10.0)
+    for again in (challenge_of(ALICE, BOB), challenge_of(BOB, ALICE, channel=CHANNEL + 1)):
+        with pytest.raises(ChallengePending) as refused:
+            await storage.create_challenge(again, now=20.0)
+        assert refused.value.challenge.id == first.id
+    # Another server is another pair of seats; a third member is another pair.
+    assert await storage.create_challenge(challenge_of(BOB, ALICE, guild=GUILD + 1), now=20.0)
+    assert await storage.create_challenge(challenge_of(ALICE, CAROL), now=20.0)
+    # Once the first one's time ran out (closed or not yet), or it was answered, the pair is free.
+    again = await storage.create_challenge(challenge_of(BOB, ALICE, deadline=300.0), now=100.0)
+    assert await storage.close_challenge(again.id, ChallengeStatus.DECLINED)
+    assert await storage.create_challenge(challenge_of(ALICE, BOB, deadline=400.0), now=200.0)
+
+
+async def test_challenges_between_two_members_sent_at_once_make_one(backend: Backend) -> None:
+    first = await backend.open()
+    second = await backend.open()  # a second connection, as if another process raced us
+    sent = [store.create_challenge(challenge_of(a, b, channel=CHANNEL + n), now=10.0)
+            for n, (store, a, b) in enumerate(
+                [(first, ALICE, BOB), (second, BOB, ALICE)] * 5)]
+    outcomes = await asyncio.gather(*sent, return_exceptions=True)
+    made = [o for o in outcomes if isinstance(o, ChallengeRow)]
+    assert len(made) == 1, outcomes
+    assert all(isinstance(o, ChallengePending) and o.challenge.id == made[0].id
+               for o in outcomes if o is not made[0])
+    assert (await backend.row_counts())["challenges"] == 1
 
 
 async def test_unknown_end_reason_is_refused_and_changes_nothing(

@@ -10,6 +10,7 @@ import asyncpg  # type: ignore[import-untyped]
 from ...model import (
     ActiveGameExists,
     ChallengeFirst,
+    ChallengePending,
     ChallengeRow,
     ChallengeStatus,
     GameRow,
@@ -23,19 +24,41 @@ _CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, message_id, challenger_id, opponent_id, rows, cols, k, rule, first, "
     "locale, status, deadline, game_id"
 )
+# The class of the transaction locks on a pair of members' challenges (the first key of the
+# two-key advisory locks; the migrations' one-key lock lives apart from these).
+PAIR_LOCK = 0x63686C67
 
 
 class ChallengeQueries(GameQueries):
-    async def create_challenge(self, new: NewChallenge) -> ChallengeRow:
-        row = await self._pool.fetchrow(
-            "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id, rows,"
-            " cols, k, rule, first, locale, deadline)"
-            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
-            f" RETURNING {_CHALLENGE_COLUMNS}",
-            new.guild_id, new.channel_id, new.challenger_id, new.opponent_id, new.rows,
-            new.cols, new.k, new.rule, ChallengeFirst(new.first).value, new.locale,
-            new.deadline,
-        )
+    async def create_challenge(self, new: NewChallenge, *, now: float) -> ChallengeRow:
+        low, high = sorted((new.challenger_id, new.opponent_id))
+        async with self._transaction() as (con, _):
+            # Two challenges between the same members sent at the same moment (from any
+            # processes) queue on this lock, so the second one sees the first. It is released
+            # with the transaction; other pairs only share it when their hashes collide.
+            await con.execute(
+                "SELECT pg_advisory_xact_lock($1, hashtext($2))",
+                PAIR_LOCK, f"{new.guild_id}:{low}:{high}",
+            )
+            waiting = await con.fetchrow(
+                f"SELECT {_CHALLENGE_COLUMNS} FROM challenges"
+                " WHERE status = 'pending' AND guild_id = $1 AND deadline > $2"
+                " AND ((challenger_id = $3 AND opponent_id = $4)"
+                " OR (challenger_id = $4 AND opponent_id = $3))"
+                " ORDER BY id LIMIT 1",
+                new.guild_id, now, new.challenger_id, new.opponent_id,
+            )
+            if waiting is not None:
+                raise ChallengePending(_challenge_row(waiting))
+            row = await con.fetchrow(
+                "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id, rows,"
+                " cols, k, rule, first, locale, deadline)"
+                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+                f" RETURNING {_CHALLENGE_COLUMNS}",
+                new.guild_id, new.channel_id, new.challenger_id, new.opponent_id, new.rows,
+                new.cols, new.k, new.rule, ChallengeFirst(new.first).value, new.locale,
+                new.deadline,
+            )
         return _challenge_row(row)
 
     async def challenge(self, challenge_id: int) -> ChallengeRow | None:

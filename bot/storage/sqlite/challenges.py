@@ -7,6 +7,7 @@ import sqlite3
 from ...model import (
     ActiveGameExists,
     ChallengeFirst,
+    ChallengePending,
     ChallengeRow,
     ChallengeStatus,
     GameRow,
@@ -20,28 +21,47 @@ _CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, message_id, challenger_id, opponent_id, rows, cols, k, rule, first, "
     "locale, status, deadline, game_id"
 )
+# A pending challenge of the server between two members, either way round, still open at a time:
+# parameters guild, now, a, b, b, a. One whose time ran out but that the deadline watcher has
+# not closed yet no longer holds the pair.
+_PAIR_PENDING = (
+    "status = 'pending' AND guild_id = ? AND deadline > ?"
+    " AND ((challenger_id = ? AND opponent_id = ?) OR (challenger_id = ? AND opponent_id = ?))"
+)
 
 
 class ChallengeQueries(GameQueries):
-    async def create_challenge(self, new: NewChallenge) -> ChallengeRow:
+    async def create_challenge(self, new: NewChallenge, *, now: float) -> ChallengeRow:
         async with self._lock:
-            cur = await self._db.execute(
-                "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id, rows,"
-                " cols, k, rule, first, locale, deadline) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    new.guild_id,
-                    new.channel_id,
-                    new.challenger_id,
-                    new.opponent_id,
-                    new.rows,
-                    new.cols,
-                    new.k,
-                    new.rule,
-                    ChallengeFirst(new.first).value,
-                    new.locale,
-                    new.deadline,
-                ),
-            )
+            # One write transaction (BEGIN IMMEDIATE): another process on the same file waits
+            # until this one has checked and written, so both cannot pass the check.
+            async with self._transaction():
+                waiting = await self._first(
+                    f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE {_PAIR_PENDING}"
+                    " ORDER BY id LIMIT 1",
+                    (new.guild_id, now, new.challenger_id, new.opponent_id,
+                     new.opponent_id, new.challenger_id),
+                )
+                if waiting is not None:
+                    raise ChallengePending(_challenge_row(waiting))
+                cur = await self._db.execute(
+                    "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id,"
+                    " rows, cols, k, rule, first, locale, deadline)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        new.guild_id,
+                        new.channel_id,
+                        new.challenger_id,
+                        new.opponent_id,
+                        new.rows,
+                        new.cols,
+                        new.k,
+                        new.rule,
+                        ChallengeFirst(new.first).value,
+                        new.locale,
+                        new.deadline,
+                    ),
+                )
             challenge_id = cur.lastrowid
             assert challenge_id is not None
             found = await self._challenge(challenge_id)
