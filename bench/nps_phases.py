@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from engine.ai import compiled, core, pns
+from engine.ai import compiled, core, pns, warm_up
 from engine.programs.bench import sample_positions
 from engine.types import Rule
 
@@ -23,7 +23,7 @@ def main() -> int:
     parser.add_argument("--moves", type=int, default=6)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    compiled.warm_up()
+    warm_up()
     positions = [b for b in sample_positions(15, 15, 5, Rule.FREESTYLE, args.moves, args.seed,
                                              "easy") if b.ply > 0]
     totals = {"threats": [0, 0.0], "search": [0, 0.0], "guard": [0, 0.0]}

@@ -20,8 +20,10 @@ import sys
 import time
 
 from bot.ai_pool import FairPool, process_pool
-from bot.ai_worker import think, warm_up
+from bot.ai_worker import think
+from bot.ai_worker import warm_up as start_worker
 from engine import Board, Level
+from engine.ai import warm_up
 from engine.programs.review import bench_game
 from engine.review import ReviewWork, begin_review, conclude_review, continue_review
 from engine.stats import percentile
@@ -61,9 +63,11 @@ def line(name: str, times: list[float]) -> str:
 
 async def main(args: argparse.Namespace) -> int:
     game = bench_game(15, 15, 5, args.moves)
+    # Built before the workers start, as `caro-bot --prepare` does; each worker then loads it.
+    warm_up()
     pool = FairPool(lambda: process_pool(2), 2)
     try:
-        await pool.broadcast(warm_up)
+        await pool.broadcast(start_worker)
         alone: list[float] = []
         await bob_moves(pool, args.level, time.perf_counter() + args.duration / 2, alone)
         loaded: list[float] = []

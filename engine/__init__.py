@@ -2,6 +2,7 @@
 
 from importlib.metadata import PackageNotFoundError, version
 
+from . import cores
 from .board import Board, LegalMoves
 from .types import (
     LEVELS,
@@ -19,6 +20,9 @@ try:
     __version__ = version("caro")
 except PackageNotFoundError:  # run from a source tree that was never installed
     __version__ = "0+unknown"
+
+# Before anything imports numba: it reads its CPU target and cache folder once, at import.
+cores.configure_numba()
 
 
 __all__ = [

@@ -50,12 +50,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import add
-from types import FrameType
+from types import FrameType, ModuleType
 from typing import Any, NoReturn
 
 import numpy as np
 
-from . import _solver_core as core
+from . import cores
 from .board import Board
 from .types import Cell, Rule
 
@@ -66,7 +66,6 @@ __all__ = [
     "clear_tables",
     "perfect_move",
     "solve",
-    "warm_up",
 ]
 
 # Transposition entries kept per process, about 150 bytes each (~150 MB at most). A spec's table
@@ -302,6 +301,7 @@ class _Budget:
         that one timer thread raises at the deadline (the core runs without the GIL and reads
         no clock). One per budget, so a root search of many moves starts one thread, not many."""
         if self.ctl is None:
+            core = _compiled()
             ctl = self.ctl = np.zeros(core.CTL_SIZE, dtype=np.int64)
             ctl[core.CTL_NODE_LIMIT] = -1 if self.node_limit is None else self.node_limit
             if self.deadline is not None:
@@ -512,15 +512,25 @@ class _Searcher:
 
 
 # ----------------------------------------------------------------------------- compiled core
-_RULE_CODES = {Rule.FREESTYLE: core.RULE_FREESTYLE, Rule.EXACT: core.RULE_EXACT, Rule.CARO: core.RULE_CARO}
+def _compiled() -> ModuleType:
+    """engine._solver_core, imported on first use: it loads numba, which a process playing with
+    the pure-Python search until the cores are built (engine.cores) does without."""
+    from . import _solver_core
+
+    return _solver_core
 
 
 class _CoreTables:
     """One board spec's geometry as arrays, and its compiled transposition table."""
 
     def __init__(self, geo: _Geometry, entries: int) -> None:
+        core = _compiled()
         self.cells = geo.cells
-        self.rule = _RULE_CODES[geo.rule]
+        self.rule = {
+            Rule.FREESTYLE: core.RULE_FREESTYLE,
+            Rule.EXACT: core.RULE_EXACT,
+            Rule.CARO: core.RULE_CARO,
+        }[geo.rule]
         self.wmask = np.array([w[0] for w in geo.windows], dtype=np.uint64)
         self.wbefore = np.array([w[1] for w in geo.windows], dtype=np.uint64)
         self.wafter = np.array([w[2] for w in geo.windows], dtype=np.uint64)
@@ -543,6 +553,7 @@ class _CoreTables:
     ) -> int:
         """Score of a position that is not over for the side to move; SolveTimeout when the
         budget runs out."""
+        core = _compiled()
         ctl = budget.compiled_control()
         ctl[core.CTL_NODES] = budget.nodes
         score = core.search_position(
@@ -577,7 +588,7 @@ _SearchFn = Callable[[int, int, int, int], int]
 
 def _search_fn(geo: _Geometry, budget: _Budget) -> _SearchFn:
     """The exact search for positions of this spec: compiled when the board fits a uint64."""
-    if geo.cells <= COMPILED_MAX_CELLS:
+    if geo.cells <= COMPILED_MAX_CELLS and cores.usable():
         tables = _core_tables(geo)
 
         def compiled(me: int, opp: int, alpha: int, beta: int) -> int:
@@ -846,9 +857,8 @@ def perfect_move(
     return best[rng.randrange(len(best))]
 
 
-def warm_up() -> None:
-    """Load the compiled core (compiling it on the first run on a machine, ~3 s; then it is
-    read from numba's on-disk cache, ~0.4 s with the import), so no player's move pays for it."""
+def exercise_core() -> None:
+    """Call the compiled core once, so that numba loads (or, in a build, compiles) it now."""
     geo = _geometry(3, 4, 3, Rule.FREESTYLE)
     tables = _CoreTables(geo, 4)
     tables.search(1, 2, 2, -1, 1, _Budget(None, None))

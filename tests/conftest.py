@@ -21,14 +21,12 @@ from tests.storage_backends import backend, storage  # noqa: F401 - fixtures: bo
 
 @pytest.fixture(scope="session", autouse=True)
 def compiled_engine() -> None:
-    """The numba search core and solver, compiled once into their on-disk cache before any test:
-    on a fresh clone that takes minutes, and a test that met it mid-game (an AI move, a bot's
-    worker, `caro pbrain`) would time out; from the cache each process loads them in under 1 s."""
-    import engine.ai
-    from engine import solver
+    """The compiled cores, built once into this host's cache before any test (engine.cores: one
+    process at a time, so parallel test workers wait for one build). A bot started by a test
+    then finds them built, as after `caro-bot --prepare`."""
+    from engine.ai import warm_up
 
-    engine.ai.warm_up()
-    solver.warm_up()
+    warm_up()
 
 TOKEN = "test-token"
 STOP_TIMEOUT = 20.0

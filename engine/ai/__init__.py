@@ -1,15 +1,38 @@
 """The AI opponents: choose_move/analyse_move for the four levels, explain for move captions."""
 
+from collections.abc import Callable
+
+from .. import cores
 from .explain import REASONS, explain
 from .levels import DEFAULT_TIME_LIMITS, LEVELS, MoveInfo, analyse_move, choose_move
 
 
-def warm_up() -> None:
-    """Load the compiled search core (compiling it on a machine's first run) and run it once,
-    so a player's first move does not pay for it: call it when an AI worker starts."""
-    from .compiled import warm_up as core_warm_up
+def exercise_cores() -> None:
+    """Call every function of the compiled cores (the search core and the solver's) once with
+    each signature the AI calls it with: numba then loads, or in a build compiles, all of them."""
+    from .. import solver
+    from . import compiled
 
-    core_warm_up()
+    compiled.exercise()
+    solver.exercise_core()
+
+
+def warm_up(progress: Callable[[str], None] | None = None) -> None:
+    """Load the compiled cores into this process, so that no move pays for it; a host that has
+    none builds them first (engine.cores: under a lock, one process of a host at a time)."""
+    cores.ensure(exercise_cores, progress)
+
+
+def build_cores(progress: Callable[[str], None] | None = None) -> float:
+    """Build the compiled cores into this host's cache unless they are built (engine.cores.build):
+    the seconds it took, 0.0 if there was nothing to do."""
+    return cores.build(exercise_cores, progress)
+
+
+def load_cores_when_ready() -> None:
+    """In an engine.cores.Policy.FALL_BACK process: load the cores in a background thread as soon
+    as a build of them appears (engine.cores.load_when_ready)."""
+    cores.load_when_ready(exercise_cores)
 
 
 __all__ = [
@@ -18,7 +41,10 @@ __all__ = [
     "REASONS",
     "MoveInfo",
     "analyse_move",
+    "build_cores",
     "choose_move",
+    "exercise_cores",
     "explain",
+    "load_cores_when_ready",
     "warm_up",
 ]

@@ -341,9 +341,9 @@ def _think(
     return CoreResult(chosen, value, depth, nodes, kind, ranked)
 
 
-def warm_up() -> None:
-    """Load (or, on a machine's first run, compile) every core function, so that a player's
-    first move is not the one that pays for it."""
+def exercise() -> None:
+    """Call every core function once with each of its signatures, so that numba loads (or, in a
+    build, compiles) all of them now: no later call is the first (engine.cores)."""
     for rule in Rule:
         board = Board(7, 7, 4, rule)
         for name in ("D4", "C3", "D3", "E5", "D5"):

@@ -148,7 +148,7 @@ def jit(func: F) -> F:
 def jit_inline(func: F) -> F:
     """jit, inlined into its callers: the hottest helpers, where a call (which passes every
     array of the position along) would cost more than the work."""
-    return cast(F, numba.njit(inline="always", **_JIT_OPTIONS)(func))
+    return cast(F, numba.njit(forceinline=True, **_JIT_OPTIONS)(func))
 
 
 # ----------------------------------------------------------------------------- clock

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from types import ModuleType
 
+from .. import cores
 from ..board import Board
 from ..types import LEVELS, Cell, IllegalMoveError, Level
 from .explain import reason_at
@@ -277,10 +278,16 @@ def _analyse(
         and known is Level.IMPOSSIBLE
         and size > FULL_WIDTH_CELLS
         and size - board.ply > SOLVER_EMPTIES
+        and cores.usable()
     ):
-        return _core_move(
-            board, start, time_limit, node_limit, with_reason, stop=stop, fresh=fresh_tables
-        )
+        try:
+            return _core_move(
+                board, start, time_limit, node_limit, with_reason, stop=stop, fresh=fresh_tables
+            )
+        except cores.CoreNotReady:
+            # A function the cache lacks, in a process that may not compile: this move is the
+            # pure-Python search's, like every move before the cores were built.
+            pass
 
     pos = Position(board)
     picked = _pick(pos, style, rng, plan)

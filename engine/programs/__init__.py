@@ -21,15 +21,24 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "pbrain": ("engine.programs.pbrain", "Gomocup/piskvork engine protocol (pbrain) on stdin/stdout"),
     "review": ("engine.programs.review", "the AI's review of a recorded game: its turning points"),
     "replay": ("engine.programs.replay", "step through or animate a recorded game in the terminal"),
+    "prepare": ("engine.programs.prepare", "compile the search core into this host's cache, then exit"),
+    "doctor": ("engine.programs.doctor", "this installation, and whether the search core is compiled"),
 }
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The full parser, with arguments filled in for `command` only (all listed in --help)."""
-    from engine import __version__
+    from engine import __version__, cores
 
-    parser = argparse.ArgumentParser(prog="caro", description="m,n,k games: tic-tac-toe, caro, gomoku")
-    parser.add_argument("--version", action="version", version=f"caro {__version__}")
+    parser = argparse.ArgumentParser(
+        prog="caro",
+        description="m,n,k games: tic-tac-toe, caro, gomoku",
+        # Keeps --version's two lines as they are.
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"caro {__version__}\n{cores.status().summary()}"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (module_name, help_text) in COMMANDS.items():
         sub_parser = sub.add_parser(name, help=help_text, description=help_text)

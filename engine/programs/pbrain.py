@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar, TextIO
 
+from .. import cores
 from ..ai.stop import Stop
 from ..board import Board
 from ..types import Cell, IllegalMoveError, Level, Mark, Rule
@@ -676,9 +677,16 @@ def run(args: argparse.Namespace) -> int:
         return 2
     choose = ai_chooser(args.level, random.Random(args.seed), node_limit)
     if Level.parse(args.level) is Level.IMPOSSIBLE:
-        # Load the compiled core before the first command, not during the first move, whose
-        # time it would overrun (on a machine's very first run this compiles it: minutes).
-        from ..ai import warm_up
+        from ..ai import load_cores_when_ready, warm_up
 
-        warm_up()
+        if node_limit is not None:
+            # Reproducible moves: every one of them the compiled core's, so it is ready first.
+            warm_up()
+        else:
+            # A manager times every answer, START included: the brain plays with the pure-Python
+            # search until the compiled cores are loaded (in a thread) or, on a host that has
+            # never built them, built by a process of their own and then loaded.
+            cores.set_policy(cores.Policy.FALL_BACK)
+            cores.start_background_build()
+            load_cores_when_ready()
     return serve(sys.stdin, sys.stdout, choose, listen=True)

@@ -25,8 +25,10 @@ def _peak() -> str:
 
 
 def _warm_up() -> None:
+    from ..ai import warm_up
+
     start = time.perf_counter()
-    solver.warm_up()
+    warm_up()
     print(f"compiled core loaded (or compiled) in {time.perf_counter() - start:.2f} s")
 
 

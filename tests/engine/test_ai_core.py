@@ -159,8 +159,8 @@ def test_core_search_is_reproducible_under_a_node_limit(rule):
     assert Board.from_text(text).grid[first.move] == 0
 
 
-def test_after_warm_up_a_first_move_on_any_rule_compiles_nothing():
-    compiled.warm_up()
+def test_after_the_exercise_a_first_move_on_any_rule_compiles_nothing():
+    compiled.exercise()
     entry_points = [core.load, core.win_cells, pns.threat_first, core.search, pns.opponent_threat]
     before = [len(f.signatures) for f in entry_points]
     assert all(before)

@@ -1,0 +1,43 @@
+"""`caro prepare`: compile the search core and the solver's core into this host's cache, then
+exit, so that no game pays for it (for deploy scripts and images; `caro-bot --prepare` is the
+same). `caro doctor` says whether that was done."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .. import cores
+from ..ai import build_cores
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--background",
+        action="store_true",
+        help="run at the lowest CPU priority and print only failures (how the bot and "
+        "`caro pbrain` build it while they serve)",
+    )
+
+
+def _quiet(_line: str) -> None:
+    pass
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.background and hasattr(os, "nice"):
+        # Batch work: the processes answering players come first.
+        os.nice(19)
+    try:
+        seconds = build_cores(_quiet if args.background else _say)
+    except cores.BuildFailed as exc:
+        print(f"caro prepare: {exc}", file=sys.stderr)
+        return 1
+    if not args.background and seconds == 0.0:
+        print(cores.status().summary())
+    return 0
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
