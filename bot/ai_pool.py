@@ -479,7 +479,7 @@ class FairPool:
         if isinstance(exc, BrokenProcessPool) and not job.retried and not self._closed:
             # A worker died (killed by the OS, say): one fresh pool, and this job once more,
             # ahead of its owner's other jobs.
-            log.warning("AI worker pool broke; starting a new one")
+            log.warning("AI worker pool broke (%s); starting a new one", exc)
             self._replace_executor()
             job.retried = True
             entry.queue.appendleft(job)

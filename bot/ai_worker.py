@@ -13,7 +13,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from engine import Board
+from engine import Board, cores
 from engine.external import ExternalEngine, ExternalEngineError, supports
 from engine.types import Level
 
@@ -126,13 +126,8 @@ def think_external(
 
 
 def warm_up() -> bool:
-    """Loads the compiled search core and the compiled solver in a fresh worker, so the first
-    real move pays for neither (a machine's very first run also compiles them, once)."""
-    import engine.ai
-    from engine import solver
-
-    engine.ai.warm_up()
-    solver.warm_up()
+    """A first job for a new worker, so that the pool starts its processes before a player's
+    move needs one (the compiled core loads in the worker's own background thread: init_worker)."""
     return True
 
 
@@ -159,11 +154,19 @@ def exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="caro-exit-with-parent", daemon=True).start()
 
 
-def init_worker(parent: int) -> None:
-    """Pool initializer: follow the bot's life, and yield the CPU to it.
+def init_worker(parent: int, load_core: bool = True) -> None:
+    """Pool initializer: follow the bot's life, yield the CPU to it, and never compile.
 
     Searches are batch work bounded by their own time limit; the bot's event loop answers
     people and must win the CPU when both want it (bench/load.py measures the difference).
+    A worker plays with the pure-Python search until this host's compiled core is built (by
+    the bot's background build, or `caro-bot --prepare`), then loads it in a thread of its own
+    and switches over between two moves (`load_core`; the quick levels' worker never needs it).
     """
     exit_with_parent(parent)
     os.nice(WORKER_NICENESS)
+    cores.set_policy(cores.Policy.FALL_BACK)
+    if load_core:
+        from engine.ai import load_cores_when_ready
+
+        load_cores_when_ready()

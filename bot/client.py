@@ -10,10 +10,12 @@ registers the slash commands."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import os
 from collections.abc import Callable, Coroutine, Hashable, Iterator
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -21,7 +23,7 @@ import aiohttp
 import discord
 from discord.ext import commands
 
-from engine import Board
+from engine import Board, cores
 
 from . import ai_worker, discord_patches, external_level, names
 from .ai_pool import FairPool, process_pool
@@ -42,7 +44,6 @@ from .translator import CatalogueTranslator
 
 log = logging.getLogger("caro.bot")
 
-AI_WORKERS = 2
 # A worker of its own for the quick levels (bot.config.is_quick_level): their searches take
 # milliseconds, and in the shared pool they waited behind other members' searches of up to a
 # second, so a click against "easy" often missed the one-edit answer (CARO_QUICK_REPLY_SECONDS)
@@ -113,11 +114,12 @@ class CaroBot(commands.AutoShardedBot):
             self.settings.db_path,
             await self._storage.schema_version(),
         )
+        workers = self.settings.ai_workers
         self._pool = FairPool(
-            lambda: process_pool(AI_WORKERS, ai_worker.init_worker, (os.getpid(),)), AI_WORKERS
+            lambda: process_pool(workers, ai_worker.init_worker, (os.getpid(), True)), workers
         )
         self._quick_pool = FairPool(
-            lambda: process_pool(QUICK_WORKERS, ai_worker.init_worker, (os.getpid(),)),
+            lambda: process_pool(QUICK_WORKERS, ai_worker.init_worker, (os.getpid(), False)),
             QUICK_WORKERS,
         )
         self._games = GameService(
@@ -140,6 +142,7 @@ class CaroBot(commands.AutoShardedBot):
         self.tree.add_command(self.caro)
         await self.sync_commands()
         self.spawn(self._warm_up())
+        self.spawn(self._build_cores())
         self.spawn(self.resume_pending())
         self.spawn(monitor_loop_lag(self.settings.loop_lag_log))
         # What is loaded by now (modules, discord.py's command tree, the engine) lives as long as
@@ -200,6 +203,63 @@ class CaroBot(commands.AutoShardedBot):
                 return  # stopped before the workers were up
             raise
         log.info("AI workers ready")
+
+    async def _build_cores(self) -> None:
+        """Build this host's compiled search core in a process of its own, at low priority, if
+        it has none: until then the AI workers play with the pure-Python search, and each
+        loads the build as soon as it is there (bot.ai_worker.init_worker)."""
+        state = cores.status()
+        if state.built:
+            return
+        if not cores.numba_available():
+            log.warning("search core: %s", cores.NO_NUMBA)
+            return
+        failed = cores.recently_failed()
+        if failed is not None:
+            # Tried and failed lately (killed for memory, say): not again at every start.
+            log.warning(
+                "search core: not compiled (%s); impossible plays with the pure-Python search; "
+                "`caro-bot --prepare` compiles it",
+                failed,
+            )
+            return
+        log.info(
+            "search core: compiling for %s in the background (once per host); impossible plays "
+            "with the pure-Python search until it is ready",
+            state.target,
+        )
+        started = asyncio.get_running_loop().time()
+        process = await asyncio.create_subprocess_exec(
+            *cores.build_command(),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        try:
+            _out, err = await process.communicate()
+        except asyncio.CancelledError:
+            # The bot is stopping: the build is the bot's own work, not left behind.
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await process.wait()
+            raise
+        code = process.returncode
+        if code == 0:
+            log.info(
+                "search core ready in %.0f s", asyncio.get_running_loop().time() - started
+            )
+            return
+        if code is not None and code < 0:
+            reason = f"the compile was killed by signal {-code} (out of memory?)"
+            cores.record_failure(reason)
+        else:
+            lines = err.decode(errors="replace").strip().splitlines()
+            reason = lines[-1] if lines else f"the compile exited with {code}"
+        log.warning(
+            "search core: %s; impossible plays with the pure-Python search; "
+            "`caro-bot --prepare` compiles it",
+            reason,
+        )
 
     async def release(self) -> None:
         """Stop background work, shut the AI pool down and close the database (idempotent)."""
@@ -263,14 +323,18 @@ class CaroBot(commands.AutoShardedBot):
                 ai_worker.EXTERNAL_FALLBACK,
             )
             level = ai_worker.EXTERNAL_FALLBACK
-        row, col, reason = await self._pool_for(level).run(
-            ai_owner.get(),
-            ai_worker.think,
-            board.text(),
-            level,
-            seed,
-            self.settings.ai_time_limit,
-        )
+        args = (board.text(), level, seed, self.settings.ai_time_limit)
+        try:
+            row, col, reason = await self._pool_for(level).run(
+                ai_owner.get(), ai_worker.think, *args
+            )
+        except BrokenProcessPool as exc:
+            if self._quick_pool is None:
+                raise
+            # A worker died under this move twice (killed for memory, say): the quick levels'
+            # worker, which holds no compiled core, answers with the pure-Python search.
+            log.warning("AI workers died on one move twice (%s): the pure-Python search answers", exc)
+            row, col, reason = await self._quick_pool.run(ai_owner.get(), ai_worker.think, *args)
         return (row, col), reason
 
     def _pool_for(self, level: str) -> FairPool:

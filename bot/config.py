@@ -67,6 +67,8 @@ DEFAULT_QUICK_REPLY = 0.06
 # up to Settings.quick_reply for the answer and shows both moves in one edit, and their searches
 # have a worker of their own (bot.client), so they never queue behind other members' long ones.
 QUICK_AI_LIMIT = 0.1
+DEFAULT_AI_WORKERS = 2
+MAX_AI_WORKERS = 64
 
 
 def is_quick_level(level: str, ai_time_limit: float | None) -> bool:
@@ -113,6 +115,9 @@ class Settings:
     shard_ids: tuple[int, ...] | None = None
     # CARO_CLUSTER: the name this process carries in every log line (default: its shards).
     cluster: str = "main"
+    # CARO_AI_WORKERS: processes that run AI searches side by side (besides the quick levels'
+    # own). Each holds the compiled core once it is built; one suits a host of 1 GiB.
+    ai_workers: int = DEFAULT_AI_WORKERS
 
     @property
     def syncs_commands(self) -> bool:
@@ -181,6 +186,13 @@ def parse_gateway_url(raw: str) -> str:
             "DISCORD_GATEWAY_URL", f"the port in {raw!r} is not a number from 1 to 65535"
         )
     return raw
+
+
+def parse_ai_workers(raw: str) -> int:
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_AI_WORKERS:
+        problem = f"expected a whole number of worker processes from 1 to {MAX_AI_WORKERS}, got {raw!r}"
+        raise bad_setting("CARO_AI_WORKERS", problem)
+    return int(raw)
 
 
 # Discord's largest bots run a few thousand shards; a count beyond this is a typo.
@@ -368,5 +380,6 @@ def load_settings(
         shard_count=shard_count,
         shard_ids=shard_ids,
         cluster=cluster,
+        ai_workers=parse_ai_workers(get("CARO_AI_WORKERS")) if get("CARO_AI_WORKERS") else DEFAULT_AI_WORKERS,
         engine=engine,
     )

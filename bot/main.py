@@ -73,6 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="caro-bot", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"caro-bot {__version__}")
     parser.add_argument(
+        "--prepare", action="store_true",
+        help="compile the AI's search core into this host's cache, then exit (for deploy "
+        "scripts and images: without it the first start compiles it in the background)",
+    )
+    parser.add_argument(
         "--sync", action="store_true",
         help="register the slash commands with Discord on this start even if they did not "
         "change (to repair commands deleted or broken by hand)",
@@ -217,8 +222,24 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return uvloop.new_event_loop
 
 
+def prepare() -> int:
+    """`caro-bot --prepare`: build the compiled cores (no token or database needed)."""
+    from engine import cores
+    from engine.ai import build_cores
+
+    try:
+        build_cores(lambda line: print(line, flush=True))
+    except cores.BuildFailed as exc:
+        print(f"caro-bot --prepare: {exc}", file=sys.stderr)
+        return 1
+    print(cores.status().summary())
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.prepare:
+        return prepare()
     try:
         settings = load_settings(force_sync=args.sync)
         check_database(settings.db_path)

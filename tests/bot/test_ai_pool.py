@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
@@ -249,3 +251,46 @@ async def test_a_worker_dying_breaks_the_loop_driven_pool() -> None:
     with pytest.raises(BrokenProcessPool):
         pool.submit(os.getpid)
     pool.shutdown(wait=False)
+
+
+class DyingWorkers(Executor):
+    """A pool whose every worker dies under its job, as under the out-of-memory killer."""
+
+    def __init__(self) -> None:
+        self.jobs = 0
+
+    def submit(self, fn: object, /, *args: object, **kwargs: object) -> Future[object]:
+        self.jobs += 1
+        future: Future[object] = Future()
+        future.set_exception(BrokenProcessPool("an AI worker process ended abruptly (exit code -9)"))
+        return future
+
+
+async def test_a_move_whose_workers_die_twice_is_answered_by_the_pure_python_search(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from bot.client import CaroBot
+    from bot.config import Settings
+    from engine import Board
+
+    bot = CaroBot(Settings(token="t", db_path=str(tmp_path / "caro.db")))
+    dying: list[DyingWorkers] = []
+
+    def make() -> DyingWorkers:
+        dying.append(DyingWorkers())
+        return dying[-1]
+
+    bot._pool = FairPool(make, workers=1)
+    bot._quick_pool = FairPool(lambda: ThreadPoolExecutor(1), workers=1)
+    board = Board.from_text("15x15 k5 freestyle H8 H9 I9")
+    with caplog.at_level(logging.INFO):
+        (row, col), reason = await bot._think(board, "impossible", "seed")
+    assert board[(row, col)] is None and reason
+    assert [pool.jobs for pool in dying] == [1, 1]  # tried, then once more on a fresh pool
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert [r.getMessage().split(" (")[0] for r in warnings] == [
+        "AI worker pool broke",
+        "AI workers died on one move twice",
+    ]
+    assert not any(r.levelno >= logging.ERROR or r.exc_info for r in caplog.records)
+    await asyncio.gather(bot._pool.close(), bot._quick_pool.close())

@@ -403,8 +403,9 @@ async def test_help_and_version_never_start_the_bot(tmp_path: Path) -> None:
         versioned = await asyncio.to_thread(run_bot, tmp_path, "--version", **env)
         wrong = await asyncio.to_thread(run_bot, tmp_path, "--frobnicate", **env)
         assert double.requests == []
-    assert helped.returncode == 0 and helped.stdout.startswith("usage: caro-bot [-h] [--version] [--sync]")
-    assert "--sync" in helped.stdout and ".env" in helped.stdout
+    assert helped.returncode == 0
+    assert helped.stdout.startswith("usage: caro-bot [-h] [--version] [--prepare] [--sync]")
+    assert "--sync" in helped.stdout and "--prepare" in helped.stdout and ".env" in helped.stdout
     assert versioned.returncode == 0 and versioned.stdout == f"caro-bot {version('caro')}\n"
     assert wrong.returncode == 2 and "unrecognized arguments: --frobnicate" in wrong.stderr
     assert not (tmp_path / "caro.db").exists()

@@ -54,7 +54,9 @@ async def test_boards_posted_by_the_previous_version_play_to_the_end_after_an_up
 ) -> None:
     bot = await start_bot(CARO_WATCH_DELAY_SECONDS="600")
     double = bot.double
-    alice, bob, carol, dave = (double.add_member(n) for n in ("alice", "bob", "carol", "dave"))
+    alice, bob, carol, dave, erin = (
+        double.add_member(n) for n in ("alice", "bob", "carol", "dave", "erin")
+    )
 
     # A running game against the AI, with Resign and Hint.
     ai = (await alice.slash("caro start", difficulty="easy")).message
@@ -88,10 +90,11 @@ async def test_boards_posted_by_the_previous_version_play_to_the_end_after_an_up
 
     # A running 15x15 game between members: the window, its arrows and the typed-move form.
     big_channel = double.add_channel("big")
-    invite = await carol.slash("caro challenge", channel_id=big_channel, opponent=dave,
+    # Erin, not dave: carol's challenge to dave is still pending, and a pair has one at a time.
+    invite = await carol.slash("caro challenge", channel_id=big_channel, opponent=erin,
                                size="15x15", first="me")
     big_challenge = declined_id + 1
-    await dave.click_custom_id(invite.message, ACCEPT.format(challenge=big_challenge))
+    await erin.click_custom_id(invite.message, ACCEPT.format(challenge=big_challenge))
     big = invite.message
     big_game = game_id_of(big)
     assert {
@@ -150,9 +153,9 @@ async def test_boards_posted_by_the_previous_version_play_to_the_end_after_an_up
     assert form.modal["custom_id"] == MOVE_FORM.format(game=big_game, ply=0)
     typed = await carol.submit_modal(big, MOVE_FORM.format(game=big_game, ply=0), {"cell": "H8"})
     assert typed.callback_type == 7, typed
-    resigned = await dave.click_custom_id(big, RESIGN.format(game=big_game, ply=1))
+    resigned = await erin.click_custom_id(big, RESIGN.format(game=big_game, ply=1))
     assert resigned.callback_type == 7, resigned
-    assert f"<@{dave.id}> resigned." in text_of(big)
+    assert f"<@{erin.id}> resigned." in text_of(big)
 
     # The watched game is stopped by its starter.
     stopped = await bob.click_custom_id(watched, STOP.format(game=watch_game))
