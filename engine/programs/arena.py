@@ -8,6 +8,7 @@ node limits instead of time limits gives the same games on every run, in any pro
 from __future__ import annotations
 
 import argparse
+import atexit
 import math
 import random
 import statistics
@@ -17,13 +18,16 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Protocol, TextIO
+from typing import TYPE_CHECKING, Protocol, TextIO
 
 from ..board import Board
 from ..montecarlo import monte_carlo_move
 from ..notation import parse_size
 from ..stats import percentile
 from ..types import Cell, Mark, Rule
+
+if TYPE_CHECKING:
+    from ..external import ExternalEngine
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
@@ -71,6 +75,38 @@ class LevelPlayer:
 
 
 @dataclass(frozen=True, slots=True)
+class BrainPlayer:
+    """Any piskvork (Gomocup) brain, started as a child process and kept between moves: another
+    engine, or caro itself from another tree (`brain:COMMAND` in --levels)."""
+
+    command: tuple[str, ...]
+    turn_time: float = 1.0
+    name: str = "brain"
+
+    def __call__(self, board: Board, rng: random.Random, /) -> Cell:
+        from ..external import ExternalEngine
+
+        key = (self.command, self.turn_time)
+        engine = _BRAINS.get(key)
+        if engine is None:
+            engine = _BRAINS[key] = ExternalEngine(self.command, self.turn_time)
+        return engine.move(board)
+
+
+# One brain process per command in each process that plays games, closed at its exit.
+_BRAINS: dict[tuple[tuple[str, ...], float], ExternalEngine] = {}
+
+
+def _close_brains() -> None:
+    for engine in _BRAINS.values():
+        engine.close()
+    _BRAINS.clear()
+
+
+atexit.register(_close_brains)
+
+
+@dataclass(frozen=True, slots=True)
 class MonteCarloPlayer:
     """The Monte Carlo reference opponent (engine.montecarlo)."""
 
@@ -96,9 +132,14 @@ def parse_player(entry: str, *, mc_playouts: int = 1000, time_limit: float | Non
                  node_limit: int | None = None) -> Player:
     """A player from a --levels entry: a level name, `legacy-LEVEL` (impossible searching in pure
     Python, as before the compiled core), `mc`, `random`, or `level@SECONDS` / `mc@PLAYOUTS` for a level with its
-    own time limit or an MC with its own playout count."""
+    own time limit or an MC with its own playout count; `brain:COMMAND` for a piskvork brain with
+    --time-limit per move (1 s when not given)."""
     from ..ai import LEVELS
+    from ..external import parse_command
 
+    if entry.strip().lower().startswith("brain:"):
+        command = entry.strip()[len("brain:"):]
+        return BrainPlayer(tuple(parse_command(command)), time_limit or 1.0, name=entry.strip())
     text = entry.strip().lower()
     base, _, extra = text.partition("@")
     legacy = base.startswith("legacy-")
@@ -433,7 +474,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="easy,normal,hard,impossible",
         help="comma-separated players: AI levels, legacy-LEVEL (the AI before the compiled "
         "core), mc, random; level@SECONDS for a level with its "
-        "own time limit, mc@PLAYOUTS (default easy,normal,hard,impossible)",
+        "own time limit, mc@PLAYOUTS, brain:COMMAND for a piskvork (Gomocup) engine "
+        "(default easy,normal,hard,impossible)",
     )
     parser.add_argument("--games", type=int, default=40, help="games per pair (default 40)")
     parser.add_argument("--mc-playouts", type=int, default=1000, help="playouts per candidate for mc")

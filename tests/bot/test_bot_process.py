@@ -362,3 +362,40 @@ async def test_refused_token_exits_1_without_showing_it(tmp_path: Path) -> None:
     assert "Discord refused the bot token" in done.stderr
     assert "wrong-secret-token" not in done.stderr + done.stdout
     assert "Traceback" not in done.stderr
+
+
+def _children(pid: int) -> dict[int, tuple[str, int]]:
+    """The child processes of `pid`: their command line and nice value."""
+    found = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found[int(stat.parent.name)] = (command, int(fields[16]))
+    return found
+
+
+async def test_on_a_host_without_the_compiled_core_impossible_plays_while_it_builds(
+    start_bot: StartBot, tmp_path: Path,
+) -> None:
+    bot = await start_bot(NUMBA_CACHE_DIR=str(tmp_path / "empty-cache"))
+    assert bot.process is not None
+    pid = bot.process.pid
+    alice = bot.double.add_member("alice")
+    game = (await alice.slash("caro start", difficulty="impossible", size="15x15")).message
+    await alice.click(game, "H8")
+    game = await game.wait_for(lambda m: "Your turn (X)." in text_of(m), timeout=30)
+    assert "AI played" in text_of(game)
+    # That move came from the pure-Python search: the build still runs, at the lowest priority,
+    # in a process of its own (the AI workers never compile).
+    builds = [(p, nice) for p, (cmd, nice) in _children(pid).items() if "prepare --background" in cmd]
+    assert len(builds) == 1 and builds[0][1] == 19, _children(pid)
+    log = bot.log_text()
+    assert "search core: compiling for " in log and "search core ready" not in log
+    assert re.search(r"\b(WARNING|ERROR)\b", log) is None, log
+    # A stop ends the build with the bot: nothing of it is left running.
+    assert await bot.stop() == 0
+    assert not Path(f"/proc/{builds[0][0]}").exists()

@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import sys
 
 import pytest
 
-from engine import Board, Mark
+from engine import Board, Mark, Rule
 from engine.notation import parse_size
 from engine.programs import COMMANDS
 from engine.programs.arena import (
+    BrainPlayer,
     GameResult,
     LevelPlayer,
     MonteCarloPlayer,
@@ -287,3 +289,17 @@ def test_a_failing_player_abandons_only_its_games() -> None:
     assert standings(results, ["greedy", "crashy", "cheat"]) == []
     report = format_report(results, ["greedy", "crashy", "cheat"])
     assert "6 game(s) abandoned and not counted:" in report
+
+
+def test_a_piskvork_brain_plays_in_the_arena_as_brain_command() -> None:
+    command = f"{sys.executable} -m engine pbrain --level normal"
+    brain = parse_player(f"brain:{command}", time_limit=0.3)
+    assert isinstance(brain, BrainPlayer)
+    assert brain.command == (sys.executable, "-m", "engine", "pbrain", "--level", "normal")
+    assert brain.turn_time == 0.3 and brain.name == f"brain:{command}"
+    players = [LevelPlayer("easy", time_limit=0.3), brain]
+    specs = schedule(players, rows=7, cols=7, k=5, rule=Rule.FREESTYLE, games=2, seed=3)
+    results = run_games(specs, jobs=1)
+    assert [r.error for r in results] == [None, None]
+    assert all(Board.from_text(r.text).is_over() for r in results)
+    assert {r.x for r in results} == {"easy", brain.name}  # each colour once
