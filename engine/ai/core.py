@@ -147,7 +147,12 @@ def jit(func: F) -> F:
 
 def jit_inline(func: F) -> F:
     """jit, inlined into its callers: the hottest helpers, where a call (which passes every
-    array of the position along) would cost more than the work."""
+    array of the position along) would cost more than the work.
+
+    LLVM does the inlining (forceinline: numba marks the function alwaysinline), after numba
+    has typed and lowered the helper once. numba's own inlining (inline="always") copies the
+    helper's IR into every call site before typing, and types and lowers each copy again: the
+    same machine code, for many times the compile time and memory."""
     return cast(F, numba.njit(forceinline=True, **_JIT_OPTIONS)(func))
 
 
