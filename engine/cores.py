@@ -348,36 +348,53 @@ def build(exercise: Exercise, progress: Callable[[str], None] | None = None) -> 
     if not numba_available():
         raise BuildFailed(NO_NUMBA)
     configure_numba()
-    stamp_path, lock_path, failed_path = _files()
-    stamp_path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(lock_path)):
-        if built():
-            return 0.0
-        with contextlib.suppress(OSError):
-            stamp_path.unlink()
-        target = os.environ.get("NUMBA_CPU_NAME", "")
-        say(f"search core: compiling for {target} (once per host: about a minute of CPU)")
-        started, cpu = time.perf_counter(), time.process_time()
-        try:
-            with _load_lock:
-                exercise()
-                _loaded.set()
-        except Exception as exc:
-            reason = f"compile failed: {type(exc).__name__}: {exc}".splitlines()[0]
-            _write(failed_path, {"key": _key(), "reason": reason, "at": time.time()})
-            raise BuildFailed(reason) from exc
-        seconds = time.perf_counter() - started
-        record = {
-            "key": _key(),
-            "seconds": round(seconds, 1),
-            "cpu_seconds": round(time.process_time() - cpu, 1),
-            "peak_mb": round(_peak_rss_mb(), 1),
-            "at": time.time(),
-        }
-        _write(stamp_path, record)
-        with contextlib.suppress(OSError):
-            failed_path.unlink()
-    say(f"search core ready in {seconds:.0f} s")
+    stamp_path, lock_path, _failed = _files()
+    lock = FileLock(str(lock_path))
+    try:
+        stamp_path.parent.mkdir(parents=True, exist_ok=True)
+        lock.acquire()
+    except OSError as exc:
+        raise BuildFailed(
+            f"cannot write the cache folder {stamp_path.parent} ({exc.strerror or exc}): "
+            "set NUMBA_CACHE_DIR to a folder this user can write"
+        ) from None
+    try:
+        seconds = _build_locked(exercise, say)
+    finally:
+        lock.release()
+    if seconds:
+        say(f"search core ready in {seconds:.0f} s")
+    return seconds
+
+
+def _build_locked(exercise: Exercise, say: Callable[[str], None]) -> float:
+    stamp_path, _lock, failed_path = _files()
+    if built():
+        return 0.0
+    with contextlib.suppress(OSError):
+        stamp_path.unlink()
+    target = os.environ.get("NUMBA_CPU_NAME", "")
+    say(f"search core: compiling for {target} (once per host: about a minute of CPU)")
+    started, cpu = time.perf_counter(), time.process_time()
+    try:
+        with _load_lock:
+            exercise()
+            _loaded.set()
+    except Exception as exc:
+        reason = f"compile failed: {type(exc).__name__}: {exc}".splitlines()[0]
+        _write(failed_path, {"key": _key(), "reason": reason, "at": time.time()})
+        raise BuildFailed(reason) from exc
+    seconds = time.perf_counter() - started
+    record = {
+        "key": _key(),
+        "seconds": round(seconds, 1),
+        "cpu_seconds": round(time.process_time() - cpu, 1),
+        "peak_mb": round(_peak_rss_mb(), 1),
+        "at": time.time(),
+    }
+    _write(stamp_path, record)
+    with contextlib.suppress(OSError):
+        failed_path.unlink()
     return seconds
 
 

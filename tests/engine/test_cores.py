@@ -206,3 +206,17 @@ def test_without_numba_every_level_plays_with_the_pure_python_search(tmp_path):
     out, err = worker.communicate(timeout=120)
     assert worker.returncode == 0, err
     assert out.strip() == f"False search core: not compiled ({cores.NO_NUMBA}); cache {tmp_path / 'cache'}"
+
+
+def test_a_cache_folder_that_cannot_be_written_is_one_line_naming_it(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(blocker / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "prepare"], cwd=ROOT, env=env,
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"caro prepare: cannot write the cache folder {blocker / 'cache'} (")
+    assert done.stderr.endswith("set NUMBA_CACHE_DIR to a folder this user can write\n")
+    assert len(done.stderr.splitlines()) == 1
