@@ -30,13 +30,12 @@ from .ai_pool import FairPool, process_pool
 from .boards import Boards, ai_owner
 from .cogs import FEATURES, PlayCog, WatchCog
 from .config import ExternalEngineSettings, Settings, is_quick_level
-from .items import dispatch_click, routed_by_discord
+from .items import Router
 from .logging_setup import current_shard
 from .loop_lag import monitor_loop_lag
 from .model import Mode
 from .options import ADAPTIVE
 from .records import RecordService
-from .replies import say
 from .service import DEFAULT_TIMEOUTS, GameService
 from .slash import COMMANDS_HASH_KEY, CaroGroup, CaroTree, caro_group, sync_if_changed
 from .storage import GuildSettings, Storage, open_database
@@ -76,6 +75,7 @@ class CaroBot(commands.AutoShardedBot):
         self.settings = settings
         external_level.configure(settings.engine)
         self.boards = Boards(self)
+        self.router = Router()
         self.caro: CaroGroup = caro_group()
         self._storage: Storage | None = None
         self._games: GameService | None = None
@@ -138,7 +138,9 @@ class CaroBot(commands.AutoShardedBot):
             self.offer_external_level(cog)
             await self.add_cog(cog)
             self.adopt_commands(cog)
-        self.add_dynamic_items(*routed_by_discord())
+            self.router.adopt(cog)
+        # Every button and form is answered by one of the cogs, or the bot does not start.
+        self.router.require_every_action()
         self.tree.add_command(self.caro)
         await self.sync_commands()
         self.spawn(self._warm_up())
@@ -435,10 +437,6 @@ class CaroBot(commands.AutoShardedBot):
         # Every member who plays makes interactions: their names for the board legends come
         # from here, not from one REST request per member.
         names.remember(interaction.guild_id, interaction.user)
-        # The cells' clicks come here (see CaroButton.routed_by_bot); discord.py hands other
-        # clicks to their item only if its custom_id is on the clicked message, and any other
-        # (an older drawing in the member's client, or a forgery) is answered here so that it
-        # is never left without a response.
-        if interaction.type is not discord.InteractionType.component:
-            return
-        await dispatch_click(interaction, lambda: say(interaction, "click.forged"))
+        # Every button's click and every form's submission is answered by the router (see
+        # items.Router for why it is the only entry); commands go to the command tree.
+        await self.router.route(interaction)

@@ -18,10 +18,10 @@
   payloads. Built as discord.ui items, a 5x5 board's 27 buttons were the largest single cost of
   a click (each Button builds and copies a model object): about 380 µs a drawing, 120 as dicts.
   discord.py takes a message's components only through a view's `to_components()`, which these
-  override. A drawing is stopped when made, and discord.py keeps no finished view when it sends
-  or edits a message: its clicks reach the DynamicItem classes registered at start, from the
-  custom_id, as after a restart (outside an event loop a view cannot be stopped; such a drawing
-  is never sent).
+  override. A drawing is stopped when made, and discord.py keeps no finished view (nor a finished
+  modal) when it sends or edits a message: its clicks reach the bot's router (items.Router) from
+  the custom_id alone, as after a restart (outside an event loop a view cannot be stopped; such
+  a drawing is never sent).
 - `LazyCallbackResponse`: discord.py asks Discord for the message each interaction response
   makes or edits (`with_response`) and builds a whole Message of it at once, a board's 27
   buttons included: about 150 µs of a click's CPU in bench/load.py, for an object the bot never

@@ -17,7 +17,10 @@ from engine.review import Review, TurningPoint, TurnKind
 
 from . import external_level
 from .board_image import render_step
-from .items import Action, make_button
+from .discord_patches import DrawnView, Payload, row_payload
+from .items import Export, Replay, ReplayStep
+from .items import HistoryPage as PageButton
+from .items import Review as ReviewButton
 from .model import EndReason, GameState, Seat, Status
 from .records import HistoryPage
 from .texts import text_in
@@ -35,6 +38,7 @@ MOVE_LIST_REACH = 40
 MAX_POINTS_SHOWN = 8
 # Where a stepper button takes the replay from the position shown.
 STEPS = ("f", "b", "n", "l")
+SECONDARY = discord.ButtonStyle.secondary
 _STEP_LABELS = {"f": "\u23ee", "b": "\u25c0", "n": "\u25b6", "l": "\u23ed"}
 
 
@@ -127,28 +131,22 @@ def replay_content(state: GameState, ply: int, tr: Translate) -> str:
 
 def replay_view(state: GameState, ply: int, tr: Translate) -> discord.ui.View:
     """The stepper (first, back, next, last) from position `ply`, then Export and Review."""
-    total = state.board.ply
-    view = discord.ui.View(timeout=None)
-    for step in STEPS:
-        backwards = step in ("f", "b")
-        item = make_button(
-            Action.REPLAY_STEP,
-            game=state.id,
+    total, game = state.board.ply, state.id
+    steps = [
+        ReplayStep.button(
+            _STEP_LABELS[step],
+            SECONDARY,
+            ply == 0 if step in ("f", "b") else ply == total,
+            game=game,
             ply=ply,
             step=step,
-            label=_STEP_LABELS[step],
-            disabled=ply == 0 if backwards else ply == total,
         )
-        item.row = 0
-        view.add_item(item)
-    export = make_button(Action.EXPORT, game=state.id, label=tr("button.export"))
-    export.row = 1
-    view.add_item(export)
+        for step in STEPS
+    ]
+    files = [Export.button(tr("button.export"), game=game)]
     if state.row.status is Status.FINISHED:
-        review = make_button(Action.REVIEW, game=state.id, label=tr("button.review"))
-        review.row = 1
-        view.add_item(review)
-    return view
+        files.append(ReviewButton.button(tr("button.review"), game=game))
+    return DrawnView([row_payload(steps), row_payload(files)])
 
 
 def replay_gif(gif: bytes) -> discord.File:
@@ -337,28 +335,20 @@ def history_content(page: HistoryPage, tr: Translate) -> str:
 
 def history_view(page: HistoryPage, tr: Translate) -> discord.ui.View:
     """Replay and Review per game (one row each), then Prev / Next."""
-    view = discord.ui.View(timeout=None)
-    for row_index, (action, key) in enumerate(
-        ((Action.REPLAY, "button.replay_game"), (Action.REVIEW, "button.review_game"))
-    ):
-        for entry in page.entries:
-            item = make_button(action, game=entry.state.id, label=tr(key, game=entry.state.id))
-            item.row = row_index
-            view.add_item(item)
-    for target, label, disabled in (
-        (max(0, page.page - 1), "button.prev", page.page == 0),
-        (page.page + 1, "button.next", not page.has_next),
-    ):
-        item = make_button(
-            Action.HISTORY_PAGE,
-            user=page.user_id,
-            page=target,
-            label=tr(label),
-            disabled=disabled,
-        )
-        item.row = 2
-        view.add_item(item)
-    return view
+    games = [entry.state.id for entry in page.entries]
+    replays = [Replay.button(tr("button.replay_game", game=g), game=g) for g in games]
+    reviews = [ReviewButton.button(tr("button.review_game", game=g), game=g) for g in games]
+    user, previous = page.user_id, page.page - 1
+    pages = [
+        PageButton.button(
+            tr("button.prev"), SECONDARY, previous < 0, user=user, page=max(0, previous)
+        ),
+        PageButton.button(
+            tr("button.next"), SECONDARY, not page.has_next, user=user, page=page.page + 1
+        ),
+    ]
+    rows: list[list[Payload]] = [replays, reviews, pages]
+    return DrawnView([row_payload(row) for row in rows if row])
 
 
 __all__ = [

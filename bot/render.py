@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 import discord
 
 from engine import Mark
+from engine.notation import cell_name
 from engine.types import LEVELS
 
 from . import external_level
@@ -22,7 +23,19 @@ from .discord_patches import (
     row_payload,
     text_payload,
 )
-from .items import EMPTY_LABEL, Action, drawer, drawn_button, make_button
+from .items import (
+    EMPTY_LABEL,
+    Accept,
+    Cell,
+    Decline,
+    Hint,
+    Pan,
+    Rematch,
+    Resign,
+    Review,
+    Stop,
+    TypeMove,
+)
 from .model import AiLevel, External, GameState, Mode, Status
 from .ratings import LEADERBOARD_MIN_GAMES
 from .service import HINT_LEVELS
@@ -37,6 +50,10 @@ LEADERBOARD_SIZE = 10
 MAX_BUTTON_SIDE = 5  # Discord allows 5 buttons per action row
 
 _MARK_STYLE = {Mark.X: discord.ButtonStyle.primary, Mark.O: discord.ButtonStyle.danger}
+SECONDARY, DANGER = discord.ButtonStyle.secondary, discord.ButtonStyle.danger
+PRIMARY, SUCCESS = discord.ButtonStyle.primary, discord.ButtonStyle.success
+# Every drawing names all its cells; the names of the boards in play, computed once.
+_cell_names = functools.lru_cache(maxsize=4096)(cell_name)
 
 
 def game_content(
@@ -230,7 +247,7 @@ def _cell_rows(
     if board.last_move is not None and uses_image(state):
         highlighted.add(board.last_move)
     # A board has up to 25 cells here: the loop is the drawing's cost, so it is kept bare.
-    draw = drawer(Action.CELL)
+    draw, name = Cell.button, _cell_names
     game, ply, locked = state.id, board.ply, not players_turn
     rows: list[Buttons] = []
     for line in grid:
@@ -244,14 +261,7 @@ def _cell_rows(
             if cell in highlighted:
                 style = discord.ButtonStyle.success
             items.append(
-                draw(
-                    game=game,
-                    ply=ply,
-                    cell=cell,
-                    label=label,
-                    style=style,
-                    disabled=locked or mark is not None,
-                )
+                draw(label, style, locked or mark is not None, game=game, ply=ply, cell=name(cell))
             )
         rows.append(items)
     return rows
@@ -259,29 +269,12 @@ def _cell_rows(
 
 def _game_controls(state: GameState, tr: Translate) -> Buttons:
     if state.mode == Mode.WATCH:
-        return [
-            drawn_button(
-                Action.STOP, game=state.id, label=tr("button.stop"), style=discord.ButtonStyle.danger
-            )
-        ]
-    items: Buttons = [
-        drawn_button(
-            Action.RESIGN,
-            game=state.id,
-            ply=state.board.ply,
-            label=tr("button.resign"),
-            style=discord.ButtonStyle.danger,
-        )
-    ]
+        return [Stop.button(tr("button.stop"), DANGER, game=state.id)]
+    game, ply = state.id, state.board.ply
+    items: Buttons = [Resign.button(tr("button.resign"), DANGER, game=game, ply=ply)]
     if state.mode == Mode.AI and state.ai_level in HINT_LEVELS:
         items.append(
-            drawn_button(
-                Action.HINT,
-                game=state.id,
-                ply=state.board.ply,
-                label=tr("button.hint"),
-                disabled=state.mover_id is None,
-            )
+            Hint.button(tr("button.hint"), SECONDARY, state.mover_id is None, game=game, ply=ply)
         )
     return items
 
@@ -290,17 +283,11 @@ def _end_controls(state: GameState, tr: Translate) -> Buttons:
     items: Buttons = []
     if state.row.status == Status.FINISHED and state.mode in (Mode.AI, Mode.PVP):
         items.append(
-            drawn_button(
-                Action.REMATCH,
-                game=state.id,
-                ply=state.board.ply,
-                label=tr("button.rematch"),
-                style=discord.ButtonStyle.success,
-            )
+            Rematch.button(tr("button.rematch"), SUCCESS, game=state.id, ply=state.board.ply)
         )
     if state.row.status == Status.FINISHED:
         # Every finished board, whatever its mode, offers the AI's review of the game.
-        items.append(drawn_button(Action.REVIEW, game=state.id, label=tr("button.review")))
+        items.append(Review.button(tr("button.review"), game=state.id))
     return items
 
 
@@ -311,27 +298,21 @@ def _pan_controls(
     state: GameState, window: Window, players_turn: bool, tr: Translate
 ) -> Buttons:
     board = state.board
+    game, ply, encoded = state.id, board.ply, window.encode()
     items: Buttons = [
-        drawn_button(
-            Action.PAN,
-            game=state.id,
-            ply=board.ply,
-            window=window,
+        Pan.button(
+            label,
+            SECONDARY,
+            not window.can_pan(direction, board.rows, board.cols),
+            game=game,
+            ply=ply,
+            window=encoded,
             direction=direction,
-            label=label,
-            disabled=not window.can_pan(direction, board.rows, board.cols),
         )
         for direction, label in _PAN_LABELS.items()
     ]
     items.append(
-        drawn_button(
-            Action.TYPE_MOVE,
-            game=state.id,
-            ply=board.ply,
-            label=tr("button.type"),
-            style=discord.ButtonStyle.primary,
-            disabled=not players_turn,
-        )
+        TypeMove.button(tr("button.type"), PRIMARY, not players_turn, game=game, ply=ply)
     )
     return items
 
@@ -358,25 +339,14 @@ def challenge_content(challenge: ChallengeRow, locale: str | None = None) -> str
 
 def challenge_view(challenge: ChallengeRow, locale: str | None = None) -> discord.ui.View:
     tr = _translator(locale or challenge.locale)
-    view = discord.ui.View(timeout=None)
-    if challenge.status == "pending":
-        view.add_item(
-            make_button(
-                Action.ACCEPT,
-                challenge=challenge.id,
-                label=tr("button.accept"),
-                style=discord.ButtonStyle.success,
-            )
-        )
-        view.add_item(
-            make_button(
-                Action.DECLINE,
-                challenge=challenge.id,
-                label=tr("button.decline"),
-                style=discord.ButtonStyle.danger,
-            )
-        )
-    return view
+    if challenge.status != "pending":
+        return DrawnView([])
+    return DrawnView([
+        row_payload([
+            Accept.button(tr("button.accept"), SUCCESS, challenge=challenge.id),
+            Decline.button(tr("button.decline"), DANGER, challenge=challenge.id),
+        ])
+    ])
 
 
 def _record_line(record: Record, tr: Translate) -> str:

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import logging
 import random
-import re
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from ..errors import UserError
-from ..items import ID, Action, CaroButton, on_its_message
+from ..items import Accept, Decline, OfChallenge, answers
 from ..options import CHALLENGE_FIRSTS, RULES, GameOptions, parse_options
 from ..render import challenge_content, challenge_view
 from ..replies import refuse
@@ -21,53 +20,11 @@ from ..slash import choices, option_names, size_suggestions, text
 from ..storage import ChallengeRow
 from ..texts import text_in
 from ..translator import locale_of
-from .common import bot_of
 
 if TYPE_CHECKING:
     from ..client import CaroBot
 
 log = logging.getLogger("caro.bot")
-
-
-class _Answer(CaroButton, template=r"(?!)"):
-    """An answer to one challenge: caro:<ca|cd>:<challenge>."""
-
-    accept: bool
-
-    def __init__(self, challenge: int, **style: Any) -> None:
-        super().__init__(f"caro:{self.action.value}:{challenge}", **style)
-        self.challenge = challenge
-
-    @classmethod
-    def build(cls, **fields: Any) -> Self:
-        return cls(fields.pop("challenge"), **fields)
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        return cls(int(match["challenge"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        cog = bot_of(interaction).cog(ChallengeCog)
-        try:
-            await cog.answer(interaction, self.challenge, self.custom_id, accept=self.accept)
-        except UserError as exc:
-            await refuse(interaction, exc)
-
-
-class AcceptButton(_Answer, template=rf"caro:ca:(?P<challenge>{ID})"):
-    action = Action.ACCEPT
-    accept = True
-
-
-class DeclineButton(_Answer, template=rf"caro:cd:(?P<challenge>{ID})"):
-    action = Action.DECLINE
-    accept = False
 
 
 class ChallengeCog(commands.Cog, name="Challenge"):
@@ -132,22 +89,12 @@ class ChallengeCog(commands.Cog, name="Challenge"):
         await self.bot.games.attach_challenge_message(challenge.id, message_id)
         log.info("challenge %d: %s -> %s", challenge.id, interaction.user.id, opponent_id)
 
+    @answers(Accept, Decline)
     async def answer(
-        self,
-        interaction: discord.Interaction[Any],
-        challenge_id: int,
-        custom_id: str,
-        *,
-        accept: bool,
+        self, interaction: discord.Interaction[Any], click: OfChallenge, _: ChallengeRow
     ) -> None:
         games = self.bot.games
-        found = await games.find_challenge(challenge_id)
-        if found is None:
-            raise UserError("click.no_game")
-        # Only on the challenge's own message: an answer sent on another message would bind the
-        # game to that message, even move it to another channel.
-        if not on_its_message(interaction, found.message_id, custom_id):
-            raise UserError("click.wrong_message")
+        challenge_id, accept = click.challenge, isinstance(click, Accept)
         challenge, state = await games.answer_challenge(
             challenge_id, interaction.user.id, accept=accept, rng=random.Random(interaction.id)
         )
@@ -183,4 +130,4 @@ class ChallengeCog(commands.Cog, name="Challenge"):
         await message.edit(content=challenge_content(challenge), view=None)
 
 
-__all__ = ["AcceptButton", "ChallengeCog", "DeclineButton"]
+__all__ = ["ChallengeCog"]

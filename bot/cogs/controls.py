@@ -5,112 +5,27 @@ prefer typing."""
 from __future__ import annotations
 
 import logging
-import re
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from ..boards import ai_owner
-from ..discord_patches import Payload, button_payload
 from ..errors import UserError
-from ..items import EMPTY_LABEL, ID, PLY, Action, CaroButton
+from ..items import Hint, Rematch, Resign, answers, participant_state
 from ..model import GameState, Mode, jump_link
 from ..replies import localized, refuse, say
 from ..slash import text
 from ..texts import text_in
 from ..translator import locale_of
 from .challenge import ChallengeCog
-from .common import bot_of, game_on_its_message, participant_state
 from .play import PlayCog
 
 if TYPE_CHECKING:
     from ..client import CaroBot
 
 log = logging.getLogger("caro.bot")
-
-
-class _GameControl(CaroButton, template=r"(?!)"):
-    """A control of one game at one move count: caro:<action>:<game>:<ply>."""
-
-    def __init__(self, game: int, ply: int, **style: Any) -> None:
-        super().__init__(self.custom_id_of(game, ply), **style)
-        self.game, self.ply = game, ply
-
-    @classmethod
-    def custom_id_of(cls, game: int, ply: int) -> str:
-        return f"caro:{cls.action.value}:{game}:{ply}"
-
-    @classmethod
-    def build(cls, **fields: Any) -> Self:
-        return cls(fields.pop("game"), fields.pop("ply"), **fields)
-
-    @classmethod
-    def drawn(  # type: ignore[override]  # the fields of a control, by name, as build takes them
-        cls,
-        *,
-        game: int,
-        ply: int,
-        label: str = EMPTY_LABEL,
-        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
-        disabled: bool = False,
-    ) -> Payload:
-        # Every board draws its controls: made directly, as the cells are.
-        return button_payload(
-            custom_id=cls.custom_id_of(game, ply), label=label, style=style, disabled=disabled
-        )
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        return cls(int(match["game"]), int(match["ply"]))
-
-
-class ResignButton(_GameControl, template=rf"caro:r:(?P<game>{ID}):(?P<ply>{PLY})"):
-    action = Action.RESIGN
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        bot = bot_of(interaction)
-        try:
-            await game_on_its_message(interaction, self.game, self.custom_id)
-            state = await bot.games.resign(self.game, interaction.user.id, expected_ply=self.ply)
-        except UserError as exc:
-            await refuse(interaction, exc)
-            return
-        await interaction.response.edit_message(
-            **await bot.boards.drawing(state, edit=True, message=interaction.message)
-        )
-        bot.boards.redraw_if_drawing(state)
-
-
-class HintButton(_GameControl, template=rf"caro:h:(?P<game>{ID}):(?P<ply>{PLY})"):
-    action = Action.HINT
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        cog = bot_of(interaction).cog(ControlsCog)
-        try:
-            await game_on_its_message(interaction, self.game, self.custom_id)
-            await cog.hint(interaction, self.game, self.ply)
-        except UserError as exc:
-            await refuse(interaction, exc)
-
-
-class RematchButton(_GameControl, template=rf"caro:rm:(?P<game>{ID}):(?P<ply>{PLY})"):
-    action = Action.REMATCH
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        cog = bot_of(interaction).cog(ControlsCog)
-        try:
-            await game_on_its_message(interaction, self.game, self.custom_id)
-            await cog.rematch(interaction, self.game)
-        except UserError as exc:
-            await refuse(interaction, exc)
 
 
 class ControlsCog(commands.Cog, name="Controls"):
@@ -139,6 +54,18 @@ class ControlsCog(commands.Cog, name="Controls"):
         await say(interaction, "resign.done", link=link)
         await self.bot.boards.show_quietly(state)
 
+    @answers(Resign)
+    async def resign_button(
+        self, interaction: discord.Interaction[Any], click: Resign, _: GameState
+    ) -> None:
+        state = await self.bot.games.resign(
+            click.game, interaction.user.id, expected_ply=click.ply
+        )
+        await interaction.response.edit_message(
+            **await self.bot.boards.drawing(state, edit=True, message=interaction.message)
+        )
+        self.bot.boards.redraw_if_drawing(state)
+
     # ----------------------------------------------------------------- hint
     @app_commands.command(name=text("cmdname.hint"), description=text("cmd.hint"))
     async def hint_command(self, interaction: discord.Interaction[Any]) -> None:
@@ -153,6 +80,12 @@ class ControlsCog(commands.Cog, name="Controls"):
             await self.hint(interaction, game.id, game.ply)
         except UserError as exc:
             await refuse(interaction, exc)
+
+    @answers(Hint)
+    async def hint_button(
+        self, interaction: discord.Interaction[Any], click: Hint, _: GameState
+    ) -> None:
+        await self.hint(interaction, click.game, click.ply)
 
     async def hint(self, interaction: discord.Interaction[Any], game: int, ply: int) -> None:
         """The engine's suggestion for the member's move in `game` at move count `ply`, as a
@@ -199,6 +132,12 @@ class ControlsCog(commands.Cog, name="Controls"):
         except UserError as exc:
             await refuse(interaction, exc)
 
+    @answers(Rematch)
+    async def rematch_button(
+        self, interaction: discord.Interaction[Any], click: Rematch, _: GameState
+    ) -> None:
+        await self.rematch(interaction, click.game)
+
     async def rematch(self, interaction: discord.Interaction[Any], game: int) -> None:
         """The same board again, colours swapped: a new challenge between members, a new game
         against the AI."""
@@ -217,4 +156,4 @@ def _other_player(state: GameState, user_id: int) -> int:
     return other
 
 
-__all__ = ["ControlsCog", "HintButton", "RematchButton", "ResignButton"]
+__all__ = ["ControlsCog"]

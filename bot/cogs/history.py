@@ -3,69 +3,20 @@ rating change), with Replay and Review buttons per game, paged with Prev / Next.
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from ..errors import UserError
-from ..items import Action, CaroButton
+from ..items import HistoryPage, answers
 from ..record_views import history_content, history_view, translator
-from ..replies import refuse
 from ..slash import option_names, text
 from ..translator import locale_of
-from .common import bot_of
-from .replay import refuse_other_message
 
 if TYPE_CHECKING:
     from ..client import CaroBot
-
-PAGE = r"0|[1-9][0-9]{0,2}"  # up to MAX_HISTORY_PAGE
-# A member's Discord id (a snowflake: up to 20 digits), not one of the bot's own row ids.
-SNOWFLAKE = r"[1-9][0-9]{0,19}"
-
-
-class HistoryPageButton(CaroButton, template=rf"caro:hp:(?P<user>{SNOWFLAKE}):(?P<page>{PAGE})"):
-    """caro:hp:<member>:<page>: show that page of the member's history on this message."""
-
-    action = Action.HISTORY_PAGE
-
-    def __init__(self, user: int, page: int, **style: Any) -> None:
-        super().__init__(f"caro:hp:{user}:{page}", **style)
-        self.user, self.page = user, page
-
-    @classmethod
-    def build(cls, **fields: Any) -> Self:
-        return cls(fields.pop("user"), fields.pop("page"), **fields)
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        return cls(int(match["user"]), int(match["page"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        guild_id = interaction.guild_id
-        try:
-            refuse_other_message(interaction, self.custom_id)
-            if guild_id is None:
-                raise UserError("history.bad_page")
-            # The page's range is checked by the history itself, whoever asks.
-            page = await bot_of(interaction).records.history(guild_id, self.user, self.page)
-        except UserError as exc:
-            await refuse(interaction, exc)
-            return
-        tr = translator(locale_of(interaction))
-        await interaction.response.edit_message(
-            content=history_content(page, tr), view=history_view(page, tr)
-        )
-
 
 class HistoryCog(commands.Cog, name="History"):
     def __init__(self, bot: CaroBot) -> None:
@@ -86,5 +37,19 @@ class HistoryCog(commands.Cog, name="History"):
             history_content(page, tr), view=history_view(page, tr)
         )
 
+    @answers(HistoryPage)
+    async def turn_page(
+        self, interaction: discord.Interaction[Any], click: HistoryPage, _: None
+    ) -> None:
+        guild_id = interaction.guild_id
+        if guild_id is None:
+            raise UserError("history.bad_page")
+        # The page's range is checked by the history itself, whoever asks.
+        page = await self.bot.records.history(guild_id, click.user, click.page)
+        tr = translator(locale_of(interaction))
+        await interaction.response.edit_message(
+            content=history_content(page, tr), view=history_view(page, tr)
+        )
 
-__all__ = ["HistoryCog", "HistoryPageButton"]
+
+__all__ = ["HistoryCog"]

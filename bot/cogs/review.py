@@ -21,15 +21,14 @@ from discord.ext import commands
 
 from .. import ai_worker
 from ..errors import UserError
-from ..items import ID, Action, GameButton
+from ..items import Review, answers
 from ..model import GameState
 from ..record_views import pictures_to_draw, review_message, review_progress, translator
-from ..replies import localized, refuse, say
+from ..replies import localized, say
 from ..slash import option_names, text
 from ..texts import text_in
 from ..translator import locale_of
-from .common import bot_of
-from .replay import MAX_GAME_ID, finished_game_here, players, refuse_other_message
+from .replay import MAX_GAME_ID, players
 
 if TYPE_CHECKING:
     from ..client import CaroBot
@@ -40,21 +39,6 @@ log = logging.getLogger("caro.bot")
 REVIEWS_PER_MEMBER = 2
 # The progress is redrawn at most this often (edits count against Discord's rate limits).
 PROGRESS_EVERY_S = 2.0
-
-
-class ReviewButton(GameButton, template=rf"caro:rv:(?P<game>{ID})"):
-    """caro:rv:<game>: the review of a finished game, posted in the channel."""
-
-    action = Action.REVIEW
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        try:
-            refuse_other_message(interaction, self.custom_id)
-            state = await finished_game_here(interaction, self.game)
-        except UserError as exc:
-            await refuse(interaction, exc)
-            return
-        await bot_of(interaction).cog(ReviewCog).post_review(interaction, state)
 
 
 class ReviewCog(commands.Cog, name="Review"):
@@ -78,6 +62,12 @@ class ReviewCog(commands.Cog, name="Review"):
             state = await self.bot.records.finished_game(game, guild_id)
         else:
             state = await self.bot.records.last_finished_game(guild_id, interaction.user.id)
+        await self.post_review(interaction, state)
+
+    @answers(Review)
+    async def review_button(
+        self, interaction: discord.Interaction[Any], _: Review, state: GameState
+    ) -> None:
         await self.post_review(interaction, state)
 
     async def post_review(self, interaction: discord.Interaction[Any], state: GameState) -> None:
@@ -154,4 +144,4 @@ class ReviewCog(commands.Cog, name="Review"):
         await interaction.edit_original_response(content=content, embeds=embeds, attachments=files)
 
 
-__all__ = ["ReviewButton", "ReviewCog"]
+__all__ = ["ReviewCog"]

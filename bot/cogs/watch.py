@@ -15,43 +15,18 @@ from discord.ext import commands
 from engine.types import LEVELS, Level
 
 from ..errors import UserError
-from ..items import ID, Action, GameButton
+from ..items import Stop, answers
+from ..model import GameState
 from ..options import ADAPTIVE, RULES, parse_options
 from ..replies import refuse
 from ..slash import choices, option_names, size_suggestions, text
 from ..texts import TextId
 from ..translator import locale_of
-from .common import bot_of, game_on_its_message
 
 if TYPE_CHECKING:
     from ..client import CaroBot
 
 log = logging.getLogger("caro.bot")
-
-
-class StopButton(GameButton, template=rf"caro:s:(?P<game>{ID})"):
-    """caro:s:<game>: stops a game between two AIs (any drawing of it: stopping needs no
-    position)."""
-
-    action = Action.STOP
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        bot = bot_of(interaction)
-        try:
-            await game_on_its_message(interaction, self.game, self.custom_id)
-            state = await bot.games.stop_watch(
-                self.game,
-                interaction.user.id,
-                may_manage=interaction.permissions.manage_messages,
-            )
-        except UserError as exc:
-            await refuse(interaction, exc)
-            return
-        log.info("game %d: stopped by %s", state.id, interaction.user.id)
-        await interaction.response.edit_message(
-            **await bot.boards.drawing(state, edit=True, message=interaction.message)
-        )
-        bot.boards.redraw_if_drawing(state)
 
 
 class WatchCog(commands.Cog, name="Watch"):
@@ -114,6 +89,17 @@ class WatchCog(commands.Cog, name="Watch"):
         log.info("game %d: AI %s vs AI %s", state.id, x_options.level, o_options.level)
         self.bot.spawn(self.play_out(state.id, interaction, interaction.user.id))
 
+    @answers(Stop)
+    async def stop(self, interaction: discord.Interaction[Any], click: Stop, _: GameState) -> None:
+        state = await self.bot.games.stop_watch(
+            click.game, interaction.user.id, may_manage=interaction.permissions.manage_messages
+        )
+        log.info("game %d: stopped by %s", state.id, interaction.user.id)
+        await interaction.response.edit_message(
+            **await self.bot.boards.drawing(state, edit=True, message=interaction.message)
+        )
+        self.bot.boards.redraw_if_drawing(state)
+
     async def play_out(
         self, game_id: int, interaction: discord.Interaction[Any] | None, owner: int
     ) -> None:
@@ -129,4 +115,4 @@ class WatchCog(commands.Cog, name="Watch"):
             await asyncio.sleep(max(0.0, delay - (time.monotonic() - started)))
 
 
-__all__ = ["StopButton", "WatchCog"]
+__all__ = ["WatchCog"]

@@ -115,8 +115,9 @@ def test_drawn_text_and_picture_are_what_discord_ui_sends() -> None:
 async def test_discord_py_sends_a_drawing_as_given_and_keeps_none() -> None:
     """discord.py takes a message's components only from the view's to_components() and its V2
     flag from has_components_v2(), in every call that sends or edits a board, and keeps no view
-    that is finished, as a drawing is (its clicks go to the DynamicItem classes registered at
-    start). If an upgrade changes that, a board would lose its buttons, or be kept per message."""
+    that is finished, as a drawing is, nor a finished modal, as the "type a move" form is (their
+    clicks and submissions go to the bot's router alone). If an upgrade changes that, a board
+    would lose its buttons, or be kept per message, or a click be answered twice."""
     import inspect
 
     row = row_payload([button_payload(custom_id="caro:m:1:0:A1", label="x",
@@ -146,6 +147,7 @@ async def test_discord_py_sends_a_drawing_as_given_and_keeps_none() -> None:
         discord.abc.Messageable.send,
         discord.Webhook.send,
         discord.Webhook.edit_message,
+        discord.InteractionResponse.send_modal,
     ]
     for sender in senders:
         source = inspect.getsource(sender)

@@ -1,10 +1,11 @@
 """Boards that are live when a new version is deployed keep working.
 
 The custom_id formats below are written out as literals, copied from the version that drew the
-boards people have in their channels (before the feature cogs): every button of a live board
-carries one of them, and Discord keeps sending them after the upgrade. The test posts boards of
-every kind, checks they carry exactly these ids, restarts the bot (same database, same channel
-messages) and plays every one of them to its end by sending those literal ids.
+boards people have in their channels (before the feature cogs, and the records' buttons before
+the buttons' specs): every button of a live board, replay or history page carries one of them,
+and Discord keeps sending them after the upgrade. The tests post messages of every kind, check
+they carry exactly these ids, restart the bot (same database, same channel messages) and click
+every one of them by sending those literal ids.
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ PAN = "caro:p:{game}:{ply}:{window}:{direction}"
 STOP = "caro:s:{game}"
 ACCEPT = "caro:ca:{challenge}"
 DECLINE = "caro:cd:{challenge}"
+REPLAY_STEP = "caro:rs:{game}:{ply}:{step}"
+EXPORT = "caro:ex:{game}"
+REPLAY = "caro:ro:{game}"
+HISTORY_PAGE = "caro:hp:{user}:{page}"
 
 
 def ids_of(message: Any) -> set[str]:
@@ -169,3 +174,72 @@ async def test_boards_posted_by_the_previous_version_play_to_the_end_after_an_up
     assert rows[ai_game] == rows[pvp_game] == rows[big_game] == "finished"
     assert rows[watch_game] == "abandoned"
     assert len(rows) == 6 and list(rows.values()).count("active") == 1  # the rematch
+
+
+async def posted(result: Any) -> Any:
+    """The public message a deferred ("thinking...") answer turned into."""
+    assert result.callback_type == 5 and not result.ephemeral, result
+    [message] = await result.followups(1, timeout=30)
+    return message
+
+
+async def test_replays_reviews_and_history_pages_of_the_previous_version_work_after_an_upgrade(
+    start_bot: StartBot,
+) -> None:
+    bot = await start_bot()
+    double = bot.double
+    alice, bob = double.add_member("alice"), double.add_member("bob")
+
+    # Five games (a member may start five in 30 s), each resigned at once, each in its own
+    # channel: one running game per member and channel. A history page shows all five.
+    games, plies = [], []
+    for n in range(5):
+        channel = double.add_channel(f"game-{n}")
+        board = (await alice.slash("caro start", channel_id=channel, difficulty="easy")).message
+        board = await board.wait_for(players_turn, timeout=30)  # the AI may move first
+        plies.append(ply_of(board))
+        resigned = await alice.click_custom_id(
+            board, RESIGN.format(game=game_id_of(board), ply=ply_of(board))
+        )
+        assert resigned.callback_type == 7, resigned
+        games.append(game_id_of(board))
+    last, total = games[-1], plies[-1]
+
+    # A replay of the last game, at its final position.
+    replay = await posted(await alice.slash("caro replay", game=last))
+    assert ids_of(replay) == {
+        *(REPLAY_STEP.format(game=last, ply=total, step=s) for s in "fbnl"),
+        EXPORT.format(game=last),
+        REVIEW.format(game=last),
+    }
+    # Alice's history: Replay and Review per game, Prev and Next.
+    history = (await bob.slash("caro history", member=alice)).message
+    shown = games[::-1]
+    assert ids_of(history) == {
+        *(REPLAY.format(game=g) for g in shown),
+        *(REVIEW.format(game=g) for g in shown),
+        HISTORY_PAGE.format(user=alice.id, page=0),
+        HISTORY_PAGE.format(user=alice.id, page=1),
+    }
+
+    await bot.restart()
+
+    # The stepper still answers its literal id: back to the first position.
+    stepped = await bob.click_custom_id(replay, REPLAY_STEP.format(game=last, ply=total, step="f"))
+    assert stepped.callback_type == 7, stepped
+    assert REPLAY_STEP.format(game=last, ply=0, step="n") in ids_of(replay)
+    exported = await bob.click_custom_id(replay, EXPORT.format(game=last))
+    assert exported.callback_type == 4 and exported.ephemeral, exported
+    assert sorted(a["filename"] for a in exported.message.attachments) == [
+        f"caro-game-{last}.caro", f"caro-game-{last}.psq"]
+    reviewed = await bob.click_custom_id(replay, REVIEW.format(game=last))
+    assert reviewed.callback_type == 5 and not reviewed.ephemeral, reviewed
+    await reviewed.message.wait_for(lambda m: "turning points" in m.content.lower(), timeout=60)
+
+    # The history's Prev (to its first page, this one) redraws it, and its Replay button posts
+    # a replay.
+    turned = await bob.click_custom_id(history, HISTORY_PAGE.format(user=alice.id, page=0))
+    assert turned.callback_type == 7, turned
+    assert "(page 1)" in text_of(history) and history.edits >= 1
+    again = await posted(await bob.click_custom_id(history, REPLAY.format(game=games[0])))
+    assert text_of(again).startswith(f"**Game #{games[0]}: 3x3")
