@@ -104,6 +104,7 @@ def _makers(prefix: str, names: tuple[str, ...]) -> tuple[Callable[..., str], Ca
         f" lambda label, style=SECONDARY, disabled=False, /, *, {fields}:"
         f" button_payload(custom_id={custom_id}, label=label, style=style, disabled=disabled))"
     )
+    # The source holds only the spec's field names and its action's prefix, never input.
     scope = {"SECONDARY": discord.ButtonStyle.secondary, "button_payload": button_payload}
     makers: tuple[Callable[..., str], Callable[..., Payload]] = eval(source, scope)
     return makers
