@@ -341,6 +341,34 @@ def _think(
     return CoreResult(chosen, value, depth, nodes, kind, ranked)
 
 
+def threat_win(board: Board, node_limit: int, threes: int = VCT_THREES) -> CoreResult:
+    """A first move of a forced win for the side to move on `board` (not over): a five ("win"),
+    by continuous fours ("vcf") or by fours and at most `threes` threes ("vct"), read within
+    `node_limit` nodes from empty threat tables, so the answer depends on the position and the
+    limit alone. Kind "none" (move -1) when none is proved, the opponent having a four of its own
+    included; `nodes` is what the search spent either way."""
+    if board.is_over():
+        raise ValueError("the game is over: there is no move to think about")
+    with _search_lock:
+        g, s = state_of(board)
+        ctx, tab = _ctx_for(board)
+        tab.key[:] = 0
+        ctx.fail_key[:] = 0
+        me = 1 if board.ply % 2 == 0 else 2
+        buf = np.zeros(g.size, dtype=np.int32)
+        if core.win_cells(g, s, me, buf) > 0:
+            return CoreResult(int(buf[0]), core.WIN, 1, 1, "win", ())
+        _begin(ctx, math.inf, node_limit)
+        out = np.zeros(8, dtype=np.int64)
+        pns.threat_first(g, s, ctx, tab, 40, threes, _cycles_at(math.inf), node_limit, out)
+        nodes = int(ctx.stat[0])
+        if out[0] >= 0:
+            return CoreResult(int(out[0]), core.WON, 0, nodes, "vcf", ())
+        if out[1] >= 0:
+            return CoreResult(int(out[1]), core.WON, 0, nodes, "vct", ())
+        return CoreResult(-1, 0, 0, nodes, "none", ())
+
+
 def exercise() -> None:
     """Call every core function once with each of its signatures, so that numba loads (or, in a
     build, compiles) all of them now: no later call is the first (engine.cores)."""

@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "pbrain": ("engine.programs.pbrain", "Gomocup/piskvork engine protocol (pbrain) on stdin/stdout"),
     "review": ("engine.programs.review", "the AI's review of a recorded game: its turning points"),
     "replay": ("engine.programs.replay", "step through or animate a recorded game in the terminal"),
+    "puzzle": ("engine.programs.puzzle", "mine puzzles from finished games, solve one, export the hardest"),
     "prepare": ("engine.programs.prepare", "compile the search core into this host's cache, then exit"),
     "doctor": ("engine.programs.doctor", "this installation, and whether the search core is compiled"),
 }
