@@ -55,6 +55,19 @@ class Computer:
 Players = Mapping[Mark, Computer | None]
 
 
+def terminal_output(line: str) -> None:
+    print(line, flush=True)
+
+
+def terminal_input(prompt: str) -> str:
+    """A line typed at `prompt`; piped input is echoed, as a terminal would have shown it, so the
+    transcript reads naturally."""
+    text = input(prompt)
+    if not sys.stdin.isatty():
+        print(text)
+    return text
+
+
 def render(board: Board, line: Sequence[Cell] = ()) -> str:
     """The board with coordinates; the last move is bracketed, like `.[X].`, and the stones of a
     winning `line` are parenthesised instead: `(X)` on each row, `(X X X)` along a row."""
@@ -276,18 +289,8 @@ def run(args: argparse.Namespace) -> int:
         mark, computer = ai[0]
         print(f"You play {mark.other}; the AI ({computer.level}) plays {mark}. Seed {seed}.")
 
-    def output(line: str) -> None:
-        print(line, flush=True)
-
-    def read(prompt: str) -> str:
-        text = input(prompt)
-        if not sys.stdin.isatty():
-            # Piped input is not echoed by a terminal; show it so the transcript reads naturally.
-            print(text)
-        return text
-
     try:
-        play_game(board, players, read, output)
+        play_game(board, players, terminal_input, terminal_output)
     except BrokenPipeError:
         # The reader went away (`caro play | head`): silence the flush at exit too.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -26,7 +26,7 @@ from ..puzzles import (
 )
 from ..records import RecordError, load_record
 from ..types import LEVELS, Cell, MoveError, Rule
-from .play import render
+from .play import render, terminal_input, terminal_output
 
 MAX_GAMES = 100_000
 MAX_NODES = 100_000_000
@@ -152,16 +152,9 @@ def _play(args: argparse.Namespace) -> int:
     if not 1 <= args.index <= len(puzzles):
         return _fail(f"--index must be from 1 to {len(puzzles)}", 2)
 
-    def output(line: str) -> None:
-        print(line, flush=True)
-
-    def read(prompt: str) -> str:
-        text = input(prompt)
-        if not sys.stdin.isatty():
-            print(text)
-        return text
-
-    solved = play_puzzle(puzzles[args.index - 1], args.index, len(puzzles), read, output)
+    solved = play_puzzle(
+        puzzles[args.index - 1], args.index, len(puzzles), terminal_input, terminal_output
+    )
     return 0 if solved else 1
 
 
