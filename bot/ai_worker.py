@@ -164,7 +164,8 @@ def init_worker(parent: int, load_core: bool = True) -> None:
     and switches over between two moves (`load_core`; the quick levels' worker never needs it).
     """
     exit_with_parent(parent)
-    os.nice(WORKER_NICENESS)
+    if hasattr(os, "nice"):  # not on Windows, where the workers keep the bot's priority
+        os.nice(WORKER_NICENESS)
     cores.set_policy(cores.Policy.FALL_BACK)
     if load_core:
         from engine.ai import load_cores_when_ready
