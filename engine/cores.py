@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 import hashlib
 import importlib.util
 import json
@@ -104,6 +105,7 @@ def configure_numba() -> None:
         config.CPU_FEATURES = os.environ.get("NUMBA_CPU_FEATURES", "")
 
 
+@functools.cache
 def _package_version(name: str) -> str:
     try:
         return version(name)
