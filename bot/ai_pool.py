@@ -126,8 +126,8 @@ class LoopProcessPool(Executor):
     """Worker processes driven by the event loop itself: a job goes down a worker's job pipe,
     written by submit, and its answer comes back on the worker's answer pipe, read by a reader
     callback of the loop. A ProcessPoolExecutor hands each job and answer over between two
-    helper threads of its own, each woken per job: about 150 µs of the bot's CPU per AI move
-    against 20 here, and every click against the AI is one.
+    helper threads of its own, each woken per job, several times the bot's CPU per AI move of
+    this pool's hand-over, and every click against the AI is one.
 
     submit() must be called from the event loop's thread (FairPool does); shutdown() from it
     with wait=False, or from any other thread. A worker that dies breaks the pool, as with

@@ -46,8 +46,8 @@ log = logging.getLogger("caro.bot")
 # A worker of its own for the quick levels (bot.config.is_quick_level): their searches take
 # milliseconds, and in the shared pool they waited behind other members' searches of up to a
 # second, so a click against "easy" often missed the one-edit answer (CARO_QUICK_REPLY_SECONDS)
-# and cost the bot a second edit. It loads no compiled core (the quick levels do not use it):
-# about 20 MB, against some 190 MB for a worker of the shared pool.
+# and cost the bot a second edit. It loads no compiled core (the quick levels do not use it),
+# so it holds a fraction of a shared worker's memory.
 QUICK_WORKERS = 1
 CogT = TypeVar("CogT", bound=commands.Cog)
 T = TypeVar("T")

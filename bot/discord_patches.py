@@ -16,7 +16,7 @@
   after the loop is gone it dies with a traceback (a stop within ~2 s of connecting).
 - `DrawnView` / `DrawnLayout` and the payload builders: a board is sent as ready-made component
   payloads. Built as discord.ui items, a 5x5 board's 27 buttons were the largest single cost of
-  a click (each Button builds and copies a model object): about 380 µs a drawing, 120 as dicts.
+  a click (each Button builds and copies a model object); as plain dicts it is a fraction.
   discord.py takes a message's components only through a view's `to_components()`, which these
   override. A drawing is stopped when made, and discord.py keeps no finished view (nor a finished
   modal) when it sends or edits a message: its clicks reach the bot's router (items.Router) from
@@ -24,7 +24,7 @@
   a drawing is never sent).
 - `LazyCallbackResponse`: discord.py asks Discord for the message each interaction response
   makes or edits (`with_response`) and builds a whole Message of it at once, a board's 27
-  buttons included: about 150 µs of a click's CPU in bench/load.py, for an object the bot never
+  buttons included: a sizeable share of a click's CPU in bench/load.py, for an object the bot never
   reads (it reads `message_id`). Installed in discord.py's interactions module by
   `build_response_messages_lazily`, its `resource` is built when first read.
 - `add_choice`: a choice known only at start (the operator's external engine level); choices

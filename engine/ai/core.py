@@ -96,7 +96,7 @@ class State(NamedTuple):
     wdelta: I64  # [2, k]: _apply's scratch (zero between calls): one line's attack changes
     # [mark, cell // 64]: bit cell % 64 set where t3[mark, cell] > 0. The threat searches list
     # the cells that make a four at every node: read from these words that is a few steps
-    # instead of a pass over the board (about 1,000 cycles on 15x15, measured).
+    # instead of a pass over the board.
     t3m: I64
 
 
@@ -248,16 +248,13 @@ def _apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
     windows through cell cover its 2k-1 cells, and a cell's change is the sum of the changes
     of the windows that hold it, a contiguous run of them, so one walk along the line with a
     running sum per mark writes each cell once (2k-1 writes a mark instead of k per window;
-    with the walk split where windows stop starting: about 570 cycles a call against 700 on
-    25 stones, 860 against 1,300 on 10, measured outside the core). One
-    loop with the arrays in locals: an inlined helper per window would handle the position's
+    the walk is split where windows stop starting). One loop with the arrays in locals: an inlined helper per window would handle the position's
     tuples on each call.
 
     Indices read from arrays (window numbers, counts, cells) go through np.uint32, which none
     of them needs: numba checks every signed index for a negative value to wrap it, a compare
     and a select per access that the compiler cannot drop for a value it loaded. Unsigned, the
-    check is gone: place plus unplace cost about 430 cycles instead of 730 (measured outside
-    the core, on middlegame positions, same counters after every call)."""
+    check is gone."""
     k = g.k
     other = 3 - mark
     worth = g.worth
@@ -482,9 +479,9 @@ def wins_at(g: Geo, s: State, cell: int, mark: int) -> bool:
 def win_cells(g: Geo, s: State, mark: int, out: I32) -> int:
     """The cells where mark wins at once, in ascending order, into out; how many.
 
-    The loop reads plain arrays and calls line_wins only on a four's cell: wins_at per cell
-    made this scan cost about 200,000 cycles instead of a few hundred (measured), as numba
-    handles the position's tuples on every call of an inlined helper inside a loop."""
+    The loop reads plain arrays and calls line_wins only on a four's cell: calling wins_at per
+    cell made this scan hundreds of times slower, as numba handles the position's tuples on
+    every call of an inlined helper inside a loop."""
     n = 0
     if s.n4[mark] == 0:
         return 0
