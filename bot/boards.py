@@ -7,7 +7,6 @@ Every feature cog draws through here, so a board looks the same whichever featur
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Hashable
@@ -17,12 +16,12 @@ import aiohttp
 import discord
 
 from .board_image import Players
-from .model import AiLevel, GameState, Mode, jump_link
+from .model import GameState, Mode, jump_link
 from .names import display_names, remember
 from .record_views import players_of, translator
 from .render import board_file, game_content, game_view, uses_image
 from .replies import say
-from .service import GameService
+from .service import GameService, answered_within
 from .storage import ActiveGameExists
 from .window import Window, initial_window
 
@@ -41,10 +40,6 @@ SLOW_AI_MOVE = 2.0
 BAD_REQUEST = 400
 
 T = TypeVar("T")
-
-# The member an AI search is for: the fair pool serves members, not games, round-robin.
-ai_owner: contextvars.ContextVar[Hashable] = contextvars.ContextVar("ai_owner", default=None)
-
 
 class Host(Protocol):
     """What Boards needs from the bot."""
@@ -266,16 +261,15 @@ class Boards:
         *,
         busy: str,
         busy_unposted: str,
-        ai_owner: Hashable | None = None,
-        reply_wait: Callable[[AiLevel | None], float] | None = None,
+        member: Hashable | None = None,
     ) -> GameState | None:
         """Create a game with `create` and post its board as the answer to `interaction`; None
         (the user told why with `busy`, given a link to the game in the way, or `busy_unposted`)
         if a running game holds the slot. A game that cannot be posted is abandoned.
 
-        With `ai_owner`, an AI that moves first is asked to (its search counted as the owner's);
-        if it answers within `reply_wait(its level)` seconds the board is posted with its move:
-        one response instead of a post and an edit, as in answer_move."""
+        With `member` (the one its searches are for), an AI that moves first is asked to;
+        if it answers within its quick wait (GameService.quick_wait) the board is posted with
+        its move: one response instead of a post and an edit, as in answer_move."""
         state: GameState | None = None
         for _ in range(2):
             try:
@@ -296,13 +290,12 @@ class Boards:
             return None
         reply: asyncio.Task[GameState | None] | None = None
         try:
-            level = state.level_of(state.board.turn)
-            wait = reply_wait(level) if reply_wait is not None else 0.0
-            if ai_owner is not None and state.ai_to_move and wait > 0:
-                reply = self._host.spawn(self.ai_move(state.id, ai_owner, known=state))
-                answered = await answer_within(reply, wait, state)
-                if answered is not None:
-                    state, reply = answered, None
+            wait = self.games.quick_wait(state.level_of(state.board.turn))
+            if member is not None and state.ai_to_move and wait > 0:
+                reply = self._host.spawn(self.ai_move(state.id, member, known=state))
+                if await answered_within(reply, wait):
+                    # The game after the AI's move, or as it was if the AI did not move.
+                    state, reply = reply.result() or state, None
             remember(interaction.guild_id, interaction.user)
             parts = message_parts(state, players=await self.players(state))
             response = await interaction.response.send_message(**parts)
@@ -316,8 +309,8 @@ class Boards:
             raise
         if reply is not None:
             self._host.spawn(self._show_reply(reply, interaction))
-        elif ai_owner is not None and state.ai_to_move:
-            self._host.spawn(self.ai_turn(state.id, interaction, ai_owner))
+        elif member is not None and state.ai_to_move:
+            self._host.spawn(self.ai_turn(state.id, interaction, member))
         return state
 
     async def answer_move(
@@ -399,9 +392,8 @@ class Boards:
         AI did not move (a failure is logged; the game stays on the AI's turn and
         CaroBot.resume_pending retries it at the next start)."""
         started = time.monotonic()
-        ai_owner.set(owner)
         try:
-            state = await self.games.ai_move(game_id, known)
+            state = await self.games.ai_move(game_id, known, member=owner)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -440,15 +432,6 @@ class Boards:
             await self.show(state, None)
         except (discord.HTTPException, aiohttp.ClientError) as exc:
             log.warning("game %d: could not redraw the AI's move either (%r)", game_id, exc)
-
-
-async def answer_within(
-    reply: asyncio.Task[GameState | None], wait: float, state: GameState
-) -> GameState | None:
-    """The game after the AI's answer (`reply`, to `state`) if it comes within `wait` seconds
-    (`state` itself if the AI did not move); None while it is still thinking."""
-    done, _ = await asyncio.wait({reply}, timeout=wait)
-    return (reply.result() or state) if done else None
 
 
 def _age(interaction: discord.Interaction[Any]) -> float:

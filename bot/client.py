@@ -1,4 +1,4 @@
-"""The wiring: storage, the fair AI pool, the game service, the feature cogs under `/caro`, the
+"""The wiring: storage, the AI turns (bot.ai: the fair CPU pool), the game service, the feature cogs under `/caro`, the
 duplicate-delivery filter and the background tasks. Features live in bot/cogs/, one cog each.
 
 The bot is one cluster: an AutoShardedBot running the shards of CARO_SHARD_IDS out of
@@ -13,9 +13,7 @@ import asyncio
 import contextlib
 import gc
 import logging
-import os
-from collections.abc import Callable, Coroutine, Hashable, Iterator
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -23,17 +21,17 @@ import aiohttp
 import discord
 from discord.ext import commands
 
-from engine import Board, cores
+from engine import cores
 
-from . import ai_worker, discord_patches, external_level, names
-from .ai_pool import FairPool, process_pool
-from .boards import Boards, ai_owner
+from . import discord_patches, external_level, names
+from .ai.turn import AiTurns
+from .boards import Boards
 from .cogs import FEATURES, PlayCog, WatchCog
-from .config import ExternalEngineSettings, Settings, is_quick_level
+from .config import Settings
 from .items import Router
 from .logging_setup import current_shard
 from .loop_lag import monitor_loop_lag
-from .model import Mode
+from .model import External, Mode
 from .options import ADAPTIVE
 from .records import RecordService
 from .service import DEFAULT_TIMEOUTS, GameService
@@ -43,12 +41,6 @@ from .translator import CatalogueTranslator
 
 log = logging.getLogger("caro.bot")
 
-# A worker of its own for the quick levels (bot.config.is_quick_level): their searches take
-# milliseconds, and in the shared pool they waited behind other members' searches of up to a
-# second, so a click against "easy" often missed the one-edit answer (CARO_QUICK_REPLY_SECONDS)
-# and cost the bot a second edit. It loads no compiled core (the quick levels do not use it),
-# so it holds a fraction of a shared worker's memory.
-QUICK_WORKERS = 1
 CogT = TypeVar("CogT", bound=commands.Cog)
 T = TypeVar("T")
 
@@ -80,8 +72,7 @@ class CaroBot(commands.AutoShardedBot):
         self._storage: Storage | None = None
         self._games: GameService | None = None
         self._records: RecordService | None = None
-        self._pool: FairPool | None = None
-        self._quick_pool: FairPool | None = None
+        self._ai: AiTurns | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._released = False
         discord_patches.filter_repeated_interactions(self, discord_patches.RepeatFilter())
@@ -93,6 +84,13 @@ class CaroBot(commands.AutoShardedBot):
         if self._games is None:
             raise RuntimeError("the bot is not set up yet")
         return self._games
+
+    @property
+    def ai(self) -> AiTurns:
+        """The AI turns and the CPU pool (searches, review slices, replays, review pictures)."""
+        if self._ai is None:
+            raise RuntimeError("the bot is not set up yet")
+        return self._ai
 
     @property
     def records(self) -> RecordService:
@@ -114,17 +112,10 @@ class CaroBot(commands.AutoShardedBot):
             self.settings.db_path,
             await self._storage.schema_version(),
         )
-        workers = self.settings.ai_workers
-        self._pool = FairPool(
-            lambda: process_pool(workers, ai_worker.init_worker, (os.getpid(), True)), workers
-        )
-        self._quick_pool = FairPool(
-            lambda: process_pool(QUICK_WORKERS, ai_worker.init_worker, (os.getpid(), False)),
-            QUICK_WORKERS,
-        )
+        self._ai = AiTurns.from_settings(self.settings, self.settings.engine)
         self._games = GameService(
             self._storage,
-            self._think,
+            self._ai,
             default_timeouts=GuildSettings(
                 pvp_timeout=max(DEFAULT_TIMEOUTS.pvp_timeout, self.settings.min_timeout),
                 ai_timeout=max(DEFAULT_TIMEOUTS.ai_timeout, self.settings.min_timeout),
@@ -160,7 +151,7 @@ class CaroBot(commands.AutoShardedBot):
         engine = self.settings.engine
         if engine is None:
             return
-        choice = discord.app_commands.Choice(name=engine.name, value=ai_worker.EXTERNAL_LEVEL)
+        choice = discord.app_commands.Choice(name=engine.name, value=External.ENGINE.value)
         for command in cog.walk_app_commands():
             if not isinstance(command, discord.app_commands.Command):
                 continue
@@ -194,12 +185,8 @@ class CaroBot(commands.AutoShardedBot):
         )
 
     async def _warm_up(self) -> None:
-        assert self._pool is not None and self._quick_pool is not None
         try:
-            await asyncio.gather(
-                self._pool.broadcast(ai_worker.warm_up),
-                self._quick_pool.broadcast(ai_worker.warm_up_quick),
-            )
+            await self.ai.warm_up()
         except RuntimeError:
             if self._released:
                 return  # stopped before the workers were up
@@ -209,7 +196,7 @@ class CaroBot(commands.AutoShardedBot):
     async def _build_cores(self) -> None:
         """Build this host's compiled search core in a process of its own, at low priority, if
         it has none: until then the AI workers play with the pure-Python search, and each
-        loads the build as soon as it is there (bot.ai_worker.init_worker)."""
+        loads the build as soon as it is there (bot.ai.worker.init_worker)."""
         state = cores.status()
         if state.built:
             return
@@ -275,10 +262,9 @@ class CaroBot(commands.AutoShardedBot):
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        pools = [p for p in (self._pool, self._quick_pool) if p is not None]
-        self._pool = self._quick_pool = None
-        # Waits at most for the running searches, each bounded by the AI time limit.
-        await asyncio.gather(*(pool.close() for pool in pools))
+        if self._ai is not None:
+            # Waits at most for the running searches, each bounded by the AI time limit.
+            await self._ai.close()
         if self._storage is not None:
             await self._storage.close()
             self._storage = None
@@ -308,76 +294,6 @@ class CaroBot(commands.AutoShardedBot):
             self.user, self.user.id if self.user else "?",
             ",".join(map(str, self.held_shards())), self.shard_count,
         )
-
-    # ----------------------------------------------------------------- the AI
-    async def _think(self, board: Board, level: str, seed: str) -> tuple[tuple[int, int], str]:
-        """One AI search in the fair pool, in the turn of the member it is for (ai_owner)."""
-        if self._pool is None:
-            raise RuntimeError("the AI pool is shut down")
-        if level == ai_worker.EXTERNAL_LEVEL:
-            engine = self.settings.engine
-            if engine is not None:
-                return await self._think_external(board, seed, engine)
-            # A game stored before the operator removed CARO_ENGINE_CMD: it goes on, and its
-            # board names the level playing in the engine's place (see bot.external_level).
-            log.warning(
-                "an external engine game goes on without CARO_ENGINE_CMD: %s plays instead",
-                ai_worker.EXTERNAL_FALLBACK,
-            )
-            level = ai_worker.EXTERNAL_FALLBACK
-        args = (board.text(), level, seed, self.settings.ai_time_limit)
-        try:
-            row, col, reason = await self._pool_for(level).run(
-                ai_owner.get(), ai_worker.think, *args
-            )
-        except BrokenProcessPool as exc:
-            if self._quick_pool is None:
-                raise
-            # A worker died under this move twice (killed for memory, say): the quick levels'
-            # worker, which holds no compiled core, answers with the pure-Python search.
-            log.warning("AI workers died on one move twice (%s): the pure-Python search answers", exc)
-            row, col, reason = await self._quick_pool.run(ai_owner.get(), ai_worker.think, *args)
-        return (row, col), reason
-
-    def _pool_for(self, level: str) -> FairPool:
-        """The quick worker for a quick level, unless it is busy while the shared pool has a
-        worker idle (a server full of easy games must not queue on one worker)."""
-        assert self._pool is not None
-        quick = self._quick_pool
-        if quick is None or not is_quick_level(level, self.settings.ai_time_limit):
-            return self._pool
-        if quick.has_free_worker() or not self._pool.has_free_worker():
-            return quick
-        return self._pool
-
-    async def _think_external(
-        self, board: Board, seed: str, engine: ExternalEngineSettings
-    ) -> tuple[tuple[int, int], str]:
-        assert self._pool is not None
-        row, col, reason, used = await self._pool.run(
-            ai_owner.get(),
-            ai_worker.think_external,
-            board.text(),
-            seed,
-            engine.command,
-            engine.time_limit,
-            self.settings.ai_time_limit,
-        )
-        if not used:
-            # The worker logged why; said again here, where the operator reads the bot's log.
-            log.warning(
-                "%s did not move on %s: %s played instead",
-                engine.name,
-                board.spec,
-                ai_worker.EXTERNAL_FALLBACK,
-            )
-        return (row, col), reason
-
-    async def run_in_pool(self, owner: Hashable, fn: Callable[..., T], *args: Any) -> T:
-        """Other AI work (a slice of a game review) in the fair pool, in `owner`'s turn."""
-        if self._pool is None:
-            raise RuntimeError("the AI pool is shut down")
-        return await self._pool.run(owner, fn, *args)
 
     # ----------------------------------------------------------------- shards of this cluster
     def held_shards(self) -> list[int]:

@@ -15,9 +15,6 @@ from urllib.parse import SplitResult, urlsplit
 
 from dotenv import load_dotenv
 
-from engine.ai import DEFAULT_TIME_LIMITS
-from engine.types import Level
-
 from .logging_setup import redact
 
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -63,22 +60,9 @@ class ExternalEngineSettings:
 # Seconds a click against a quick AI level waits for its answer (CARO_QUICK_REPLY_SECONDS): about
 # what an easy search and the pool's round trip take, well under the 100 ms a click is answered in.
 DEFAULT_QUICK_REPLY = 0.06
-# AI levels whose search takes at most this long (seconds) are quick: a click against them waits
-# up to Settings.quick_reply for the answer and shows both moves in one edit, and their searches
-# have a worker of their own (bot.client), so they never queue behind other members' long ones.
-QUICK_AI_LIMIT = 0.1
 DEFAULT_AI_WORKERS = 2
 MAX_AI_WORKERS = 64
 
-
-def is_quick_level(level: str, ai_time_limit: float | None) -> bool:
-    """Whether `level` (an AI level's value) searches within QUICK_AI_LIMIT under the operator's
-    CARO_AI_TIME_LIMIT (`ai_time_limit`, None for the levels' own limits)."""
-    try:
-        known = Level(level)
-    except ValueError:
-        return False  # the external engine: its own time limit
-    return (ai_time_limit or DEFAULT_TIME_LIMITS[known]) <= QUICK_AI_LIMIT
 
 @dataclass(frozen=True)
 class Settings:
@@ -94,7 +78,7 @@ class Settings:
     # Seconds one AI move may take; None keeps the engine's per-level default (under a second).
     ai_time_limit: float | None = None
     # CARO_QUICK_REPLY_SECONDS: how long a click against a quick AI level (see
-    # QUICK_AI_LIMIT) waits for the AI's answer, to show both moves in one update.
+    # bot.ai.turn.QUICK_AI_LIMIT) waits for the AI's answer, to show both moves in one update.
     quick_reply: float = DEFAULT_QUICK_REPLY
     # CARO_LOOP_LAG_LOG: seconds between event-loop lag reports at INFO; None: DEBUG per minute.
     loop_lag_log: float | None = None

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 
 from engine.types import Level
 
-from .ai_worker import EXTERNAL_FALLBACK
+from .ai.worker import EXTERNAL_FALLBACK
 from .config import ExternalEngineSettings
 from .model import AiLevel, External
 

@@ -15,15 +15,13 @@ from enum import StrEnum
 from engine import Board, Mark, Rule
 from engine.types import Level
 
-from .ai_worker import EXTERNAL_LEVEL
-
 
 class External(StrEnum):
     """The operator's piskvork brain (CARO_ENGINE_CMD) as an AI seat. Its stored id stays the
     same whatever the operator names it, and a stored game keeps it after the operator removes
     the engine (then "impossible" plays in its place: see bot.external_level)."""
 
-    ENGINE = EXTERNAL_LEVEL
+    ENGINE = "external"
 
 
 AiLevel = Level | External

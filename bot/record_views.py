@@ -150,7 +150,7 @@ def replay_view(state: GameState, ply: int, tr: Translate) -> discord.ui.View:
 
 
 def replay_gif(gif: bytes) -> discord.File:
-    """The animation (bot.ai_worker.replay_gif draws it, in the AI pool) as an attachment."""
+    """The animation (bot.ai.worker.replay_gif draws it, in the CPU pool) as an attachment."""
     return discord.File(io.BytesIO(gif), REPLAY_GIF)
 
 
@@ -221,7 +221,7 @@ def _point_title(point: TurningPoint, players: Players, tr: Translate) -> str:
 
 def pictures_to_draw(review: Review) -> list[tuple[int, tuple[int, int] | None]]:
     """(ply, better move to shade) of each turning point review_message shows, for
-    bot.ai_worker.turning_point_pictures."""
+    bot.ai.worker.turning_point_pictures."""
     return [
         (point.ply, point.better if point.better != point.move else None)
         for point in review.turning_points[:MAX_POINTS_SHOWN]

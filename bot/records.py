@@ -14,14 +14,14 @@ from engine import Mark, Rule
 from engine.review import DEFAULT_BUDGET_S, DEFAULT_NODE_LIMIT, FIRST_PASS_SHARE, Review
 from engine.review import begin_review as engine_begin_review
 
-from . import ai_worker
+from .ai import worker
 from .errors import UserError
 from .model import GameState, RatingChange, Result, Seat, load_state
 from .service import failed
 from .storage.interface import Storage
 
 RunInPool = Callable[..., Awaitable[Any]]
-"""(worker function of bot.ai_worker, *its arguments) -> its result, run in the AI pool."""
+"""(worker function of bot.ai.worker, *its arguments) -> its result, run in the CPU pool."""
 ReviewProgress = Callable[[int, int], Awaitable[None]]
 """(moves analysed, moves in the game): called after each slice of a review."""
 
@@ -184,11 +184,11 @@ class RecordService:
         first_pass = budget_s * FIRST_PASS_SHARE
         while not work.analysed and time.monotonic() - start < first_pass:
             slice_s = min(REVIEW_SLICE_S, max(0.05, first_pass - (time.monotonic() - start)))
-            work = await run(ai_worker.review_slice, work, slice_s)
+            work = await run(worker.review_slice, work, slice_s)
             for watcher in list(self._review_watchers.get(state.id, ())):
                 await watcher(work.done, work.total)
         left = max(0.5, budget_s - (time.monotonic() - start))
-        data = await run(ai_worker.review_conclude, work, left)
+        data = await run(worker.review_conclude, work, left)
         review = Review.from_dict(data)
         if review.complete:
             # A review cut short by the budget (a busy pool) is shown but not kept: the next

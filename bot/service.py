@@ -12,9 +12,9 @@ import asyncio
 import random
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from engine import Board, IllegalMoveError, InvalidMoveError, Mark, Rule
 from engine.external import supports
@@ -72,8 +72,22 @@ RECENT_GAMES = 2048
 # final board is drawn right after (and perhaps once more on a redraw).
 FINISHED_GAMES = 256
 
-Think = Callable[[Board, str, str], Awaitable[tuple[tuple[int, int], str]]]
-"""(board, level, seed) -> (AI's cell, reason id from engine.ai.explain)."""
+T = TypeVar("T")
+
+
+class Thinker(Protocol):
+    """What the service needs of the AI (bot.ai.turn.AiTurns in the bot)."""
+
+    async def think(
+        self, board: Board, level: AiLevel, member: Hashable, seed: str
+    ) -> tuple[tuple[int, int], str]:
+        """The AI's cell on `board` and its reason id (engine.ai.explain), searched in the turn
+        of `member` (the one the search is for), reproducible from `seed`."""
+        ...
+
+    def quick_wait(self, level: AiLevel | None) -> float:
+        """Seconds a member's move may wait for the answer of the AI at `level` (0: none)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +139,7 @@ class GameService:
     def __init__(
         self,
         storage: Storage,
-        think: Think,
+        ai: Thinker,
         *,
         clock: Clock = time.time,
         default_timeouts: GuildSettings = DEFAULT_TIMEOUTS,
@@ -134,7 +148,7 @@ class GameService:
         cooldowns: Cooldowns | None = None,
     ) -> None:
         self.storage = storage
-        self._think = think
+        self._ai = ai
         self._clock = clock
         self.default_timeouts = default_timeouts
         self.challenge_seconds = challenge_seconds
@@ -526,25 +540,21 @@ class GameService:
         *,
         user_id: int,
         message_id: int | None,
-        answer_within: Callable[[AiLevel], float] | None = None,
     ) -> GameState:
         """A member's move (a click or a typed cell); UserError (nothing changed) if it cannot be
         applied now.
 
-        With `answer_within` (the AI's level -> seconds), the AI to move next searches its answer
-        first, and if it comes in that time both moves are stored in one write: one trip to the
-        database per click instead of two. Otherwise the member's move is stored alone and its
-        search goes on for the AI's turn (ai_move). The member's move is timed at the click
-        either way."""
+        The AI to move next searches its answer first (in `user_id`'s turn of the pool), and if
+        it comes within its quick wait (Thinker.quick_wait) both moves are stored in one write:
+        one trip to the database per click instead of two. Otherwise the member's move is stored
+        alone and its search goes on for the AI's turn (ai_move). The member's move is timed at
+        the click either way."""
         async with self._lock(ref.game_id):
             known = self._recent.get(ref.game_id)
             after: GameState | MoveOutcome | None = None
             if known is not None and known.board.ply == ref.ply:
                 # The click was drawn on the position this process stored last: no read.
-                after = await self._play(
-                    known, ref, user_id=user_id, message_id=message_id,
-                    answer_within=answer_within,
-                )
+                after = await self._play(known, ref, user_id=user_id, message_id=message_id)
                 if after is MoveOutcome.STALE:
                     # That position is out of date (another process changed the game: a restart
                     # moved its shard here, or a clock ran out): judge the move again on the
@@ -553,8 +563,7 @@ class GameService:
                     known = None
             if known is None or known.board.ply != ref.ply:
                 after = await self._play(
-                    await self.state(ref.game_id), ref, user_id=user_id, message_id=message_id,
-                    answer_within=answer_within,
+                    await self.state(ref.game_id), ref, user_id=user_id, message_id=message_id
                 )
             if after is MoveOutcome.LATE:
                 # The clock ran out before this move, whether or not the deadline watcher has run
@@ -567,8 +576,7 @@ class GameService:
             return after
 
     async def _play(
-        self, state: GameState | None, ref: MoveRef, *, user_id: int, message_id: int | None,
-        answer_within: Callable[[AiLevel], float] | None,
+        self, state: GameState | None, ref: MoveRef, *, user_id: int, message_id: int | None
     ) -> GameState | MoveOutcome:
         state, mark = self._running(state, user_id)
         if message_id is not None and state.row.message_id not in (None, message_id):
@@ -590,7 +598,7 @@ class GameService:
         except IllegalMoveError:
             raise UserError("click.taken", cell=ref.cell) from None
         now = self._clock()
-        answer = None if answer_within is None else await self._answer(state, board, answer_within)
+        answer = await self._answer(state, board, user_id)
         after = await self._store_move(
             state, board, by_ai=False, reason=None, now=now, answer=answer
         )
@@ -598,42 +606,49 @@ class GameService:
             self._searches.pop(state.id, None)
         return after
 
+    def quick_wait(self, level: AiLevel | None) -> float:
+        """Seconds a member's move (or a new board) may wait for the answer of the AI at `level`
+        to show both at once; 0 for a slow level or a member's turn (None)."""
+        return 0.0 if level is None else self._ai.quick_wait(level)
+
     async def _answer(
-        self, state: GameState, board: Board, wait_for: Callable[[AiLevel], float]
+        self, state: GameState, board: Board, member: Hashable
     ) -> tuple[tuple[int, int], str] | None:
         """The AI's answer on `board` (a member's move just pushed) if the AI is to move and
-        finds it within `wait_for(its level)` seconds; None otherwise (its search, if any, goes
-        on: see _search)."""
+        finds it within its quick wait; None otherwise (its search, if any, goes on: see
+        _search)."""
         if board.is_over():
             return None
         level = state.level_of(board.turn)
-        wait = 0.0 if level is None else wait_for(level)
+        wait = self.quick_wait(level)
         if level is None or wait <= 0:
             return None
-        search = self._search(state.id, board, level)
-        done, _ = await asyncio.wait({search}, timeout=wait)
-        if not done or failed(search):
+        search = self._search(state.id, board, level, member)
+        if not await answered_within(search, wait) or failed(search):
             return None  # the AI's turn waits for it, or searches again
         return search.result()
 
     def _search(
-        self, game_id: int, board: Board, level: AiLevel
+        self, game_id: int, board: Board, level: AiLevel, member: Hashable
     ) -> asyncio.Future[tuple[tuple[int, int], str]]:
-        """The AI's search from `board` in game `game_id`: the one already under way from that
-        position, or a new one."""
+        """The AI's search from `board` in game `game_id`, in `member`'s turn: the one already
+        under way from that position, or a new one."""
         pending = self._searches.get(game_id)
         if pending is not None and pending[0] == board.ply:
             return pending[1]
         search = asyncio.ensure_future(
-            self._think(board.copy(), level.value, ai_seed(game_id, board.ply))
+            self._ai.think(board.copy(), level, member, ai_seed(game_id, board.ply))
         )
         # Its failure is reported by whoever awaits it; left over, it is not worth a log line.
         search.add_done_callback(lambda done: done.cancelled() or done.exception())
         self._searches[game_id] = (board.ply, search)
         return search
 
-    async def ai_move(self, game_id: int, known: GameState | None = None) -> GameState | None:
-        """Let the AI answer if it is its turn; None if there was nothing to do (or it lost a race).
+    async def ai_move(
+        self, game_id: int, known: GameState | None = None, *, member: Hashable
+    ) -> GameState | None:
+        """Let the AI answer if it is its turn, its search in `member`'s turn of the pool; None
+        if there was nothing to do (or it lost a race).
 
         `known`: the game as this process just wrote it (the member's move), which saves reading
         it again. The search runs without the game's lock (it may take seconds); the answer is
@@ -656,7 +671,7 @@ class GameService:
                 # turn searches afresh.
                 self._searches.pop(game_id, None)
             try:
-                cell, reason = await self._search(game_id, state.board, level)
+                cell, reason = await self._search(game_id, state.board, level, member)
             finally:
                 self._searches.pop(game_id, None)
             async with self._lock(game_id):
@@ -748,13 +763,13 @@ class GameService:
             raise UserError("click.not_your_turn")
         known = self._hints.get(game_id)
         if known is None or known[0] != ply or failed(known[1]):
-            task = asyncio.ensure_future(self._new_hint(state, ply))
+            task = asyncio.ensure_future(self._new_hint(state, ply, user_id))
             self._hints[game_id] = known = (ply, task)
         return await asyncio.shield(known[1])
 
-    async def _new_hint(self, state: GameState, ply: int) -> Hint:
-        cell, reason = await self._think(
-            state.board.copy(), HINT_ENGINE.value, f"caro-hint-{state.id}-ply-{ply}"
+    async def _new_hint(self, state: GameState, ply: int, member: int) -> Hint:
+        cell, reason = await self._ai.think(
+            state.board.copy(), HINT_ENGINE, member, f"caro-hint-{state.id}-ply-{ply}"
         )
         self._recent.pop(state.id, None)
         if not await self.storage.add_hint(state.id, ply):
@@ -908,6 +923,15 @@ def failed(task: asyncio.Future[Any]) -> bool:
     return task.done() and (task.cancelled() or task.exception() is not None)
 
 
+async def answered_within(pending: asyncio.Future[T], seconds: float) -> bool:
+    """Whether `pending` (an AI's answer on its way) is done within `seconds`. It is never
+    cancelled here: an answer that comes later is the AI's turn's to store."""
+    if seconds <= 0:
+        return pending.done()
+    done, _ = await asyncio.wait({pending}, timeout=seconds)
+    return bool(done)
+
+
 __all__ = [
     "CHALLENGE_SECONDS",
     "DEFAULT_LIMITS",
@@ -917,6 +941,8 @@ __all__ = [
     "HINT_LEVELS",
     "Hint",
     "Limits",
+    "Thinker",
     "ai_seed",
+    "answered_within",
     "failed",
 ]

@@ -11,7 +11,6 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ..boards import ai_owner
 from ..errors import UserError
 from ..items import Hint, Rematch, Resign, answers, participant_state
 from ..model import GameState, Mode, jump_link
@@ -96,7 +95,6 @@ class ControlsCog(commands.Cog, name="Controls"):
         self.bot.games.cooldowns.hint.hit(state.row.guild_id, interaction.user.id)
         # The engine may think for a while: acknowledge first, answer in the follow-up.
         await interaction.response.defer(ephemeral=True, thinking=True)
-        ai_owner.set(interaction.user.id)
         try:
             hint = await self.bot.games.hint(game, ply, interaction.user.id)
         except UserError as exc:

@@ -12,13 +12,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from engine.types import Level
-
-from ..boards import ai_owner
-from ..config import is_quick_level
 from ..errors import UserError
 from ..items import MODAL_FIELD, Cell, MoveForm, Pan, TypeMove, answers
-from ..model import AiLevel, GameState, MoveRef
+from ..model import GameState, MoveRef
 from ..options import DIFFICULTIES, FIRSTS, RULES, GameOptions, parse_options
 from ..replies import refuse, say
 from ..slash import choices, option_names, size_suggestions, text
@@ -111,8 +107,7 @@ class PlayCog(commands.Cog, name="Play"):
                 ),
                 busy="error.already_playing",
                 busy_unposted="error.already_playing_nolink",
-                ai_owner=interaction.user.id,
-                reply_wait=self.reply_wait,
+                member=interaction.user.id,
             )
         finally:
             self._starting.discard(key)
@@ -176,28 +171,14 @@ class PlayCog(commands.Cog, name="Play"):
     async def _play(self, interaction: discord.Interaction[Any], ref: MoveRef) -> GameState:
         """The member's move stored, with the AI's answer if a quick one came in time."""
         message = interaction.message
-        # The clicker is the game's player (only they may move in it): its AI searches are
-        # theirs in the fair pool, as owner_of says once the game is known.
-        ai_owner.set(interaction.user.id)
+        # The clicker is the game's player (only they may move in it): the AI's answer is
+        # searched in their turn of the fair pool, as owner_of says once the game is known.
         return await self.bot.games.play(
-            ref,
-            user_id=interaction.user.id,
-            message_id=message.id if message else None,
-            answer_within=self.reply_wait,
+            ref, user_id=interaction.user.id, message_id=message.id if message else None
         )
 
     async def _answer_move(self, interaction: discord.Interaction[Any], state: GameState) -> None:
         await self.bot.boards.answer_move(interaction, state, self.owner_of(state))
-
-    def reply_wait(self, level: AiLevel | None) -> float:
-        """How long a member's move waits for the answer of the AI at `level`, to store and show
-        both at once (or a new board for its first move): only for levels that answer about as
-        fast as Discord itself (the wait also covers a queue in the AI pool); a slower AI would
-        leave the member without their own move meanwhile."""
-        if not isinstance(level, Level):
-            return 0.0  # a member's turn, or the external engine (its own time limit)
-        settings = self.bot.settings
-        return settings.quick_reply if is_quick_level(level, settings.ai_time_limit) else 0.0
 
     @staticmethod
     def owner_of(state: GameState) -> Hashable:

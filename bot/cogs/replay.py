@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from .. import ai_worker
+from ..ai import worker
 from ..errors import UserError
 from ..items import Export, Replay, ReplayStep, answers
 from ..model import GameState
@@ -130,8 +130,8 @@ class ReplayCog(commands.Cog, name="Replay"):
         # Acknowledged first: a long game's animation takes a while to draw, in the AI pool
         # (in the asking member's turn), off the event loop.
         await interaction.response.defer(thinking=True)
-        gif = await self.bot.run_in_pool(
-            interaction.user.id, ai_worker.replay_gif, state.board.text(), names
+        gif = await self.bot.ai.run_on_cpu(
+            interaction.user.id, worker.replay_gif, state.board.text(), names
         )
         files = [replay_gif(gif)]
         if export:

@@ -19,7 +19,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from .. import ai_worker
+from ..ai import worker
 from ..errors import UserError
 from ..items import Review, answers
 from ..model import GameState
@@ -120,7 +120,7 @@ class ReviewCog(commands.Cog, name="Review"):
                 log.info("game %d: review progress not shown (%s)", state.id, exc)
 
         async def run(fn: Any, *args: Any) -> Any:
-            return await self.bot.run_in_pool(owner, fn, *args)
+            return await self.bot.ai.run_on_cpu(owner, fn, *args)
 
         done = await self.bot.records.review(state.id, state.row.guild_id, run, progress)
         if done.cached:
@@ -135,7 +135,7 @@ class ReviewCog(commands.Cog, name="Review"):
             )
         names = await players(interaction, state, state.row.locale)
         pictures = await run(
-            ai_worker.turning_point_pictures,
+            worker.turning_point_pictures,
             state.board.text(),
             pictures_to_draw(done.review),
             names,

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import threading
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
 
-from bot.ai_pool import FairPool, PoolClosedError, process_pool
+from bot.ai.pool import FairPool, PoolClosedError, process_pool
 
 
 class Gate:
@@ -156,34 +155,6 @@ async def test_a_job_would_start_at_once_only_with_a_worker_idle_and_nobody_queu
     assert not pool.has_free_worker()
 
 
-async def test_quick_levels_search_on_their_own_worker_unless_it_is_busy_and_the_pool_idle(
-    tmp_path: Path,
-) -> None:
-    from bot.client import CaroBot
-    from bot.config import Settings
-
-    bot = CaroBot(Settings(token="t", db_path=str(tmp_path / "caro.db")))
-    gate = Gate()
-    shared = bot._pool = FairPool(lambda: ThreadPoolExecutor(2), workers=2)
-    quick = bot._quick_pool = FairPool(lambda: ThreadPoolExecutor(1), workers=1)
-    # Other members' long searches hold every worker of the shared pool: easy is not behind them.
-    long = [asyncio.create_task(shared.run(f"m{i}", gate.job, f"long-{i}")) for i in range(2)]
-    await until(lambda: len(gate.started) == 2)
-    assert bot._pool_for("easy") is quick
-    assert bot._pool_for("hard") is shared
-    assert bot._pool_for("impossible") is shared
-    gate.release.set()
-    await asyncio.gather(*long)
-    # The quick worker busy and the shared pool idle: easy takes an idle worker there.
-    slow = Gate()
-    busy = asyncio.create_task(quick.run("m9", slow.job, "easy-0"))
-    await until(lambda: slow.started == ["easy-0"])
-    assert bot._pool_for("easy") is shared
-    slow.release.set()
-    await busy
-    await asyncio.gather(shared.close(), quick.close())
-
-
 def fail_with(message: str) -> None:
     raise ValueError(message)
 
@@ -240,7 +211,6 @@ async def test_shutting_the_loop_driven_pool_down_lets_running_jobs_end() -> Non
 
 
 async def test_a_worker_dying_breaks_the_loop_driven_pool() -> None:
-    from concurrent.futures.process import BrokenProcessPool
 
     pool = process_pool(1)
     loop = asyncio.get_running_loop()
@@ -251,46 +221,3 @@ async def test_a_worker_dying_breaks_the_loop_driven_pool() -> None:
     with pytest.raises(BrokenProcessPool):
         pool.submit(os.getpid)
     pool.shutdown(wait=False)
-
-
-class DyingWorkers(Executor):
-    """A pool whose every worker dies under its job, as under the out-of-memory killer."""
-
-    def __init__(self) -> None:
-        self.jobs = 0
-
-    def submit(self, fn: object, /, *args: object, **kwargs: object) -> Future[object]:
-        self.jobs += 1
-        future: Future[object] = Future()
-        future.set_exception(BrokenProcessPool("an AI worker process ended abruptly (exit code -9)"))
-        return future
-
-
-async def test_a_move_whose_workers_die_twice_is_answered_by_the_pure_python_search(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    from bot.client import CaroBot
-    from bot.config import Settings
-    from engine import Board
-
-    bot = CaroBot(Settings(token="t", db_path=str(tmp_path / "caro.db")))
-    dying: list[DyingWorkers] = []
-
-    def make() -> DyingWorkers:
-        dying.append(DyingWorkers())
-        return dying[-1]
-
-    bot._pool = FairPool(make, workers=1)
-    bot._quick_pool = FairPool(lambda: ThreadPoolExecutor(1), workers=1)
-    board = Board.from_text("15x15 k5 freestyle H8 H9 I9")
-    with caplog.at_level(logging.INFO):
-        (row, col), reason = await bot._think(board, "impossible", "seed")
-    assert board[(row, col)] is None and reason
-    assert [pool.jobs for pool in dying] == [1, 1]  # tried, then once more on a fresh pool
-    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
-    assert [r.getMessage().split(" (")[0] for r in warnings] == [
-        "AI worker pool broke",
-        "AI workers died on one move twice",
-    ]
-    assert not any(r.levelno >= logging.ERROR or r.exc_info for r in caplog.records)
-    await asyncio.gather(bot._pool.close(), bot._quick_pool.close())

@@ -480,14 +480,3 @@ def test_the_bot_runs_on_uvloop_where_it_is_installed() -> None:
         assert isinstance(loop, uvloop.Loop)
     finally:
         loop.close()
-
-
-def test_quick_levels_follow_the_operators_time_limit() -> None:
-    from bot.config import is_quick_level
-
-    assert is_quick_level("easy", None)
-    assert not is_quick_level("normal", None)
-    assert not is_quick_level("impossible", None)
-    assert is_quick_level("hard", 0.05)  # CARO_AI_TIME_LIMIT makes every level that fast
-    assert not is_quick_level("easy", 0.5)
-    assert not is_quick_level("external", None)  # an operator's engine keeps its own limit

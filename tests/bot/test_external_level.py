@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bot import ai_worker, external_level, options, ratings
+from bot import external_level, options, ratings
+from bot.ai import worker
 from bot.config import ExternalEngineSettings, SettingsError, load_settings
 from bot.model import External, GameRow, Mode, NewGame, Result, Status, parse_ai_level
 from bot.storage import SqliteStorage
@@ -37,9 +38,9 @@ WIN_FOR_X = "15x15 k5 freestyle D8 C8 E8 A1 F8 A15 G8 O1"
 
 @pytest.fixture(autouse=True)
 def _fresh_engines() -> Iterator[None]:
-    ai_worker._close_engines()
+    worker._close_engines()
     yield
-    ai_worker._close_engines()
+    worker._close_engines()
 
 
 # ----------------------------------------------------------------- settings
@@ -87,19 +88,19 @@ def test_bad_engine_settings_are_refused(setting: dict[str, str]) -> None:
 
 # ----------------------------------------------------------------- the worker, in-process
 def test_the_external_engine_makes_the_move() -> None:
-    row, col, reason, used = ai_worker.think_external(WIN_FOR_X, "s", caro_pbrain(), 0.5, 0.5)
+    row, col, reason, used = worker.think_external(WIN_FOR_X, "s", caro_pbrain(), 0.5, 0.5)
     assert used and (row, col) == (7, 7) and reason == "win"
     # The brain stays up between moves.
     board = Board(15, 15, 5)
-    row, col, reason, used = ai_worker.think_external(board.text(), "s", caro_pbrain(), 0.3, 0.3)
+    row, col, reason, used = worker.think_external(board.text(), "s", caro_pbrain(), 0.3, 0.3)
     assert used and board[(row, col)] is None and reason in REASONS
-    assert len(ai_worker._ENGINES) == 1
+    assert len(worker._ENGINES) == 1
 
 
 def test_a_dead_engine_falls_back_to_impossible(caplog: pytest.LogCaptureFixture) -> None:
     board = Board.from_text("15x15 k5 freestyle H8 H9 I8")
-    with caplog.at_level(logging.WARNING, logger="bot.ai_worker"):
-        row, col, reason, used = ai_worker.think_external(board.text(), "seed", DEAD, 0.3, 0.5)
+    with caplog.at_level(logging.WARNING, logger="bot.ai.worker"):
+        row, col, reason, used = worker.think_external(board.text(), "seed", DEAD, 0.3, 0.5)
     assert not used
     assert board[(row, col)] is None and reason in REASONS
     assert "external engine failed, impossible plays instead" in caplog.text
@@ -108,7 +109,7 @@ def test_a_dead_engine_falls_back_to_impossible(caplog: pytest.LogCaptureFixture
 
 def test_the_fallback_plays_what_impossible_would(caplog: pytest.LogCaptureFixture) -> None:
     # A forced position, so that "impossible" has one right answer whatever its time limit.
-    row, col, _, used = ai_worker.think_external(WIN_FOR_X, "seed", DEAD, 0.3, 0.5)
+    row, col, _, used = worker.think_external(WIN_FOR_X, "seed", DEAD, 0.3, 0.5)
     assert not used
     expected = choose_move(Board.from_text(WIN_FOR_X), "impossible", time_limit=0.5)
     assert (row, col) == expected == (7, 7)
@@ -116,9 +117,9 @@ def test_the_fallback_plays_what_impossible_would(caplog: pytest.LogCaptureFixtu
 
 def test_boards_a_brain_cannot_play_go_to_impossible_without_asking() -> None:
     board = Board(7, 7, 4)
-    row, col, reason, used = ai_worker.think_external(board.text(), "s", caro_pbrain(), 0.3, 0.3)
+    row, col, reason, used = worker.think_external(board.text(), "s", caro_pbrain(), 0.3, 0.3)
     assert not used and board[(row, col)] is None and reason in REASONS
-    assert ai_worker._ENGINES == {}
+    assert worker._ENGINES == {}
 
 
 # ----------------------------------------------------------------- in a spawned worker pool
@@ -126,17 +127,17 @@ def test_external_level_in_a_spawned_worker_pool_like_the_bots() -> None:
     pool = ProcessPoolExecutor(
         max_workers=1,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=ai_worker.init_worker,
+        initializer=worker.init_worker,
         initargs=(os.getpid(),),
     )
     try:
-        assert pool.submit(ai_worker.warm_up).result(timeout=120)
+        assert pool.submit(worker.warm_up).result(timeout=120)
         row, col, reason, used = pool.submit(
-            ai_worker.think_external, WIN_FOR_X, "s", caro_pbrain(), 0.5, 0.5
+            worker.think_external, WIN_FOR_X, "s", caro_pbrain(), 0.5, 0.5
         ).result(timeout=60)
         assert used and (row, col) == (7, 7) and reason == "win"
         row, col, reason, used = pool.submit(
-            ai_worker.think_external, WIN_FOR_X, "s", DEAD, 0.5, 0.5
+            worker.think_external, WIN_FOR_X, "s", DEAD, 0.5, 0.5
         ).result(timeout=60)
         assert not used and (row, col) == (7, 7)
     finally:
@@ -152,8 +153,8 @@ def embryo() -> Iterator[ExternalEngineSettings]:
     external_level.configure(None)
 
 
-def test_the_external_seat_id_is_the_worker_level_and_parses_back() -> None:
-    assert External.ENGINE.value == ai_worker.EXTERNAL_LEVEL == "external"
+def test_the_external_seat_id_is_stored_as_external_and_parses_back() -> None:
+    assert External.ENGINE.value == "external"
     assert parse_ai_level(" External ") is External.ENGINE
     assert parse_ai_level("hard") is Level.HARD
     with pytest.raises(ValueError, match="unknown AI level"):

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from bot import ai_worker
+from bot.ai import worker
 from bot.errors import UserError
-from bot.model import MoveRef
+from bot.model import AiLevel, MoveRef
 from bot.options import GameOptions, parse_options
 from bot.service import GameService, ai_seed
 from bot.storage import ActiveGameExists, Record
@@ -23,18 +23,27 @@ GUILD, CHANNEL, ALICE, BOB = 10, 20, 30, 40
 
 
 class Thinker:
-    """The real AI worker function, run in-process; counts calls and can be held back."""
+    """The real AI worker function, run in-process; counts calls and can be held back. A
+    member's move waits `wait` seconds for a quick answer (none unless a test sets it)."""
 
     def __init__(self) -> None:
-        self.calls: list[tuple[str, str, str]] = []
+        self.calls: list[tuple[str, AiLevel, str]] = []
+        self.members: list[object] = []
         self.gate: asyncio.Event | None = None
+        self.wait = 0.0
 
-    async def __call__(self, board: Board, level: str, seed: str) -> tuple[tuple[int, int], str]:
+    async def think(
+        self, board: Board, level: AiLevel, member: object, seed: str
+    ) -> tuple[tuple[int, int], str]:
         self.calls.append((board.text(), level, seed))
+        self.members.append(member)
         if self.gate is not None:
             await self.gate.wait()
-        row, col, reason = ai_worker.think(board.text(), level, seed, None)
+        row, col, reason = worker.think(board.text(), level.value, seed, None)
         return (row, col), reason
+
+    def quick_wait(self, level: AiLevel | None) -> float:
+        return self.wait
 
 
 @pytest.fixture
@@ -88,13 +97,13 @@ async def test_player_moves_then_ai_answers(service) -> None:
     assert state.player_mark.name == "X" and not state.ai_to_move
     after = await games.play(MoveRef(state.id, 0, "B2"), user_id=ALICE, message_id=None)
     assert after.board.text() == "3x3 k3 freestyle B2" and after.ai_to_move
-    answered = await games.ai_move(state.id)
+    answered = await games.ai_move(state.id, member=ALICE)
     assert answered is not None and answered.board.ply == 2 and not answered.ai_to_move
     assert thinker.calls == [("3x3 k3 freestyle B2", "impossible", ai_seed(state.id, 1))]
     cell, reason = answered.last_ai_move or ("", "")
     assert answered.board.parse_move(cell) in [(0, 0), (0, 2), (2, 0), (2, 2)]  # only corners hold
     assert reason in {"center", "develop", "defend", "block", "threat", "fork", "win"}
-    assert await games.ai_move(state.id) is None  # nothing owed any more
+    assert await games.ai_move(state.id, member=ALICE) is None  # nothing owed any more
 
 
 async def test_ai_moves_are_reproducible_per_game_and_ply(service) -> None:
@@ -102,8 +111,8 @@ async def test_ai_moves_are_reproducible_per_game_and_ply(service) -> None:
     board = Board(5, 5, 4)
     board.push((0, 0))
     seed = ai_seed(7, 1)
-    first = ai_worker.think(board.text(), "easy", seed, None)
-    assert all(ai_worker.think(board.text(), "easy", seed, None) == first for _ in range(3))
+    first = worker.think(board.text(), "easy", seed, None)
+    assert all(worker.think(board.text(), "easy", seed, None) == first for _ in range(3))
 
 
 @pytest.mark.parametrize(
@@ -141,7 +150,7 @@ async def test_clicks_while_the_ai_thinks_and_taken_cells(service) -> None:
     assert state.player_mark.name == "O" and state.ai_to_move
     with pytest.raises(UserError, match="Wait for the AI"):
         await games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
-    answered = await games.ai_move(state.id)
+    answered = await games.ai_move(state.id, member=ALICE)
     assert answered is not None
     taken = answered.last_ai_move[0] if answered.last_ai_move else ""
     with pytest.raises(UserError, match=f"{taken} is already taken"):
@@ -168,9 +177,9 @@ async def test_late_ai_answer_is_dropped_if_the_game_moved_on(service, tmp_path:
     games, thinker = service
     state = await start(games, first="ai")
     thinker.gate = asyncio.Event()
-    pending = asyncio.create_task(games.ai_move(state.id))
+    pending = asyncio.create_task(games.ai_move(state.id, member=ALICE))
     await asyncio.sleep(0.05)
-    assert await games.ai_move(state.id) is None  # already thinking about this game
+    assert await games.ai_move(state.id, member=ALICE) is None  # already thinking about this game
     await games.storage.abandon_game(state.id)
     thinker.gate.set()
     assert await pending is None
@@ -192,7 +201,7 @@ async def _play_to_end(games: GameService, game_id: int, pick) -> None:
         if not state.active:
             return
         if state.ai_to_move:
-            await games.ai_move(game_id)
+            await games.ai_move(game_id, member=ALICE)
             continue
         cell = pick(state.board)
         name = state.board.move_name(cell)
@@ -215,7 +224,7 @@ async def test_perfect_play_draws_and_bad_play_loses_against_impossible(service)
         if not state.active:
             break
         if state.ai_to_move:
-            await games.ai_move(lose.id)
+            await games.ai_move(lose.id, member=BOB)
         else:
             name = state.board.move_name(worst(state.board))
             await games.play(MoveRef(lose.id, state.board.ply, name), user_id=BOB, message_id=None)
@@ -238,7 +247,7 @@ async def test_states_built_after_a_move_match_the_database(service) -> None:
     seen = 0
     while state.active:
         if state.ai_to_move:
-            after = await games.ai_move(state.id)
+            after = await games.ai_move(state.id, member=ALICE)
         else:
             cell = rng.choice([state.board.move_name(m) for m in state.board.legal_moves])
             after = await games.play(
@@ -292,7 +301,7 @@ async def test_an_ai_move_searched_while_the_board_was_posted_keeps_its_message(
     assert created.row.message_id is None and created.ai_to_move
     # The board is posted (its message stored) while the AI searches from the new game.
     await games.attach_message(created.id, 7000)
-    answered = await games.ai_move(created.id, created)
+    answered = await games.ai_move(created.id, created, member=ALICE)
     assert answered is not None and answered.board.ply == 1
     reads = count_reads(games)
     cell = answered.board.move_name(next(iter(answered.board.legal_moves)))
@@ -312,7 +321,7 @@ async def test_clicks_on_the_position_this_process_stored_read_nothing(service) 
     after = await games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
     assert reads.count == 0  # the game as this process created it
     while True:
-        answered = await games.ai_move(state.id, after)
+        answered = await games.ai_move(state.id, after, member=ALICE)
         assert answered is not None
         if not answered.active:
             break
@@ -342,7 +351,7 @@ async def test_a_move_on_a_game_another_process_changed_is_judged_on_the_stored_
         state = await start(games, level="easy", size="4x4")
         after = await games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
         # The other process answers for the AI: this one's last word on the game is a move old.
-        answered = await other.ai_move(state.id)
+        answered = await other.ai_move(state.id, member=ALICE)
         assert answered is not None and answered.board.ply == 2
         with pytest.raises(UserError) as refused:
             await games.play(MoveRef(state.id, 1, "B1"), user_id=ALICE, message_id=None)
@@ -350,7 +359,7 @@ async def test_a_move_on_a_game_another_process_changed_is_judged_on_the_stored_
         free = next(answered.board.move_name(m) for m in answered.board.legal_moves)
         after = await games.play(MoveRef(state.id, 2, free), user_id=ALICE, message_id=None)
         assert after.board.ply == 3
-        answered = await games.ai_move(state.id, after)
+        answered = await games.ai_move(state.id, after, member=ALICE)
         assert answered is not None and answered.board.ply == 4
         # The other process ends the game at the very position this one stored last.
         await other.resign(state.id, ALICE)
@@ -411,8 +420,8 @@ async def test_a_quick_answer_is_stored_with_the_move_in_one_write(service) -> N
     games, thinker = service
     state = await start(games, level="easy", size="5x5")
     writes = count_writes(games)
-    after = await games.play(MoveRef(state.id, 0, "C3"), user_id=ALICE, message_id=None,
-                             answer_within=lambda level: 5.0)
+    thinker.wait = 5.0
+    after = await games.play(MoveRef(state.id, 0, "C3"), user_id=ALICE, message_id=None)
     assert after.board.ply == 2 and not after.ai_to_move
     assert after.row.moves[-1].by_ai and after.last_ai_move is not None
     assert writes == [(0, after.row.moves[-1].cell)]
@@ -429,12 +438,12 @@ async def test_an_answer_slower_than_the_wait_is_stored_by_the_ais_turn_unsearch
     state = await start(games, level="easy", size="5x5")
     writes = count_writes(games)
     thinker.gate = asyncio.Event()  # the search does not answer in time
-    after = await games.play(MoveRef(state.id, 0, "C3"), user_id=ALICE, message_id=None,
-                             answer_within=lambda level: 0.01)
+    thinker.wait = 0.01
+    after = await games.play(MoveRef(state.id, 0, "C3"), user_id=ALICE, message_id=None)
     assert after.board.ply == 1 and after.ai_to_move
     assert writes == [(0, None)]  # the member's move, alone
     searches = len(thinker.calls)
-    turn = asyncio.ensure_future(games.ai_move(state.id, after))
+    turn = asyncio.ensure_future(games.ai_move(state.id, after, member=ALICE))
     await asyncio.sleep(0.01)
     thinker.gate.set()
     answered = await turn
@@ -446,6 +455,7 @@ async def test_an_answer_slower_than_the_wait_is_stored_by_the_ais_turn_unsearch
 async def test_a_move_that_ends_the_game_asks_no_answer(service) -> None:
     games, thinker = service
     after = await start(games, level="easy", size="4x4")
+    thinker.wait = 5.0
     ended_by_member = False
     while after.active:
         board = after.board
@@ -455,7 +465,7 @@ async def test_a_move_that_ends_the_game_asks_no_answer(service) -> None:
         move = move if move is not None else next(iter(board.legal_moves))
         searches = len(thinker.calls)
         after = await games.play(MoveRef(after.id, board.ply, board.move_name(move)),
-                                 user_id=ALICE, message_id=None, answer_within=lambda level: 5.0)
+                                 user_id=ALICE, message_id=None)
         assert len(thinker.calls) == searches + (0 if ended_by_member else 1)
     assert after.row == await games.storage.game(after.id)
     assert after.row.moves[-1].by_ai is not ended_by_member

@@ -213,7 +213,7 @@ async def test_ai_vs_ai_game_plays_itself_to_the_end(world) -> None:
     await games.start(guild_id=GUILD, channel_id=CHANNEL, player_id=ALICE,
                       options=parse_options(), rng=random.Random(1))
     while state.active:
-        moved = await games.ai_move(state.id)
+        moved = await games.ai_move(state.id, member=ALICE)
         assert moved is not None
         state = moved
     assert state.row.winner in (None, Mark.O)  # impossible never loses

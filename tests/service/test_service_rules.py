@@ -344,7 +344,7 @@ async def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path: Pa
 async def test_a_hint_is_searched_and_counted_once_per_ply(world) -> None:
     games, _ = world
     state = await start(games, ALICE, size="4x4", level="normal")
-    thinker = games._think
+    thinker = games._ai
     assert isinstance(thinker, Thinker)
     thinker.gate = asyncio.Event()
     asked = [asyncio.ensure_future(games.hint(state.id, 0, ALICE)) for _ in range(5)]
@@ -359,7 +359,7 @@ async def test_a_hint_is_searched_and_counted_once_per_ply(world) -> None:
     assert again is not None and again.row.hints == 1
     # The next ply gets its own hint, counted once more.
     moved = await games.play(MoveRef(state.id, 0, hints[0].cell), user_id=ALICE, message_id=None)
-    answered = await games.ai_move(moved.id)
+    answered = await games.ai_move(moved.id, member=ALICE)
     assert answered is not None
     await games.hint(state.id, 2, ALICE)
     later = await games.state(state.id)

@@ -76,7 +76,7 @@ async def test_everything_is_copied_and_live_games_play_on_in_postgres(
         state = await games.play(MoveRef(ids["ai_active"], 2, "C3"), user_id=ALICE,
                                  message_id=101)
         assert state.ai_to_move
-        answered = await games.ai_move(ids["ai_active"])
+        answered = await games.ai_move(ids["ai_active"], member=ALICE)
         assert answered is not None and answered.board.ply == 4
         pvp = await games.state(ids["pvp_active"])
         assert pvp is not None and pvp.mover_id == ALICE and pvp.mark_of(BOB) is Mark.X

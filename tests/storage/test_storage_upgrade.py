@@ -241,10 +241,10 @@ async def test_live_games_play_on_after_the_upgrade(upgraded) -> None:
     # Against the AI: Alice (X) moves, the AI answers; a rated finish still counts once.
     state = await games.play(MoveRef(ids["ai_active"], 2, "C3"), user_id=ALICE, message_id=101)
     assert state.ai_to_move
-    answered = await games.ai_move(ids["ai_active"])
+    answered = await games.ai_move(ids["ai_active"], member=ALICE)
     assert answered is not None and answered.board.ply == 4
     # The AI that moves first answers on the upgraded game too.
-    first = await games.ai_move(ids["ai_active_ai_first"])
+    first = await games.ai_move(ids["ai_active_ai_first"], member=ALICE)
     assert first is not None and first.mover_id == ALICE
     # Between members: Bob (X, the old opponent) is still seated and Alice (O) is to move.
     pvp = await games.state(ids["pvp_active"])
@@ -258,7 +258,7 @@ async def test_live_games_play_on_after_the_upgrade(upgraded) -> None:
         await games.start(guild_id=GUILD, channel_id=5, player_id=BOB,
                           options=parse_options("easy", "3x3"), rng=random.Random(1))
     # The watch plays on.
-    watched = await games.ai_move(ids["watch_active"])
+    watched = await games.ai_move(ids["watch_active"], member=CAROL)
     assert watched is not None and watched.board.ply == 1
     # The pending challenge can still be accepted, into a game with seats.
     _, accepted = await games.answer_challenge(ids["challenge_pending"], DAVE, accept=True,

@@ -1,4 +1,5 @@
-"""What runs in the AI process pool: one AI decision, from plain picklable arguments.
+"""What runs in the CPU pool's worker processes: one AI decision, a slice of a review, a replay's
+animation or a review's pictures, each from plain picklable arguments.
 
 Kept tiny and free of Discord imports so spawned worker processes start quickly.
 """
@@ -19,9 +20,6 @@ from engine.types import Level
 
 log = logging.getLogger(__name__)
 
-# The level id of the operator's external engine (CARO_ENGINE_CMD) in games and results; what
-# players see is its configured name.
-EXTERNAL_LEVEL = "external"
 # What plays when the external engine cannot: it died, stalled, answered nonsense, or the board
 # is not one a piskvork brain plays (k other than 5).
 EXTERNAL_FALLBACK = Level.IMPOSSIBLE.value
@@ -67,7 +65,7 @@ def review_conclude(work: ReviewWork, seconds: float) -> dict[str, Any]:
 def replay_gif(board_text: str, players: tuple[str, str]) -> bytes:
     """The animated replay of the game on `board_text` (a long game on a big board takes over a
     second to draw: not on the bot's event loop)."""
-    from .board_image import render_replay
+    from ..board_image import render_replay
 
     return render_replay(Board.from_text(board_text), players=players)
 
@@ -76,7 +74,7 @@ def turning_point_pictures(
     board_text: str, points: list[tuple[int, tuple[int, int] | None]], players: tuple[str, str]
 ) -> list[bytes]:
     """The picture of each (ply, better move) of a review, in order."""
-    from .board_image import render_turning_point
+    from ..board_image import render_turning_point
 
     game = Board.from_text(board_text)
     return [render_turning_point(game, ply, better, players=players) for ply, better in points]
