@@ -21,7 +21,17 @@ import logging
 import re
 import typing
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, ParamSpec, Self, TypeVar, cast
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    ClassVar,
+    ParamSpec,
+    Protocol,
+    Self,
+    TypeVar,
+    cast,
+)
 
 import discord
 
@@ -31,7 +41,8 @@ from .model import GameState, Mode
 from .replies import refuse, say
 
 if TYPE_CHECKING:
-    from .client import CaroBot
+    from .records import RecordService
+    from .service import GameService
     from .storage import ChallengeRow
 
 log = logging.getLogger("caro.bot")
@@ -216,8 +227,18 @@ def specs() -> list[type[Click]]:
 
 
 # ----------------------------------------------------------------- shared checks
-def bot_of(interaction: discord.Interaction[Any]) -> CaroBot:
-    return cast("CaroBot", interaction.client)
+class Host(Protocol):
+    """What the shared checks use of the bot (bot.client.CaroBot satisfies it)."""
+
+    @property
+    def games(self) -> GameService: ...
+
+    @property
+    def records(self) -> RecordService: ...
+
+
+def bot_of(interaction: discord.Interaction[Any]) -> Host:
+    return cast("Host", interaction.client)
 
 
 def message_carries(message: discord.Message | None, custom_id: str) -> bool:

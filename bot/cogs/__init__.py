@@ -22,10 +22,10 @@ from .stats import StatsCog
 from .watch import WatchCog
 
 if TYPE_CHECKING:
-    from ..client import CaroBot
+    from .host import Host
 
 # In the order their commands are listed under /caro.
-FEATURES: tuple[Callable[[CaroBot], commands.Cog], ...] = (
+FEATURES: tuple[Callable[[Host], commands.Cog], ...] = (
     PlayCog,
     ChallengeCog,
     WatchCog,

@@ -22,13 +22,13 @@ from ..texts import text_in
 from ..translator import locale_of
 
 if TYPE_CHECKING:
-    from ..client import CaroBot
+    from .host import Host
 
 log = logging.getLogger("caro.bot")
 
 
 class ChallengeCog(commands.Cog, name="Challenge"):
-    def __init__(self, bot: CaroBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
 
     @app_commands.command(name=text("cmdname.challenge"), description=text("cmd.challenge"))

@@ -17,7 +17,7 @@ from discord.ext import commands
 from .challenge import ChallengeCog
 
 if TYPE_CHECKING:
-    from ..client import CaroBot
+    from .host import Host
 
 log = logging.getLogger("caro.bot")
 
@@ -27,7 +27,7 @@ MAX_DEADLINE_SLEEP = 30.0
 
 
 class ClocksCog(commands.Cog, name="Clocks"):
-    def __init__(self, bot: CaroBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
 
     async def cog_load(self) -> None:

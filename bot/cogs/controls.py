@@ -22,13 +22,13 @@ from .challenge import ChallengeCog
 from .play import PlayCog
 
 if TYPE_CHECKING:
-    from ..client import CaroBot
+    from .host import Host
 
 log = logging.getLogger("caro.bot")
 
 
 class ControlsCog(commands.Cog, name="Controls"):
-    def __init__(self, bot: CaroBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
 
     # ----------------------------------------------------------------- resign

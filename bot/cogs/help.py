@@ -14,7 +14,7 @@ from ..texts import text_in
 from ..translator import locale_of
 
 if TYPE_CHECKING:
-    from ..client import CaroBot
+    from .host import Host
 
 
 def help_embed(locale: str = "en-US") -> discord.Embed:
@@ -27,7 +27,7 @@ def help_embed(locale: str = "en-US") -> discord.Embed:
 
 
 class HelpCog(commands.Cog, name="Help"):
-    def __init__(self, bot: CaroBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
 
     @app_commands.command(name=text("cmdname.help"), description=text("cmd.help"))

@@ -16,10 +16,10 @@ from ..slash import option_names, text
 from ..translator import locale_of
 
 if TYPE_CHECKING:
-    from ..client import CaroBot
+    from .host import Host
 
 class HistoryCog(commands.Cog, name="History"):
-    def __init__(self, bot: CaroBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
 
     @app_commands.command(name=text("cmdname.history"), description=text("cmd.history"))

@@ -23,7 +23,7 @@ from ..translator import locale_of
 from ..window import DEFAULT_COLS, DEFAULT_ROWS, Window, WindowError
 
 if TYPE_CHECKING:
-    from ..client import CaroBot
+    from .host import Host
 
 log = logging.getLogger("caro.bot")
 
@@ -50,7 +50,7 @@ def move_form(state: GameState, locale: str) -> discord.ui.Modal:
 
 # ----------------------------------------------------------------- the cog
 class PlayCog(commands.Cog, name="Play"):
-    def __init__(self, bot: CaroBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
         # (guild, channel, player) of the /caro start commands being answered: a second one
         # must not mistake the first one's game, whose board is not posted yet, for a leftover.

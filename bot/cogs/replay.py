@@ -35,7 +35,7 @@ from ..slash import option_names, text
 from ..translator import locale_of
 
 if TYPE_CHECKING:
-    from ..client import CaroBot
+    from .host import Host
 
 # Discord's integer options stay within ±2**53.
 MAX_GAME_ID = 2**53 - 1
@@ -51,7 +51,7 @@ async def players(
 
 
 class ReplayCog(commands.Cog, name="Replay"):
-    def __init__(self, bot: CaroBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
 
     @app_commands.command(name=text("cmdname.replay"), description=text("cmd.replay"))

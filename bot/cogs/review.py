@@ -31,7 +31,7 @@ from ..translator import locale_of
 from .replay import MAX_GAME_ID, players
 
 if TYPE_CHECKING:
-    from ..client import CaroBot
+    from .host import Host
 
 log = logging.getLogger("caro.bot")
 
@@ -42,7 +42,7 @@ PROGRESS_EVERY_S = 2.0
 
 
 class ReviewCog(commands.Cog, name="Review"):
-    def __init__(self, bot: CaroBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
         # Reviews each member is waiting for: each holds a share of the AI pool for up to a
         # minute, so one member cannot queue up many.

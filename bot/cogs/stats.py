@@ -17,14 +17,14 @@ from ..storage import GLOBAL_SCOPE
 from ..translator import locale_of
 
 if TYPE_CHECKING:
-    from ..client import CaroBot
+    from .host import Host
 
 SCOPES: tuple[str, ...] = ("server", "global")
 MODES: tuple[Mode, ...] = (Mode.PVP, Mode.AI)
 
 
 class StatsCog(commands.Cog, name="Stats"):
-    def __init__(self, bot: CaroBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
 
     @app_commands.command(name=text("cmdname.stats"), description=text("cmd.stats"))

@@ -24,13 +24,13 @@ from ..texts import TextId
 from ..translator import locale_of
 
 if TYPE_CHECKING:
-    from ..client import CaroBot
+    from .host import Host
 
 log = logging.getLogger("caro.bot")
 
 
 class WatchCog(commands.Cog, name="Watch"):
-    def __init__(self, bot: CaroBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
 
     @app_commands.command(name=text("cmdname.watch"), description=text("cmd.watch"))

@@ -1,0 +1,63 @@
+"""What the feature cogs use of the bot, and nothing more: they are typed against this, not the
+bot's class, so the wiring (bot/client.py) can import them without them importing it back."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from contextlib import AbstractContextManager
+from typing import Any, Protocol, TypeVar
+
+import discord
+from discord.ext import commands
+
+from ..ai.turn import AiTurns
+from ..boards import Boards
+from ..config import Settings
+from ..records import RecordService
+from ..service import GameService
+
+CogT = TypeVar("CogT", bound=commands.Cog)
+T = TypeVar("T")
+
+
+class Host(Protocol):
+    """The bot as the cogs see it (bot.client.CaroBot satisfies it)."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def games(self) -> GameService: ...
+
+    @property
+    def records(self) -> RecordService: ...
+
+    @property
+    def ai(self) -> AiTurns: ...
+
+    @property
+    def boards(self) -> Boards: ...
+
+    @property
+    def shard_count(self) -> int | None: ...
+
+    def cog(self, cls: type[CogT]) -> CogT:
+        """The loaded cog of class `cls`."""
+
+    def spawn(self, coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]: ...
+
+    def is_closed(self) -> bool: ...
+
+    async def wait_until_ready(self) -> None: ...
+
+    def held_shards(self) -> list[int]: ...
+
+    def working_for(self, shard_id: int) -> AbstractContextManager[None]: ...
+
+    def get_partial_messageable(
+        self, id: int, *, guild_id: int | None = None, type: Any = None
+    ) -> discord.PartialMessageable: ...
+
+
+__all__ = ["Host"]
