@@ -287,33 +287,29 @@ def _think(
         _ctx_cache.clear()
     ctx, tab = _ctx_for(board)
     if node_limit is not None:
-        # A move under a node limit comes out the same whatever this process searched before:
-        # the threat searches' tables start empty (they would make its reads cheaper, and the
-        # VCF runs at every node of the proof-number search). Clearing the keys is enough.
-        tab.key[:] = 0
-        ctx.fail_key[:] = 0
+        # A move under a node limit comes out the same whatever this process searched before.
+        _forget_threat_reads(ctx, tab)
     start = time.perf_counter()
     end = math.inf if deadline is None or node_limit is not None else deadline
-    me = 1 if board.ply % 2 == 0 else 2
-    buf = np.zeros(g.size, dtype=np.int32)
-    if core.win_cells(g, s, me, buf) > 0:
-        return CoreResult(int(buf[0]), core.WIN, 1, 1, "win", ())
+    win = _winning_cell(g, s, board)
+    if win is not None:
+        return CoreResult(win, core.WIN, 1, 1, "win", ())
     nodes = 0
 
     _begin(ctx, end, node_limit, stop)
-    out = np.zeros(8, dtype=np.int64)
     vct_until = _cycles_at(start + (end - start) * VCT_SHARE if math.isfinite(end) else math.inf)
     vct_nodes = max(1, int(node_limit * VCT_SHARE)) if node_limit else 1 << 62
-    pns.threat_first(g, s, ctx, tab, 40, VCT_THREES, vct_until, vct_nodes, out)
+    vcf, vct = _threat_wins(g, s, ctx, tab, VCT_THREES, vct_until, vct_nodes)
     nodes += int(ctx.stat[0])
-    if out[0] >= 0:
-        return CoreResult(int(out[0]), core.WON, 0, nodes, "vcf", ())
-    if out[1] >= 0:
-        return CoreResult(int(out[1]), 0, 0, nodes, "vct", ())
+    if vcf >= 0:
+        return CoreResult(vcf, core.WON, 0, nodes, "vcf", ())
+    if vct >= 0:
+        return CoreResult(vct, 0, 0, nodes, "vct", ())
 
     search_end = start + (end - start) * SEARCH_SHARE if math.isfinite(end) else math.inf
     search_nodes = None if node_limit is None else max(1, int((node_limit - nodes) * SEARCH_SHARE))
     _begin(ctx, search_end, search_nodes, stop)
+    out = np.zeros(8, dtype=np.int64)
     ranking = np.zeros(g.size, dtype=np.int32)
     core.search(g, s, ctx, MAX_DEPTH, out, ranking)
     nodes += int(ctx.stat[0])
@@ -352,21 +348,43 @@ def threat_win(board: Board, node_limit: int, threes: int = VCT_THREES) -> CoreR
     with _search_lock:
         g, s = state_of(board)
         ctx, tab = _ctx_for(board)
-        tab.key[:] = 0
-        ctx.fail_key[:] = 0
-        me = 1 if board.ply % 2 == 0 else 2
-        buf = np.zeros(g.size, dtype=np.int32)
-        if core.win_cells(g, s, me, buf) > 0:
-            return CoreResult(int(buf[0]), core.WIN, 1, 1, "win", ())
+        _forget_threat_reads(ctx, tab)
+        win = _winning_cell(g, s, board)
+        if win is not None:
+            return CoreResult(win, core.WIN, 1, 1, "win", ())
         _begin(ctx, math.inf, node_limit)
-        out = np.zeros(8, dtype=np.int64)
-        pns.threat_first(g, s, ctx, tab, 40, threes, _cycles_at(math.inf), node_limit, out)
+        vcf, vct = _threat_wins(g, s, ctx, tab, threes, _cycles_at(math.inf), node_limit)
         nodes = int(ctx.stat[0])
-        if out[0] >= 0:
-            return CoreResult(int(out[0]), core.WON, 0, nodes, "vcf", ())
-        if out[1] >= 0:
-            return CoreResult(int(out[1]), core.WON, 0, nodes, "vct", ())
+        if vcf >= 0:
+            return CoreResult(vcf, core.WON, 0, nodes, "vcf", ())
+        if vct >= 0:
+            return CoreResult(vct, core.WON, 0, nodes, "vct", ())
         return CoreResult(-1, 0, 0, nodes, "none", ())
+
+
+def _forget_threat_reads(ctx: Ctx, tab: PnTable) -> None:
+    """Empty the threat searches' tables, so that what follows depends on the position alone
+    (they would make its reads cheaper, and the VCF runs at every node of the proof-number
+    search). Clearing the keys is enough."""
+    tab.key[:] = 0
+    ctx.fail_key[:] = 0
+
+
+def _winning_cell(g: Geo, s: State, board: Board) -> int | None:
+    """A cell where the side to move makes its line now, if there is one."""
+    buf = np.zeros(g.size, dtype=np.int32)
+    me = 1 if board.ply % 2 == 0 else 2
+    return int(buf[0]) if core.win_cells(g, s, me, buf) > 0 else None
+
+
+def _threat_wins(
+    g: Geo, s: State, ctx: Ctx, tab: PnTable, threes: int, until: int, nodes: int
+) -> tuple[int, int]:
+    """The first move of a win by fours and of one by fours and at most `threes` threes, each -1
+    when none was read, within `nodes` nodes and the cycle count `until`."""
+    out = np.zeros(8, dtype=np.int64)
+    pns.threat_first(g, s, ctx, tab, 40, threes, until, nodes, out)
+    return int(out[0]), int(out[1])
 
 
 def exercise() -> None:
