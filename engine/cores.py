@@ -225,19 +225,16 @@ def usable() -> bool:
     return _loaded.is_set() or (_policy is Policy.BUILD and numba_available())
 
 
+@functools.cache
 def numba_available() -> bool:
     """Whether numba is installed: it has wheels for x86-64 and 64-bit ARM; elsewhere (32-bit
     ARM, say) the package installs without it and the pure-Python search plays."""
-    global _numba_available
-    if _numba_available is None:
-        try:
-            _numba_available = importlib.util.find_spec("numba") is not None
-        except (ImportError, ValueError):  # ValueError: a None placed in sys.modules
-            _numba_available = False
-    return _numba_available
+    try:
+        return importlib.util.find_spec("numba") is not None
+    except (ImportError, ValueError):  # ValueError: a None placed in sys.modules
+        return False
 
 
-_numba_available: bool | None = None
 NO_NUMBA = "numba is not installed on this platform: the pure-Python search plays"
 
 
@@ -271,33 +268,29 @@ def load(exercise: Exercise) -> None:
         _loaded.set()
 
 
-class _RefuseCompiles:
-    """A numba event listener that stops a compile before it starts (numba's event API)."""
-
-    def __init__(self) -> None:
-        from numba.core import event
-
-        class Listener(event.Listener):
-            def on_start(self, ev: Any) -> None:
-                dispatcher = ev.data.get("dispatcher")
-                name = getattr(dispatcher, "__qualname__", "a compiled function")
-                raise CoreNotReady(f"{name} is not in the compiled cache")
-
-            def on_end(self, ev: Any) -> None:
-                pass
-
-        event.register("numba:compile", Listener())  # type: ignore[no-untyped-call]
-
-
 def _refuse_compiles() -> None:
+    """From now on in this process, a numba compile stops before it starts (a listener on
+    numba's compile event) and raises CoreNotReady instead. Installed once."""
     global _guard_installed
-    if not _guard_installed:
-        configure_numba()
-        _RefuseCompiles()
-        _guard_installed = True
+    if _guard_installed:
+        return
+    configure_numba()
+    from numba.core import event
+
+    class RefuseCompiles(event.Listener):
+        def on_start(self, ev: Any) -> None:
+            dispatcher = ev.data.get("dispatcher")
+            name = getattr(dispatcher, "__qualname__", "a compiled function")
+            raise CoreNotReady(f"{name} is not in the compiled cache")
+
+        def on_end(self, ev: Any) -> None:
+            pass
+
+    event.register("numba:compile", RefuseCompiles())  # type: ignore[no-untyped-call]
+    _guard_installed = True
 
 
-def load_when_ready(exercise: Exercise, on_loaded: Callable[[], None] | None = None) -> None:
+def load_when_ready(exercise: Exercise) -> None:
     """In a Policy.FALL_BACK process: a daemon thread that waits for a build of this host's cores
     (another process makes it) and loads it, after which usable() is True. Once per process."""
     global _waiter
@@ -305,7 +298,7 @@ def load_when_ready(exercise: Exercise, on_loaded: Callable[[], None] | None = N
         if _waiter is not None or _loaded.is_set():
             return
         _waiter = threading.Thread(
-            target=_wait_and_load, args=(exercise, on_loaded), name="caro-core-loader", daemon=True
+            target=_wait_and_load, args=(exercise,), name="caro-core-loader", daemon=True
         )
     _waiter.start()
 
@@ -314,7 +307,7 @@ _waiter: threading.Thread | None = None
 _waiter_lock = threading.Lock()
 
 
-def _wait_and_load(exercise: Exercise, on_loaded: Callable[[], None] | None) -> None:
+def _wait_and_load(exercise: Exercise) -> None:
     stamp_path, _lock, _failed = _files()
     tried: float | None = None
     while not _loaded.is_set():
@@ -333,8 +326,6 @@ def _wait_and_load(exercise: Exercise, on_loaded: Callable[[], None] | None) -> 
                 with contextlib.suppress(OSError):
                     stamp_path.unlink()
                 continue
-            if on_loaded is not None:
-                on_loaded()
             return
         time.sleep(POLL_SECONDS)
 
