@@ -1,6 +1,7 @@
 """The features of the bot, one cog each: its slash commands (under `/caro`), its buttons and
 their handlers. To add a feature, write a cog module here and list its class in FEATURES; its
-commands join the `/caro` group and its buttons (CaroButton subclasses) are registered."""
+commands join the `/caro` group, and its `@answers(Spec)` methods answer its buttons through the
+one router (bot.items.Router)."""
 
 from __future__ import annotations
 
