@@ -38,16 +38,16 @@ from engine.stats import percentile
 from engine.types import Level
 
 try:
-    from tests.conftest import TOKEN, BotHandle
-    from tests.discord_double import DiscordDouble
-    from tests.fault_helpers import free_cells, players_turn, shutdown, text_of
+    from testkit.bot_process import TOKEN, BotHandle
+    from testkit.discord_double import DiscordDouble
+    from testkit.faults import free_cells, players_turn, shutdown, text_of
 except ModuleNotFoundError as exc:
     MISSING: ModuleNotFoundError | None = exc
 else:
     MISSING = None
 NEEDS = (
-    "--memory-limit needs the test extra and the repository's tests/ package: from a clone, run "
-    "`.venv/bin/pip install -e '.[test]'`, then `.venv/bin/python -m bench.coldstart` from its root"
+    "--memory-limit needs the repository's test kit (testkit/): run "
+    "`.venv/bin/python -m bench.coldstart` from the root of a clone"
 )
 
 ROOT = Path(__file__).resolve().parents[1]

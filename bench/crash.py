@@ -29,18 +29,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-# The scenario runs the real bot against the Discord double of the test suite, which needs the
-# test extra (pytest, hypothesis); --help works without it.
+# The scenario runs the real bot against the Discord double of the test kit (testkit/, which a
+# clone has and an installed package does not); --help works without it.
 try:
-    from tests.cluster_helpers import ClusterCrashCampaign, deploy, split_shards
-    from tests.fault_helpers import CrashCampaign, launch, settle, shutdown
+    from testkit.clusters import ClusterCrashCampaign, deploy, split_shards
+    from testkit.faults import CrashCampaign, launch, settle, shutdown
 except ModuleNotFoundError as exc:
     MISSING: ModuleNotFoundError | None = exc
 else:
     MISSING = None
 NEEDS = (
-    "needs the test extra and the repository's tests/ package: from a clone, run "
-    "`.venv/bin/pip install -e '.[test]'`, then `.venv/bin/python -m bench.crash` from its root"
+    "needs the repository's test kit (testkit/): run "
+    "`.venv/bin/python -m bench.crash` from the root of a clone"
 )
 
 

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.stats import percentile
-from tests.discord_double import InteractionFailed
-from tests.fault_helpers import free_cells, is_over, launch, ply_of, settle, shutdown
+from testkit.discord_double import InteractionFailed
+from testkit.faults import free_cells, is_over, launch, ply_of, settle, shutdown
 
 
 @dataclass

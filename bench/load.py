@@ -6,7 +6,7 @@
     python -m bench.load --database sqlite,postgresql --rounds 3 --pg-statements --idle-games 0
 
 `--database`: sqlite (a new file, the default), an SQLite path or sqlite:///path, postgresql (a
-throwaway server started for the run with the system's PostgreSQL, see tests/postgres.py) or a
+throwaway server started for the run with the system's PostgreSQL, see testkit/postgres.py) or a
 postgresql://... URL of an empty database; several, comma-separated, are measured one after the
 other with the same seed and load, side by side, with each one's p99 over SQLite's (the first
 run's if none is SQLite): on a busy shared machine only a comparison within one invocation is
@@ -28,7 +28,7 @@ click.
 
 `--clusters N` runs N bot processes of `--shards-per-cluster` shards each (N > 1 needs
 PostgreSQL). The players are spread over enough guilds on every shard that no server reaches its
-cap of running games against the AI (bot.service.Limits: 40), so every game is live.
+cap of running games against the AI (bot.game.service.Limits: 40), so every game is live.
 
 One simulated player per live game plays against the AI (5x5, 4 in a row; most games at "easy"
 so the bot, not the AI, is what is measured, and `--hard` games at "hard" so AI searches run in
@@ -64,25 +64,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# The scenario runs the real bot against the Discord double of the test suite, which needs the
-# test extra (pytest, hypothesis); --help works without it.
+# The scenario runs the real bot against the Discord double of the test kit (testkit/, which a
+# clone has and an installed package does not); --help works without it.
 try:
-    from bot.service import Limits
-    from tests.cluster_helpers import deploy, resolve_database, split_shards
-    from tests.discord_double import InteractionFailed
-    from tests.fault_helpers import FINAL, child_pids, free_cells, settle, text_of
-    from tests.postgres import PostgresServer
+    from bot.game.service import Limits
+    from testkit.clusters import deploy, resolve_database, split_shards
+    from testkit.discord_double import InteractionFailed
+    from testkit.faults import FINAL, child_pids, free_cells, settle, text_of
+    from testkit.postgres import PostgresServer
 except ModuleNotFoundError as exc:
     MISSING: ModuleNotFoundError | None = exc
 else:
     MISSING = None
 NEEDS = (
-    "needs the test extra and the repository's tests/ package: from a clone, run "
-    "`.venv/bin/pip install -e '.[test]'`, then `.venv/bin/python -m bench.load` from its root"
+    "needs the repository's test kit (testkit/): run "
+    "`.venv/bin/python -m bench.load` from the root of a clone"
 )
 
 # What a throwaway PostgreSQL server keeps on disk (see the module's docstring), as server
-# settings over tests/postgres.py's THROWAWAY_SETTINGS, with how the output names it.
+# settings over testkit/postgres.py's THROWAWAY_SETTINGS, with how the output names it.
 DURABILITY: dict[str, tuple[dict[str, str], str]] = {
     "async": ({"fsync": "on", "full_page_writes": "on", "synchronous_commit": "off"},
               "synchronous_commit=off, fsync on"),

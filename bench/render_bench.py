@@ -1,4 +1,4 @@
-"""How long bot.board_image.render_board takes (PNG bytes included), per board size and stones.
+"""How long bot.ui.pictures.render_board takes (PNG bytes included), per board size and stones.
 
 Run: python bench/render_bench.py [--repeats N] [--seed S]
 Prints p50/p95/max in milliseconds of warm renders (the cached empty board and stones already
@@ -13,8 +13,8 @@ import random
 import statistics
 import time
 
-from bot.board_image import THEMES, clear_caches, render_board
-from bot.window import initial_window
+from bot.ui.pictures import THEMES, clear_caches, render_board
+from bot.ui.window import initial_window
 from engine import Board, Rule
 from engine.stats import percentile
 

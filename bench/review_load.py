@@ -19,9 +19,9 @@ import asyncio
 import sys
 import time
 
-from bot.ai.pool import FairPool, process_pool
-from bot.ai.worker import think
-from bot.ai.worker import warm_up as start_worker
+from bot.cpu.jobs import think
+from bot.cpu.jobs import warm_up as start_worker
+from bot.cpu.pool import FairPool, process_pool
 from engine import Board, Level
 from engine.ai import warm_up
 from engine.programs.review import bench_game

@@ -1,3 +1,3 @@
-from .main import main
+from bot.runtime.main import main
 
 raise SystemExit(main())

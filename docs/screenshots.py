@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bot.board_image import render_board, render_replay  # noqa: E402
-from bot.window import initial_window  # noqa: E402
+from bot.ui.pictures import render_board, render_replay  # noqa: E402
+from bot.ui.window import initial_window  # noqa: E402
 from engine import Board, Rule  # noqa: E402
 
 BIG_GAME = ["H8", "I9", "H9", "H10", "G8", "I8", "I10", "G10", "J9", "F11", "E12", "J7"]

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import os
-import signal
-import sqlite3
-import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.postgres import PostgresServer, PostgresUnavailable
-from tests.postgres import required as postgres_required
+from testkit.bot_process import TOKEN, BotHandle, StartBot
+from testkit.postgres import PostgresServer, PostgresUnavailable
+from testkit.postgres import required as postgres_required
 from tests.storage_backends import backend, storage  # noqa: F401 - fixtures: both storage backends
 
 
@@ -28,129 +25,10 @@ def compiled_engine() -> None:
 
     warm_up()
 
-TOKEN = "test-token"
-STOP_TIMEOUT = 20.0
-
-
-class BotHandle:
-    """One bot process on one database; restartable; its output goes to a log file."""
-
-    def __init__(self, double: Any, workdir: Path, env: dict[str, str]) -> None:
-        self.double = double
-        self.workdir = workdir
-        self.db_path = workdir / "caro.db"
-        self.log_path = workdir / "bot.log"
-        self.extra_env = env
-        self.process: asyncio.subprocess.Process | None = None
-        self.exit_codes: list[int] = []
-
-    def env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "CARO_"))}
-        env.update(
-            DISCORD_TOKEN=TOKEN,
-            DISCORD_API_BASE=self.double.api_base,
-            DISCORD_GATEWAY_URL=self.double.gateway_url,
-            DISCORD_GUILD_ID=str(self.double.guild_id),
-            CARO_DB=str(self.db_path),
-            CARO_LOG_LEVEL="INFO",
-            PYTHONUNBUFFERED="1",
-        )
-        env.update(self.extra_env)
-        return env
-
-    async def start(self, *, wait: bool = True) -> None:
-        assert self.process is None, "already running"
-        self.double.reset_ready()
-        if self.double.commands:
-            # Discord keeps registered commands: a restarted bot whose commands did not change
-            # does not register them again, so READY alone says it is up.
-            self.double.command_puts = 1
-        log = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child process
-        try:
-            self.process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot",
-                cwd=self.workdir, env=self.env(), stdout=log, stderr=asyncio.subprocess.STDOUT,
-                stdin=asyncio.subprocess.DEVNULL,
-            )
-        finally:
-            log.close()
-        if wait:
-            await self.wait_ready()
-
-    async def wait_ready(self, timeout: float = 30) -> None:
-        """Until the double saw READY and the command sync; fails at once if the bot exits."""
-        assert self.process is not None
-        ready = asyncio.ensure_future(self.double.wait_ready(timeout=timeout))
-        exited = asyncio.ensure_future(self.process.wait())
-        await asyncio.wait({ready, exited}, return_when=asyncio.FIRST_COMPLETED)
-        exited.cancel()
-        if not ready.done():
-            ready.cancel()
-            raise AssertionError(f"bot exited with {self.process.returncode} before it was ready"
-                                 f"\n--- bot log ---\n{self.log_text()}")
-        if ready.exception() is not None:
-            raise AssertionError(f"{ready.exception()}\n--- bot log ---\n{self.log_text()}")
-
-    async def stop(self, sig: int = signal.SIGTERM) -> int:
-        """Signal the bot and wait for it to exit (SIGKILL after STOP_TIMEOUT); its exit code."""
-        process = self.process
-        assert process is not None, "not running"
-        self.process = None
-        if process.returncode is None:
-            process.send_signal(sig)
-        try:
-            code = await asyncio.wait_for(process.wait(), STOP_TIMEOUT)
-        except TimeoutError:
-            process.kill()
-            await process.wait()
-            raise AssertionError(f"bot did not stop within {STOP_TIMEOUT} s after {sig!r}\n"
-                                 f"--- bot log ---\n{self.log_text()}") from None
-        self.exit_codes.append(code)
-        return code
-
-    async def restart(self, *, kill: bool = False) -> None:
-        """Stop (SIGTERM, or SIGKILL to simulate a crash) and start again on the same database."""
-        code = await self.stop(signal.SIGKILL if kill else signal.SIGTERM)
-        if not kill:
-            assert code == 0, f"bot exited with {code} on SIGTERM\n{self.log_text()}"
-        await self.start()
-
-    def log_text(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-
-    def db_counts(self) -> dict[str, int]:
-        with sqlite3.connect(self.db_path) as db:
-            return {
-                table: db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
-                for table in ("games", "moves", "results")
-            }
-
-    def db_rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        with sqlite3.connect(self.db_path) as db:
-            return db.execute(sql, params).fetchall()
-
-
-StartBot = Callable[..., Awaitable[BotHandle]]
-TEXT_DISPLAY = 10
-
-
-def text_of(shown: Any) -> str:
-    """What a person reads on a message or an interaction response: its content, or the text
-    components of a Components V2 layout (5x5 and picture boards), which carries no content."""
-    parts = [shown.content] if shown.content else []
-    stack = list(shown.components or [])
-    while stack:
-        component = stack.pop(0)
-        if component.get("type") == TEXT_DISPLAY:
-            parts.append(str(component.get("content", "")))
-        stack[:0] = component.get("components") or []
-    return "\n".join(parts)
-
-
 @pytest.fixture
 async def start_bot(tmp_path: Path) -> AsyncIterator[StartBot]:
     """`await start_bot(CARO_AI_TIME_LIMIT="3")`: a double and a ready bot process with that env."""
-    from tests.discord_double import DiscordDouble
+    from testkit.discord_double import DiscordDouble
 
     handles: list[tuple[Any, BotHandle]] = []
 
@@ -166,7 +44,7 @@ async def start_bot(tmp_path: Path) -> AsyncIterator[StartBot]:
     yield start
 
     # Imported here: fault_helpers itself imports this module.
-    from tests.fault_helpers import shutdown
+    from testkit.faults import shutdown
 
     for double, handle in handles:
         problems = await shutdown(double, handle)
@@ -185,7 +63,7 @@ async def running_bot(start_bot: StartBot) -> BotHandle:
 
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PostgresServer]:
-    """One throwaway PostgreSQL server for the whole run (see tests/postgres.py); skips the test
+    """One throwaway PostgreSQL server for the whole run (see testkit/postgres.py); skips the test
     when PostgreSQL is not installed, fails instead under CARO_REQUIRE_POSTGRES=1 (CI)."""
     try:
         server = PostgresServer.start()

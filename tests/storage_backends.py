@@ -14,8 +14,8 @@ import pytest
 from bot.storage import PostgresStorage, SqliteStorage
 from bot.storage.postgres import MIGRATIONS_DIR as POSTGRES_MIGRATIONS
 from bot.storage.sqlite import MIGRATIONS_DIR as SQLITE_MIGRATIONS
-from tests.db_helpers import TABLES
-from tests.db_helpers import row_counts as sqlite_row_counts
+from testkit.sqlite_rows import TABLES
+from testkit.sqlite_rows import row_counts as sqlite_row_counts
 
 BACKENDS = ("sqlite", "postgres")
 

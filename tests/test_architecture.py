@@ -137,7 +137,7 @@ def test_the_engine_is_pure_and_never_imports_the_bot() -> None:
 
 @pytest.mark.parametrize(
     "module",
-    ["bot.model", "bot.service", "bot.records", "bot.ratings", "bot.storage.interface"],
+    ["bot.game.model", "bot.game.service", "bot.game.records", "bot.game.ratings", "bot.game.ports"],
 )
 def test_the_game_model_and_service_have_no_discord_in_them(module: str) -> None:
     path = _modules()[module]
@@ -152,8 +152,8 @@ def test_the_ui_reaches_storage_only_through_the_service() -> None:
     ui = [
         name
         for name in _modules()
-        if name.startswith("bot.cogs") or name in ("bot.boards", "bot.render", "bot.slash")
+        if name.startswith("bot.cogs") or name in ("bot.ui.boards", "bot.ui.render", "bot.cogs.group")
     ]
     for name in ui:
         backends = {m for m in _graph()[name] if m.startswith("bot.storage.")}
-        assert not backends - {"bot.storage.interface"}, f"{name} imports {sorted(backends)}"
+        assert not backends - {"bot.game.ports"}, f"{name} imports {sorted(backends)}"

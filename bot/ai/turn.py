@@ -1,8 +1,8 @@
 """The AI turn: one search of an AI level for a member, on the fair CPU pool, and how long a click
 may wait for a quick answer.
 
-AiTurns is built once by the wiring (bot.client) from the settings and the operator's external
-engine. The game service asks it through its own narrow port (bot.service.Thinker); the level
+AiTurns is built once by the wiring (bot.runtime.client) from the settings and the operator's external
+engine. The game service asks it through its own narrow port (bot.game.service.Thinker); the level
 stays an AiLevel until the worker boundary, where it becomes the plain string a worker takes.
 """
 
@@ -15,14 +15,13 @@ from collections.abc import Callable, Hashable
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
+from bot.cpu import jobs
+from bot.cpu.pool import FairPool, process_pool
+from bot.game.model import AiLevel, External
+from bot.runtime.config import ExternalEngineSettings, Settings
 from engine import Board
 from engine.ai import DEFAULT_TIME_LIMITS
 from engine.types import Level
-
-from ..config import ExternalEngineSettings, Settings
-from ..model import AiLevel, External
-from . import worker
-from .pool import FairPool, process_pool
 
 log = logging.getLogger("caro.bot")
 
@@ -38,8 +37,8 @@ QUICK_AI_LIMIT = 0.1
 # compiled core (the quick levels do not use it), so it holds a fraction of a shared worker's
 # memory.
 QUICK_WORKERS = 1
-# What plays the external engine's seat when the engine cannot (see bot.ai.worker).
-EXTERNAL_FALLBACK = Level(worker.EXTERNAL_FALLBACK)
+# What plays the external engine's seat when the engine cannot (see bot.cpu.jobs).
+EXTERNAL_FALLBACK = Level(jobs.EXTERNAL_FALLBACK)
 
 Cell = tuple[int, int]
 
@@ -86,9 +85,9 @@ class AiTurns:
         workers = settings.ai_workers
         parent = os.getpid()
         return cls(
-            FairPool(lambda: process_pool(workers, worker.init_worker, (parent, True)), workers),
+            FairPool(lambda: process_pool(workers, jobs.init_worker, (parent, True)), workers),
             FairPool(
-                lambda: process_pool(QUICK_WORKERS, worker.init_worker, (parent, False)),
+                lambda: process_pool(QUICK_WORKERS, jobs.init_worker, (parent, False)),
                 QUICK_WORKERS,
             ),
             time_limit=settings.ai_time_limit,
@@ -117,12 +116,12 @@ class AiTurns:
         assert isinstance(level, Level)
         args = (board.text(), level.value, seed, self.time_limit)
         try:
-            row, col, reason = await self.pool_for(level).run(member, worker.think, *args)
+            row, col, reason = await self.pool_for(level).run(member, jobs.think, *args)
         except BrokenProcessPool as exc:
             # A worker died under this move twice (killed for memory, say): the quick levels'
             # worker, which holds no compiled core, answers with the pure-Python search.
             log.warning("AI workers died on one move twice (%s): the pure-Python search answers", exc)
-            row, col, reason = await self.quick_pool.run(member, worker.think, *args)
+            row, col, reason = await self.quick_pool.run(member, jobs.think, *args)
         return (row, col), reason
 
     def quick_wait(self, level: AiLevel | None) -> float:
@@ -154,8 +153,8 @@ class AiTurns:
     async def warm_up(self) -> None:
         """Start the workers before a player's move needs one."""
         await asyncio.gather(
-            self.cpu_pool.broadcast(worker.warm_up),
-            self.quick_pool.broadcast(worker.warm_up_quick),
+            self.cpu_pool.broadcast(jobs.warm_up),
+            self.quick_pool.broadcast(jobs.warm_up_quick),
         )
 
     async def close(self) -> None:
@@ -168,7 +167,7 @@ class AiTurns:
     ) -> tuple[Cell, str]:
         row, col, reason, used = await self.cpu_pool.run(
             member,
-            worker.think_external,
+            jobs.think_external,
             board.text(),
             seed,
             engine.command,

@@ -1,7 +1,7 @@
 """The features of the bot, one cog each: its slash commands (under `/caro`), its buttons and
 their handlers. To add a feature, write a cog module here and list its class in FEATURES; its
 commands join the `/caro` group, and its `@answers(Spec)` methods answer its buttons through the
-one router (bot.items.Router)."""
+one router (bot.ui.buttons.Router)."""
 
 from __future__ import annotations
 
@@ -10,20 +10,20 @@ from typing import TYPE_CHECKING
 
 from discord.ext import commands
 
-from .challenge import ChallengeCog
-from .clocks import ClocksCog
-from .controls import ControlsCog
-from .help import HelpCog
-from .history import HistoryCog
-from .play import PlayCog
-from .replay import ReplayCog
-from .review import ReviewCog
-from .settings import SettingsCog
-from .stats import StatsCog
-from .watch import WatchCog
+from bot.cogs.challenge import ChallengeCog
+from bot.cogs.clocks import ClocksCog
+from bot.cogs.controls import ControlsCog
+from bot.cogs.help import HelpCog
+from bot.cogs.history import HistoryCog
+from bot.cogs.play import PlayCog
+from bot.cogs.replay import ReplayCog
+from bot.cogs.review import ReviewCog
+from bot.cogs.settings import SettingsCog
+from bot.cogs.stats import StatsCog
+from bot.cogs.watch import WatchCog
 
 if TYPE_CHECKING:
-    from .host import Host
+    from bot.cogs.host import Host
 
 # In the order their commands are listed under /caro.
 FEATURES: tuple[Callable[[Host], commands.Cog], ...] = (

@@ -11,18 +11,18 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ..errors import UserError
-from ..items import Accept, Decline, OfChallenge, answers
-from ..options import CHALLENGE_FIRSTS, RULES, GameOptions, parse_options
-from ..render import challenge_content, challenge_view
-from ..replies import refuse
-from ..slash import choices, option_names, size_suggestions, text
-from ..storage import ChallengeRow
-from ..texts import text_in
-from ..translator import locale_of
+from bot.cogs.group import choices, option_names, size_suggestions, text
+from bot.game.errors import UserError
+from bot.game.model import ChallengeRow
+from bot.game.options import CHALLENGE_FIRSTS, RULES, GameOptions, parse_options
+from bot.i18n.texts import text_in
+from bot.i18n.translator import locale_of
+from bot.ui.buttons import Accept, Decline, OfChallenge, answers
+from bot.ui.render import challenge_content, challenge_view
+from bot.ui.replies import refuse
 
 if TYPE_CHECKING:
-    from .host import Host
+    from bot.cogs.host import Host
 
 log = logging.getLogger("caro.bot")
 

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import commands
 
-from .challenge import ChallengeCog
+from bot.cogs.challenge import ChallengeCog
 
 if TYPE_CHECKING:
-    from .host import Host
+    from bot.cogs.host import Host
 
 log = logging.getLogger("caro.bot")
 

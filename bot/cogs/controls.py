@@ -11,18 +11,18 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ..errors import UserError
-from ..items import Hint, Rematch, Resign, answers, participant_state
-from ..model import GameState, Mode, jump_link
-from ..replies import localized, refuse, say
-from ..slash import text
-from ..texts import text_in
-from ..translator import locale_of
-from .challenge import ChallengeCog
-from .play import PlayCog
+from bot.cogs.challenge import ChallengeCog
+from bot.cogs.group import text
+from bot.cogs.play import PlayCog
+from bot.game.errors import UserError
+from bot.game.model import GameState, Mode, jump_link
+from bot.i18n.texts import text_in
+from bot.i18n.translator import locale_of
+from bot.ui.buttons import Hint, Rematch, Resign, answers, participant_state
+from bot.ui.replies import localized, refuse, say
 
 if TYPE_CHECKING:
-    from .host import Host
+    from bot.cogs.host import Host
 
 log = logging.getLogger("caro.bot")
 

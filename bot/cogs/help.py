@@ -8,13 +8,13 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ..help_text import help_sections
-from ..slash import text
-from ..texts import text_in
-from ..translator import locale_of
+from bot.cogs.group import text
+from bot.i18n.texts import text_in
+from bot.i18n.translator import locale_of
+from bot.ui.help_text import help_sections
 
 if TYPE_CHECKING:
-    from .host import Host
+    from bot.cogs.host import Host
 
 
 def help_embed(locale: str = "en-US") -> discord.Embed:

@@ -9,14 +9,14 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ..errors import UserError
-from ..items import HistoryPage, answers
-from ..record_views import history_content, history_view, translator
-from ..slash import option_names, text
-from ..translator import locale_of
+from bot.cogs.group import option_names, text
+from bot.game.errors import UserError
+from bot.i18n.translator import locale_of
+from bot.ui.buttons import HistoryPage, answers
+from bot.ui.record_views import history_content, history_view, translator
 
 if TYPE_CHECKING:
-    from .host import Host
+    from bot.cogs.host import Host
 
 class HistoryCog(commands.Cog, name="History"):
     def __init__(self, bot: Host) -> None:

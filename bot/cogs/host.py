@@ -1,5 +1,5 @@
 """What the feature cogs use of the bot, and nothing more: they are typed against this, not the
-bot's class, so the wiring (bot/client.py) can import them without them importing it back."""
+bot's class, so the wiring (bot/runtime/client.py) can import them without them importing it back."""
 
 from __future__ import annotations
 
@@ -11,18 +11,18 @@ from typing import Any, Protocol, TypeVar
 import discord
 from discord.ext import commands
 
-from ..ai.turn import AiTurns
-from ..boards import Boards
-from ..config import Settings
-from ..records import RecordService
-from ..service import GameService
+from bot.ai.turn import AiTurns
+from bot.game.records import RecordService
+from bot.game.service import GameService
+from bot.runtime.config import Settings
+from bot.ui.boards import Boards
 
 CogT = TypeVar("CogT", bound=commands.Cog)
 T = TypeVar("T")
 
 
 class Host(Protocol):
-    """The bot as the cogs see it (bot.client.CaroBot satisfies it)."""
+    """The bot as the cogs see it (bot.runtime.client.CaroBot satisfies it)."""
 
     @property
     def settings(self) -> Settings: ...

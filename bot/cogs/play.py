@@ -12,18 +12,18 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ..errors import UserError
-from ..items import MODAL_FIELD, Cell, MoveForm, Pan, TypeMove, answers
-from ..model import GameState, MoveRef
-from ..options import DIFFICULTIES, FIRSTS, RULES, GameOptions, parse_options
-from ..replies import refuse, say
-from ..slash import choices, option_names, size_suggestions, text
-from ..texts import text_in
-from ..translator import locale_of
-from ..window import DEFAULT_COLS, DEFAULT_ROWS, Window, WindowError
+from bot.cogs.group import choices, option_names, size_suggestions, text
+from bot.game.errors import UserError
+from bot.game.model import GameState, MoveRef
+from bot.game.options import DIFFICULTIES, FIRSTS, RULES, GameOptions, parse_options
+from bot.i18n.texts import text_in
+from bot.i18n.translator import locale_of
+from bot.ui.buttons import MODAL_FIELD, Cell, MoveForm, Pan, TypeMove, answers
+from bot.ui.replies import refuse, say
+from bot.ui.window import DEFAULT_COLS, DEFAULT_ROWS, Window, WindowError
 
 if TYPE_CHECKING:
-    from .host import Host
+    from bot.cogs.host import Host
 
 log = logging.getLogger("caro.bot")
 

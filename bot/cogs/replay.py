@@ -14,12 +14,14 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ..ai import worker
-from ..errors import UserError
-from ..items import Export, Replay, ReplayStep, answers
-from ..model import GameState
-from ..names import display_names, remember
-from ..record_views import (
+from bot.cogs.group import option_names, text
+from bot.cpu import jobs
+from bot.game.errors import UserError
+from bot.game.model import GameState
+from bot.i18n.translator import locale_of
+from bot.ui.buttons import Export, Replay, ReplayStep, answers
+from bot.ui.display_names import display_names, remember
+from bot.ui.record_views import (
     REPLAY_GIF,
     STEP_PNG,
     export_files,
@@ -31,11 +33,9 @@ from ..record_views import (
     target_ply,
     translator,
 )
-from ..slash import option_names, text
-from ..translator import locale_of
 
 if TYPE_CHECKING:
-    from .host import Host
+    from bot.cogs.host import Host
 
 # Discord's integer options stay within ±2**53.
 MAX_GAME_ID = 2**53 - 1
@@ -131,7 +131,7 @@ class ReplayCog(commands.Cog, name="Replay"):
         # (in the asking member's turn), off the event loop.
         await interaction.response.defer(thinking=True)
         gif = await self.bot.ai.run_on_cpu(
-            interaction.user.id, worker.replay_gif, state.board.text(), names
+            interaction.user.id, jobs.replay_gif, state.board.text(), names
         )
         files = [replay_gif(gif)]
         if export:

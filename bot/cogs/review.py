@@ -19,19 +19,19 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ..ai import worker
-from ..errors import UserError
-from ..items import Review, answers
-from ..model import GameState
-from ..record_views import pictures_to_draw, review_message, review_progress, translator
-from ..replies import localized, say
-from ..slash import option_names, text
-from ..texts import text_in
-from ..translator import locale_of
-from .replay import MAX_GAME_ID, players
+from bot.cogs.group import option_names, text
+from bot.cogs.replay import MAX_GAME_ID, players
+from bot.cpu import jobs
+from bot.game.errors import UserError
+from bot.game.model import GameState
+from bot.i18n.texts import text_in
+from bot.i18n.translator import locale_of
+from bot.ui.buttons import Review, answers
+from bot.ui.record_views import pictures_to_draw, review_message, review_progress, translator
+from bot.ui.replies import localized, say
 
 if TYPE_CHECKING:
-    from .host import Host
+    from bot.cogs.host import Host
 
 log = logging.getLogger("caro.bot")
 
@@ -135,7 +135,7 @@ class ReviewCog(commands.Cog, name="Review"):
             )
         names = await players(interaction, state, state.row.locale)
         pictures = await run(
-            worker.turning_point_pictures,
+            jobs.turning_point_pictures,
             state.board.text(),
             pictures_to_draw(done.review),
             names,

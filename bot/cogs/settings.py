@@ -10,16 +10,16 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ..errors import UserError
-from ..options import parse_timeout
-from ..replies import refuse, say
-from ..slash import option_names, text
-from ..storage import GuildSettings
-from ..texts import text_in
-from ..translator import locale_of
+from bot.cogs.group import option_names, text
+from bot.game.errors import UserError
+from bot.game.model import GuildSettings
+from bot.game.options import parse_timeout
+from bot.i18n.texts import text_in
+from bot.i18n.translator import locale_of
+from bot.ui.replies import refuse, say
 
 if TYPE_CHECKING:
-    from .host import Host
+    from bot.cogs.host import Host
 
 log = logging.getLogger("caro.bot")
 

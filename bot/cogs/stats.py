@@ -9,15 +9,15 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ..model import Mode
-from ..ratings import LEADERBOARD_MIN_GAMES
-from ..render import LEADERBOARD_SIZE, leaderboard_embed, server_leaderboard_embed, stats_embed
-from ..slash import choices, option_names, text
-from ..storage import GLOBAL_SCOPE
-from ..translator import locale_of
+from bot.cogs.group import choices, option_names, text
+from bot.game.model import Mode
+from bot.game.ports import GLOBAL_SCOPE
+from bot.game.ratings import LEADERBOARD_MIN_GAMES
+from bot.i18n.translator import locale_of
+from bot.ui.render import LEADERBOARD_SIZE, leaderboard_embed, server_leaderboard_embed, stats_embed
 
 if TYPE_CHECKING:
-    from .host import Host
+    from bot.cogs.host import Host
 
 SCOPES: tuple[str, ...] = ("server", "global")
 MODES: tuple[Mode, ...] = (Mode.PVP, Mode.AI)

@@ -12,19 +12,18 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs.group import choices, option_names, size_suggestions, text
+from bot.game.errors import UserError
+from bot.game.model import GameState
+from bot.game.options import ADAPTIVE, RULES, parse_options
+from bot.i18n.texts import TextId
+from bot.i18n.translator import locale_of
+from bot.ui.buttons import Stop, answers
+from bot.ui.replies import refuse
 from engine.types import LEVELS, Level
 
-from ..errors import UserError
-from ..items import Stop, answers
-from ..model import GameState
-from ..options import ADAPTIVE, RULES, parse_options
-from ..replies import refuse
-from ..slash import choices, option_names, size_suggestions, text
-from ..texts import TextId
-from ..translator import locale_of
-
 if TYPE_CHECKING:
-    from .host import Host
+    from bot.cogs.host import Host
 
 log = logging.getLogger("caro.bot")
 

@@ -1,4 +1,4 @@
-"""Storage behind one interface (`interface.Storage`), with two backends: SQLite (one file, one
+"""The storage backends of the ports in bot.game.ports (`Storage`): SQLite (one file, one
 process; the default) and PostgreSQL (one server, many processes).
 
 `open_database(url)` is what the program calls at start: `sqlite:///path` (or a bare file path)
@@ -11,33 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..model import (
-    ActiveGameExists,
-    ChallengeRow,
-    Finish,
-    GameRow,
-    GuildSettings,
-    MoveRow,
-    NewChallenge,
-    NewGame,
-    RatedRow,
-    RatingChange,
-    Record,
-    Standing,
-    UserStats,
-)
-from .interface import (
-    GLOBAL_SCOPE,
-    REDRAW_FINISHED_WITHIN,
-    Answer,
-    Finished,
-    LiveCounts,
-    MoveOutcome,
-    Storage,
-    StorageError,
-)
-from .postgres import PostgresStorage
-from .sqlite import MIGRATIONS_DIR, SqliteStorage, migration_files
+from bot.game.ports import Storage, StorageError
+from bot.storage.postgres import PostgresStorage
+from bot.storage.sqlite import MIGRATIONS_DIR, SqliteStorage, migration_files
 
 _SQLITE_PREFIXES = ("sqlite:///", "sqlite://")
 POSTGRES_SCHEMES = ("postgresql", "postgres")
@@ -79,30 +55,9 @@ def _implements_the_interface(sqlite: SqliteStorage, postgres: PostgresStorage) 
 
 
 __all__ = [
-    "ActiveGameExists",
-    "Answer",
-    "ChallengeRow",
-    "Finish",
-    "Finished",
-    "GLOBAL_SCOPE",
-    "GameRow",
-    "GuildSettings",
-    "LiveCounts",
     "MIGRATIONS_DIR",
-    "MoveOutcome",
-    "MoveRow",
-    "NewChallenge",
-    "NewGame",
     "PostgresStorage",
-    "REDRAW_FINISHED_WITHIN",
-    "RatedRow",
-    "RatingChange",
-    "Record",
     "SqliteStorage",
-    "Standing",
-    "Storage",
-    "StorageError",
-    "UserStats",
     "is_postgres_url",
     "migration_files",
     "open_database",

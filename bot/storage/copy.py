@@ -22,10 +22,10 @@ from pathlib import Path
 
 import asyncpg  # type: ignore[import-untyped]
 
-from . import is_postgres_url, sqlite_path
-from .interface import StorageError
-from .postgres import PostgresStorage, shown_dsn
-from .sqlite import SqliteStorage
+from bot.game.ports import StorageError
+from bot.storage import is_postgres_url, sqlite_path
+from bot.storage.postgres import PostgresStorage, shown_dsn
+from bot.storage.sqlite import SqliteStorage
 
 
 def _as_is(value: object) -> object:

@@ -6,9 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
-from engine import Mark
-
-from ..model import (
+from bot.game.model import (
     AiLevel,
     EndReason,
     Finish,
@@ -21,8 +19,9 @@ from ..model import (
     Status,
     parse_ai_level,
 )
-from ..ratings import result_for
-from .interface import Answer, RatePolicy
+from bot.game.ports import Answer, RatePolicy
+from bot.game.ratings import result_for
+from engine import Mark
 
 
 def seat_columns(seat: Seat) -> tuple[int | None, str | None]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.ai.pool import FairPool, PoolClosedError, process_pool
+from bot.cpu.pool import FairPool, PoolClosedError, process_pool
 
 
 class Gate:

@@ -12,11 +12,11 @@ from typing import Any, TypeVar
 
 import pytest
 
-from bot.ai import worker
-from bot.ai.pool import FairPool
 from bot.ai.turn import EXTERNAL_FALLBACK, AiTurns, is_quick
-from bot.config import ExternalEngineSettings, Settings
-from bot.model import External
+from bot.cpu import jobs
+from bot.cpu.pool import FairPool
+from bot.game.model import External
+from bot.runtime.config import ExternalEngineSettings, Settings
 from engine import Board
 from engine.types import Level
 from tests.bot.test_ai_pool import Gate, until
@@ -145,7 +145,7 @@ async def test_an_external_seat_with_an_engine_asks_it_in_the_members_turn(
         asked.append(args)
         return 7, 7, "win", False  # as if the engine failed and the fallback moved
 
-    monkeypatch.setattr(worker, "think_external", think_external)
+    monkeypatch.setattr(jobs, "think_external", think_external)
     engine = ExternalEngineSettings(command=("pbrain",), name="Embryo", time_limit=0.5)
     ai = turns(engine=engine, time_limit=0.3)
     board = Board(15, 15, 5)

@@ -8,7 +8,7 @@ import random
 import pytest
 from PIL import Image
 
-from bot.board_image import (
+from bot.ui.pictures import (
     THEMES,
     RenderError,
     cell_centre,
@@ -21,7 +21,7 @@ from bot.board_image import (
     render_step,
     render_turning_point,
 )
-from bot.window import Window
+from bot.ui.window import Window
 from engine import Board, Rule
 
 WOOD = THEMES["wood"]

@@ -13,11 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bot.ratings import updated
+from bot.game.ratings import updated
 from engine import Board
 from engine.solver import perfect_move
-from tests.conftest import TOKEN, BotHandle, StartBot, text_of
-from tests.db_helpers import player_result
+from testkit.bot_process import TOKEN, BotHandle, StartBot, text_of
+from testkit.sqlite_rows import player_result
 
 FINAL = ("**You win!**", "**The AI wins.**", "**Draw.**")
 Pick = Callable[[Board], tuple[int, int]]
@@ -344,7 +344,7 @@ def test_token_from_dotenv_file_and_bad_setting(tmp_path: Path) -> None:
 
 
 async def test_refused_token_exits_1_without_showing_it(tmp_path: Path) -> None:
-    from tests.discord_double import DiscordDouble
+    from testkit.discord_double import DiscordDouble
 
     double = DiscordDouble(token=TOKEN)
     await double.start()

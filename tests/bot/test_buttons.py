@@ -10,9 +10,9 @@ from typing import Any
 import discord
 import pytest
 
-from bot import items
 from bot.cogs import FEATURES
-from bot.items import (
+from bot.ui import buttons
+from bot.ui.buttons import (
     Accept,
     Action,
     Cell,
@@ -85,7 +85,7 @@ def test_every_spec_is_answered_by_exactly_one_cog_method() -> None:
 
 
 def test_a_router_refuses_to_start_without_an_answer_for_every_spec() -> None:
-    router = items.Router()
+    router = buttons.Router()
     with pytest.raises(LookupError, match="no cog answers"):
         router.require_every_action()
 

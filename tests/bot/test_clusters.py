@@ -24,17 +24,17 @@ import asyncpg
 import discord
 import pytest
 
-from bot import discord_patches
-from bot.config import Settings, SettingsError, load_settings
-from bot.logging_setup import LINE_FORMAT, ClusterTag, current_shard
-from bot.options import parse_options
-from bot.ratings import updated
-from bot.service import GameService
+from bot.game.options import parse_options
+from bot.game.ratings import updated
+from bot.game.service import GameService
+from bot.runtime import patches
+from bot.runtime.config import Settings, SettingsError, load_settings
+from bot.runtime.logs import LINE_FORMAT, ClusterTag, current_shard
 from bot.storage import open_database
 from engine.solver import perfect_move
+from testkit.bot_process import TOKEN, BotHandle, text_of
+from testkit.clusters import Cluster, Database, Deployment, deploy, rating_chain_problems
 from tests.bot.test_bot_process import play_out
-from tests.cluster_helpers import Cluster, Database, Deployment, deploy, rating_chain_problems
-from tests.conftest import TOKEN, BotHandle, text_of
 from tests.service.test_service_games import Thinker
 
 MANAGE_GUILD = 1 << 5
@@ -149,7 +149,7 @@ def test_an_interactions_log_lines_carry_the_cluster_and_its_guilds_shard() -> N
             started.append(asyncio.get_running_loop().create_task(later(data)))
 
         parsers["INTERACTION_CREATE"] = parse
-        discord_patches.filter_repeated_interactions(client, discord_patches.RepeatFilter())
+        patches.filter_repeated_interactions(client, patches.RepeatFilter())
         on_shard_3 = (1 << 22) * 7  # (id >> 22) % 4 == 3
         client._connection.parsers["INTERACTION_CREATE"]({"id": "1", "guild_id": str(on_shard_3)})
         client._connection.parsers["INTERACTION_CREATE"]({"id": "2"})  # a DM: no guild
@@ -248,8 +248,8 @@ def member_in(double: Any, name: str, guild_id: str) -> Any:
 async def test_without_shard_settings_one_process_runs_the_count_discord_recommends(
     tmp_path: Path,
 ) -> None:
-    from tests.discord_double import DiscordDouble
-    from tests.fault_helpers import shutdown
+    from testkit.discord_double import DiscordDouble
+    from testkit.faults import shutdown
 
     double = DiscordDouble(token=TOKEN)
     await double.start()

@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from bot import main as bot_main
-from bot.config import MAX_SNOWFLAKE, Settings, load_settings
-from tests.conftest import TOKEN
-from tests.fault_helpers import launch, shutdown
+from bot.runtime import main as bot_main
+from bot.runtime.config import MAX_SNOWFLAKE, Settings, load_settings
+from testkit.bot_process import TOKEN
+from testkit.faults import launch, shutdown
 
 
 def run_bot(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -224,7 +224,7 @@ def test_another_programs_sqlite_file_is_named_as_such_and_left_untouched(
 
 
 def test_a_caro_database_from_an_earlier_run_is_accepted(tmp_path: Path) -> None:
-    from bot.preflight import check_database
+    from bot.runtime.preflight import check_database
     from bot.storage import open_database
 
     async def create() -> None:
@@ -257,7 +257,7 @@ def test_a_host_that_does_not_resolve_is_a_dns_failure(tmp_path: Path) -> None:
 
 
 async def test_an_unreachable_gateway_names_the_setting(tmp_path: Path) -> None:
-    from tests.discord_double import DiscordDouble
+    from testkit.discord_double import DiscordDouble
 
     gateway = f"ws://127.0.0.1:{closed_port()}/gateway"
     async with DiscordDouble(token=TOKEN) as double:
@@ -274,9 +274,9 @@ async def test_an_unreachable_gateway_names_the_setting(tmp_path: Path) -> None:
 
 async def test_a_gateway_url_with_no_websocket_there_is_refused(tmp_path: Path) -> None:
     # discord.py 2.7 crashes on a first connection that fails past the TCP connect
-    # (`'NoneType' object has no attribute 'sequence'`); bot.main turns that into this line, and
+    # (`'NoneType' object has no attribute 'sequence'`); bot.runtime.main turns that into this line, and
     # this test fails loudly if discord.py changes how it fails.
-    from tests.discord_double import DiscordDouble
+    from testkit.discord_double import DiscordDouble
 
     async with DiscordDouble(token=TOKEN) as double:
         gateway = double.gateway_url.replace("/gateway", "/not-the-gateway")
@@ -292,7 +292,7 @@ async def test_a_gateway_url_with_no_websocket_there_is_refused(tmp_path: Path) 
 
 
 async def test_an_api_base_that_is_not_discord_is_refused(tmp_path: Path) -> None:
-    from tests.discord_double import DiscordDouble
+    from testkit.discord_double import DiscordDouble
 
     async with DiscordDouble(token=TOKEN) as double:
         base = double.api_base.replace("/api/v10", "/elsewhere/api/v10")
@@ -307,7 +307,7 @@ async def test_an_api_base_that_is_not_discord_is_refused(tmp_path: Path) -> Non
 
 
 async def test_discord_failing_at_login_is_one_line(tmp_path: Path) -> None:
-    from tests.discord_double import DiscordDouble
+    from testkit.discord_double import DiscordDouble
 
     async with DiscordDouble(token=TOKEN) as double:
         double.fail_next("GET", r"/users/@me$", status=503)
@@ -322,7 +322,7 @@ async def test_discord_failing_at_login_is_one_line(tmp_path: Path) -> None:
 
 
 async def test_a_server_the_bot_is_not_in_says_which_and_how_to_invite(tmp_path: Path) -> None:
-    from tests.discord_double import DiscordDouble
+    from testkit.discord_double import DiscordDouble
 
     async with DiscordDouble(token=TOKEN) as double:
         stranger = str(int(double.guild_id) + 1)
@@ -342,7 +342,7 @@ async def test_a_server_the_bot_is_not_in_says_which_and_how_to_invite(tmp_path:
 
 
 async def test_a_start_that_fails_never_says_it_shut_down_cleanly(tmp_path: Path) -> None:
-    from tests.discord_double import DiscordDouble
+    from testkit.discord_double import DiscordDouble
 
     # Before anything is set up (Discord's API unreachable), and after the database and the AI
     # workers were (the gateway unreachable once logged in): neither stop was clean.
@@ -367,10 +367,10 @@ async def test_a_start_that_fails_never_says_it_shut_down_cleanly(tmp_path: Path
 def test_env_example_lists_every_setting_the_bot_reads() -> None:
     import ast
 
-    import bot.config
+    import bot.runtime.config
 
     root = Path(__file__).resolve().parents[2]
-    tree = ast.parse(Path(bot.config.__file__).read_text(encoding="utf-8"))
+    tree = ast.parse(Path(bot.runtime.config.__file__).read_text(encoding="utf-8"))
     read = {
         node.value for node in ast.walk(tree)
         if isinstance(node, ast.Constant) and isinstance(node.value, str)
@@ -384,8 +384,8 @@ def test_env_example_lists_every_setting_the_bot_reads() -> None:
             above = example[number - 1] if number else ""
             listed[found.group(1)] = above
     assert "DISCORD_TOKEN" in read and len(read) > 10  # the scan still finds the settings
-    assert sorted(read - set(listed)) == [], "settings bot/config.py reads without a line"
-    assert sorted(set(listed) - read) == [], "lines for settings bot/config.py does not read"
+    assert sorted(read - set(listed)) == [], "settings bot/runtime/config.py reads without a line"
+    assert sorted(set(listed) - read) == [], "lines for settings bot/runtime/config.py does not read"
     for name, comment in listed.items():
         # Each one says what it is for, on the line above it.
         assert comment.startswith("# ") and not re.match(r"# (?:DISCORD|CARO)_", comment), name
@@ -394,7 +394,7 @@ def test_env_example_lists_every_setting_the_bot_reads() -> None:
 # ------------------------------------------------------------------ the command line
 
 async def test_help_and_version_never_start_the_bot(tmp_path: Path) -> None:
-    from tests.discord_double import DiscordDouble
+    from testkit.discord_double import DiscordDouble
 
     async with DiscordDouble(token=TOKEN) as double:
         env = dict(DISCORD_TOKEN=TOKEN, DISCORD_API_BASE=double.api_base,

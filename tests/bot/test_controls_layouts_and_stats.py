@@ -9,10 +9,10 @@ import asyncio
 import re
 from typing import Any
 
-from bot.ratings import AI_ANCHORS, updated
+from bot.game.ratings import AI_ANCHORS, updated
+from testkit.bot_process import BotHandle, StartBot, text_of
+from testkit.sqlite_rows import player_mark
 from tests.bot.test_bot_process import cells, refusal
-from tests.conftest import BotHandle, StartBot, text_of
-from tests.db_helpers import player_mark
 
 COMPONENTS_V2 = 1 << 15
 MANAGE_MESSAGES = 1 << 13

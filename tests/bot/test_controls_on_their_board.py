@@ -10,8 +10,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import BotHandle, StartBot, text_of
-from tests.fault_helpers import (
+from testkit.bot_process import BotHandle, StartBot, text_of
+from testkit.faults import (
     free_cells,
     game_id_of,
     is_over,

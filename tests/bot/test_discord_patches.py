@@ -1,4 +1,4 @@
-"""bot/discord_patches.py leans on discord.py internals where no public way exists. These tests
+"""bot/runtime/patches.py leans on discord.py internals where no public way exists. These tests
 run the patches against the installed discord.py: if an upgrade moves an internal, they fail
 here, loudly, instead of the patch silently doing nothing."""
 
@@ -10,8 +10,8 @@ import discord
 import pytest
 import yarl
 
-from bot import discord_patches
-from bot.discord_patches import (
+from bot.runtime import patches
+from bot.runtime.patches import (
     DrawnLayout,
     DrawnView,
     button_payload,
@@ -26,11 +26,11 @@ def test_the_rest_base_and_gateway_can_be_pointed_elsewhere() -> None:
     assert isinstance(base, str) and base.endswith("/api/v10")
     assert isinstance(gateway, yarl.URL)
     try:
-        discord_patches.point_at("http://127.0.0.1:9/api/v10", "ws://127.0.0.1:9/")
+        patches.point_at("http://127.0.0.1:9/api/v10", "ws://127.0.0.1:9/")
         route = discord.http.Route("GET", "/users/@me")
         assert route.url == "http://127.0.0.1:9/api/v10/users/@me"
         assert yarl.URL("ws://127.0.0.1:9/") == discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
-        discord_patches.point_at(None, None)  # None keeps what is set
+        patches.point_at(None, None)  # None keeps what is set
         assert discord.http.Route.BASE == "http://127.0.0.1:9/api/v10"
     finally:
         discord.http.Route.BASE = base
@@ -43,7 +43,7 @@ def test_a_repeated_interaction_reaches_discord_py_once() -> None:
     assert "INTERACTION_CREATE" in parsers, "discord.py no longer parses events via .parsers"
     seen: list[str] = []
     parsers["INTERACTION_CREATE"] = lambda data: seen.append(data["id"])
-    discord_patches.filter_repeated_interactions(client, discord_patches.RepeatFilter(size=2))
+    patches.filter_repeated_interactions(client, patches.RepeatFilter(size=2))
     for interaction_id in ["1", "1", "2", "1", "3", "1"]:
         client._connection.parsers["INTERACTION_CREATE"]({"id": interaction_id})
     # "1" is forgotten after two newer ids: repeats come within seconds, not thousands later.
@@ -53,7 +53,7 @@ def test_a_repeated_interaction_reaches_discord_py_once() -> None:
 def test_the_ready_timer_is_where_the_patch_cancels_it() -> None:
     client = discord.Client(intents=discord.Intents.none())
     assert hasattr(client._connection, "_ready_task"), "discord.py renamed its READY timer"
-    discord_patches.cancel_ready_timer(client)  # no timer yet: nothing to do, no error
+    patches.cancel_ready_timer(client)  # no timer yet: nothing to do, no error
 
 
 def test_a_choice_known_only_at_start_is_added_to_a_cog_command() -> None:
@@ -73,7 +73,7 @@ def test_a_choice_known_only_at_start_is_added_to_a_cog_command() -> None:
     command = first.get_app_commands()[0]
     assert isinstance(command, app_commands.Command)
     extra = app_commands.Choice(name="Embryo", value="external")
-    discord_patches.add_choice(command, "level", extra, before="adaptive")
+    patches.add_choice(command, "level", extra, before="adaptive")
     parameter = command.get_parameter("level")
     assert parameter is not None
     assert [c.value for c in parameter.choices] == ["easy", "external", "adaptive"]
@@ -200,7 +200,7 @@ def test_a_response_reads_as_discord_py_made_it_and_builds_its_message_when_read
     kind = discord.InteractionResponseType.message_update
     eager = discord.InteractionCallbackResponse(
         data=_callback_payload(resource), parent=parent, state=state, type=kind)
-    lazy = discord_patches.LazyCallbackResponse(
+    lazy = patches.LazyCallbackResponse(
         data=_callback_payload(resource), parent=parent, state=state, type=kind)
     for name in ("id", "type", "message_id", "activity_id"):
         assert getattr(lazy, name) == getattr(eager, name), name
@@ -230,9 +230,9 @@ def test_discord_py_makes_every_response_through_the_name_the_patch_replaces() -
 
     original = discord.InteractionCallbackResponse
     try:
-        discord_patches.build_response_messages_lazily()
+        patches.build_response_messages_lazily()
         assert discord.interactions.InteractionCallbackResponse is (
-            discord_patches.LazyCallbackResponse)
+            patches.LazyCallbackResponse)
         for name in ("send_message", "edit_message", "defer", "send_modal"):
             source = inspect.getsource(getattr(discord.InteractionResponse, name))
             assert "InteractionCallbackResponse(" in source, name

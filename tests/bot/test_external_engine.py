@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from bot.ratings import AI_ANCHORS, updated
+from bot.game.ratings import AI_ANCHORS, updated
 from engine.types import Level
+from testkit.bot_process import TOKEN, BotHandle, StartBot, text_of
 from tests.bot.test_bot_process import first_empty, is_over, play_out, refusal
 from tests.bot.test_config import closed_port, run_bot
 from tests.bot.test_external_level import caro_pbrain
-from tests.conftest import TOKEN, BotHandle, StartBot, text_of
 
 # A brain that passes the start-up check (OK to START, then END), then dies when a game asks it
 # for a move.

@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from bot import external_level, options, ratings
-from bot.ai import worker
-from bot.config import ExternalEngineSettings, SettingsError, load_settings
-from bot.model import External, GameRow, Mode, NewGame, Result, Status, parse_ai_level
+from bot.ai import external
+from bot.cpu import jobs
+from bot.game import options, ratings
+from bot.game.model import External, GameRow, Mode, NewGame, Result, Status, parse_ai_level
+from bot.i18n.texts import text_in
+from bot.runtime.config import ExternalEngineSettings, SettingsError, load_settings
 from bot.storage import SqliteStorage
-from bot.texts import text_in
 from engine import Board, Mark
 from engine.ai import REASONS, choose_move
 from engine.types import Level
@@ -38,9 +39,9 @@ WIN_FOR_X = "15x15 k5 freestyle D8 C8 E8 A1 F8 A15 G8 O1"
 
 @pytest.fixture(autouse=True)
 def _fresh_engines() -> Iterator[None]:
-    worker._close_engines()
+    jobs._close_engines()
     yield
-    worker._close_engines()
+    jobs._close_engines()
 
 
 # ----------------------------------------------------------------- settings
@@ -88,19 +89,19 @@ def test_bad_engine_settings_are_refused(setting: dict[str, str]) -> None:
 
 # ----------------------------------------------------------------- the worker, in-process
 def test_the_external_engine_makes_the_move() -> None:
-    row, col, reason, used = worker.think_external(WIN_FOR_X, "s", caro_pbrain(), 0.5, 0.5)
+    row, col, reason, used = jobs.think_external(WIN_FOR_X, "s", caro_pbrain(), 0.5, 0.5)
     assert used and (row, col) == (7, 7) and reason == "win"
     # The brain stays up between moves.
     board = Board(15, 15, 5)
-    row, col, reason, used = worker.think_external(board.text(), "s", caro_pbrain(), 0.3, 0.3)
+    row, col, reason, used = jobs.think_external(board.text(), "s", caro_pbrain(), 0.3, 0.3)
     assert used and board[(row, col)] is None and reason in REASONS
-    assert len(worker._ENGINES) == 1
+    assert len(jobs._ENGINES) == 1
 
 
 def test_a_dead_engine_falls_back_to_impossible(caplog: pytest.LogCaptureFixture) -> None:
     board = Board.from_text("15x15 k5 freestyle H8 H9 I8")
-    with caplog.at_level(logging.WARNING, logger="bot.ai.worker"):
-        row, col, reason, used = worker.think_external(board.text(), "seed", DEAD, 0.3, 0.5)
+    with caplog.at_level(logging.WARNING, logger="bot.cpu.jobs"):
+        row, col, reason, used = jobs.think_external(board.text(), "seed", DEAD, 0.3, 0.5)
     assert not used
     assert board[(row, col)] is None and reason in REASONS
     assert "external engine failed, impossible plays instead" in caplog.text
@@ -109,7 +110,7 @@ def test_a_dead_engine_falls_back_to_impossible(caplog: pytest.LogCaptureFixture
 
 def test_the_fallback_plays_what_impossible_would(caplog: pytest.LogCaptureFixture) -> None:
     # A forced position, so that "impossible" has one right answer whatever its time limit.
-    row, col, _, used = worker.think_external(WIN_FOR_X, "seed", DEAD, 0.3, 0.5)
+    row, col, _, used = jobs.think_external(WIN_FOR_X, "seed", DEAD, 0.3, 0.5)
     assert not used
     expected = choose_move(Board.from_text(WIN_FOR_X), "impossible", time_limit=0.5)
     assert (row, col) == expected == (7, 7)
@@ -117,9 +118,9 @@ def test_the_fallback_plays_what_impossible_would(caplog: pytest.LogCaptureFixtu
 
 def test_boards_a_brain_cannot_play_go_to_impossible_without_asking() -> None:
     board = Board(7, 7, 4)
-    row, col, reason, used = worker.think_external(board.text(), "s", caro_pbrain(), 0.3, 0.3)
+    row, col, reason, used = jobs.think_external(board.text(), "s", caro_pbrain(), 0.3, 0.3)
     assert not used and board[(row, col)] is None and reason in REASONS
-    assert worker._ENGINES == {}
+    assert jobs._ENGINES == {}
 
 
 # ----------------------------------------------------------------- in a spawned worker pool
@@ -127,17 +128,17 @@ def test_external_level_in_a_spawned_worker_pool_like_the_bots() -> None:
     pool = ProcessPoolExecutor(
         max_workers=1,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=worker.init_worker,
+        initializer=jobs.init_worker,
         initargs=(os.getpid(),),
     )
     try:
-        assert pool.submit(worker.warm_up).result(timeout=120)
+        assert pool.submit(jobs.warm_up).result(timeout=120)
         row, col, reason, used = pool.submit(
-            worker.think_external, WIN_FOR_X, "s", caro_pbrain(), 0.5, 0.5
+            jobs.think_external, WIN_FOR_X, "s", caro_pbrain(), 0.5, 0.5
         ).result(timeout=60)
         assert used and (row, col) == (7, 7) and reason == "win"
         row, col, reason, used = pool.submit(
-            worker.think_external, WIN_FOR_X, "s", DEAD, 0.5, 0.5
+            jobs.think_external, WIN_FOR_X, "s", DEAD, 0.5, 0.5
         ).result(timeout=60)
         assert not used and (row, col) == (7, 7)
     finally:
@@ -148,9 +149,9 @@ def test_external_level_in_a_spawned_worker_pool_like_the_bots() -> None:
 @pytest.fixture
 def embryo() -> Iterator[ExternalEngineSettings]:
     engine = ExternalEngineSettings(command=("pbrain",), name="Embryo", rating=2300.0)
-    external_level.configure(engine)
+    external.configure(engine)
     yield engine
-    external_level.configure(None)
+    external.configure(None)
 
 
 def test_the_external_seat_id_is_stored_as_external_and_parses_back() -> None:
@@ -177,7 +178,7 @@ def test_a_game_against_the_external_engine_is_rated_at_its_anchor(
     assert update.result is Result.LOSS
     assert update.after == ratings.updated(1500.0, 2300.0, "loss")
     # With the engine removed, the level that plays its games in its place sets the anchor.
-    external_level.configure(None)
+    external.configure(None)
     (update,) = ratings.game_updates(game, Mark.O, {7: 1500.0})
     assert update.after == ratings.updated(1500.0, ratings.AI_ANCHORS[Level.IMPOSSIBLE], "loss")
 
@@ -190,15 +191,15 @@ def test_the_external_level_is_offered_and_named_only_while_configured(
 
     assert options.difficulties()[-2:] == ("external", "adaptive")
     assert options.parse_options("external", "15x15").level == "external"
-    assert external_level.label(tr, External.ENGINE) == "Embryo"
-    external_level.configure(None)
+    assert external.label(tr, External.ENGINE) == "Embryo"
+    external.configure(None)
     assert options.difficulties() == options.DIFFICULTIES
     with pytest.raises(options.UserError, match="Choose one of"):
         options.parse_options("external", "15x15")
-    assert external_level.label(tr, External.ENGINE) == (
+    assert external.label(tr, External.ENGINE) == (
         "impossible (in place of the external engine, which is no longer set up)"
     )
-    assert external_level.label(tr, External.ENGINE, playing=False) == "external engine"
+    assert external.label(tr, External.ENGINE, playing=False) == "external engine"
 
 
 async def test_an_external_seat_survives_the_database(tmp_path: Path) -> None:

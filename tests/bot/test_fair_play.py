@@ -9,9 +9,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from testkit.bot_process import BotHandle, StartBot, text_of
 from tests.bot.test_bot_process import TOKEN, _run_bot, refusal
 from tests.bot.test_ways_to_play import accepted_game
-from tests.conftest import BotHandle, StartBot, text_of
 
 MANAGE_GUILD = 1 << 5
 
@@ -98,7 +98,7 @@ async def test_a_move_after_the_deadline_is_refused_right_after_a_restart(
 
 
 async def test_a_database_from_a_newer_version_stops_the_bot_with_one_line(tmp_path: Path) -> None:
-    from tests.discord_double import DiscordDouble
+    from testkit.discord_double import DiscordDouble
 
     path = tmp_path / "caro.db"
     with sqlite3.connect(path) as db:

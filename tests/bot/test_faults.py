@@ -11,11 +11,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bot.loop_lag import lag_summary
+from bot.runtime.loop_lag import lag_summary
 from engine.stats import percentile
-from tests.conftest import BotHandle, StartBot
-from tests.db_helpers import player_result
-from tests.fault_helpers import (
+from testkit.bot_process import BotHandle, StartBot
+from testkit.faults import (
     CrashCampaign,
     free_cells,
     game_id_of,
@@ -30,6 +29,7 @@ from tests.fault_helpers import (
     stored_moves,
     text_of,
 )
+from testkit.sqlite_rows import player_result
 
 
 def refused(result: Any) -> str:
@@ -242,7 +242,7 @@ async def test_the_bot_logs_its_loop_lag_when_asked(start_bot: StartBot) -> None
 async def test_a_board_discord_refused_to_redraw_is_drawn_again_shortly(
     running_bot: BotHandle,
 ) -> None:
-    from tests.fault_helpers import free_cells, players_turn
+    from testkit.faults import free_cells, players_turn
 
     double = running_bot.double
     alice = double.add_member("alice")
@@ -261,8 +261,8 @@ async def test_a_board_discord_refused_to_redraw_is_drawn_again_shortly(
 async def test_a_command_answered_after_discords_three_seconds_logs_one_line(
     tmp_path: Path,
 ) -> None:
-    from tests.discord_double.interactions import InteractionFailed
-    from tests.fault_helpers import launch, shutdown
+    from testkit.discord_double.interactions import InteractionFailed
+    from testkit.faults import launch, shutdown
 
     double, bot = await launch(tmp_path / "bot")
     try:

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from engine import Board, InvalidMoveError
-from tests.fault_helpers import (
+from testkit.faults import (
     cell_buttons,
     db_snapshot,
     free_cells,
@@ -165,8 +165,8 @@ async def assert_refused(world: World, result: Any, before: tuple[Any, ...]) -> 
 async def test_hostile_start_options_are_refused_and_change_nothing(
     world: World, data: st.DataObject
 ) -> None:
-    from bot.errors import UserError
-    from bot.options import parse_options
+    from bot.game.errors import UserError
+    from bot.game.options import parse_options
 
     names = [n for n in START_OPTIONS if n in option_choices(world.double)]
     options = data.draw(st.dictionaries(st.sampled_from(names), hostile_text, min_size=1))

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.conftest import StartBot, text_of
-from tests.fault_helpers import free_cells, game_id_of, is_over, players_turn, ply_of
+from testkit.bot_process import StartBot, text_of
+from testkit.faults import free_cells, game_id_of, is_over, players_turn, ply_of
 
 # The formats of the previous version, verbatim (see the module docstring).
 CELL = "caro:m:{game}:{ply}:{cell}"

@@ -16,11 +16,11 @@ from typing import Any
 import asyncpg
 import pytest
 
-from bot.config import SettingsError, load_settings
-from bot.ratings import updated
+from bot.game.ratings import updated
+from bot.runtime.config import SettingsError, load_settings
 from engine import Board
 from engine.solver import perfect_move
-from tests.conftest import TOKEN, StartBot, text_of
+from testkit.bot_process import TOKEN, StartBot, text_of
 
 PASSWORD = "hunter2-pg-secret"
 FINAL = ("**You win!**", "**The AI wins.**", "**Draw.**")
@@ -141,7 +141,7 @@ async def test_killed_mid_game_on_postgresql_the_move_resumes_and_the_clock_is_s
 
 async def run_refused(env: dict[str, str], tmp_path: Path) -> str:
     """The bot's last stderr line when it refuses to start (exit 2) before contacting Discord."""
-    from tests.discord_double import DiscordDouble
+    from testkit.discord_double import DiscordDouble
 
     double = DiscordDouble(token=TOKEN)
     await double.start()
@@ -241,7 +241,7 @@ async def test_the_url_chooses_the_backend(tmp_path: Path, postgres_dsn: str) ->
 
 
 def test_a_sqlite_url_is_checked_like_caro_db_and_named_as_set(tmp_path: Path) -> None:
-    from bot.preflight import PreflightError, check_database
+    from bot.runtime.preflight import PreflightError, check_database
 
     with pytest.raises(PreflightError) as refused:
         check_database(f"sqlite:///{tmp_path}/missing/caro.db")

@@ -10,21 +10,34 @@ import discord
 import pytest
 
 import bot.cogs  # noqa: F401  (the feature cogs register the buttons the drawing makes)
-from bot import ratings, texts
-from bot.config import MissingTokenError, SettingsError, load_settings
-from bot.items import EMPTY_LABEL
-from bot.model import EndReason, GameState, Mode, Seat, Status, load_state
-from bot.render import (
+from bot.game import ratings
+from bot.game.model import (
+    EndReason,
+    GameRow,
+    GameState,
+    Mode,
+    MoveRow,
+    RatedRow,
+    Record,
+    Seat,
+    Standing,
+    Status,
+    UserStats,
+    load_state,
+)
+from bot.i18n import texts
+from bot.runtime.config import MissingTokenError, SettingsError, load_settings
+from bot.ui.buttons import EMPTY_LABEL
+from bot.ui.render import (
     game_content,
     game_view,
     leaderboard_embed,
     server_leaderboard_embed,
     stats_embed,
 )
-from bot.storage import GameRow, MoveRow, RatedRow, Record, Standing, UserStats
 from engine import Mark
 from engine.types import Level
-from tests.discord_double.state import iter_components
+from testkit.discord_double.state import iter_components
 
 TEXT_DISPLAY, MEDIA_GALLERY = 10, 12
 

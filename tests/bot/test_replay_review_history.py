@@ -7,13 +7,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bot.board_image import render_board
+from bot.ui.pictures import render_board
 from engine import Board, Mark, Rule
 from engine.records import Ending, read_record
 from engine.solver import perfect_move
+from testkit.bot_process import BotHandle, StartBot, text_of
 from tests.bot.test_bot_process import play_out, refusal
 from tests.bot.test_ways_to_play import accepted_game
-from tests.conftest import BotHandle, StartBot, text_of
 
 GIF = b"GIF89a"
 PNG = b"\x89PNG\r\n\x1a\n"

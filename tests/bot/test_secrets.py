@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.fault_helpers import free_cells, launch, players_turn, settle, shutdown
+from testkit.faults import free_cells, launch, players_turn, settle, shutdown
 
 # Shaped like a real token: base64 user id, a timestamp part and an HMAC part.
 SECRET = (
@@ -89,7 +89,7 @@ def run_bot(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
 async def test_a_refused_token_and_bad_settings_are_reported_without_the_token(
     tmp_path: Path,
 ) -> None:
-    from tests.discord_double import DiscordDouble
+    from testkit.discord_double import DiscordDouble
 
     async with DiscordDouble(token="the-right-token") as double:
         done = await asyncio.to_thread(
@@ -141,7 +141,7 @@ async def test_interaction_tokens_never_appear_in_the_debug_log(tmp_path: Path) 
 
 
 def test_redaction_hides_tokens_in_payloads_and_urls_whatever_their_shape() -> None:
-    from bot.logging_setup import redact
+    from bot.runtime.logs import redact
 
     other = "Zm9yZ2VkLXNoYXBlZC10b2tlbi0xMjM0NTY3ODkw"  # not the usual interaction prefix
     lines = [

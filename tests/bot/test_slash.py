@@ -12,7 +12,7 @@ import discord
 import pytest
 from discord import app_commands
 
-from bot.slash import CaroTree, NotInServerChannel, caro_group, commands_hash, sync_if_changed
+from bot.cogs.group import CaroTree, NotInServerChannel, caro_group, commands_hash, sync_if_changed
 
 
 class Response:

@@ -1,4 +1,4 @@
-"""Translations: the gettext catalogues in bot/locales, their check, the tools that keep them
+"""Translations: the gettext catalogues in bot/i18n/locales, their check, the tools that keep them
 whole, the command translator, the English-only console messages and /caro help."""
 
 from __future__ import annotations
@@ -14,15 +14,17 @@ import pytest
 from babel.messages.catalog import Catalog
 from discord import app_commands
 
-from bot import catalogue, help_text, options, ratings, texts
-from bot.catalogue import CatalogueError, load, problems
 from bot.cogs.help import help_embed
-from bot.config import SettingsError, load_settings
-from bot.translator import CatalogueTranslator
+from bot.game import options, ratings
+from bot.i18n import catalogue, texts
+from bot.i18n.catalogue import CatalogueError, load, problems
+from bot.i18n.translator import CatalogueTranslator
+from bot.runtime.config import SettingsError, load_settings
+from bot.ui import help_text
 from engine.types import Level, Rule
 
 ROOT = Path(__file__).resolve().parents[2]
-LOCALES = ROOT / "bot" / "locales"
+LOCALES = ROOT / "bot" / "i18n" / "locales"
 
 
 def _copy_locales(tmp_path: Path) -> Path:
@@ -164,7 +166,7 @@ def test_console_messages_are_english_and_not_in_the_player_catalogues() -> None
 
 
 def test_catalogue_files_are_package_data_of_the_wheel() -> None:
-    """Every file under bot/locales matches a package-data pattern, so `pip install` ships it."""
+    """Every file under bot/i18n/locales matches a package-data pattern, so `pip install` ships it."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     patterns = config["tool"]["setuptools"]["package-data"]["bot"]
     bot_dir = ROOT / "bot"
@@ -434,7 +436,7 @@ def test_help_fits_one_discord_embed() -> None:
 
 # Functions that take a text id (text_in and tr as their locale's translator): a literal id in a
 # call to one of them must be in the catalogues, so a branch that adds a text in code but not in
-# bot/locales fails here rather than in front of a player.
+# bot/i18n/locales fails here rather than in front of a player.
 TEXT_ID_FUNCTIONS = {"t", "text_in", "tr", "_s", "UserError", "TextId"}
 
 

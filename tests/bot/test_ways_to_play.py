@@ -8,9 +8,9 @@ import asyncio
 import re
 from typing import Any
 
+from testkit.bot_process import BotHandle, StartBot, text_of
+from testkit.sqlite_rows import player_mark, player_result
 from tests.bot.test_bot_process import cells, refusal
-from tests.conftest import BotHandle, StartBot, text_of
-from tests.db_helpers import player_mark, player_result
 
 MANAGE_GUILD = 1 << 5
 COMPONENTS_V2 = 1 << 15

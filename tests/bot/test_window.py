@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.window import Window, WindowError, follow, initial_window
+from bot.ui.window import Window, WindowError, follow, initial_window
 from engine import Board
 
 

@@ -79,10 +79,10 @@ def test_bench_refuses_bad_arguments_in_one_line(args: list[str], message: str) 
 
 
 @pytest.mark.parametrize("module", ["bench.load", "bench.crash"])
-def test_benchmarks_say_they_need_the_test_extra(module: str) -> None:
-    # pytest missing, as after a plain `pip install -e .`: None in sys.modules blocks the import.
+def test_benchmarks_say_they_need_the_test_kit_of_a_clone(module: str) -> None:
+    # testkit/ missing, as outside a clone: None in sys.modules blocks the import.
     code = (
-        "import runpy, sys; sys.modules['pytest'] = None; sys.argv = [sys.argv[0], *sys.argv[1:]];"
+        "import runpy, sys; sys.modules['testkit'] = None; sys.argv = [sys.argv[0], *sys.argv[1:]];"
         f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)"
     )
 
@@ -92,18 +92,17 @@ def test_benchmarks_say_they_need_the_test_extra(module: str) -> None:
 
     helped = run("--help")
     assert helped.returncode == 0, helped.stderr
-    assert "needs the test extra" in " ".join(helped.stdout.split())
+    assert "needs the repository's test kit" in " ".join(helped.stdout.split())
     refused = run()
     assert refused.returncode == 1
     assert refused.stderr == (
-        f"python -m {module} needs the test extra and the repository's tests/ package: from a "
-        "clone, run `.venv/bin/pip install -e '.[test]'`, then "
-        f"`.venv/bin/python -m {module}` from its root (missing: pytest).\n"
+        f"python -m {module} needs the repository's test kit (testkit/): run "
+        f"`.venv/bin/python -m {module}` from the root of a clone (missing: testkit.clusters).\n"
     )
 
 
 @pytest.mark.parametrize("module", ["bench.load", "bench.crash"])
-def test_benchmark_help_works_with_the_test_extra(module: str) -> None:
+def test_benchmark_help_works_in_a_clone(module: str) -> None:
     done = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
                           text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 0, done.stderr

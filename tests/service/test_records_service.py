@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
-from bot.errors import UserError
-from bot.model import EndReason, Finish, Mode, NewGame
-from bot.record_views import export_files, move_list, replay_content, translator
-from bot.records import RecordService
-from bot.storage import SqliteStorage, Storage
+from bot.game.errors import UserError
+from bot.game.model import EndReason, Finish, Mode, NewGame
+from bot.game.ports import Storage
+from bot.game.records import RecordService
+from bot.storage import SqliteStorage
+from bot.ui.record_views import export_files, move_list, replay_content, translator
 from engine import Mark
 from engine.records import read_record
 from engine.types import Level
@@ -121,7 +122,7 @@ def test_the_move_list_of_a_long_game_shows_the_moves_around_the_current_one() -
 async def test_finished_games_and_the_review_cache_on_each_backend(storage: Storage) -> None:
     """The storage methods of replays, history and reviews, on any backend (the PostgreSQL one
     is to pass the same)."""
-    from bot.ratings import game_updates
+    from bot.game.ratings import game_updates
 
     games = []
     for channel in (1, 2, 3):

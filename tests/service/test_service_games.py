@@ -8,16 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from bot.ai import worker
-from bot.errors import UserError
-from bot.model import AiLevel, MoveRef
-from bot.options import GameOptions, parse_options
-from bot.service import GameService, ai_seed
-from bot.storage import ActiveGameExists, Record
+from bot.cpu import jobs
+from bot.game.errors import UserError
+from bot.game.model import ActiveGameExists, AiLevel, MoveRef, Record
+from bot.game.options import GameOptions, parse_options
+from bot.game.service import GameService, ai_seed
 from bot.storage import SqliteStorage as Storage
 from engine import Board, Mark, Rule
 from engine.solver import perfect_move
-from tests.db_helpers import row_counts
+from testkit.sqlite_rows import row_counts
 
 GUILD, CHANNEL, ALICE, BOB = 10, 20, 30, 40
 
@@ -39,7 +38,7 @@ class Thinker:
         self.members.append(member)
         if self.gate is not None:
             await self.gate.wait()
-        row, col, reason = worker.think(board.text(), level.value, seed, None)
+        row, col, reason = jobs.think(board.text(), level.value, seed, None)
         return (row, col), reason
 
     def quick_wait(self, level: AiLevel | None) -> float:
@@ -111,8 +110,8 @@ async def test_ai_moves_are_reproducible_per_game_and_ply(service) -> None:
     board = Board(5, 5, 4)
     board.push((0, 0))
     seed = ai_seed(7, 1)
-    first = worker.think(board.text(), "easy", seed, None)
-    assert all(worker.think(board.text(), "easy", seed, None) == first for _ in range(3))
+    first = jobs.think(board.text(), "easy", seed, None)
+    assert all(jobs.think(board.text(), "easy", seed, None) == first for _ in range(3))
 
 
 @pytest.mark.parametrize(

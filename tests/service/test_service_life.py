@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from bot import ratings
-from bot.errors import UserError
-from bot.model import Mode, MoveRef
-from bot.options import CHALLENGE_FIRSTS, parse_options, parse_timeout
-from bot.service import GameService
-from bot.storage import GLOBAL_SCOPE, GuildSettings
+from bot.game import ratings
+from bot.game.errors import UserError
+from bot.game.model import GuildSettings, Mode, MoveRef
+from bot.game.options import CHALLENGE_FIRSTS, parse_options, parse_timeout
+from bot.game.ports import GLOBAL_SCOPE
+from bot.game.service import GameService
 from bot.storage import SqliteStorage as Storage
 from engine import Board, Mark
-from tests.db_helpers import row_counts
+from testkit.sqlite_rows import row_counts
 from tests.service.test_service_games import Thinker
 
 GUILD, CHANNEL, ALICE, BOB, CAROL = 10, 20, 30, 40, 50
@@ -230,7 +230,7 @@ def test_timeouts_are_given_in_minutes_within_limits() -> None:
 
 
 def test_sizes_are_presets_or_typed_up_to_26x26() -> None:
-    from bot.options import parse_size
+    from bot.game.options import parse_size
 
     assert parse_size(None) == (3, 3, 3)
     assert parse_size("15x15") == (15, 15, 5)

@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from bot import ratings
-from bot.errors import UserError
-from bot.model import ActiveGameExists, Mode, MoveRef
-from bot.options import CHALLENGE_FIRSTS, parse_options
-from bot.service import GameService, Limits
-from bot.storage import GuildSettings, StorageError, open_database
-from bot.texts import VI, t
+from bot.game import ratings
+from bot.game.errors import UserError
+from bot.game.model import ActiveGameExists, GuildSettings, Mode, MoveRef
+from bot.game.options import CHALLENGE_FIRSTS, parse_options
+from bot.game.ports import StorageError
+from bot.game.service import GameService, Limits
+from bot.i18n.texts import VI, t
+from bot.storage import open_database
 from engine import Mark
 from tests.service.test_service_games import Thinker
 from tests.storage_backends import Backend
@@ -166,7 +167,7 @@ async def test_one_click_wins_on_a_tiny_board_move_no_rating(world, backend: Bac
 
 
 async def test_unrated_is_said_in_english_and_vietnamese(world) -> None:
-    from bot.render import game_content
+    from bot.ui.render import game_content
 
     games, _ = world
     tiny = await start(games, ALICE, size="2x2k2")
@@ -244,7 +245,7 @@ async def test_pending_challenges_are_limited_per_challenger_and_per_challenged(
 
 
 def test_every_limit_message_exists_in_english_and_vietnamese() -> None:
-    from bot.texts import EN
+    from bot.i18n.texts import EN
 
     for key in ("limit.member_ai_games", "limit.server_ai_games", "limit.server_watches",
                 "limit.challenges_sent", "limit.challenges_received", "click.too_late",

@@ -10,10 +10,11 @@ import asyncio
 import asyncpg
 import pytest
 
-from bot import ratings
-from bot.model import ChallengeFirst, EndReason, Finish, Mode, NewChallenge, NewGame
-from bot.ratings import START_RATING
-from bot.storage import GLOBAL_SCOPE, Finished, MoveOutcome, PostgresStorage, StorageError
+from bot.game import ratings
+from bot.game.model import ChallengeFirst, EndReason, Finish, Mode, NewChallenge, NewGame
+from bot.game.ports import GLOBAL_SCOPE, Finished, MoveOutcome, StorageError
+from bot.game.ratings import START_RATING
+from bot.storage import PostgresStorage
 from bot.storage.postgres import MIGRATIONS_DIR
 from bot.storage.postgres.connection import CLAIM_SECONDS
 from bot.storage.sqlite import migration_files

@@ -14,11 +14,12 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from bot.errors import UserError
-from bot.model import ActiveGameExists, MoveRef
-from bot.options import parse_options
-from bot.service import GameService
-from bot.storage import PostgresStorage, SqliteStorage, StorageError
+from bot.game.errors import UserError
+from bot.game.model import ActiveGameExists, MoveRef
+from bot.game.options import parse_options
+from bot.game.ports import StorageError
+from bot.game.service import GameService
+from bot.storage import PostgresStorage, SqliteStorage
 from bot.storage.copy import TABLES, copy_database
 from engine import Mark
 from tests.service.test_service_games import Thinker
@@ -29,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 async def everything(store: SqliteStorage | PostgresStorage, ids: dict[str, int]) -> dict:
     """What the bot can read back of every game, challenge, rating, stat and setting."""
-    from bot.model import GuildSettings, Mode
+    from bot.game.model import GuildSettings, Mode
 
     users = (ALICE, BOB, CAROL, DAVE)
     default = GuildSettings(pvp_timeout=1.0, ai_timeout=1.0)

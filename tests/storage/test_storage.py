@@ -11,34 +11,27 @@ from pathlib import Path
 
 import pytest
 
-from bot import ratings
-from bot.model import (
+from bot.game import ratings
+from bot.game.model import (
+    ActiveGameExists,
     ChallengeFirst,
     ChallengePending,
     ChallengeRow,
     ChallengeStatus,
     EndReason,
+    Finish,
     GameRow,
+    GuildSettings,
     Mode,
     NewChallenge,
-)
-from bot.storage import (
-    ActiveGameExists,
-    Answer,
-    Finish,
-    Finished,
-    GuildSettings,
-    MoveOutcome,
     NewGame,
-    PostgresStorage,
     Record,
-    SqliteStorage,
-    StorageError,
-    migration_files,
 )
+from bot.game.ports import Answer, Finished, MoveOutcome, StorageError
+from bot.storage import PostgresStorage, SqliteStorage, migration_files
 from engine import Mark
 from engine.types import Level
-from tests.db_helpers import old_database
+from testkit.sqlite_rows import old_database
 from tests.storage_backends import Backend
 
 Storage = SqliteStorage  # for annotations; the fixtures give either backend
@@ -552,10 +545,10 @@ def test_each_backend_implements_every_method_of_the_interface(backend_class: ty
     other parameters, fails here (and in mypy) before it fails a player."""
     import inspect
 
-    from bot.storage import interface
+    from bot.game import ports
 
     wanted = {
-        name: member for name, member in vars(interface.Storage).items()
+        name: member for name, member in vars(ports.Storage).items()
         if inspect.iscoroutinefunction(member)
     }
     assert len(wanted) > 20

@@ -10,14 +10,22 @@ from pathlib import Path
 
 import pytest
 
-from bot.errors import UserError
-from bot.model import ActiveGameExists, ChallengeStatus, EndReason, Mode, MoveRef, Status
-from bot.options import parse_options
-from bot.service import GameService
-from bot.storage import GuildSettings, SqliteStorage, migration_files
+from bot.game.errors import UserError
+from bot.game.model import (
+    ActiveGameExists,
+    ChallengeStatus,
+    EndReason,
+    GuildSettings,
+    Mode,
+    MoveRef,
+    Status,
+)
+from bot.game.options import parse_options
+from bot.game.service import GameService
+from bot.storage import SqliteStorage, migration_files
 from engine import Mark
 from engine.types import Level
-from tests.db_helpers import old_database
+from testkit.sqlite_rows import old_database
 from tests.service.test_service_games import Thinker
 
 GUILD = 10

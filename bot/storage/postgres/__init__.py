@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .challenges import ChallengeQueries
-from .connection import MIGRATIONS_DIR, POOL_MAX, shown_dsn
-from .reviews import ReviewQueries
-from .settings import SettingQueries
+from bot.storage.postgres.challenges import ChallengeQueries
+from bot.storage.postgres.connection import MIGRATIONS_DIR, POOL_MAX, shown_dsn
+from bot.storage.postgres.reviews import ReviewQueries
+from bot.storage.postgres.settings import SettingQueries
 
 
 class PostgresStorage(ChallengeQueries, ReviewQueries, SettingQueries):

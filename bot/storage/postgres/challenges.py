@@ -7,7 +7,7 @@ from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
 
-from ...model import (
+from bot.game.model import (
     ActiveGameExists,
     ChallengeFirst,
     ChallengePending,
@@ -17,8 +17,8 @@ from ...model import (
     NewChallenge,
     NewGame,
 )
-from .connection import CLAIM_SECONDS, check_shard
-from .games import _SHARD, GameQueries, _count
+from bot.storage.postgres.connection import CLAIM_SECONDS, check_shard
+from bot.storage.postgres.games import _SHARD, GameQueries, _count
 
 _CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, message_id, challenger_id, opponent_id, rows, cols, k, rule, first, "

@@ -18,8 +18,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg  # type: ignore[import-untyped]
 
-from ..interface import StorageError
-from ..sqlite.connection import Outcome, check_shard, migration_files
+from bot.game.ports import StorageError
+from bot.storage.sqlite.connection import Outcome, check_shard, migration_files
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 # The advisory lock every process takes while it migrates: two processes started together on an

@@ -8,9 +8,7 @@ from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
 
-from engine import Mark
-
-from ...model import (
+from bot.game.model import (
     ActiveGameExists,
     EndReason,
     Finish,
@@ -18,7 +16,7 @@ from ...model import (
     Mode,
     NewGame,
 )
-from ..interface import (
+from bot.game.ports import (
     REDRAW_FINISHED_WITHIN,
     Answer,
     Finished,
@@ -26,9 +24,10 @@ from ..interface import (
     MoveOutcome,
     RatePolicy,
 )
-from ..rows import check_move, game_row, seat_columns
-from .connection import CLAIM_SECONDS, check_shard
-from .standings import StandingQueries
+from bot.storage.postgres.connection import CLAIM_SECONDS, check_shard
+from bot.storage.postgres.standings import StandingQueries
+from bot.storage.rows import check_move, game_row, seat_columns
+from engine import Mark
 
 _GAME_COLUMNS = (
     "id, guild_id, channel_id, message_id, mode, x_user_id, x_level, o_user_id, o_level,"

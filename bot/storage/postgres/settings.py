@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ...model import GuildSettings
-from .connection import Connection
+from bot.game.model import GuildSettings
+from bot.storage.postgres.connection import Connection
 
 # Every move starts a clock from a server's settings, so they are cached. Another process may
 # save them (the server's shard moved to another cluster and back), so a cached value is trusted

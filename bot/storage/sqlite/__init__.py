@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..interface import StorageError
-from .challenges import ChallengeQueries
-from .connection import MIGRATIONS_DIR, check_database_path, migration_files
-from .reviews import ReviewQueries
-from .settings import SettingQueries
+from bot.game.ports import StorageError
+from bot.storage.sqlite.challenges import ChallengeQueries
+from bot.storage.sqlite.connection import MIGRATIONS_DIR, check_database_path, migration_files
+from bot.storage.sqlite.reviews import ReviewQueries
+from bot.storage.sqlite.settings import SettingQueries
 
 
 class SqliteStorage(ChallengeQueries, ReviewQueries, SettingQueries):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from ...model import (
+from bot.game.model import (
     ActiveGameExists,
     ChallengeFirst,
     ChallengePending,
@@ -14,8 +14,8 @@ from ...model import (
     NewChallenge,
     NewGame,
 )
-from .connection import SHARD, check_shard
-from .games import GameQueries
+from bot.storage.sqlite.connection import SHARD, check_shard
+from bot.storage.sqlite.games import GameQueries
 
 _CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, message_id, challenger_id, opponent_id, rows, cols, k, rule, first, "

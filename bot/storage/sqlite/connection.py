@@ -16,7 +16,7 @@ from pathlib import Path
 
 import aiosqlite
 
-from ..interface import StorageError
+from bot.game.ports import StorageError
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 _MIGRATION_NAME = re.compile(r"(\d{3})_[a-z0-9_]+\.sql")

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from engine import Mark
-
-from ...model import (
+from bot.game.model import (
     ActiveGameExists,
     EndReason,
     Finish,
@@ -15,7 +13,7 @@ from ...model import (
     Mode,
     NewGame,
 )
-from ..interface import (
+from bot.game.ports import (
     REDRAW_FINISHED_WITHIN,
     Answer,
     Finished,
@@ -23,9 +21,10 @@ from ..interface import (
     MoveOutcome,
     RatePolicy,
 )
-from ..rows import check_move, game_row, seat_columns
-from .connection import NOW, SHARD, check_shard
-from .standings import StandingQueries
+from bot.storage.rows import check_move, game_row, seat_columns
+from bot.storage.sqlite.connection import NOW, SHARD, check_shard
+from bot.storage.sqlite.standings import StandingQueries
+from engine import Mark
 
 _GAME_COLUMNS = (
     "id, guild_id, channel_id, message_id, mode, x_user_id, x_level, o_user_id, o_level,"

@@ -3,8 +3,8 @@ and /caro history) and the cached AI review of a game."""
 
 from __future__ import annotations
 
-from ...model import GameRow
-from .games import GameQueries
+from bot.game.model import GameRow
+from bot.storage.sqlite.games import GameQueries
 
 
 class ReviewQueries(GameQueries):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import aiosqlite
 
-from ...model import GuildSettings
-from .connection import Connection
+from bot.game.model import GuildSettings
+from bot.storage.sqlite.connection import Connection
 
 
 class SettingQueries(Connection):

@@ -3,13 +3,21 @@ of each finished game, and the results per AI level behind /caro stats."""
 
 from __future__ import annotations
 
+from bot.game.model import (
+    GameRow,
+    Mode,
+    RatedRow,
+    RatingChange,
+    Record,
+    Result,
+    Standing,
+    UserStats,
+)
+from bot.game.ports import GLOBAL_SCOPE, RatePolicy
+from bot.game.ratings import START_RATING
+from bot.storage.rows import ai_results, in_stored_order
+from bot.storage.sqlite.connection import Connection
 from engine import Mark
-
-from ...model import GameRow, Mode, RatedRow, RatingChange, Record, Result, Standing, UserStats
-from ...ratings import START_RATING
-from ..interface import GLOBAL_SCOPE, RatePolicy
-from ..rows import ai_results, in_stored_order
-from .connection import Connection
 
 
 class StandingQueries(Connection):

@@ -1,0 +1,394 @@
+"""The game model: who plays, how a game stands and how it ended. No Discord and no database here.
+
+A game has two seats, X and O; each holds a member (their Discord id) or an AI level
+(`engine.types.Level`, the one definition of the level names, or `External.ENGINE`, the
+operator's external engine). The mode says which kind of game it
+is; the member who started a game is kept apart from its seats, so a member who only watches two
+AIs play is never taken for a player.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from engine import Board, Mark, Rule
+from engine.types import Level
+
+
+class External(StrEnum):
+    """The operator's piskvork brain (CARO_ENGINE_CMD) as an AI seat. Its stored id stays the
+    same whatever the operator names it, and a stored game keeps it after the operator removes
+    the engine (then "impossible" plays in its place: see bot.ai.external)."""
+
+    ENGINE = "external"
+
+
+AiLevel = Level | External
+"""An AI that can sit at a seat: a level of caro's own engine, or the external engine."""
+
+Seat = int | AiLevel
+"""Who sits at X or O: a member's Discord id, or an AI level."""
+
+
+def parse_ai_level(text: str) -> AiLevel:
+    """An AI level from its id ("hard", "external"), case-insensitive; ValueError otherwise."""
+    if isinstance(text, str) and text.strip().lower() == External.ENGINE.value:
+        return External.ENGINE
+    return Level.parse(text)
+
+
+class Mode(StrEnum):
+    AI = "ai"  # a member against an AI level
+    PVP = "pvp"  # two members
+    WATCH = "watch"  # two AI levels; a member started it and watches
+
+
+class Status(StrEnum):
+    ACTIVE = "active"
+    FINISHED = "finished"  # ended by the rules, a resignation or a clock: it has a result
+    ABANDONED = "abandoned"  # ended without a result (never posted, or a watch stopped)
+
+
+class EndReason(StrEnum):
+    LINE = "line"
+    FULL = "full"
+    RESIGN = "resign"
+    TIMEOUT = "timeout"
+
+
+class Result(StrEnum):
+    """A game's outcome from one side's point of view."""
+
+    WIN = "win"
+    DRAW = "draw"
+    LOSS = "loss"
+
+    @property
+    def flipped(self) -> Result:
+        if self is Result.WIN:
+            return Result.LOSS
+        if self is Result.LOSS:
+            return Result.WIN
+        return self
+
+
+class ChallengeStatus(StrEnum):
+    PENDING = "pending"
+    ACCEPTED = "accepted"
+    DECLINED = "declined"
+    EXPIRED = "expired"
+
+
+class ChallengeFirst(StrEnum):
+    """Who plays X in a challenge's game."""
+
+    ME = "me"  # the challenger
+    THEM = "them"  # the challenged member
+    RANDOM = "random"  # drawn when the challenge is accepted
+
+
+def is_member(seat: Seat) -> bool:
+    return isinstance(seat, int)
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRow:
+    ply: int
+    cell: str  # cell name, e.g. "B2"
+    by_ai: bool
+    reason: str | None  # engine.ai.explain's id of why the AI chose it; None for members
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """A stored game."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    message_id: int | None
+    mode: Mode
+    x: Seat
+    o: Seat
+    started_by: int
+    rows: int
+    cols: int
+    k: int
+    rule: str
+    status: Status
+    winner: Mark | None
+    end_reason: EndReason | None
+    rated: bool  # whether finishing it moves ratings and counts in the stats (see ratings.rated)
+    ply: int
+    moves: tuple[MoveRow, ...]
+    deadline: float | None = None  # unix time the member to move loses on time
+    hints: int = 0
+    locale: str = "en-US"
+
+    def seat(self, mark: Mark) -> Seat:
+        return self.x if mark is Mark.X else self.o
+
+    @property
+    def members(self) -> tuple[int, ...]:
+        """The members playing in it (none in a watch)."""
+        return tuple(s for s in (self.x, self.o) if isinstance(s, int))
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    guild_id: int
+    channel_id: int
+    mode: Mode
+    x: Seat
+    o: Seat
+    started_by: int
+    rows: int
+    cols: int
+    k: int
+    rule: str
+    rated: bool
+    deadline: float | None = None
+    locale: str = "en-US"
+    # The message the board will live in when it is known at creation (an accepted challenge
+    # becomes its game's board): a game with a message is never taken for an unposted one.
+    message_id: int | None = None
+
+    def __post_init__(self) -> None:
+        members = [s for s in (self.x, self.o) if is_member(s)]
+        expected = {Mode.AI: 1, Mode.PVP: 2, Mode.WATCH: 0}[self.mode]
+        if len(members) != expected or (len(members) == 2 and members[0] == members[1]):
+            raise ValueError(f"a {self.mode} game cannot have the seats {self.x!r}, {self.o!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """How a game ended, written together with its last move (or a resignation or time-out)."""
+
+    winner: Mark | None
+    reason: EndReason = EndReason.LINE
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeRow:
+    id: int
+    guild_id: int
+    channel_id: int
+    message_id: int | None
+    challenger_id: int
+    opponent_id: int
+    rows: int
+    cols: int
+    k: int
+    rule: str
+    first: ChallengeFirst
+    locale: str
+    status: ChallengeStatus
+    deadline: float
+    game_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class NewChallenge:
+    guild_id: int
+    channel_id: int
+    challenger_id: int
+    opponent_id: int
+    rows: int
+    cols: int
+    k: int
+    rule: str
+    first: ChallengeFirst
+    locale: str
+    deadline: float
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A member's rating and record in one mode, in one server or globally."""
+
+    rating: float
+    record: Record | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RatedRow:
+    rank: int
+    user_id: int
+    rating: float
+    record: Record
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    user_id: int
+    scope: int
+    mode: Mode
+    before: float
+    after: float
+
+
+@dataclass(frozen=True, slots=True)
+class UserStats:
+    overall: Record
+    by_level: dict[str, Record]
+
+
+@dataclass(frozen=True, slots=True)
+class GuildSettings:
+    pvp_timeout: float  # seconds a member has for one move against another member
+    ai_timeout: float  # seconds a member has for one move against the AI
+
+
+class ActiveGameExists(Exception):
+    """A member (or the channel's watch slot) already has a running game here."""
+
+    def __init__(self, game: GameRow) -> None:
+        super().__init__(f"game {game.id} is still running")
+        self.game = game
+
+
+class ChallengePending(Exception):
+    """Two members already have a challenge waiting for an answer in this server."""
+
+    def __init__(self, challenge: ChallengeRow) -> None:
+        super().__init__(f"challenge {challenge.id} is still waiting for an answer")
+        self.challenge = challenge
+
+
+def jump_link(guild_id: int, channel_id: int, message_id: int) -> str:
+    """The link that opens a message in Discord."""
+    return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRef:
+    """A member's move as sent: which game, which drawing of the board (its ply), which cell."""
+
+    game_id: int
+    ply: int
+    cell: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """A stored game with its board rebuilt from the stored moves."""
+
+    row: GameRow
+    board: Board
+
+    @property
+    def id(self) -> int:
+        return self.row.id
+
+    @property
+    def mode(self) -> Mode:
+        return self.row.mode
+
+    @property
+    def active(self) -> bool:
+        return self.row.status is Status.ACTIVE
+
+    @property
+    def player_mark(self) -> Mark:
+        """The member's mark against the AI; X in the other modes (where both sides are alike)."""
+        if self.mode is Mode.AI and not is_member(self.row.x):
+            return Mark.O
+        return Mark.X
+
+    @property
+    def ai_mark(self) -> Mark:
+        """The other side from player_mark."""
+        return self.player_mark.other
+
+    @property
+    def ai_level(self) -> AiLevel | None:
+        """The level of the AI a member plays against (None in the other modes)."""
+        return self.level_of(self.ai_mark) if self.mode is Mode.AI else None
+
+    @property
+    def starter_id(self) -> int:
+        return self.row.started_by
+
+    def user_of(self, mark: Mark) -> int | None:
+        """The member playing `mark`, or None if an AI plays it."""
+        seat = self.row.seat(mark)
+        return seat if isinstance(seat, int) else None
+
+    def level_of(self, mark: Mark) -> AiLevel | None:
+        """The AI level playing `mark`, or None if a member plays it."""
+        seat = self.row.seat(mark)
+        return None if isinstance(seat, int) else seat
+
+    def mark_of(self, user_id: int) -> Mark | None:
+        """The mark `user_id` plays in this game, or None if they do not play in it."""
+        for mark in (Mark.X, Mark.O):
+            if self.user_of(mark) == user_id:
+                return mark
+        return None
+
+    def opponent_of(self, user_id: int) -> int | None:
+        """The member `user_id` plays against, None if it is an AI or they do not play."""
+        mark = self.mark_of(user_id)
+        return None if mark is None else self.user_of(mark.other)
+
+    def result_of(self, mark: Mark) -> Result | None:
+        """`mark`'s result; None until the game finished."""
+        if self.row.status is not Status.FINISHED:
+            return None
+        if self.row.winner is None:
+            return Result.DRAW
+        return Result.WIN if self.row.winner is mark else Result.LOSS
+
+    @property
+    def mover_id(self) -> int | None:
+        """The member whose turn it is; None if the game is over or an AI is to move."""
+        if not self.active or self.board.is_over():
+            return None
+        return self.user_of(self.board.turn)
+
+    @property
+    def ai_to_move(self) -> bool:
+        if not self.active or self.board.is_over():
+            return False
+        return self.level_of(self.board.turn) is not None
+
+    @property
+    def last_ai_move(self) -> tuple[str, str] | None:
+        """(cell name, reason id) of the AI's latest move, if it has moved."""
+        for move in reversed(self.row.moves):
+            if move.by_ai:
+                return move.cell, move.reason or "unknown"
+        return None
+
+
+def load_state(row: GameRow) -> GameState:
+    board = Board(row.rows, row.cols, row.k, Rule.parse(row.rule))
+    for move in row.moves:
+        board.push_name(move.cell)
+    return GameState(row=row, board=board)
+
+
+def finish_of(board: Board) -> Finish | None:
+    """How the game on `board` ended by the rules, None while it goes on."""
+    outcome = board.outcome()
+    if outcome is None:
+        return None
+    if outcome.winner is None:
+        return Finish(winner=None, reason=EndReason.FULL)
+    return Finish(winner=outcome.winner, reason=EndReason.LINE)

@@ -1,0 +1,118 @@
+"""The options of /caro start, /caro challenge and /caro settings, parsed and validated: what a
+member may type, and the clear refusal naming the valid choices for anything else."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.ai import external
+from bot.game.errors import UserError
+from bot.game.model import ChallengeFirst
+from bot.i18n.texts import TextId
+from engine import Rule
+from engine.notation import SizeError
+from engine.notation import parse_size as engine_parse_size
+from engine.types import LEVELS, Level
+
+ADAPTIVE = "adaptive"
+DIFFICULTIES: tuple[str, ...] = (*LEVELS, ADAPTIVE)
+SIZES: dict[str, tuple[int, int, int]] = {
+    "3x3": (3, 3, 3),
+    "4x4": (4, 4, 4),
+    "5x5": (5, 5, 4),
+    "9x9": (9, 9, 5),
+    "15x15": (15, 15, 5),
+    "19x19": (19, 19, 5),
+}
+# The Vietnamese game: 15x15, five in a row, caro rule, unless the player picks another rule.
+PRESET_RULES: dict[str, Rule] = {"15x15": Rule.CARO}
+RULES: tuple[str, ...] = tuple(r.value for r in Rule)
+FIRSTS: tuple[str, ...] = ("me", "ai", "random")
+CHALLENGE_FIRSTS: tuple[str, ...] = tuple(f.value for f in ChallengeFirst)
+MAX_TIMEOUT = 7 * 24 * 3600.0
+
+
+@dataclass(frozen=True, slots=True)
+class GameOptions:
+    level: str  # a Level's name, or "adaptive"
+    rows: int
+    cols: int
+    k: int
+    rule: Rule
+    first: str  # "me", "ai" or "random" (a challenge: "me", "them" or "random")
+
+
+def _choice(value: str | None, default: str, allowed: tuple[str, ...], option: str) -> str:
+    if value is None:
+        return default
+    cleaned = value.strip().lower()
+    if cleaned not in allowed:
+        raise UserError(
+            "error.bad_choice",
+            value=value[:40].replace("*", "").replace("`", "") or "(empty)",
+            option=TextId(f"option.{option}"),
+            choices=", ".join(allowed),
+        )
+    return cleaned
+
+
+def difficulties() -> tuple[str, ...]:
+    """The difficulties /caro start offers: DIFFICULTIES, and the external engine when the
+    operator set one up (before "adaptive", which only picks among caro's own levels)."""
+    return (*LEVELS, *external.offered(), ADAPTIVE)
+
+
+def parse_options(
+    difficulty: str | None = None,
+    size: str | None = None,
+    rule: str | None = None,
+    first: str | None = None,
+    *,
+    firsts: tuple[str, ...] = FIRSTS,
+) -> GameOptions:
+    """Options of /caro start (and /caro challenge, with `firsts` = CHALLENGE_FIRSTS);
+    UserError naming the valid choices for anything else."""
+    level = _choice(difficulty, Level.NORMAL.value, difficulties(), "difficulty")
+    rows, cols, k = parse_size(size)
+    size_key = f"{rows}x{cols}"
+    default_rule = PRESET_RULES.get(size_key, Rule.FREESTYLE).value
+    rule_name = _choice(rule, default_rule, RULES, "rule")
+    who = _choice(first, "me", firsts, "first")
+    return GameOptions(
+        level=level, rows=rows, cols=cols, k=k, rule=Rule.parse(rule_name), first=who
+    )
+
+
+def parse_size(text: str | None) -> tuple[int, int, int]:
+    """(rows, cols, k) of a preset ("15x15") or a typed size: "12x12" (k = 5, or the longer
+    side if shorter) or "12x12k4", up to 26x26."""
+    if text is None:
+        return SIZES["3x3"]
+    cleaned = text.strip().lower().replace(" ", "")
+    if cleaned in SIZES:
+        return SIZES[cleaned]
+    try:
+        return engine_parse_size(cleaned).with_k()
+    except SizeError:
+        pass
+    raise UserError(
+        "error.bad_size",
+        value=text[:40].replace("*", "").replace("`", "") or "(empty)",
+        choices=", ".join(SIZES),
+    )
+
+
+def parse_timeout(minutes: float, *, minimum_seconds: float) -> float:
+    """A turn time limit given in minutes, as seconds; UserError outside the allowed range."""
+    seconds = minutes * 60.0
+    if not minimum_seconds <= seconds <= MAX_TIMEOUT:
+        raise UserError(
+            "error.bad_timeout",
+            low=_minutes_text(minimum_seconds),
+            high=_minutes_text(MAX_TIMEOUT),
+        )
+    return seconds
+
+
+def _minutes_text(seconds: float) -> str:
+    return f"{seconds / 60:g}"

@@ -1,0 +1,216 @@
+"""What the game service needs from a database, whatever the backend (SQLite for one process,
+PostgreSQL for many). Only model types and plain Python values cross it, never a driver's types.
+
+The rules every backend keeps:
+- a member holds at most one seat in running games per channel, a channel at most one running
+  watch, enforced by the database (two processes may race);
+- two members have at most one pending challenge between them per server, checked and written
+  in one step (two processes may race);
+- finishing a game, its result, its stats and its rating changes are one transaction, so a game
+  counts exactly once;
+- a move is stored only if the game is running, exactly `ply` moves were played, and the clock of
+  the member to move had not run out at `now`;
+- background work (AI moves owed, boards to redraw, run-out clocks, expired challenges) is asked
+  for per shard (`shard_id` of `shard_count`; a guild's shard is (guild_id >> 22) % shard_count,
+  as Discord assigns it), and a run-out clock or challenge handed to one caller is not handed to
+  another process at the same time, so nothing is settled twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+from bot.game.model import (
+    ChallengeRow,
+    ChallengeStatus,
+    Finish,
+    GameRow,
+    GuildSettings,
+    Mode,
+    NewChallenge,
+    NewGame,
+    RatedRow,
+    RatingChange,
+    Standing,
+    UserStats,
+)
+from bot.game.ratings import RatingUpdate
+from engine import Mark
+
+GLOBAL_SCOPE = 0  # the standings scope of the cross-server leaderboard
+# A bot restarted by a supervisor is back within seconds; games that ended this recently get their
+# final board redrawn at start, in case the crash came between storing and drawing it. A busy bot
+# finishes hundreds of games in a few minutes, so the window stays short.
+REDRAW_FINISHED_WITHIN = 120.0
+
+RatePolicy = Callable[[GameRow, Mark | None, Mapping[int, float]], list[RatingUpdate]]
+"""(finished game, winner, members' ratings before) -> updates: bot.game.ratings.game_updates."""
+
+
+class StorageError(Exception):
+    """The database cannot be used (missing, not a database, from a newer version, a broken
+    migration); str() is one line naming the place and the reason."""
+
+
+class MoveOutcome(StrEnum):
+    STORED = "stored"
+    STALE = "stale"  # the game moved on or ended: nothing written
+    LATE = "late"  # the mover's clock had run out at the time of the move: nothing written
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The AI's reply to a member's move, stored in the same write as the move (see add_move)."""
+
+    cell: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """A game as its finishing write left it: the row with every move, and its rating changes
+    (ordered as `rating_changes` returns them; none if unrated). The board of the end needs
+    both, and on a busy database each read back is one more wait."""
+
+    game: GameRow
+    changes: tuple[RatingChange, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LiveCounts:
+    """Running games in one server, for the limits on AI work."""
+
+    member_ai_games: int  # running games of one member against the AI, in this server
+    guild_ai_games: int  # running games against the AI in this server
+    guild_watches: int  # running AI-vs-AI games in this server
+
+
+class Storage(Protocol):
+    # ----------------------------------------------------------------- life
+    async def close(self) -> None: ...
+    async def schema_version(self) -> int: ...
+
+    # ----------------------------------------------------------------- meta
+    async def get_meta(self, key: str) -> str | None: ...
+    async def set_meta(self, key: str, value: str) -> None: ...
+
+    # ----------------------------------------------------------------- games
+    async def create_game(self, new: NewGame) -> GameRow:
+        """Insert a running game; ActiveGameExists if a member's seat or the watch slot of the
+        channel is taken."""
+        ...
+
+    async def game(self, game_id: int) -> GameRow | None: ...
+    async def set_message(self, game_id: int, message_id: int) -> None: ...
+    async def abandon_game(self, game_id: int) -> bool: ...
+    async def active_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None: ...
+    async def active_watch(self, guild_id: int, channel_id: int) -> GameRow | None: ...
+    async def last_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None: ...
+    async def games_awaiting_ai(
+        self, *, shard_id: int = 0, shard_count: int = 1
+    ) -> list[GameRow]: ...
+    async def games_to_redraw(
+        self, finished_within: float = REDRAW_FINISHED_WITHIN, *, shard_id: int = 0,
+        shard_count: int = 1,
+    ) -> list[GameRow]: ...
+    async def live_counts(self, guild_id: int, user_id: int) -> LiveCounts: ...
+
+    async def add_move(
+        self,
+        game_id: int,
+        ply: int,
+        cell: str,
+        *,
+        by_ai: bool,
+        now: float,
+        reason: str | None = None,
+        finish: Finish | None = None,
+        deadline: float | None = None,
+        rate: RatePolicy | None = None,
+        answer: Answer | None = None,
+    ) -> MoveOutcome | Finished:
+        """Store move number `ply` and, with `answer`, the AI's reply to it as move `ply` + 1
+        (both or neither; `finish` and `deadline` then follow the reply): STORED, or with
+        `finish` the finished game; STALE or LATE (nothing written) as MoveOutcome says."""
+        ...
+
+    async def finish_game(
+        self,
+        game_id: int,
+        finish: Finish,
+        *,
+        rate: RatePolicy,
+        ply: int | None = None,
+        due_by: float | None = None,
+        not_due_at: float | None = None,
+    ) -> Finished | None:
+        """Finish a running game and count its result; None (nothing written) if it was not
+        running, or failed a condition (see the backends)."""
+        ...
+
+    async def due_games(
+        self, now: float, *, shard_id: int = 0, shard_count: int = 1
+    ) -> list[GameRow]:
+        """Running games of the shard whose clock ran out by `now`, claimed for this caller."""
+        ...
+
+    async def next_deadline(self, *, shard_id: int = 0, shard_count: int = 1) -> float | None: ...
+    async def set_deadline(self, game_id: int, ply: int, deadline: float | None) -> bool: ...
+    async def add_hint(self, game_id: int, ply: int) -> bool: ...
+
+    # ----------------------------------------------------------------- finished games as records
+    async def finished_games(
+        self, guild_id: int, user_id: int, *, limit: int, offset: int = 0
+    ) -> list[GameRow]:
+        """The finished games (status 'finished') `user_id` played in this server, newest
+        (highest id) first."""
+        ...
+
+    async def review(self, game_id: int, node_limit: int) -> str | None:
+        """The cached AI review (JSON text) of `game_id` made with `node_limit`, if any."""
+        ...
+
+    async def save_review(self, game_id: int, node_limit: int, data: str) -> None:
+        """Cache the review of `game_id` (one per game: a newer one replaces it)."""
+        ...
+
+    # ----------------------------------------------------------------- challenges
+    async def create_challenge(self, new: NewChallenge, *, now: float) -> ChallengeRow:
+        """Store a new pending challenge; ChallengePending (nothing written) if the same two
+        members, either way round, have one pending in the server whose time has not run out
+        by `now`. Checking and writing are one step: two challenges sent at the same moment,
+        from any processes, make one."""
+        ...
+
+    async def challenge(self, challenge_id: int) -> ChallengeRow | None: ...
+    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None: ...
+    async def close_challenge(self, challenge_id: int, status: ChallengeStatus) -> bool: ...
+    async def accept_challenge(self, challenge_id: int, new: NewGame) -> GameRow | None:
+        """Create the challenge's game and mark it accepted in one transaction; None (nothing
+        written) if it was no longer pending; ActiveGameExists if a seat is taken."""
+        ...
+
+    async def due_challenges(
+        self, now: float, *, shard_id: int = 0, shard_count: int = 1
+    ) -> list[ChallengeRow]:
+        """Pending challenges of the shard whose time ran out by `now`, claimed for this
+        caller."""
+        ...
+    async def pending_challenges(self, *, challenger_id: int, opponent_id: int) -> tuple[int, int]:
+        """(pending challenges sent by challenger_id, pending challenges to opponent_id)."""
+        ...
+
+    # ----------------------------------------------------------------- standings
+    async def standing(self, scope: int, user_id: int, mode: Mode) -> Standing: ...
+    async def rated_leaderboard(
+        self, scope: int, mode: Mode, *, min_games: int, limit: int = 10
+    ) -> list[RatedRow]: ...
+    async def rating_changes(self, game_id: int) -> list[RatingChange]: ...
+    async def user_stats(self, guild_id: int, user_id: int) -> UserStats: ...
+
+    # ----------------------------------------------------------------- settings
+    async def guild_settings(self, guild_id: int, default: GuildSettings) -> GuildSettings: ...
+    async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None: ...

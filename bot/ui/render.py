@@ -1,0 +1,464 @@
+"""Message text, buttons and embeds drawn from stored state. No decisions are made here."""
+
+from __future__ import annotations
+
+import functools
+import io
+import math
+from collections.abc import Callable, Mapping, Sequence
+
+import discord
+
+from bot.ai import external
+from bot.game.model import (
+    AiLevel,
+    ChallengeRow,
+    External,
+    GameState,
+    Mode,
+    RatedRow,
+    RatingChange,
+    Record,
+    Standing,
+    Status,
+    UserStats,
+)
+from bot.game.ratings import LEADERBOARD_MIN_GAMES
+from bot.game.service import HINT_LEVELS
+from bot.i18n.texts import EN, text_in
+from bot.runtime.patches import (
+    DrawnLayout,
+    DrawnView,
+    Payload,
+    gallery_payload,
+    row_payload,
+    text_payload,
+)
+from bot.ui.buttons import (
+    EMPTY_LABEL,
+    Accept,
+    Cell,
+    Decline,
+    Hint,
+    Pan,
+    Rematch,
+    Resign,
+    Review,
+    Stop,
+    TypeMove,
+)
+from bot.ui.pictures import Players, render_board
+from bot.ui.window import Window, initial_window
+from engine import Mark
+from engine.notation import cell_name
+from engine.types import LEVELS
+
+Translate = Callable[..., str]
+BOARD_FILENAME = "board.png"
+
+LEADERBOARD_SIZE = 10
+MAX_BUTTON_SIDE = 5  # Discord allows 5 buttons per action row
+
+_MARK_STYLE = {Mark.X: discord.ButtonStyle.primary, Mark.O: discord.ButtonStyle.danger}
+SECONDARY, DANGER = discord.ButtonStyle.secondary, discord.ButtonStyle.danger
+PRIMARY, SUCCESS = discord.ButtonStyle.primary, discord.ButtonStyle.success
+# Every drawing names all its cells; the names of the boards in play, computed once.
+_cell_names = functools.lru_cache(maxsize=4096)(cell_name)
+
+
+def game_content(
+    state: GameState, locale: str | None = None, changes: Sequence[RatingChange] = ()
+) -> str:
+    """The game message: the board's rules, both sides, the move count, the last AI move with
+    its reason, and whose turn it is (with the clock) or how it ended."""
+    tr = _translator(locale or state.row.locale)
+    row = state.row
+    lines = [
+        tr("game.title", rows=row.rows, cols=row.cols, k=row.k, rule=tr(f"rulename.{row.rule}")),
+        _players_line(state, tr),
+        tr("game.moves", ply=state.board.ply),
+    ]
+    if not row.rated and state.mode != Mode.WATCH:
+        # Too small to be lost by the side moving first (see bot.game.ratings.rated): say so.
+        lines.append(tr("game.unrated"))
+    last = state.last_ai_move
+    if last is not None:
+        cell, reason = last
+        reason_text = tr(f"reason.{reason}" if f"reason.{reason}" in EN else "reason.unknown")
+        if state.mode == Mode.WATCH:
+            # X makes the odd-numbered moves, so the parity of the move count names the mover.
+            last_mark = Mark.X if state.board.ply % 2 == 1 else Mark.O
+            level = _level(tr, state.level_of(last_mark))
+            lines.append(tr("game.ai_moved.watch", level=level, cell=cell, reason=reason_text))
+        else:
+            lines.append(tr("game.ai_moved", cell=cell, reason=reason_text))
+    if row.hints:
+        lines.append(tr("game.hints", count=row.hints))
+    if row.status == "finished":
+        lines.append(_result_line(state, tr))
+        for change in changes:
+            if change.scope == row.guild_id:
+                lines.append(
+                    tr(
+                        "game.rating",
+                        user=f"<@{change.user_id}>",
+                        before=round(change.before),
+                        after=round(change.after),
+                    )
+                )
+    elif row.status == "abandoned":
+        lines.append(tr("game.watch.stopped" if state.mode == Mode.WATCH else "game.abandoned"))
+    elif state.ai_to_move:
+        turn = state.board.turn
+        if state.mode == Mode.WATCH:
+            level = _level(tr, state.level_of(turn))
+            lines.append(tr("game.ai_thinking.watch", level=level, mark=turn.name))
+        else:
+            lines.append(tr("game.ai_thinking"))
+    else:
+        mover = state.mover_id
+        if state.mode == Mode.AI:
+            lines.append(tr("game.your_turn", mark=state.player_mark.name))
+        else:
+            lines.append(tr("game.turn", user=f"<@{mover}>", mark=state.board.turn.name))
+        if row.deadline is not None:
+            lines.append(tr("game.clock", when=f"<t:{math.ceil(row.deadline)}:R>"))
+    return "\n".join(lines)
+
+
+def _players_line(state: GameState, tr: Translate) -> str:
+    if state.mode == Mode.PVP:
+        return tr(
+            "game.players.pvp",
+            x=f"<@{state.user_of(Mark.X)}>",
+            o=f"<@{state.user_of(Mark.O)}>",
+        )
+    if state.mode == Mode.WATCH:
+        return tr(
+            "game.players.watch",
+            x_level=_level(tr, state.level_of(Mark.X)),
+            o_level=_level(tr, state.level_of(Mark.O)),
+        )
+    return tr(
+        "game.players",
+        player=f"<@{state.user_of(state.player_mark)}>",
+        player_mark=state.player_mark.name,
+        ai_mark=state.ai_mark.name,
+        level=_level(tr, state.ai_level),
+    )
+
+
+def _result_line(state: GameState, tr: Translate) -> str:
+    row = state.row
+    reason = row.end_reason or "line"
+    result = state.result_of(state.player_mark)
+    if row.winner is None:
+        return tr("game.result.draw")
+    if state.mode == Mode.AI:
+        if result == "loss" and reason in ("resign", "timeout"):
+            return tr(f"game.result.ai.{reason}")
+        return tr(f"game.result.{result}")
+    winner = row.winner
+    if state.mode == Mode.WATCH:
+        return tr("game.result.watch.line", level=_level(tr, state.level_of(winner)),
+                  mark=winner.name)
+    key = f"game.result.pvp.{reason if reason in ('resign', 'timeout') else 'line'}"
+    return tr(
+        key,
+        winner=f"<@{state.user_of(winner)}>",
+        loser=f"<@{state.user_of(winner.other)}>",
+    )
+
+
+def uses_image(state: GameState) -> bool:
+    """Whether the board is too big for a grid of buttons and is drawn as a picture instead."""
+    return state.board.rows > MAX_BUTTON_SIDE or state.board.cols > MAX_BUTTON_SIDE
+
+
+def board_file(
+    state: GameState, window: Window | None = None, players: Players | None = None
+) -> discord.File:
+    """The board picture: last move marked, the winning line, the button window outlined, and
+    with `players` (who plays X, who plays O) a legend saying whose stones are which."""
+    outcome = state.board.outcome()
+    png = render_board(
+        state.board,
+        last_move=True,
+        highlight=outcome.line if outcome is not None else None,
+        window=window,
+        players=players,
+    )
+    return discord.File(io.BytesIO(png), filename=BOARD_FILENAME)
+
+
+def uses_layout(state: GameState) -> bool:
+    """Whether the message is a Components V2 layout rather than text plus 5 action rows.
+
+    A running game needs its controls on every board: a 5-row grid plus a row of Resign/Hint,
+    or a big board's 4-row window plus a row of pan arrows and one of Resign/Hint, is more than
+    the 5 action rows of a plain message. V2 allows 40 components, enough for both. Discord never
+    takes the V2 flag off a message, so this depends on the board's size alone, not on the state.
+    """
+    return uses_image(state) or state.board.rows >= MAX_BUTTON_SIDE
+
+
+def game_view(
+    state: GameState,
+    locale: str | None = None,
+    window: Window | None = None,
+    changes: Sequence[RatingChange] = (),
+    layout: bool = False,
+) -> discord.ui.View | discord.ui.LayoutView:
+    """The components of a game: one button per cell (boards up to 5x5) or a pannable window of
+    cells over the picture (bigger boards), then the controls: Resign (and Hint against the easy
+    and normal AI) while the game runs, Stop in an AI-vs-AI game, Rematch at the end.
+
+    On a V2 layout (see uses_layout; or `layout`, for a message that already is one) the text
+    and the picture are components too."""
+    tr = _translator(locale or state.row.locale)
+    rows = [row_payload(items) for items in _button_rows(state, tr, window)]
+    if not (layout or uses_layout(state)):
+        return DrawnView(rows)
+    components = [text_payload(game_content(state, locale, changes))]
+    if uses_image(state):
+        components.append(gallery_payload(f"attachment://{BOARD_FILENAME}"))
+    return DrawnLayout(components + rows)
+
+
+Buttons = list[Payload]
+
+
+def _button_rows(state: GameState, tr: Translate, window: Window | None) -> list[Buttons]:
+    board = state.board
+    players_turn = state.mover_id is not None
+    rows: list[Buttons] = []
+    if not uses_image(state):
+        grid = [[(r, c) for c in range(board.cols)] for r in range(board.rows)]
+        rows += _cell_rows(state, grid, players_turn)
+    elif state.active and state.mode != Mode.WATCH:
+        window = (window or initial_window(board)).clamp(board.rows, board.cols)
+        rows += _cell_rows(state, window.grid(), players_turn)
+        rows.append(_pan_controls(state, window, players_turn, tr))
+    controls = _game_controls(state, tr) if state.active else _end_controls(state, tr)
+    if controls:
+        rows.append(controls)
+    return rows
+
+
+def _cell_rows(
+    state: GameState,
+    grid: Sequence[Sequence[tuple[int, int]]],
+    players_turn: bool,
+) -> list[Buttons]:
+    board = state.board
+    outcome = board.outcome()
+    highlighted = set(outcome.line) if outcome is not None else set()
+    # On a big board the last move is hard to spot in a window: it gets the win colour.
+    if board.last_move is not None and uses_image(state):
+        highlighted.add(board.last_move)
+    # A board has up to 25 cells here: the loop is the drawing's cost, so it is kept bare.
+    draw, name = Cell.button, _cell_names
+    game, ply, locked = state.id, board.ply, not players_turn
+    rows: list[Buttons] = []
+    for line in grid:
+        items: Buttons = []
+        for cell in line:
+            mark = board[cell]
+            if mark is None:
+                label, style = EMPTY_LABEL, discord.ButtonStyle.secondary
+            else:
+                label, style = mark.name, _MARK_STYLE[mark]
+            if cell in highlighted:
+                style = discord.ButtonStyle.success
+            items.append(
+                draw(label, style, locked or mark is not None, game=game, ply=ply, cell=name(cell))
+            )
+        rows.append(items)
+    return rows
+
+
+def _game_controls(state: GameState, tr: Translate) -> Buttons:
+    if state.mode == Mode.WATCH:
+        return [Stop.button(tr("button.stop"), DANGER, game=state.id)]
+    game, ply = state.id, state.board.ply
+    items: Buttons = [Resign.button(tr("button.resign"), DANGER, game=game, ply=ply)]
+    if state.mode == Mode.AI and state.ai_level in HINT_LEVELS:
+        items.append(
+            Hint.button(tr("button.hint"), SECONDARY, state.mover_id is None, game=game, ply=ply)
+        )
+    return items
+
+
+def _end_controls(state: GameState, tr: Translate) -> Buttons:
+    items: Buttons = []
+    if state.row.status == Status.FINISHED and state.mode in (Mode.AI, Mode.PVP):
+        items.append(
+            Rematch.button(tr("button.rematch"), SUCCESS, game=state.id, ply=state.board.ply)
+        )
+    if state.row.status == Status.FINISHED:
+        # Every finished board, whatever its mode, offers the AI's review of the game.
+        items.append(Review.button(tr("button.review"), game=state.id))
+    return items
+
+
+_PAN_LABELS = {"left": "\u2b05", "up": "\u2b06", "down": "\u2b07", "right": "\u27a1"}
+
+
+def _pan_controls(
+    state: GameState, window: Window, players_turn: bool, tr: Translate
+) -> Buttons:
+    board = state.board
+    game, ply, encoded = state.id, board.ply, window.encode()
+    items: Buttons = [
+        Pan.button(
+            label,
+            SECONDARY,
+            not window.can_pan(direction, board.rows, board.cols),
+            game=game,
+            ply=ply,
+            window=encoded,
+            direction=direction,
+        )
+        for direction, label in _PAN_LABELS.items()
+    ]
+    items.append(
+        TypeMove.button(tr("button.type"), PRIMARY, not players_turn, game=game, ply=ply)
+    )
+    return items
+
+
+def challenge_content(challenge: ChallengeRow, locale: str | None = None) -> str:
+    tr = _translator(locale or challenge.locale)
+    names = {
+        "challenger": f"<@{challenge.challenger_id}>",
+        "opponent": f"<@{challenge.opponent_id}>",
+    }
+    if challenge.status == "pending":
+        return tr(
+            "challenge.text",
+            rows=challenge.rows,
+            cols=challenge.cols,
+            k=challenge.k,
+            rule=tr(f"rulename.{challenge.rule}"),
+            first=tr(f"challenge.first.{challenge.first}", **names),
+            when=f"<t:{math.ceil(challenge.deadline)}:R>",
+            **names,
+        )
+    return tr(f"challenge.{challenge.status}", link="", **names).rstrip(": ")
+
+
+def challenge_view(challenge: ChallengeRow, locale: str | None = None) -> discord.ui.View:
+    tr = _translator(locale or challenge.locale)
+    if challenge.status != "pending":
+        return DrawnView([])
+    return DrawnView([
+        row_payload([
+            Accept.button(tr("button.accept"), SUCCESS, challenge=challenge.id),
+            Decline.button(tr("button.decline"), DANGER, challenge=challenge.id),
+        ])
+    ])
+
+
+def _record_line(record: Record, tr: Translate) -> str:
+    return tr(
+        "stats.line",
+        wins=record.wins,
+        draws=record.draws,
+        losses=record.losses,
+        games=record.games,
+        rate=f"{record.win_rate:.0%}",
+    )
+
+
+def leaderboard_text(rows: Sequence[RatedRow], locale: str = "en-US") -> str:
+    tr = _translator(locale)
+    if not rows:
+        return tr("board.empty", count=LEADERBOARD_MIN_GAMES)
+    return "\n".join(
+        tr(
+            "board.line",
+            rank=row.rank,
+            user=f"<@{row.user_id}>",
+            rating=round(row.rating),
+            wins=row.record.wins,
+            draws=row.record.draws,
+            losses=row.record.losses,
+        )
+        for row in rows
+    )
+
+
+def leaderboard_embed(
+    rows: Sequence[RatedRow],
+    scope: str = "server",
+    mode: Mode = Mode.PVP,
+    locale: str = "en-US",
+) -> discord.Embed:
+    tr = _translator(locale)
+    embed = discord.Embed(
+        title=tr("board.title", scope=tr(f"scope.{scope}"), mode=tr(f"mode.{mode}")),
+        description=leaderboard_text(rows, locale),
+    )
+    embed.set_footer(text=tr("board.rule", count=LEADERBOARD_MIN_GAMES))
+    return embed
+
+
+def server_leaderboard_embed(
+    boards: Mapping[Mode, Sequence[RatedRow]], locale: str = "en-US"
+) -> discord.Embed:
+    """This server's top players per mode, shown under a player's stats."""
+    tr = _translator(locale)
+    embed = discord.Embed(title=tr("board.server_title", count=LEADERBOARD_SIZE))
+    for mode, rows in boards.items():
+        embed.add_field(
+            name=tr(f"mode.{mode}"), value=leaderboard_text(rows, locale), inline=False
+        )
+    embed.set_footer(text=tr("board.rule", count=LEADERBOARD_MIN_GAMES))
+    return embed
+
+
+def stats_embed(
+    name: str,
+    stats: UserStats,
+    standings: Mapping[Mode, Standing],
+    locale: str = "en-US",
+) -> discord.Embed:
+    """Rating and record per mode (against people, against the AI), then per AI level."""
+    tr = _translator(locale)
+    embed = discord.Embed(title=tr("stats.title", name=name))
+    played = [mode for mode in (Mode.PVP, Mode.AI) if _games(standings.get(mode))]
+    if not played and stats.overall.games == 0:
+        embed.description = tr("stats.none")
+    for mode in played:
+        standing = standings[mode]
+        assert standing.record is not None
+        embed.add_field(
+            name=tr("stats.mode", mode=tr(f"mode.{mode}"), rating=round(standing.rating)),
+            value=_record_line(standing.record, tr),
+            inline=False,
+        )
+    levels: tuple[AiLevel, ...] = (*LEVELS, External.ENGINE)
+    for level in levels:
+        record = stats.by_level.get(level)
+        if record is not None and record.games:
+            embed.add_field(
+                name=tr("stats.level", level=external.label(tr, level, playing=False)),
+                value=_record_line(record, tr),
+                inline=False,
+            )
+    # The rating rule is the footer of the server leaderboard sent with these stats.
+    return embed
+
+
+def _games(standing: Standing | None) -> int:
+    return 0 if standing is None or standing.record is None else standing.record.games
+
+
+def _level(tr: Translate, level: AiLevel | None) -> str:
+    """The name of the AI at a seat (callers ask only about seats an AI holds)."""
+    assert level is not None
+    return external.label(tr, level)
+
+
+def _translator(locale: str) -> Translate:
+    return functools.partial(text_in, locale)
