@@ -172,7 +172,8 @@ def choose_move(
     fresh_tables: bool = False,
 ) -> Cell:
     """The move `level` plays on `board` (which is left untouched). `compiled=False` plays
-    impossible as it was before the compiled core (the arena's `legacy-impossible`).
+    with the pure-Python search, as when the compiled core is not built (the arena's
+    `python-impossible`).
 
     `stop` (an engine.ai.stop.Stop) set from another thread ends the compiled core's search
     early: the move is then the best it had. The pure-Python levels and the solver do not read it

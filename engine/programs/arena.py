@@ -55,11 +55,11 @@ class LevelPlayer:
     time_limit: float | None = None
     node_limit: int | None = None
     name: str = ""
-    legacy: bool = False  # impossible as before the compiled core (pure Python), for reference
+    python: bool = False  # the pure-Python search, the reference the compiled core is held to
 
     def __post_init__(self) -> None:
         if not self.name:
-            object.__setattr__(self, "name", ("legacy-" if self.legacy else "") + self.level)
+            object.__setattr__(self, "name", ("python-" if self.python else "") + self.level)
 
     def __call__(self, board: Board, rng: random.Random, /) -> Cell:
         from ..ai import choose_move
@@ -70,7 +70,7 @@ class LevelPlayer:
             rng=rng,
             time_limit=self.time_limit,
             node_limit=self.node_limit,
-            compiled=not self.legacy,
+            compiled=not self.python,
         )
 
 
@@ -130,8 +130,8 @@ class RandomPlayer:
 
 def parse_player(entry: str, *, mc_playouts: int = 1000, time_limit: float | None = None,
                  node_limit: int | None = None) -> Player:
-    """A player from a --levels entry: a level name, `legacy-LEVEL` (impossible searching in pure
-    Python, as before the compiled core), `mc`, `random`, or `level@SECONDS` / `mc@PLAYOUTS` for a level with its
+    """A player from a --levels entry: a level name, `python-LEVEL` (the level with its pure-Python
+    search, as when the compiled core is not built), `mc`, `random`, or `level@SECONDS` / `mc@PLAYOUTS` for a level with its
     own time limit or an MC with its own playout count; `brain:COMMAND` for a piskvork brain with
     --time-limit per move (1 s when not given)."""
     from ..ai import LEVELS
@@ -142,10 +142,10 @@ def parse_player(entry: str, *, mc_playouts: int = 1000, time_limit: float | Non
         return BrainPlayer(tuple(parse_command(command)), time_limit or 1.0, name=entry.strip())
     text = entry.strip().lower()
     base, _, extra = text.partition("@")
-    legacy = base.startswith("legacy-")
-    if legacy:
-        base = base.removeprefix("legacy-")
-    choices = ", ".join([*LEVELS, *(f"legacy-{level}" for level in LEVELS), "mc", "random"])
+    python = base.startswith("python-")
+    if python:
+        base = base.removeprefix("python-")
+    choices = ", ".join([*LEVELS, *(f"python-{level}" for level in LEVELS), "mc", "random"])
     if base == "random":
         if extra:
             raise ValueError(f"{entry!r}: random takes no @ setting")
@@ -167,7 +167,7 @@ def parse_player(entry: str, *, mc_playouts: int = 1000, time_limit: float | Non
             limit = -1.0
         if not limit > 0 or math.isinf(limit):
             raise ValueError(f"{entry!r}: write LEVEL@SECONDS with a positive time, like hard@0.2")
-    return LevelPlayer(level=base, time_limit=limit, node_limit=node_limit, name=text, legacy=legacy)
+    return LevelPlayer(level=base, time_limit=limit, node_limit=node_limit, name=text, python=python)
 
 
 # ----------------------------------------------------------------------------------- games
@@ -472,8 +472,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--levels",
         default="easy,normal,hard,impossible",
-        help="comma-separated players: AI levels, legacy-LEVEL (the AI before the compiled "
-        "core), mc, random; level@SECONDS for a level with its "
+        help="comma-separated players: AI levels, python-LEVEL (the level with its pure-Python "
+        "search), mc, random; level@SECONDS for a level with its "
         "own time limit, mc@PLAYOUTS, brain:COMMAND for a piskvork (Gomocup) engine "
         "(default easy,normal,hard,impossible)",
     )
