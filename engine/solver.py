@@ -68,7 +68,7 @@ __all__ = [
     "solve",
 ]
 
-# Transposition entries kept per process, about 150 bytes each (~150 MB at most). A spec's table
+# Transposition entries kept per process (each a small dict entry). A spec's table
 # has two generations: when the young one fills half of this it becomes the old one and the
 # previous old one is dropped, so recent entries survive. Starting on another spec when the total
 # is over the limit drops the other specs' tables.
@@ -76,10 +76,9 @@ MAX_TABLE_ENTRIES = 1_000_000
 # Root results kept per process (position -> value and best moves), across all board specs.
 MAX_MEMO_ENTRIES = 200_000
 # Boards this small are solved whole the first time they are asked about: afterwards every
-# position is a dictionary lookup (tic-tac-toe: 5,478 positions, ~0.05 s on an idle core).
+# position is a dictionary lookup (tic-tac-toe has a few thousand positions).
 FULL_TABLE_MAX_CELLS = 9
-# The whole-board build (0.05-0.08 s for 3x3 on this project's shared test machine) is skipped,
-# and the position searched alone, under a tighter time budget.
+# Under a tighter time budget the whole-board build is skipped, and the position searched alone.
 FULL_TABLE_MIN_TIME = 0.2
 # Boards of up to this many cells are searched by the compiled core (one uint64 per side);
 # larger ones by the pure-Python search below, which is also the reference the tests compare with.
@@ -91,7 +90,7 @@ COMPILED_TABLE_ENTRIES = ((16, 1 << 16), (20, 1 << 20), (24, 1 << 22), (64, 1 <<
 # Compiled tables kept per process across specs before the others are dropped.
 COMPILED_TABLE_MAX_BYTES = 400_000_000
 # Clock readings are spaced by work, not nodes: a node scans every line of k, so on 15x15 (572
-# lines) the clock is read every few nodes and on 3x3 every few hundred; either way ~1 ms apart.
+# lines) the clock is read every few nodes and on 3x3 every few hundred: the readings stay evenly spaced in time.
 CLOCK_WORK = 4096
 
 

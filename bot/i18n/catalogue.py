@@ -22,7 +22,7 @@ machine is all it takes, and the wheel ships the same files). Adding a language 
     python -m bot.i18n.catalogue check                 every problem of every catalogue; exit 1 if any
     python -m bot.i18n.catalogue add KEY EN [L=TEXT…]  a new text id with its English and translations
     python -m bot.i18n.catalogue reword KEY EN         new English; translations get marked fuzzy
-    python -m bot.i18n.catalogue import-legacy FILE    ids of an old-style texts.py (EN/VI dicts) that
+    python -m bot.i18n.catalogue import-dicts FILE     ids of an old-style texts.py (EN/VI dicts) that
                                                   the catalogues lack, e.g. from a merged branch
 """
 
@@ -412,7 +412,7 @@ def _replace_id(catalog: Catalog, key: str, english: str, *, fuzzy: bool) -> boo
     return translated or not fuzzy
 
 
-def legacy_texts(source: str) -> dict[str, dict[str, str]]:
+def texts_from_dicts(source: str) -> dict[str, dict[str, str]]:
     """The catalogues of an old-style texts.py (module-level dicts `EN`, `VI`, … of literal
     strings), read without running it: {"en": {...}, "vi": {...}}."""
     found: dict[str, dict[str, str]] = {}
@@ -455,10 +455,10 @@ def _main(argv: Sequence[str] | None = None) -> int:
     )
     change.add_argument("key")
     change.add_argument("english")
-    legacy = commands.add_parser(
-        "import-legacy", help="add the ids an old-style texts.py has and the catalogues lack"
+    from_dicts = commands.add_parser(
+        "import-dicts", help="add the ids an old-style texts.py has and the catalogues lack"
     )
-    legacy.add_argument("file", type=Path, help="e.g. the output of git show BRANCH:bot/i18n/texts.py")
+    from_dicts.add_argument("file", type=Path, help="e.g. the output of git show BRANCH:bot/i18n/texts.py")
     args = parser.parse_args(argv)
     directory: Path = args.dir
     try:
@@ -474,8 +474,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "reword":
             for locale in reword(directory, args.key, args.english):
                 print(f"{locale}: {args.key}: translation marked fuzzy; check it, then unmark it")
-        elif args.command == "import-legacy":
-            old = legacy_texts(args.file.read_text(encoding="utf-8"))
+        elif args.command == "import-dicts":
+            old = texts_from_dicts(args.file.read_text(encoding="utf-8"))
             english = old.pop("en", {})
             # Console messages are the operator's, English only, written where they are raised
             # (bot/runtime/config.py, bot/runtime/preflight.py, bot/runtime/main.py), never in the player catalogues.

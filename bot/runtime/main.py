@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     apply_endpoint_overrides(settings)
     # Every database statement is a hop to aiosqlite's thread and back; while the event loop is
     # busy, each hand-over of the GIL waits up to the switch interval (5 ms by default), which
-    # under load stacked up to most of a click's latency (bench/load.py).
+    # under load adds up to much of a click's latency (measured in docs/benchmarks.md).
     sys.setswitchinterval(0.0005)
     try:
         with asyncio.Runner(loop_factory=loop_factory()) as runner:

@@ -1,11 +1,11 @@
 """The board as a PNG for boards too big for buttons: coordinates, stones, last move, winning
 line and the outline of the pan window whose cells have buttons.
 
-Speed: a 19x19 board has to render in well under 30 ms on a busy machine. Encoding an RGB PNG of
-that size alone costs about that much, so everything is drawn in palette ("P") mode with one fixed
-palette per theme, which encodes several times faster. Antialiased pieces (labels, stones) are
-drawn once in RGB, mapped onto the palette and cached; a render only copies the cached empty
-board and pastes the cached stones.
+Speed: a big board is drawn on every click, so drawing must stay a small part of a click.
+Encoding an RGB PNG of that size is the costly step, so everything is drawn in palette ("P") mode
+with one fixed palette per theme, which encodes much faster. Antialiased pieces (labels, stones)
+are drawn once in RGB, mapped onto the palette and cached; a render only copies the cached empty
+board and pastes the cached stones (docs/benchmarks.md has the figures).
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ RGB = tuple[int, int, int]
 # Who plays X and who plays O, as shown in the legend: display names, "caro AI (hard)", ...
 Players = tuple[str, str]
 
-TARGET_SIDE_PX = 720  # a 19x19 board comes out ~714 px: Discord scales it down to ~450-550
+TARGET_SIDE_PX = 720  # Discord shows bigger pictures scaled down: more pixels only cost upload
 MIN_CELL_PX = 24
 MAX_CELL_PX = 96
 _SUPERSAMPLE = 4  # stones are drawn 4x larger then shrunk, for smooth edges
 _RAMP_STEPS = 14  # shades between an ink and the surface under it, for antialiased edges
-_PNG_COMPRESS_LEVEL = 1  # level 6 makes files ~2x smaller but costs several ms per render
+_PNG_COMPRESS_LEVEL = 1  # higher levels save upload bytes but cost more drawing time per click
 LEGEND_NAME_CHARS = 32  # longer names are cut with "…": the legend stays one line per side
 FRAME_MS = 700  # each move of an animated replay
 LAST_FRAME_MS = 3000  # the final position, with the winning line, stays up longer

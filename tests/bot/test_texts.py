@@ -306,13 +306,13 @@ CATALOGUES = {"en": EN, "vi": VI}
 """
 
 
-def test_import_legacy_brings_new_ids_of_an_old_texts_module(
+def test_import_dicts_brings_new_ids_of_an_old_texts_module(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     directory = _copy_locales(tmp_path)
     old = tmp_path / "texts.py"
     old.write_text(OLD_STYLE_TEXTS, encoding="utf-8")
-    assert catalogue._main(["--dir", str(directory), "import-legacy", str(old)]) == 0
+    assert catalogue._main(["--dir", str(directory), "import-dicts", str(old)]) == 0
     out = capsys.readouterr().out
     assert "added cooldown.wait" in out
     # A console message is the operator's: named, never made a player text.
@@ -326,7 +326,7 @@ def test_import_legacy_brings_new_ids_of_an_old_texts_module(
     assert not [key for key in loaded.source if key.startswith("console.")]
     # Running it again changes nothing.
     before = catalogue.catalogue_path(directory, "vi").read_bytes()
-    assert catalogue._main(["--dir", str(directory), "import-legacy", str(old)]) == 0
+    assert catalogue._main(["--dir", str(directory), "import-dicts", str(old)]) == 0
     assert catalogue.catalogue_path(directory, "vi").read_bytes() == before
 
 
