@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.ai import external
 from bot.cpu import jobs
 from bot.game import options, ratings
+from bot.game.levels import NO_ENGINE, ExternalEngineSettings, ExternalLevel
 from bot.game.model import External, GameRow, Mode, NewGame, Result, Status, parse_ai_level
 from bot.i18n.texts import text_in
-from bot.runtime.config import ExternalEngineSettings, SettingsError, load_settings
+from bot.runtime.config import SettingsError, load_settings
 from bot.storage import SqliteStorage
 from engine import Board, Mark
 from engine.ai import REASONS, choose_move
@@ -146,12 +146,7 @@ def test_external_level_in_a_spawned_worker_pool_like_the_bots() -> None:
 
 
 # ----------------------------------------------------------------- the level in the bot's model
-@pytest.fixture
-def embryo() -> Iterator[ExternalEngineSettings]:
-    engine = ExternalEngineSettings(command=("pbrain",), name="Embryo", rating=2300.0)
-    external.configure(engine)
-    yield engine
-    external.configure(None)
+EMBRYO = ExternalLevel(ExternalEngineSettings(command=("pbrain",), name="Embryo", rating=2300.0))
 
 
 def test_the_external_seat_id_is_stored_as_external_and_parses_back() -> None:
@@ -170,36 +165,34 @@ def _game_against(level: External) -> GameRow:
     )
 
 
-def test_a_game_against_the_external_engine_is_rated_at_its_anchor(
-    embryo: ExternalEngineSettings,
-) -> None:
+def test_a_game_against_the_external_engine_is_rated_at_its_anchor() -> None:
     game = _game_against(External.ENGINE)
-    (update,) = ratings.game_updates(game, Mark.O, {7: 1500.0})
+    (update,) = ratings.game_updates(game, Mark.O, {7: 1500.0}, EMBRYO)
     assert update.result is Result.LOSS
     assert update.after == ratings.updated(1500.0, 2300.0, "loss")
     # With the engine removed, the level that plays its games in its place sets the anchor.
-    external.configure(None)
-    (update,) = ratings.game_updates(game, Mark.O, {7: 1500.0})
+    (update,) = ratings.game_updates(game, Mark.O, {7: 1500.0}, NO_ENGINE)
     assert update.after == ratings.updated(1500.0, ratings.AI_ANCHORS[Level.IMPOSSIBLE], "loss")
 
 
-def test_the_external_level_is_offered_and_named_only_while_configured(
-    embryo: ExternalEngineSettings,
-) -> None:
+def test_the_external_level_is_offered_and_named_only_while_configured() -> None:
     def tr(key: str, **values: object) -> str:
         return text_in("en-US", key, **values)
 
-    assert options.difficulties()[-2:] == ("external", "adaptive")
-    assert options.parse_options("external", "15x15").level == "external"
-    assert external.label(tr, External.ENGINE) == "Embryo"
-    external.configure(None)
-    assert options.difficulties() == options.DIFFICULTIES
+    assert options.difficulties(EMBRYO)[-2:] == ("external", "adaptive")
+    assert options.parse_options("external", "15x15", external=EMBRYO).level == "external"
+    assert EMBRYO.label(tr, External.ENGINE) == "Embryo"
+    assert EMBRYO.label(tr, Level.HARD) == "hard"
+    assert options.difficulties(NO_ENGINE) == options.DIFFICULTIES
     with pytest.raises(options.UserError, match="Choose one of"):
-        options.parse_options("external", "15x15")
-    assert external.label(tr, External.ENGINE) == (
+        options.parse_options("external", "15x15", external=NO_ENGINE)
+    with pytest.raises(options.UserError, match="Choose one of"):
+        options.parse_options("external", "15x15")  # a caller that offers no engine
+    assert NO_ENGINE.label(tr, External.ENGINE) == (
         "impossible (in place of the external engine, which is no longer set up)"
     )
-    assert external.label(tr, External.ENGINE, playing=False) == "external engine"
+    assert NO_ENGINE.label(tr, External.ENGINE, playing=False) == "external engine"
+    assert NO_ENGINE.fallback is Level.IMPOSSIBLE
 
 
 async def test_an_external_seat_survives_the_database(tmp_path: Path) -> None:
