@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import random
 import sys
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -18,6 +19,7 @@ from bot.cpu import jobs
 from bot.game import options, ratings
 from bot.game.levels import NO_ENGINE, ExternalEngineSettings, ExternalLevel
 from bot.game.model import External, GameRow, Mode, NewGame, Result, Status, parse_ai_level
+from bot.game.service import GameService
 from bot.i18n.texts import text_in
 from bot.runtime.config import SettingsError, load_settings
 from bot.storage import SqliteStorage
@@ -205,5 +207,47 @@ async def test_an_external_seat_survives_the_database(tmp_path: Path) -> None:
         again = await storage.game(row.id)
         assert again is not None and again.o is External.ENGINE and again.x == 7
         assert await storage.active_game(1, 2, 7) is not None  # only the member holds a seat
+    finally:
+        await storage.close()
+
+
+class NoThinker:
+    """The service's AI port for games that never reach the AI's turn."""
+
+    async def think(self, *_: object) -> tuple[tuple[int, int], str]:
+        raise AssertionError("the AI was asked to move")
+
+    def quick_wait(self, level: object) -> float:
+        return 0.0
+
+
+async def test_the_service_seats_and_rates_the_external_engine_it_is_given(
+    tmp_path: Path,
+) -> None:
+    storage = await SqliteStorage.open(tmp_path / "caro.db")
+    try:
+        service = GameService(storage, NoThinker(), external=EMBRYO)
+        start = options.parse_options("external", "15x15", external=EMBRYO)
+        state = await service.start(
+            guild_id=1, channel_id=2, player_id=7, options=start, rng=random.Random(1)
+        )
+        assert state.ai_level is External.ENGINE
+        finished = await service.resign(state.id, 7)
+        (change,) = [c for c in await service.rating_changes(finished.id) if c.scope == 1]
+        assert change.after == ratings.updated(ratings.START_RATING, 2300.0, "loss")
+        # A piskvork brain plays five in a row only: other boards are refused up front.
+        small = options.parse_options("external", "3x3", external=EMBRYO)
+        with pytest.raises(options.UserError) as refused:
+            await service.start(
+                guild_id=1, channel_id=3, player_id=7, options=small, rng=random.Random(1)
+            )
+        assert refused.value.key == "error.external_board"
+        # A service without the engine (the operator removed it) refuses a rematch against it.
+        gone = GameService(storage, NoThinker())
+        with pytest.raises(options.UserError) as refused:
+            await gone.start(
+                guild_id=1, channel_id=4, player_id=7, options=start, rng=random.Random(1)
+            )
+        assert refused.value.key == "error.external_gone"
     finally:
         await storage.close()
