@@ -1,8 +1,9 @@
 """The AI turn: one search of an AI level for a member, on the fair CPU pool, and how long a click
 may wait for a quick answer.
 
-AiTurns is built once by the wiring (bot.runtime.client) from the settings and the operator's external
-engine. The game service asks it through its own narrow port (bot.game.service.Thinker); the level
+AiTurns is built once by the wiring (bot.runtime.client), which hands it the values it needs from
+the settings: the worker count, the time limits, the quick wait and the operator's external
+level. The game service asks it through its own narrow port (bot.game.service.Thinker); the level
 stays an AiLevel until the worker boundary, where it becomes the plain string a worker takes.
 """
 
@@ -17,8 +18,8 @@ from typing import Any, TypeVar
 
 from bot.cpu import jobs
 from bot.cpu.pool import FairPool, process_pool
+from bot.game.levels import FALLBACK, NO_ENGINE, ExternalEngineSettings, ExternalLevel
 from bot.game.model import AiLevel, External
-from bot.runtime.config import ExternalEngineSettings, Settings
 from engine import Board
 from engine.ai import DEFAULT_TIME_LIMITS
 from engine.types import Level
@@ -28,8 +29,9 @@ log = logging.getLogger("caro.bot")
 T = TypeVar("T")
 
 # AI levels whose search takes at most this long (seconds) are quick: a click against them waits
-# up to Settings.quick_reply for the answer and shows both moves in one edit, and their searches
-# have a worker of their own, so they never queue behind other members' long ones.
+# up to the quick wait (CARO_QUICK_REPLY_SECONDS) for the answer and shows both moves in one
+# edit, and their searches have a worker of their own, so they never queue behind other members'
+# long ones.
 QUICK_AI_LIMIT = 0.1
 # The quick levels' own worker: their searches take milliseconds, and in the shared pool they
 # waited behind other members' searches of up to a second, so a click against "easy" often missed
@@ -37,8 +39,8 @@ QUICK_AI_LIMIT = 0.1
 # compiled core (the quick levels do not use it), so it holds a fraction of a shared worker's
 # memory.
 QUICK_WORKERS = 1
-# What plays the external engine's seat when the engine cannot (see bot.cpu.jobs).
-EXTERNAL_FALLBACK = Level(jobs.EXTERNAL_FALLBACK)
+# What plays the external engine's seat when the engine cannot (see bot.game.levels).
+EXTERNAL_FALLBACK = FALLBACK
 
 Cell = tuple[int, int]
 
@@ -67,22 +69,27 @@ class AiTurns:
         *,
         time_limit: float | None = None,
         quick_reply: float = 0.0,
-        engine: ExternalEngineSettings | None = None,
+        external: ExternalLevel = NO_ENGINE,
     ) -> None:
         self.cpu_pool = cpu_pool
         self.quick_pool = quick_pool
         self.time_limit = time_limit
         self.quick_reply = quick_reply
-        self.engine = engine
+        self.engine = external.engine
         self._closed = False
 
     @classmethod
-    def from_settings(
-        cls, settings: Settings, engine: ExternalEngineSettings | None
+    def in_processes(
+        cls,
+        workers: int,
+        *,
+        time_limit: float | None,
+        quick_reply: float,
+        external: ExternalLevel,
     ) -> AiTurns:
-        """The bot's AI turns: CARO_AI_WORKERS processes in the CPU pool, the quick worker, the
-        operator's time limits and `engine`. The processes start with the first job."""
-        workers = settings.ai_workers
+        """The bot's AI turns: `workers` processes in the CPU pool (CARO_AI_WORKERS), the quick
+        worker, the operator's time limit (CARO_AI_TIME_LIMIT), quick wait
+        (CARO_QUICK_REPLY_SECONDS) and `external` level. The processes start with the first job."""
         parent = os.getpid()
         return cls(
             FairPool(lambda: process_pool(workers, jobs.init_worker, (parent, True)), workers),
@@ -90,9 +97,9 @@ class AiTurns:
                 lambda: process_pool(QUICK_WORKERS, jobs.init_worker, (parent, False)),
                 QUICK_WORKERS,
             ),
-            time_limit=settings.ai_time_limit,
-            quick_reply=settings.quick_reply,
-            engine=engine,
+            time_limit=time_limit,
+            quick_reply=quick_reply,
+            external=external,
         )
 
     # ----------------------------------------------------------------- the two questions

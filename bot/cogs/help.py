@@ -9,6 +9,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.group import text
+from bot.game.levels import ExternalLevel
 from bot.i18n.texts import text_in
 from bot.i18n.translator import locale_of
 from bot.ui.help_text import help_sections
@@ -17,9 +18,9 @@ if TYPE_CHECKING:
     from bot.cogs.host import Host
 
 
-def help_embed(locale: str = "en-US") -> discord.Embed:
+def help_embed(external: ExternalLevel, locale: str = "en-US") -> discord.Embed:
     """/caro help as one embed: the introduction, then a field per section."""
-    (_, introduction), *sections = help_sections(locale)
+    (_, introduction), *sections = help_sections(locale, external)
     embed = discord.Embed(title=text_in(locale, "help.title"), description=introduction)
     for title, body in sections:
         embed.add_field(name=title, value=body, inline=False)
@@ -33,5 +34,5 @@ class HelpCog(commands.Cog, name="Help"):
     @app_commands.command(name=text("cmdname.help"), description=text("cmd.help"))
     async def help(self, interaction: discord.Interaction[Any]) -> None:
         await interaction.response.send_message(
-            embed=help_embed(locale_of(interaction)), ephemeral=True
+            embed=help_embed(self.bot.external, locale_of(interaction)), ephemeral=True
         )

@@ -34,7 +34,7 @@ class HistoryCog(commands.Cog, name="History"):
         page = await self.bot.records.history(guild_id, target.id, 0)
         tr = translator(locale_of(interaction))
         await interaction.response.send_message(
-            history_content(page, tr), view=history_view(page, tr)
+            history_content(page, tr, self.bot.external), view=history_view(page, tr)
         )
 
     @answers(HistoryPage)
@@ -48,7 +48,7 @@ class HistoryCog(commands.Cog, name="History"):
         page = await self.bot.records.history(guild_id, click.user, click.page)
         tr = translator(locale_of(interaction))
         await interaction.response.edit_message(
-            content=history_content(page, tr), view=history_view(page, tr)
+            content=history_content(page, tr, self.bot.external), view=history_view(page, tr)
         )
 
 

@@ -12,9 +12,9 @@ import discord
 from discord.ext import commands
 
 from bot.ai.turn import AiTurns
+from bot.game.levels import ExternalLevel
 from bot.game.records import RecordService
 from bot.game.service import GameService
-from bot.runtime.config import Settings
 from bot.ui.boards import Boards
 
 CogT = TypeVar("CogT", bound=commands.Cog)
@@ -25,7 +25,16 @@ class Host(Protocol):
     """The bot as the cogs see it (bot.runtime.client.CaroBot satisfies it)."""
 
     @property
-    def settings(self) -> Settings: ...
+    def external(self) -> ExternalLevel:
+        """The operator's external engine as an AI level (offered or not)."""
+
+    @property
+    def watch_delay(self) -> float:
+        """Seconds between the moves of an AI-vs-AI game."""
+
+    @property
+    def min_timeout(self) -> float:
+        """The shortest turn time limit, in seconds, a server may set."""
 
     @property
     def games(self) -> GameService: ...

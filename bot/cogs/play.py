@@ -79,7 +79,7 @@ class PlayCog(commands.Cog, name="Play"):
         first: str | None = None,
     ) -> None:
         try:
-            options = parse_options(difficulty, size, rule, first)
+            options = parse_options(difficulty, size, rule, first, external=self.bot.external)
         except UserError as exc:
             await refuse(interaction, exc)
             return

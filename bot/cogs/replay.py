@@ -15,10 +15,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.group import option_names, text
-from bot.cpu import jobs
 from bot.game.errors import UserError
 from bot.game.model import GameState
 from bot.i18n.translator import locale_of
+from bot.ui import picture_jobs
 from bot.ui.buttons import Export, Replay, ReplayStep, answers
 from bot.ui.display_names import display_names, remember
 from bot.ui.record_views import (
@@ -97,7 +97,7 @@ class ReplayCog(commands.Cog, name="Replay"):
             if a.filename not in (REPLAY_GIF, STEP_PNG)
         ]
         await interaction.response.edit_message(
-            content=replay_content(state, target, tr),
+            content=replay_content(state, target, tr, self.bot.external),
             view=replay_view(state, target, tr),
             attachments=[*kept, step_png(state, target, names)],
         )
@@ -131,14 +131,16 @@ class ReplayCog(commands.Cog, name="Replay"):
         # (in the asking member's turn), off the event loop.
         await interaction.response.defer(thinking=True)
         gif = await self.bot.ai.run_on_cpu(
-            interaction.user.id, jobs.replay_gif, state.board.text(), names
+            interaction.user.id, picture_jobs.replay_gif, state.board.text(), names
         )
         files = [replay_gif(gif)]
         if export:
             files += export_files(state, names)
         total = state.board.ply
         await interaction.followup.send(
-            replay_content(state, total, tr), view=replay_view(state, total, tr), files=files
+            replay_content(state, total, tr, self.bot.external),
+            view=replay_view(state, total, tr),
+            files=files,
         )
 
 

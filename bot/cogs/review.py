@@ -21,11 +21,11 @@ from discord.ext import commands
 
 from bot.cogs.group import option_names, text
 from bot.cogs.replay import MAX_GAME_ID, players
-from bot.cpu import jobs
 from bot.game.errors import UserError
 from bot.game.model import GameState
 from bot.i18n.texts import text_in
 from bot.i18n.translator import locale_of
+from bot.ui import picture_jobs
 from bot.ui.buttons import Review, answers
 from bot.ui.record_views import pictures_to_draw, review_message, review_progress, translator
 from bot.ui.replies import localized, say
@@ -135,12 +135,14 @@ class ReviewCog(commands.Cog, name="Review"):
             )
         names = await players(interaction, state, state.row.locale)
         pictures = await run(
-            jobs.turning_point_pictures,
+            picture_jobs.turning_point_pictures,
             state.board.text(),
             pictures_to_draw(done.review),
             names,
         )
-        content, embeds, files = review_message(done.state, done.review, names, pictures, tr)
+        content, embeds, files = review_message(
+            done.state, done.review, names, pictures, tr, self.bot.external
+        )
         await interaction.edit_original_response(content=content, embeds=embeds, attachments=files)
 
 

@@ -41,7 +41,7 @@ class SettingsCog(commands.Cog, name="Settings"):
     ) -> None:
         guild_id = interaction.guild_id
         assert guild_id is not None  # the /caro group checks this
-        minimum = self.bot.settings.min_timeout
+        minimum = self.bot.min_timeout
         current = await self.bot.games.timeouts(guild_id)
         if timeout is not None or ai_timeout is not None:
             if not interaction.permissions.manage_guild:

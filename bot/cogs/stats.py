@@ -48,7 +48,7 @@ class StatsCog(commands.Cog, name="Stats"):
         loc = locale_of(interaction)
         await interaction.response.send_message(
             embeds=[
-                stats_embed(target.display_name, stats, standings, loc),
+                stats_embed(target.display_name, stats, standings, loc, external=self.bot.external),
                 server_leaderboard_embed(boards, loc),
             ]
         )

@@ -57,8 +57,9 @@ class WatchCog(commands.Cog, name="Watch"):
         guild_id, channel_id = interaction.guild_id, interaction.channel_id
         assert guild_id is not None and channel_id is not None  # the /caro group checks this
         try:
-            x_options = parse_options(x_level or Level.NORMAL, size, rule, None)
-            o_options = parse_options(o_level or Level.HARD, size, rule, None)
+            external = self.bot.external
+            x_options = parse_options(x_level or Level.NORMAL, size, rule, None, external=external)
+            o_options = parse_options(o_level or Level.HARD, size, rule, None, external=external)
             if ADAPTIVE in (x_options.level, o_options.level):
                 raise UserError(
                     "error.bad_choice",
@@ -104,7 +105,7 @@ class WatchCog(commands.Cog, name="Watch"):
     ) -> None:
         """Play a game between two AIs to the end, one move every watch_delay seconds at most;
         the searches count as `owner`'s (who started it)."""
-        delay = self.bot.settings.watch_delay
+        delay = self.bot.watch_delay
         while True:
             started = time.monotonic()
             state = await self.bot.boards.ai_turn(game_id, interaction, owner)

@@ -1,5 +1,5 @@
-"""What runs in the CPU pool's worker processes: one AI decision, a slice of a review, a replay's
-animation or a review's pictures, each from plain picklable arguments.
+"""What runs in the CPU pool's worker processes: one AI decision or a slice of a review, each
+from plain picklable arguments. The UI's drawing jobs are its own (bot.ui.picture_jobs).
 
 Kept tiny and free of Discord imports so spawned worker processes start quickly.
 """
@@ -60,24 +60,6 @@ def review_conclude(work: ReviewWork, seconds: float) -> dict[str, Any]:
     from engine.review import conclude_review
 
     return conclude_review(work, seconds).to_dict()
-
-
-def replay_gif(board_text: str, players: tuple[str, str]) -> bytes:
-    """The animated replay of the game on `board_text` (a long game on a big board takes over a
-    second to draw: not on the bot's event loop)."""
-    from bot.ui.pictures import render_replay
-
-    return render_replay(Board.from_text(board_text), players=players)
-
-
-def turning_point_pictures(
-    board_text: str, points: list[tuple[int, tuple[int, int] | None]], players: tuple[str, str]
-) -> list[bytes]:
-    """The picture of each (ply, better move) of a review, in order."""
-    from bot.ui.pictures import render_turning_point
-
-    game = Board.from_text(board_text)
-    return [render_turning_point(game, ply, better, players=players) for ply, better in points]
 
 
 def _close_engines() -> None:

@@ -19,7 +19,7 @@ from engine.types import Level
 class External(StrEnum):
     """The operator's piskvork brain (CARO_ENGINE_CMD) as an AI seat. Its stored id stays the
     same whatever the operator names it, and a stored game keeps it after the operator removes
-    the engine (then "impossible" plays in its place: see bot.ai.external)."""
+    the engine (then "impossible" plays in its place: see bot.game.levels)."""
 
     ENGINE = "external"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.ai import external
 from bot.game.errors import UserError
+from bot.game.levels import NO_ENGINE, ExternalLevel
 from bot.game.model import ChallengeFirst
 from bot.i18n.texts import TextId
 from engine import Rule
@@ -56,7 +56,7 @@ def _choice(value: str | None, default: str, allowed: tuple[str, ...], option: s
     return cleaned
 
 
-def difficulties() -> tuple[str, ...]:
+def difficulties(external: ExternalLevel) -> tuple[str, ...]:
     """The difficulties /caro start offers: DIFFICULTIES, and the external engine when the
     operator set one up (before "adaptive", which only picks among caro's own levels)."""
     return (*LEVELS, *external.offered(), ADAPTIVE)
@@ -69,10 +69,12 @@ def parse_options(
     first: str | None = None,
     *,
     firsts: tuple[str, ...] = FIRSTS,
+    external: ExternalLevel = NO_ENGINE,
 ) -> GameOptions:
     """Options of /caro start (and /caro challenge, with `firsts` = CHALLENGE_FIRSTS);
-    UserError naming the valid choices for anything else."""
-    level = _choice(difficulty, Level.NORMAL.value, difficulties(), "difficulty")
+    UserError naming the valid choices for anything else. The external engine is a choice only
+    with the `external` level of an operator who set one up."""
+    level = _choice(difficulty, Level.NORMAL.value, difficulties(external), "difficulty")
     rows, cols, k = parse_size(size)
     size_key = f"{rows}x{cols}"
     default_rule = PRESET_RULES.get(size_key, Rule.FREESTYLE).value

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bot.ai import external
+from bot.game.levels import NO_ENGINE, ExternalLevel
 from bot.game.model import GameRow, Mode, Result
 from engine import Mark
 from engine.types import Level
@@ -83,11 +83,14 @@ def result_for(winner: Mark | None, mark: Mark) -> Result:
 
 
 def game_updates(
-    game: GameRow, winner: Mark | None, current: Mapping[int, float]
+    game: GameRow,
+    winner: Mark | None,
+    current: Mapping[int, float],
+    external: ExternalLevel = NO_ENGINE,
 ) -> list[RatingUpdate]:
     """The rating updates of the members of a finished game, in one scope, from `current` (each
     member's rating before it; a member missing from it starts at START_RATING). Empty for an
-    unrated game: nothing moves."""
+    unrated game: nothing moves. `external` gives the external engine's seat its anchor."""
     if not game.rated:
         return []
     updates: list[RatingUpdate] = []

@@ -9,6 +9,7 @@ only through this service.
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import time
 from collections import OrderedDict
@@ -16,10 +17,10 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
-from bot.ai import external
 from bot.game import ratings
 from bot.game.cooldowns import Cooldowns
 from bot.game.errors import UserError
+from bot.game.levels import NO_ENGINE, ExternalLevel
 from bot.game.model import (
     ActiveGameExists,
     AiLevel,
@@ -106,14 +107,14 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
-def _ai_level(name: str, options: GameOptions) -> AiLevel:
+def _ai_level(name: str, options: GameOptions, external: ExternalLevel) -> AiLevel:
     """The AI of a chosen level for a game with `options`; UserError for the external engine
     once it is no longer set up (a rematch, or a command sent before the operator removed it),
     or on a board a piskvork brain does not play (it would never make a move of its own)."""
     level = parse_ai_level(name)
     if isinstance(level, Level):
         return level
-    engine = external.engine()
+    engine = external.engine
     if engine is None:
         raise UserError("error.external_gone")
     if not supports(Board(options.rows, options.cols, options.k, options.rule)):
@@ -146,9 +147,13 @@ class GameService:
         challenge_seconds: float = CHALLENGE_SECONDS,
         limits: Limits = DEFAULT_LIMITS,
         cooldowns: Cooldowns | None = None,
+        external: ExternalLevel = NO_ENGINE,
     ) -> None:
         self.storage = storage
         self._ai = ai
+        # The operator's external engine: which games may seat it, and its rating anchor.
+        self.external = external
+        self._rate = functools.partial(ratings.game_updates, external=external)
         self._clock = clock
         self.default_timeouts = default_timeouts
         self.challenge_seconds = challenge_seconds
@@ -253,7 +258,7 @@ class GameService:
             standing = await self.storage.standing(guild_id, player_id, Mode.AI)
             level = ratings.nearest_level(standing.rating)
         else:
-            level = _ai_level(options.level, options)
+            level = _ai_level(options.level, options, self.external)
         self.cooldowns.start.hit(guild_id, player_id)
         player_first = options.first == "me" or (options.first == "random" and rng.random() < 0.5)
         new = NewGame(
@@ -296,7 +301,8 @@ class GameService:
     ) -> GameState:
         """A new AI-vs-AI game that `starter_id` watches; ActiveGameExists if the channel has one
         running, UserError if the server's limit on watches is reached."""
-        x, o = _ai_level(x_level, options), _ai_level(o_level, options)
+        x = _ai_level(x_level, options, self.external)
+        o = _ai_level(o_level, options, self.external)
         self.cooldowns.watch.hit(guild_id, starter_id)
         new = NewGame(
             guild_id=guild_id,
@@ -716,7 +722,7 @@ class GameService:
             reason=reason,
             finish=finish,
             deadline=deadline,
-            rate=ratings.game_updates,
+            rate=self._rate,
             answer=reply,
         )
         if isinstance(outcome, Finished):
@@ -787,7 +793,7 @@ class GameService:
             finish = Finish(winner=mark.other, reason=EndReason.RESIGN)
             now = self._clock()
             finished = await self.storage.finish_game(
-                game_id, finish, rate=ratings.game_updates, ply=ply, not_due_at=now
+                game_id, finish, rate=self._rate, ply=ply, not_due_at=now
             )
             if finished is None:
                 if state.row.deadline is not None and state.row.deadline <= now:
@@ -836,7 +842,7 @@ class GameService:
             return None
         finish = Finish(winner=state.board.turn.other, reason=EndReason.TIMEOUT)
         finished = await self.storage.finish_game(
-            game_id, finish, rate=ratings.game_updates, ply=state.board.ply, due_by=now
+            game_id, finish, rate=self._rate, ply=state.board.ply, due_by=now
         )
         return None if finished is None else self._finished(finished)
 

@@ -21,10 +21,10 @@ import aiohttp
 import discord
 from discord.ext import commands
 
-from bot.ai import external
 from bot.ai.turn import AiTurns
 from bot.cogs import FEATURES, PlayCog, WatchCog
 from bot.cogs.group import COMMANDS_HASH_KEY, CaroGroup, CaroTree, caro_group, sync_if_changed
+from bot.game.levels import ExternalLevel
 from bot.game.model import External, GuildSettings, Mode
 from bot.game.options import ADAPTIVE
 from bot.game.ports import Storage
@@ -67,7 +67,8 @@ class CaroBot(commands.AutoShardedBot):
             **shards,
         )
         self.settings = settings
-        external.configure(settings.engine)
+        # The operator's engine as a level, built once here and handed to whatever asks.
+        self.external = ExternalLevel(settings.engine)
         self.boards = Boards(self)
         self.router = Router()
         self.caro: CaroGroup = caro_group()
@@ -95,6 +96,16 @@ class CaroBot(commands.AutoShardedBot):
         return self._ai
 
     @property
+    def watch_delay(self) -> float:
+        """The pause between moves of an AI-vs-AI game (CARO_WATCH_DELAY_SECONDS)."""
+        return self.settings.watch_delay
+
+    @property
+    def min_timeout(self) -> float:
+        """The shortest turn time limit /caro settings accepts (CARO_MIN_TIMEOUT_SECONDS)."""
+        return self.settings.min_timeout
+
+    @property
     def records(self) -> RecordService:
         if self._records is None:
             raise RuntimeError("the bot is not set up yet")
@@ -114,7 +125,12 @@ class CaroBot(commands.AutoShardedBot):
             self.settings.db_path,
             await self._storage.schema_version(),
         )
-        self._ai = AiTurns.from_settings(self.settings, self.settings.engine)
+        self._ai = AiTurns.in_processes(
+            self.settings.ai_workers,
+            time_limit=self.settings.ai_time_limit,
+            quick_reply=self.settings.quick_reply,
+            external=self.external,
+        )
         self._games = GameService(
             self._storage,
             self._ai,
@@ -123,6 +139,7 @@ class CaroBot(commands.AutoShardedBot):
                 ai_timeout=max(DEFAULT_TIMEOUTS.ai_timeout, self.settings.min_timeout),
             ),
             challenge_seconds=self.settings.challenge_seconds,
+            external=self.external,
         )
         self._records = RecordService(self._storage)
         await self.tree.set_translator(CatalogueTranslator())

@@ -15,6 +15,7 @@ from urllib.parse import SplitResult, urlsplit
 
 from dotenv import load_dotenv
 
+from bot.game.levels import ExternalEngineSettings
 from bot.runtime.logs import redact
 
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -45,16 +46,6 @@ class MissingTokenError(SettingsError):
 
 def bad_setting(name: str, problem: str) -> SettingsError:
     return SettingsError(f"Setting {name} is invalid: {problem}")
-
-
-@dataclass(frozen=True)
-class ExternalEngineSettings:
-    """CARO_ENGINE_*: an operator's piskvork-protocol brain, offered as an extra AI level."""
-
-    command: tuple[str, ...]  # CARO_ENGINE_CMD, split like a shell would (no shell is run)
-    name: str = "external engine"  # CARO_ENGINE_NAME: what players see
-    rating: float = 2200.0  # CARO_ENGINE_RATING: its fixed anchor on the rating scale
-    time_limit: float = 1.0  # CARO_ENGINE_TIME_LIMIT: seconds per move
 
 
 # Seconds a click against a quick AI level waits for its answer (CARO_QUICK_REPLY_SECONDS): about

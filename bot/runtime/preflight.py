@@ -22,8 +22,8 @@ from urllib.parse import parse_qs, urlsplit
 import aiohttp
 import asyncpg  # type: ignore[import-untyped]
 
+from bot.game.levels import ExternalEngineSettings
 from bot.game.ports import StorageError
-from bot.runtime.config import ExternalEngineSettings
 from bot.runtime.logs import one_line, redact
 from bot.storage import is_postgres_url, sqlite_path
 from bot.storage.postgres import MIGRATIONS_DIR as POSTGRES_MIGRATIONS

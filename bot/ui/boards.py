@@ -15,6 +15,7 @@ from typing import Any, Protocol, TypeVar
 import aiohttp
 import discord
 
+from bot.game.levels import ExternalLevel
 from bot.game.model import ActiveGameExists, GameState, Mode, jump_link
 from bot.game.service import GameService, answered_within
 from bot.ui.display_names import display_names, remember
@@ -46,6 +47,9 @@ class Host(Protocol):
     @property
     def games(self) -> GameService: ...
 
+    @property
+    def external(self) -> ExternalLevel: ...
+
     def spawn(self, coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]: ...
 
     def is_closed(self) -> bool: ...
@@ -60,6 +64,7 @@ class Host(Protocol):
 def message_parts(
     state: GameState,
     *,
+    external: ExternalLevel,
     edit: bool = False,
     window: Window | None = None,
     changes: Any = (),
@@ -68,8 +73,9 @@ def message_parts(
 ) -> dict[str, Any]:
     """Keyword arguments that draw a game on a message (send or edit): text, buttons and, on a
     big board, the picture (with `players`, its legend). `layout` draws even a small board as a
-    Components V2 layout (for a message that already is one)."""
-    view = game_view(state, window=window, changes=changes, layout=layout)
+    Components V2 layout (for a message that already is one). `external` names the external
+    engine's seat."""
+    view = game_view(state, window=window, changes=changes, layout=layout, external=external)
     parts: dict[str, Any] = {"view": view}
     if isinstance(view, discord.ui.LayoutView):
         # The text is a component of the layout; V2 messages carry no content or embeds, and
@@ -77,7 +83,7 @@ def message_parts(
         if edit:
             parts.update(content=None, embeds=[])
     else:
-        parts["content"] = game_content(state, changes=changes)
+        parts["content"] = game_content(state, changes=changes, external=external)
     if uses_image(state):
         picture = board_file(state, window_for(state, window), players)
         if edit:
@@ -117,6 +123,10 @@ class Boards:
     def games(self) -> GameService:
         return self._host.games
 
+    @property
+    def external(self) -> ExternalLevel:
+        return self._host.external
+
     async def drawing(
         self,
         state: GameState,
@@ -130,6 +140,7 @@ class Boards:
         changes = () if state.active else await self.games.rating_changes(state.id)
         return message_parts(
             state,
+            external=self.external,
             edit=edit,
             window=window,
             changes=changes,
@@ -213,6 +224,7 @@ class Boards:
                 await interaction.edit_original_response(
                     **message_parts(
                         state,
+                        external=self.external,
                         edit=True,
                         window=window,
                         changes=changes,
@@ -234,6 +246,7 @@ class Boards:
             await message.edit(
                 **message_parts(
                     state,
+                    external=self.external,
                     edit=True,
                     window=window,
                     changes=changes,
@@ -249,7 +262,13 @@ class Boards:
             self._layout_messages.add(state.row.message_id)
             await message.edit(
                 **message_parts(
-                    state, edit=True, window=window, changes=changes, layout=True, players=players
+                    state,
+                    external=self.external,
+                    edit=True,
+                    window=window,
+                    changes=changes,
+                    layout=True,
+                    players=players,
                 )
             )
 
@@ -296,7 +315,9 @@ class Boards:
                     # The game after the AI's move, or as it was if the AI did not move.
                     state, reply = reply.result() or state, None
             remember(interaction.guild_id, interaction.user)
-            parts = message_parts(state, players=await self.players(state))
+            parts = message_parts(
+                state, external=self.external, players=await self.players(state)
+            )
             response = await interaction.response.send_message(**parts)
             message_id = response.message_id
             if message_id is None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.ai import external
+from bot.game.levels import ExternalLevel
 from bot.game.model import External
 from bot.game.options import FIRSTS, PRESET_RULES, SIZES, difficulties, parse_options, parse_size
 from bot.game.ratings import AI_ANCHORS, K_FACTOR, LEADERBOARD_MIN_GAMES, START_RATING
@@ -48,9 +48,10 @@ def _either(tr: Callable[..., str], items: list[str]) -> str:
     return tr("help.or", first=", ".join(items[:-1]), last=items[-1])
 
 
-def help_sections(locale: str) -> list[Section]:
-    """(title, body) of each part of /caro help in `locale`; each body fits a Discord embed
-    field (1024 characters) and the whole an embed (6000)."""
+def help_sections(locale: str, external: ExternalLevel) -> list[Section]:
+    """(title, body) of each part of /caro help in `locale`, with the `external` level when the
+    operator set one up; each body fits a Discord embed field (1024 characters) and the whole an
+    embed (6000)."""
 
     def tr(key: str, /, **values: object) -> str:
         return text_in(locale, key, **values)
@@ -110,8 +111,8 @@ def help_sections(locale: str) -> list[Section]:
     rules = "\n".join([tr("help.rules", option=option("rule")), *rule_lines])
 
     level_lines = []
-    for level in difficulties():
-        engine = external.engine() if level == External.ENGINE else None
+    for level in difficulties(external):
+        engine = external.engine if level == External.ENGINE else None
         label = engine.name if engine is not None else tr(f"level.{level}")
         name = default(f"**{label}**", level == defaults.level)
         anchor = AI_ANCHORS.get(Level(level)) if level in LEVELS else None

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import discord
 
-from bot.ai import external
+from bot.game.levels import ExternalLevel
 from bot.game.model import EndReason, GameState, Seat, Status
 from bot.game.records import HistoryPage
 from bot.i18n.texts import text_in
@@ -55,7 +55,7 @@ def seat_name(state: GameState, mark: Mark, names: Mapping[int, str], tr: Transl
     return names.get(user) or tr("seat.member", id=user)
 
 
-def seat_mention(seat: Seat, tr: Translate) -> str:
+def seat_mention(seat: Seat, tr: Translate, external: ExternalLevel) -> str:
     if isinstance(seat, int):
         return f"<@{seat}>"
     return tr("seat.ai", level=external.label(tr, seat))
@@ -65,7 +65,7 @@ def players_of(state: GameState, names: Mapping[int, str], tr: Translate) -> Pla
     return (seat_name(state, Mark.X, names, tr), seat_name(state, Mark.O, names, tr))
 
 
-def result_text(state: GameState, tr: Translate) -> str:
+def result_text(state: GameState, tr: Translate, external: ExternalLevel) -> str:
     """How the game ended, in one line, naming the winner."""
     row = state.row
     if row.status is Status.ABANDONED:
@@ -73,7 +73,7 @@ def result_text(state: GameState, tr: Translate) -> str:
     if row.winner is None:
         return tr("record.result.draw")
     reason = (row.end_reason or EndReason.LINE).value
-    winner = seat_mention(row.seat(row.winner), tr)
+    winner = seat_mention(row.seat(row.winner), tr, external)
     return tr(f"record.result.{reason}", winner=winner, mark=row.winner.name)
 
 
@@ -89,11 +89,11 @@ def title(state: GameState, tr: Translate) -> str:
     )
 
 
-def players_line(state: GameState, tr: Translate) -> str:
+def players_line(state: GameState, tr: Translate, external: ExternalLevel) -> str:
     return tr(
         "record.players",
-        x=seat_mention(state.row.x, tr),
-        o=seat_mention(state.row.o, tr),
+        x=seat_mention(state.row.x, tr, external),
+        o=seat_mention(state.row.o, tr, external),
     )
 
 
@@ -113,9 +113,9 @@ def move_list(moves: Sequence[str], current: int) -> str:
 
 
 # ----------------------------------------------------------------------------- replay
-def replay_content(state: GameState, ply: int, tr: Translate) -> str:
+def replay_content(state: GameState, ply: int, tr: Translate, external: ExternalLevel) -> str:
     moves = [move.cell for move in state.row.moves]
-    lines = [title(state, tr), players_line(state, tr), result_text(state, tr)]
+    lines = [title(state, tr), players_line(state, tr, external), result_text(state, tr, external)]
     if ply == 0:
         lines.append(tr("replay.start", count=len(moves)))
     else:
@@ -149,7 +149,7 @@ def replay_view(state: GameState, ply: int, tr: Translate) -> discord.ui.View:
 
 
 def replay_gif(gif: bytes) -> discord.File:
-    """The animation (bot.cpu.jobs.replay_gif draws it, in the CPU pool) as an attachment."""
+    """The animation (drawn by picture_jobs.replay_gif, in the CPU pool) as an attachment."""
     return discord.File(io.BytesIO(gif), REPLAY_GIF)
 
 
@@ -220,7 +220,7 @@ def _point_title(point: TurningPoint, players: Players, tr: Translate) -> str:
 
 def pictures_to_draw(review: Review) -> list[tuple[int, tuple[int, int] | None]]:
     """(ply, better move to shade) of each turning point review_message shows, for
-    bot.cpu.jobs.turning_point_pictures."""
+    bot.ui.picture_jobs.turning_point_pictures."""
     return [
         (point.ply, point.better if point.better != point.move else None)
         for point in review.turning_points[:MAX_POINTS_SHOWN]
@@ -233,11 +233,12 @@ def review_message(
     players: Players,
     pictures: Sequence[bytes],
     tr: Translate,
+    external: ExternalLevel,
 ) -> tuple[str, list[discord.Embed], list[discord.File]]:
     """(text, embeds, files) of a review: a summary per player, then the turning points, each
     with its picture (`pictures`, in the order of pictures_to_draw), the move played, the better
     move and the line that follows."""
-    lines = [title(state, tr), players_line(state, tr), result_text(state, tr)]
+    lines = [title(state, tr), players_line(state, tr, external), result_text(state, tr, external)]
     if not review.complete:
         lines.append(tr("review.partial", reached=len(review.move_reviews), total=len(review.moves)))
     for mark, name in zip((Mark.X, Mark.O), players, strict=True):
@@ -306,7 +307,7 @@ def _unique(files: list[discord.File]) -> list[discord.File]:
 
 
 # ----------------------------------------------------------------------------- history
-def history_content(page: HistoryPage, tr: Translate) -> str:
+def history_content(page: HistoryPage, tr: Translate, external: ExternalLevel) -> str:
     lines = [tr("history.title", user=f"<@{page.user_id}>", page=page.page + 1)]
     if not page.entries:
         lines.append(tr("history.empty"))
@@ -321,7 +322,7 @@ def history_content(page: HistoryPage, tr: Translate) -> str:
                 "history.entry",
                 game=row.id,
                 result=tr(f"history.result.{entry.result.value}"),
-                opponent=seat_mention(entry.opponent, tr),
+                opponent=seat_mention(entry.opponent, tr, external),
                 mark=entry.mark.name,
                 rows=row.rows,
                 cols=row.cols,

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import discord
 
-from bot.ai import external
+from bot.game.levels import ExternalLevel
 from bot.game.model import (
     AiLevel,
     ChallengeRow,
@@ -67,15 +67,20 @@ _cell_names = functools.lru_cache(maxsize=4096)(cell_name)
 
 
 def game_content(
-    state: GameState, locale: str | None = None, changes: Sequence[RatingChange] = ()
+    state: GameState,
+    locale: str | None = None,
+    changes: Sequence[RatingChange] = (),
+    *,
+    external: ExternalLevel,
 ) -> str:
     """The game message: the board's rules, both sides, the move count, the last AI move with
-    its reason, and whose turn it is (with the clock) or how it ended."""
+    its reason, and whose turn it is (with the clock) or how it ended. `external` names the
+    external engine's seat."""
     tr = _translator(locale or state.row.locale)
     row = state.row
     lines = [
         tr("game.title", rows=row.rows, cols=row.cols, k=row.k, rule=tr(f"rulename.{row.rule}")),
-        _players_line(state, tr),
+        _players_line(state, tr, external),
         tr("game.moves", ply=state.board.ply),
     ]
     if not row.rated and state.mode != Mode.WATCH:
@@ -88,14 +93,14 @@ def game_content(
         if state.mode == Mode.WATCH:
             # X makes the odd-numbered moves, so the parity of the move count names the mover.
             last_mark = Mark.X if state.board.ply % 2 == 1 else Mark.O
-            level = _level(tr, state.level_of(last_mark))
+            level = _level(tr, state.level_of(last_mark), external)
             lines.append(tr("game.ai_moved.watch", level=level, cell=cell, reason=reason_text))
         else:
             lines.append(tr("game.ai_moved", cell=cell, reason=reason_text))
     if row.hints:
         lines.append(tr("game.hints", count=row.hints))
     if row.status == "finished":
-        lines.append(_result_line(state, tr))
+        lines.append(_result_line(state, tr, external))
         for change in changes:
             if change.scope == row.guild_id:
                 lines.append(
@@ -111,7 +116,7 @@ def game_content(
     elif state.ai_to_move:
         turn = state.board.turn
         if state.mode == Mode.WATCH:
-            level = _level(tr, state.level_of(turn))
+            level = _level(tr, state.level_of(turn), external)
             lines.append(tr("game.ai_thinking.watch", level=level, mark=turn.name))
         else:
             lines.append(tr("game.ai_thinking"))
@@ -126,7 +131,7 @@ def game_content(
     return "\n".join(lines)
 
 
-def _players_line(state: GameState, tr: Translate) -> str:
+def _players_line(state: GameState, tr: Translate, external: ExternalLevel) -> str:
     if state.mode == Mode.PVP:
         return tr(
             "game.players.pvp",
@@ -136,19 +141,19 @@ def _players_line(state: GameState, tr: Translate) -> str:
     if state.mode == Mode.WATCH:
         return tr(
             "game.players.watch",
-            x_level=_level(tr, state.level_of(Mark.X)),
-            o_level=_level(tr, state.level_of(Mark.O)),
+            x_level=_level(tr, state.level_of(Mark.X), external),
+            o_level=_level(tr, state.level_of(Mark.O), external),
         )
     return tr(
         "game.players",
         player=f"<@{state.user_of(state.player_mark)}>",
         player_mark=state.player_mark.name,
         ai_mark=state.ai_mark.name,
-        level=_level(tr, state.ai_level),
+        level=_level(tr, state.ai_level, external),
     )
 
 
-def _result_line(state: GameState, tr: Translate) -> str:
+def _result_line(state: GameState, tr: Translate, external: ExternalLevel) -> str:
     row = state.row
     reason = row.end_reason or "line"
     result = state.result_of(state.player_mark)
@@ -160,7 +165,7 @@ def _result_line(state: GameState, tr: Translate) -> str:
         return tr(f"game.result.{result}")
     winner = row.winner
     if state.mode == Mode.WATCH:
-        return tr("game.result.watch.line", level=_level(tr, state.level_of(winner)),
+        return tr("game.result.watch.line", level=_level(tr, state.level_of(winner), external),
                   mark=winner.name)
     key = f"game.result.pvp.{reason if reason in ('resign', 'timeout') else 'line'}"
     return tr(
@@ -208,6 +213,8 @@ def game_view(
     window: Window | None = None,
     changes: Sequence[RatingChange] = (),
     layout: bool = False,
+    *,
+    external: ExternalLevel,
 ) -> discord.ui.View | discord.ui.LayoutView:
     """The components of a game: one button per cell (boards up to 5x5) or a pannable window of
     cells over the picture (bigger boards), then the controls: Resign (and Hint against the easy
@@ -219,7 +226,7 @@ def game_view(
     rows = [row_payload(items) for items in _button_rows(state, tr, window)]
     if not (layout or uses_layout(state)):
         return DrawnView(rows)
-    components = [text_payload(game_content(state, locale, changes))]
+    components = [text_payload(game_content(state, locale, changes, external=external))]
     if uses_image(state):
         components.append(gallery_payload(f"attachment://{BOARD_FILENAME}"))
     return DrawnLayout(components + rows)
@@ -422,6 +429,8 @@ def stats_embed(
     stats: UserStats,
     standings: Mapping[Mode, Standing],
     locale: str = "en-US",
+    *,
+    external: ExternalLevel,
 ) -> discord.Embed:
     """Rating and record per mode (against people, against the AI), then per AI level."""
     tr = _translator(locale)
@@ -454,7 +463,7 @@ def _games(standing: Standing | None) -> int:
     return 0 if standing is None or standing.record is None else standing.record.games
 
 
-def _level(tr: Translate, level: AiLevel | None) -> str:
+def _level(tr: Translate, level: AiLevel | None, external: ExternalLevel) -> str:
     """The name of the AI at a seat (callers ask only about seats an AI holds)."""
     assert level is not None
     return external.label(tr, level)

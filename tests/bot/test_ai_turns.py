@@ -15,8 +15,8 @@ import pytest
 from bot.ai.turn import EXTERNAL_FALLBACK, AiTurns, is_quick
 from bot.cpu import jobs
 from bot.cpu.pool import FairPool
+from bot.game.levels import NO_ENGINE, ExternalEngineSettings, ExternalLevel
 from bot.game.model import External
-from bot.runtime.config import ExternalEngineSettings, Settings
 from engine import Board
 from engine.types import Level
 from tests.bot.test_ai_pool import Gate, until
@@ -38,11 +38,11 @@ class RecordingPool(FairPool):
 
 def turns(
     *, time_limit: float | None = None, quick_reply: float = 0.06,
-    engine: ExternalEngineSettings | None = None, workers: int = 1,
+    external: ExternalLevel = NO_ENGINE, workers: int = 1,
 ) -> AiTurns:
     return AiTurns(
         RecordingPool(workers), RecordingPool(1),
-        time_limit=time_limit, quick_reply=quick_reply, engine=engine,
+        time_limit=time_limit, quick_reply=quick_reply, external=external,
     )
 
 
@@ -65,9 +65,8 @@ async def test_a_click_waits_for_a_quick_level_only_and_never_on_a_members_turn(
     await ai.close()
 
 
-async def test_the_settings_build_the_cpu_pool_of_caro_ai_workers_and_the_quick_worker() -> None:
-    settings = Settings(token="t", ai_workers=3, ai_time_limit=0.05, quick_reply=0.2)
-    ai = AiTurns.from_settings(settings, None)
+async def test_the_wiring_builds_the_cpu_pool_of_caro_ai_workers_and_the_quick_worker() -> None:
+    ai = AiTurns.in_processes(3, time_limit=0.05, quick_reply=0.2, external=NO_ENGINE)
     assert (ai.cpu_pool.workers, ai.quick_pool.workers) == (3, 1)
     # The operator's limit makes hard quick, so a click against it waits.
     assert ai.quick_wait(Level.HARD) == 0.2
@@ -123,7 +122,7 @@ async def test_other_heavy_work_runs_on_the_cpu_pool_in_the_members_turn() -> No
 async def test_an_external_seat_without_an_engine_is_played_by_the_fallback_level(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    ai = turns(engine=None)
+    ai = turns(external=NO_ENGINE)
     board = Board.from_text("15x15 k5 freestyle H8 H9 I9")
     with caplog.at_level(logging.WARNING):
         (row, col), reason = await ai.think(board, External.ENGINE, 7, "seed")
@@ -147,7 +146,7 @@ async def test_an_external_seat_with_an_engine_asks_it_in_the_members_turn(
 
     monkeypatch.setattr(jobs, "think_external", think_external)
     engine = ExternalEngineSettings(command=("pbrain",), name="Embryo", time_limit=0.5)
-    ai = turns(engine=engine, time_limit=0.3)
+    ai = turns(external=ExternalLevel(engine), time_limit=0.3)
     board = Board(15, 15, 5)
     with caplog.at_level(logging.WARNING):
         assert await ai.think(board, External.ENGINE, 9, "s") == ((7, 7), "win")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import random
 import sys
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -14,12 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.ai import external
 from bot.cpu import jobs
 from bot.game import options, ratings
+from bot.game.levels import NO_ENGINE, ExternalEngineSettings, ExternalLevel
 from bot.game.model import External, GameRow, Mode, NewGame, Result, Status, parse_ai_level
+from bot.game.service import GameService
 from bot.i18n.texts import text_in
-from bot.runtime.config import ExternalEngineSettings, SettingsError, load_settings
+from bot.runtime.config import SettingsError, load_settings
 from bot.storage import SqliteStorage
 from engine import Board, Mark
 from engine.ai import REASONS, choose_move
@@ -146,12 +148,7 @@ def test_external_level_in_a_spawned_worker_pool_like_the_bots() -> None:
 
 
 # ----------------------------------------------------------------- the level in the bot's model
-@pytest.fixture
-def embryo() -> Iterator[ExternalEngineSettings]:
-    engine = ExternalEngineSettings(command=("pbrain",), name="Embryo", rating=2300.0)
-    external.configure(engine)
-    yield engine
-    external.configure(None)
+EMBRYO = ExternalLevel(ExternalEngineSettings(command=("pbrain",), name="Embryo", rating=2300.0))
 
 
 def test_the_external_seat_id_is_stored_as_external_and_parses_back() -> None:
@@ -170,36 +167,34 @@ def _game_against(level: External) -> GameRow:
     )
 
 
-def test_a_game_against_the_external_engine_is_rated_at_its_anchor(
-    embryo: ExternalEngineSettings,
-) -> None:
+def test_a_game_against_the_external_engine_is_rated_at_its_anchor() -> None:
     game = _game_against(External.ENGINE)
-    (update,) = ratings.game_updates(game, Mark.O, {7: 1500.0})
+    (update,) = ratings.game_updates(game, Mark.O, {7: 1500.0}, EMBRYO)
     assert update.result is Result.LOSS
     assert update.after == ratings.updated(1500.0, 2300.0, "loss")
     # With the engine removed, the level that plays its games in its place sets the anchor.
-    external.configure(None)
-    (update,) = ratings.game_updates(game, Mark.O, {7: 1500.0})
+    (update,) = ratings.game_updates(game, Mark.O, {7: 1500.0}, NO_ENGINE)
     assert update.after == ratings.updated(1500.0, ratings.AI_ANCHORS[Level.IMPOSSIBLE], "loss")
 
 
-def test_the_external_level_is_offered_and_named_only_while_configured(
-    embryo: ExternalEngineSettings,
-) -> None:
+def test_the_external_level_is_offered_and_named_only_while_configured() -> None:
     def tr(key: str, **values: object) -> str:
         return text_in("en-US", key, **values)
 
-    assert options.difficulties()[-2:] == ("external", "adaptive")
-    assert options.parse_options("external", "15x15").level == "external"
-    assert external.label(tr, External.ENGINE) == "Embryo"
-    external.configure(None)
-    assert options.difficulties() == options.DIFFICULTIES
+    assert options.difficulties(EMBRYO)[-2:] == ("external", "adaptive")
+    assert options.parse_options("external", "15x15", external=EMBRYO).level == "external"
+    assert EMBRYO.label(tr, External.ENGINE) == "Embryo"
+    assert EMBRYO.label(tr, Level.HARD) == "hard"
+    assert options.difficulties(NO_ENGINE) == options.DIFFICULTIES
     with pytest.raises(options.UserError, match="Choose one of"):
-        options.parse_options("external", "15x15")
-    assert external.label(tr, External.ENGINE) == (
+        options.parse_options("external", "15x15", external=NO_ENGINE)
+    with pytest.raises(options.UserError, match="Choose one of"):
+        options.parse_options("external", "15x15")  # a caller that offers no engine
+    assert NO_ENGINE.label(tr, External.ENGINE) == (
         "impossible (in place of the external engine, which is no longer set up)"
     )
-    assert external.label(tr, External.ENGINE, playing=False) == "external engine"
+    assert NO_ENGINE.label(tr, External.ENGINE, playing=False) == "external engine"
+    assert NO_ENGINE.fallback is Level.IMPOSSIBLE
 
 
 async def test_an_external_seat_survives_the_database(tmp_path: Path) -> None:
@@ -212,5 +207,47 @@ async def test_an_external_seat_survives_the_database(tmp_path: Path) -> None:
         again = await storage.game(row.id)
         assert again is not None and again.o is External.ENGINE and again.x == 7
         assert await storage.active_game(1, 2, 7) is not None  # only the member holds a seat
+    finally:
+        await storage.close()
+
+
+class NoThinker:
+    """The service's AI port for games that never reach the AI's turn."""
+
+    async def think(self, *_: object) -> tuple[tuple[int, int], str]:
+        raise AssertionError("the AI was asked to move")
+
+    def quick_wait(self, level: object) -> float:
+        return 0.0
+
+
+async def test_the_service_seats_and_rates_the_external_engine_it_is_given(
+    tmp_path: Path,
+) -> None:
+    storage = await SqliteStorage.open(tmp_path / "caro.db")
+    try:
+        service = GameService(storage, NoThinker(), external=EMBRYO)
+        start = options.parse_options("external", "15x15", external=EMBRYO)
+        state = await service.start(
+            guild_id=1, channel_id=2, player_id=7, options=start, rng=random.Random(1)
+        )
+        assert state.ai_level is External.ENGINE
+        finished = await service.resign(state.id, 7)
+        (change,) = [c for c in await service.rating_changes(finished.id) if c.scope == 1]
+        assert change.after == ratings.updated(ratings.START_RATING, 2300.0, "loss")
+        # A piskvork brain plays five in a row only: other boards are refused up front.
+        small = options.parse_options("external", "3x3", external=EMBRYO)
+        with pytest.raises(options.UserError) as refused:
+            await service.start(
+                guild_id=1, channel_id=3, player_id=7, options=small, rng=random.Random(1)
+            )
+        assert refused.value.key == "error.external_board"
+        # A service without the engine (the operator removed it) refuses a rematch against it.
+        gone = GameService(storage, NoThinker())
+        with pytest.raises(options.UserError) as refused:
+            await gone.start(
+                guild_id=1, channel_id=4, player_id=7, options=start, rng=random.Random(1)
+            )
+        assert refused.value.key == "error.external_gone"
     finally:
         await storage.close()

@@ -11,6 +11,7 @@ import pytest
 
 import bot.cogs  # noqa: F401  (the feature cogs register the buttons the drawing makes)
 from bot.game import ratings
+from bot.game.levels import NO_ENGINE
 from bot.game.model import (
     EndReason,
     GameRow,
@@ -59,7 +60,8 @@ def game(moves: list[tuple[str, bool, str | None]], *, status: str = "active",
 
 
 def all_buttons(state: GameState) -> list[dict[str, Any]]:
-    return [c for c in iter_components(game_view(state).to_components()) if c["type"] == 2]
+    view = game_view(state, external=NO_ENGINE)
+    return [c for c in iter_components(view.to_components()) if c["type"] == 2]
 
 
 def buttons(state: GameState) -> list[dict[str, Any]]:
@@ -73,7 +75,7 @@ def controls(state: GameState) -> list[str]:
 
 def action_rows(state: GameState) -> list[int]:
     """Buttons per action row; fails on anything but rows at the top level (a plain message)."""
-    rows = game_view(state).to_components()
+    rows = game_view(state, external=NO_ENGINE).to_components()
     assert all(r["type"] == 1 for r in rows)
     return [len(r["components"]) for r in rows]
 
@@ -81,7 +83,7 @@ def action_rows(state: GameState) -> list[int]:
 def v2_layout(state: GameState) -> list[Any]:
     """A Components V2 message: the top-level component types, each row given as its number of
     buttons; checks the 40-component limit Discord puts on such messages."""
-    view = game_view(state)
+    view = game_view(state, external=NO_ENGINE)
     assert isinstance(view, discord.ui.LayoutView)
     components = view.to_components()
     assert sum(1 for _ in iter_components(components)) <= 40
@@ -90,7 +92,7 @@ def v2_layout(state: GameState) -> list[Any]:
 
 def test_players_turn_shows_a_clickable_grid() -> None:
     state = game([("B2", False, None), ("A1", True, "develop")])
-    content = game_content(state)
+    content = game_content(state, external=NO_ENGINE)
     assert content.splitlines() == [
         "**3x3, 3 in a row, freestyle**",
         "<@42> (X) vs AI (O, hard)",
@@ -110,7 +112,7 @@ def test_players_turn_shows_a_clickable_grid() -> None:
 
 def test_board_is_locked_while_the_ai_thinks() -> None:
     state = game([("B2", False, None)])
-    assert game_content(state).endswith("The AI is thinking...")
+    assert game_content(state, external=NO_ENGINE).endswith("The AI is thinking...")
     assert all(b["disabled"] for b in buttons(state))
 
 
@@ -118,7 +120,7 @@ def test_win_highlights_the_line_and_disables_everything() -> None:
     moves = [("A1", False, None), ("A2", True, "develop"), ("B1", False, None),
              ("B2", True, "center"), ("C1", False, None)]
     state = game(moves, status="finished", result="win")
-    assert game_content(state).endswith("**You win!**")
+    assert game_content(state, external=NO_ENGINE).endswith("**You win!**")
     cells = {b["custom_id"].rsplit(":", 1)[1]: b for b in buttons(state)}
     green = sorted(name for name, b in cells.items() if b["style"] == 3)
     assert green == ["A1", "B1", "C1"]
@@ -129,12 +131,12 @@ def test_win_highlights_the_line_and_disables_everything() -> None:
 @pytest.mark.parametrize(("result", "line"), [("loss", "**The AI wins.**"), ("draw", "**Draw.**")])
 def test_results(result: str, line: str) -> None:
     state = game([("A1", False, None)], status="finished", result=result)
-    assert game_content(state).endswith(line)
+    assert game_content(state, external=NO_ENGINE).endswith(line)
 
 
 def test_unknown_reason_still_renders() -> None:
     state = game([("B2", False, None), ("A1", True, "mystery")])
-    assert "AI played **A1**: its choice." in game_content(state)
+    assert "AI played **A1**: its choice." in game_content(state, external=NO_ENGINE)
 
 
 def test_five_by_five_fits_discord_limits_with_its_controls() -> None:
@@ -142,8 +144,9 @@ def test_five_by_five_fits_discord_limits_with_its_controls() -> None:
     # Five rows of cells and a row of controls: a Components V2 layout, the text on top.
     assert v2_layout(state) == [TEXT_DISPLAY, 5, 5, 5, 5, 5, 1]
     assert controls(state) == ["Resign"]
-    text = game_view(state).to_components()[0]["content"]
-    assert text == game_content(state) and text.endswith("The AI is thinking...")
+    text = game_view(state, external=NO_ENGINE).to_components()[0]["content"]
+    assert text == game_content(state, external=NO_ENGINE)
+    assert text.endswith("The AI is thinking...")
     assert all(len(b["custom_id"]) <= 100 for b in buttons(state))
     easy = game([("C3", False, None)], size=5, k=4)
     easy = load_state(replace(easy.row, o=Level.EASY))
@@ -170,7 +173,7 @@ def test_stats_and_leaderboard_embeds() -> None:
         "ai": Standing(1234.4, Record(wins=2, draws=1, losses=1)),
         "pvp": Standing(1200.0, Record()),
     }
-    embed = stats_embed("alice", stats, standings).to_dict()
+    embed = stats_embed("alice", stats, standings, external=NO_ENGINE).to_dict()
     assert embed["title"] == "Stats of alice"
     fields = {f["name"]: f["value"] for f in embed["fields"]}
     assert fields["against the AI: rating 1234"] == "2 W / 1 D / 1 L, 4 played, win rate 50%"
@@ -191,7 +194,7 @@ def test_stats_and_leaderboard_embeds() -> None:
         ("against the AI", "**1.** <@42>: 1251 (3 W / 0 D / 0 L)"),
     ]
     assert "Listed after 3 rated games" in server["footer"]["text"]
-    vietnamese = stats_embed("an", stats, standings, "vi").to_dict()
+    vietnamese = stats_embed("an", stats, standings, "vi", external=NO_ENGINE).to_dict()
     assert vietnamese["title"] == "Thống kê của an"
     assert "đấu với máy: điểm xếp hạng 1234" in {f["name"] for f in vietnamese["fields"]}
 
@@ -277,7 +280,7 @@ def test_a_big_board_gets_a_window_of_cells_pan_controls_and_resign() -> None:
     state = big_game(["H8", "A1"])
     # Text, picture, a 4x5 window, the pan row, the Resign row.
     assert v2_layout(state) == [TEXT_DISPLAY, MEDIA_GALLERY, 5, 5, 5, 5, 5, 1]
-    picture = game_view(state).to_components()[1]["items"][0]["media"]["url"]
+    picture = game_view(state, external=NO_ENGINE).to_components()[1]["items"][0]["media"]["url"]
     assert picture == "attachment://board.png"
     window = [b["custom_id"].rsplit(":", 1)[1] for b in buttons(state)]
     assert window[:5] == ["A1", "B1", "C1", "D1", "E1"]  # the window follows the last move
@@ -287,7 +290,7 @@ def test_a_big_board_gets_a_window_of_cells_pan_controls_and_resign() -> None:
     assert all(len(i) <= 100 for i in ids)
     disabled = {b["label"] for b in all_buttons(state) if b.get("disabled")}
     assert "\u2b05" in disabled and "\u2b06" in disabled  # nothing to the left or above
-    assert "<@42> to move (X)." in game_content(state)
+    assert "<@42> to move (X)." in game_content(state, external=NO_ENGINE)
     against_easy = load_state(replace(state.row, mode=Mode.AI, o=Level.EASY))
     # The AI (O) moved last: the player's turn, so Hint is there too, within 40 components.
     assert v2_layout(against_easy) == [TEXT_DISPLAY, MEDIA_GALLERY, 5, 5, 5, 5, 5, 2]
@@ -298,15 +301,15 @@ def test_a_finished_big_board_and_a_watched_one_show_no_cells() -> None:
     done = big_game(["H8", "A1", "I8", "A2", "J8", "A3", "K8", "A4", "L8"], status="finished")
     assert controls(done) == ["Rematch", "Review"] and buttons(done) == []
     assert v2_layout(done) == [TEXT_DISPLAY, MEDIA_GALLERY, 2]
-    assert "**<@42> wins!**" in game_content(done)
+    assert "**<@42> wins!**" in game_content(done, external=NO_ENGINE)
     watched = big_game(["H8"], mode="watch")
     assert v2_layout(watched) == [TEXT_DISPLAY, MEDIA_GALLERY, 1]
     assert [(b["label"], b["custom_id"]) for b in all_buttons(watched)] == [("Stop", "caro:s:9")]
-    assert "AI easy (X) vs AI hard (O)" in game_content(watched)
-    assert "AI hard (O) is thinking..." in game_content(watched)
+    assert "AI easy (X) vs AI hard (O)" in game_content(watched, external=NO_ENGINE)
+    assert "AI hard (O) is thinking..." in game_content(watched, external=NO_ENGINE)
     stopped = load_state(replace(watched.row, status=Status.ABANDONED))
     assert all_buttons(stopped) == []
-    assert game_content(stopped).endswith("**Stopped before the end.**")
+    assert game_content(stopped, external=NO_ENGINE).endswith("**Stopped before the end.**")
 
 
 def test_a_small_watched_game_has_a_stop_button() -> None:

@@ -16,6 +16,7 @@ from discord import app_commands
 
 from bot.cogs.help import help_embed
 from bot.game import options, ratings
+from bot.game.levels import NO_ENGINE
 from bot.i18n import catalogue, texts
 from bot.i18n.catalogue import CatalogueError, load, problems
 from bot.i18n.translator import CatalogueTranslator
@@ -369,7 +370,8 @@ def test_reword_keeps_the_translation_marked_fuzzy_until_checked(tmp_path: Path)
 
 
 def _help(locale: str) -> str:
-    return "\n".join(f"{title}\n{body}" for title, body in help_text.help_sections(locale))
+    sections = help_text.help_sections(locale, NO_ENGINE)
+    return "\n".join(f"{title}\n{body}" for title, body in sections)
 
 
 @pytest.mark.parametrize("locale", ["en-US", "vi"])
@@ -404,7 +406,8 @@ def test_both_languages_carry_the_same_facts() -> None:
     for fact in facts:
         assert fact in english and fact in vietnamese, fact
     assert "/caro bắt-đầu" in vietnamese and "/caro start" in english
-    assert len(help_text.help_sections("en-US")) == len(help_text.help_sections("vi"))
+    english, vietnamese = (help_text.help_sections(loc, NO_ENGINE) for loc in ("en-US", "vi"))
+    assert len(english) == len(vietnamese)
 
 
 def test_help_follows_the_facts_it_is_built_from(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -419,7 +422,7 @@ def test_help_follows_the_facts_it_is_built_from(monkeypatch: pytest.MonkeyPatch
 
 def test_help_fits_one_discord_embed() -> None:
     for locale in ("en-US", "vi"):
-        embed = help_embed(locale).to_dict()
+        embed = help_embed(NO_ENGINE, locale).to_dict()
         fields = embed.get("fields", [])
         assert embed["title"] == texts.text_in(locale, "help.title")
         assert texts.text_in(locale, "help.game") == embed["description"]

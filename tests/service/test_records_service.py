@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from bot.game.errors import UserError
+from bot.game.levels import NO_ENGINE
 from bot.game.model import EndReason, Finish, Mode, NewGame
 from bot.game.ports import Storage
 from bot.game.records import RecordService
@@ -47,7 +48,7 @@ async def upgraded(tmp_path: Path) -> Any:
 async def test_a_game_finished_before_this_version_replays_and_exports(upgraded: Any) -> None:
     service, ids = upgraded
     state = await service.finished_game(ids["ai_won"], GUILD)
-    text = replay_content(state, 5, translator("en-US"))
+    text = replay_content(state, 5, translator("en-US"), NO_ENGINE)
     assert f"<@{ALICE}> (X) vs caro AI (normal) (O)" in text
     assert f"**<@{ALICE}> (X) wins.**" in text
     assert "Moves: 1. A1 2. B1 3. A2 4. B2 5. **A3**" in text

@@ -14,6 +14,7 @@ import pytest
 
 from bot.game import ratings
 from bot.game.errors import UserError
+from bot.game.levels import NO_ENGINE
 from bot.game.model import ActiveGameExists, GuildSettings, Mode, MoveRef
 from bot.game.options import CHALLENGE_FIRSTS, parse_options
 from bot.game.ports import StorageError
@@ -172,10 +173,10 @@ async def test_unrated_is_said_in_english_and_vietnamese(world) -> None:
     games, _ = world
     tiny = await start(games, ALICE, size="2x2k2")
     normal = await start(games, BOB)
-    assert "Unrated" in game_content(tiny)
-    assert "Unrated" not in game_content(normal)
+    assert "Unrated" in game_content(tiny, external=NO_ENGINE)
+    assert "Unrated" not in game_content(normal, external=NO_ENGINE)
     assert "game.unrated" in VI and VI["game.unrated"] != t("game.unrated")
-    assert "Không tính điểm" in game_content(tiny, "vi")
+    assert "Không tính điểm" in game_content(tiny, "vi", external=NO_ENGINE)
 
 
 # ------------------------------------------------------------------ 12.3 limits

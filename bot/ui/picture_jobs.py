@@ -1,0 +1,26 @@
+"""The drawing jobs the CPU pool runs for the UI: a replay's animation and a review's pictures.
+
+Plain top-level functions of plain arguments, so a worker process can unpickle them: a long
+game on a big board takes over a second to draw, which must not happen on the bot's event loop.
+"""
+
+from __future__ import annotations
+
+from bot.ui.pictures import render_replay, render_turning_point
+from engine import Board
+
+
+def replay_gif(board_text: str, players: tuple[str, str]) -> bytes:
+    """The animated replay of the game on `board_text`."""
+    return render_replay(Board.from_text(board_text), players=players)
+
+
+def turning_point_pictures(
+    board_text: str, points: list[tuple[int, tuple[int, int] | None]], players: tuple[str, str]
+) -> list[bytes]:
+    """The picture of each (ply, better move) of a review, in order."""
+    game = Board.from_text(board_text)
+    return [render_turning_point(game, ply, better, players=players) for ply, better in points]
+
+
+__all__ = ["replay_gif", "turning_point_pictures"]
