@@ -75,7 +75,7 @@ class RecordService:
     async def finished_game(self, game_id: int, guild_id: int) -> GameState:
         """Game `game_id` of this server, over (finished, or a watch stopped); UserError if there
         is no such game here (a game of another server is not shown) or it still runs."""
-        row = await self.storage.game(game_id)
+        row = await self.storage.games.game(game_id)
         state = None if row is None else load_state(row)
         if state is None or state.row.guild_id != guild_id:
             raise UserError("replay.no_game", game=game_id)
@@ -85,7 +85,7 @@ class RecordService:
 
     async def last_finished_game(self, guild_id: int, user_id: int) -> GameState:
         """The last game `user_id` finished in this server; UserError if none."""
-        rows = await self.storage.finished_games(guild_id, user_id, limit=1)
+        rows = await self.storage.reviews.finished_games(guild_id, user_id, limit=1)
         if not rows:
             raise UserError("replay.none", user=f"<@{user_id}>")
         return load_state(rows[0])
@@ -96,7 +96,7 @@ class RecordService:
         last page's Next is disabled, and a history never shrinks)."""
         if not 0 <= page <= MAX_HISTORY_PAGE:
             raise UserError("history.bad_page")
-        rows = await self.storage.finished_games(
+        rows = await self.storage.reviews.finished_games(
             guild_id, user_id, limit=HISTORY_PAGE + 1, offset=page * HISTORY_PAGE
         )
         if page > 0 and not rows:
@@ -112,7 +112,7 @@ class RecordService:
             change = next(
                 (
                     c
-                    for c in await self.storage.rating_changes(row.id)
+                    for c in await self.storage.standings.rating_changes(row.id)
                     if c.scope == guild_id and c.user_id == user_id
                 ),
                 None,
@@ -159,7 +159,7 @@ class RecordService:
             del self._reviews[game_id]
 
     async def _cached_review(self, game_id: int, node_limit: int) -> Review | None:
-        data = await self.storage.review(game_id, node_limit)
+        data = await self.storage.reviews.review(game_id, node_limit)
         if data is None:
             return None
         try:
@@ -192,7 +192,7 @@ class RecordService:
         if review.complete:
             # A review cut short by the budget (a busy pool) is shown but not kept: the next
             # request may get through the whole game.
-            await self.storage.save_review(state.id, node_limit, json.dumps(data))
+            await self.storage.reviews.save_review(state.id, node_limit, json.dumps(data))
         return review
 
 

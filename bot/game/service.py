@@ -196,21 +196,21 @@ class GameService:
     # ----------------------------------------------------------------- installation facts
     async def get_meta(self, key: str) -> str | None:
         """A stored fact about this installation (e.g. the synced command tree's hash)."""
-        return await self.storage.get_meta(key)
+        return await self.storage.meta.get_meta(key)
 
     async def set_meta(self, key: str, value: str) -> None:
-        await self.storage.set_meta(key, value)
+        await self.storage.meta.set_meta(key, value)
 
     # ----------------------------------------------------------------- clocks and settings
     async def timeouts(self, guild_id: int) -> GuildSettings:
-        return await self.storage.guild_settings(guild_id, self.default_timeouts)
+        return await self.storage.settings.guild_settings(guild_id, self.default_timeouts)
 
     async def save_timeouts(self, guild_id: int, settings: GuildSettings) -> None:
-        await self.storage.save_guild_settings(guild_id, settings)
+        await self.storage.settings.save_guild_settings(guild_id, settings)
 
     async def next_deadline(self, *, shard_id: int = 0, shard_count: int = 1) -> float | None:
         """The earliest running clock of any game or pending challenge of the shard."""
-        return await self.storage.next_deadline(shard_id=shard_id, shard_count=shard_count)
+        return await self.storage.clocks.next_deadline(shard_id=shard_id, shard_count=shard_count)
 
     async def _deadline(self, state: GameState, board: Board) -> float | None:
         """When the side to move on `board` loses on time; None if no member is to move."""
@@ -250,7 +250,7 @@ class GameService:
         UserError if a limit on running AI games is reached."""
         level: AiLevel
         if options.level == ADAPTIVE:
-            standing = await self.storage.standing(guild_id, player_id, Mode.AI)
+            standing = await self.storage.standings.standing(guild_id, player_id, Mode.AI)
             level = ratings.nearest_level(standing.rating)
         else:
             level = _ai_level(options.level, options)
@@ -273,10 +273,10 @@ class GameService:
         async with self._guild_lock(guild_id):
             # The member's own running game in this channel is reported as ActiveGameExists
             # (with its link) before any limit.
-            running = await self.storage.active_game(guild_id, channel_id, player_id)
+            running = await self.storage.games.active_game(guild_id, channel_id, player_id)
             if running is not None:
                 raise ActiveGameExists(running)
-            counts = await self.storage.live_counts(guild_id, player_id)
+            counts = await self.storage.games.live_counts(guild_id, player_id)
             if counts.member_ai_games >= self.limits.ai_games_per_member:
                 raise UserError("limit.member_ai_games", count=self.limits.ai_games_per_member)
             if counts.guild_ai_games >= self.limits.ai_games_per_server:
@@ -313,29 +313,29 @@ class GameService:
             locale=locale,
         )
         async with self._guild_lock(guild_id):
-            running = await self.storage.active_watch(guild_id, channel_id)
+            running = await self.storage.games.active_watch(guild_id, channel_id)
             if running is not None:
                 raise ActiveGameExists(running)
-            counts = await self.storage.live_counts(guild_id, starter_id)
+            counts = await self.storage.games.live_counts(guild_id, starter_id)
             if counts.guild_watches >= self.limits.watches_per_server:
                 raise UserError("limit.server_watches", count=self.limits.watches_per_server)
             return await self._create(new)
 
     async def _create(self, new: NewGame) -> GameState:
-        state = load_state(await self.storage.create_game(await self._with_clock(new)))
+        state = load_state(await self.storage.games.create_game(await self._with_clock(new)))
         self._remember(state)
         return state
 
     async def active_game(self, guild_id: int, channel_id: int, player_id: int) -> GameRow | None:
-        return await self.storage.active_game(guild_id, channel_id, player_id)
+        return await self.storage.games.active_game(guild_id, channel_id, player_id)
 
     async def last_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None:
         """The member's most recent game in a channel in which they played, running or not."""
-        return await self.storage.last_game(guild_id, channel_id, user_id)
+        return await self.storage.games.last_game(guild_id, channel_id, user_id)
 
     async def attach_message(self, game_id: int, message_id: int) -> None:
         try:
-            await self.storage.set_message(game_id, message_id)
+            await self.storage.games.set_message(game_id, message_id)
         except BaseException:
             self._recent.pop(game_id, None)
             raise
@@ -345,10 +345,10 @@ class GameService:
 
     async def abandon(self, game_id: int) -> None:
         self._recent.pop(game_id, None)
-        await self.storage.abandon_game(game_id)
+        await self.storage.games.abandon_game(game_id)
 
     async def state(self, game_id: int) -> GameState | None:
-        row = await self.storage.game(game_id)
+        row = await self.storage.games.game(game_id)
         if row is None:
             return None
         state = load_state(row)
@@ -377,7 +377,7 @@ class GameService:
     ) -> list[GameState]:
         """Games of the shard whose message may be behind the database after a crash (see
         storage)."""
-        rows = await self.storage.games_to_redraw(
+        rows = await self.storage.meta.games_to_redraw(
             finished_within, shard_id=shard_id, shard_count=shard_count
         )
         return [load_state(row) for row in rows]
@@ -404,12 +404,12 @@ class GameService:
             raise UserError("challenge.bot")
         self.cooldowns.challenge.hit(guild_id, challenger_id)
         for user in (challenger_id, opponent_id):
-            running = await self.storage.active_game(guild_id, channel_id, user)
+            running = await self.storage.games.active_game(guild_id, channel_id, user)
             if running is not None:
                 key = "error.already_playing_nolink" if user == challenger_id else "challenge.busy"
                 raise UserError(key, user=f"<@{user}>")
         async with self._guild_lock(guild_id):
-            sent, received = await self.storage.pending_challenges(
+            sent, received = await self.storage.challenges.pending_challenges(
                 challenger_id=challenger_id, opponent_id=opponent_id
             )
             if sent >= self.limits.challenges_per_challenger:
@@ -443,7 +443,7 @@ class GameService:
         locale: str,
     ) -> ChallengeRow:
         now = self._clock()
-        return await self.storage.create_challenge(
+        return await self.storage.challenges.create_challenge(
             NewChallenge(
                 guild_id=guild_id,
                 channel_id=channel_id,
@@ -461,13 +461,13 @@ class GameService:
         )
 
     async def attach_challenge_message(self, challenge_id: int, message_id: int) -> None:
-        await self.storage.set_challenge_message(challenge_id, message_id)
+        await self.storage.challenges.set_challenge_message(challenge_id, message_id)
 
     async def answer_challenge(
         self, challenge_id: int, user_id: int, *, accept: bool, rng: random.Random
     ) -> tuple[ChallengeRow, GameState | None]:
         """Accept (a new game) or decline a pending challenge; only the challenged may answer."""
-        found = await self.storage.challenge(challenge_id)
+        found = await self.storage.challenges.challenge(challenge_id)
         if found is None:
             raise UserError("click.no_game")
         withdrawing = user_id == found.challenger_id and not accept
@@ -476,7 +476,7 @@ class GameService:
         if found.status is not ChallengeStatus.PENDING or found.deadline <= self._clock():
             raise UserError("challenge.closed")
         if not accept:
-            if not await self.storage.close_challenge(challenge_id, ChallengeStatus.DECLINED):
+            if not await self.storage.challenges.close_challenge(challenge_id, ChallengeStatus.DECLINED):
                 raise UserError("challenge.closed")
             return await self._challenge_row(challenge_id), None
         challenger_first = found.first is ChallengeFirst.ME or (
@@ -505,7 +505,7 @@ class GameService:
             message_id=found.message_id,
         )
         try:
-            row = await self.storage.accept_challenge(challenge_id, await self._with_clock(new))
+            row = await self.storage.challenges.accept_challenge(challenge_id, await self._with_clock(new))
         except ActiveGameExists:
             raise UserError("challenge.someone_busy") from None
         if row is None:
@@ -513,10 +513,10 @@ class GameService:
         return await self._challenge_row(challenge_id), load_state(row)
 
     async def find_challenge(self, challenge_id: int) -> ChallengeRow | None:
-        return await self.storage.challenge(challenge_id)
+        return await self.storage.challenges.challenge(challenge_id)
 
     async def _challenge_row(self, challenge_id: int) -> ChallengeRow:
-        found = await self.storage.challenge(challenge_id)
+        found = await self.storage.challenges.challenge(challenge_id)
         assert found is not None
         return found
 
@@ -525,11 +525,11 @@ class GameService:
     ) -> list[ChallengeRow]:
         """Close the shard's challenges nobody answered in time; the ones this call closed."""
         closed: list[ChallengeRow] = []
-        due = await self.storage.due_challenges(
+        due = await self.storage.challenges.due_challenges(
             self._clock(), shard_id=shard_id, shard_count=shard_count
         )
         for found in due:
-            if await self.storage.close_challenge(found.id, ChallengeStatus.EXPIRED):
+            if await self.storage.challenges.close_challenge(found.id, ChallengeStatus.EXPIRED):
                 closed.append(await self._challenge_row(found.id))
         return closed
 
@@ -707,7 +707,7 @@ class GameService:
             moves.append(MoveRow(ply=ply + 1, cell=reply.cell, by_ai=True, reason=reply.reason))
         finish = finish_of(board)
         deadline = await self._deadline(state, board)
-        outcome = await self.storage.add_move(
+        outcome = await self.storage.games.add_move(
             state.id,
             ply,
             cell_name(cell),
@@ -749,7 +749,7 @@ class GameService:
     async def games_awaiting_ai(
         self, *, shard_id: int = 0, shard_count: int = 1
     ) -> list[GameState]:
-        rows = await self.storage.games_awaiting_ai(shard_id=shard_id, shard_count=shard_count)
+        rows = await self.storage.meta.games_awaiting_ai(shard_id=shard_id, shard_count=shard_count)
         return [load_state(row) for row in rows]
 
     async def hint(self, game_id: int, ply: int, user_id: int) -> Hint:
@@ -772,7 +772,7 @@ class GameService:
             state.board.copy(), HINT_ENGINE, member, f"caro-hint-{state.id}-ply-{ply}"
         )
         self._recent.pop(state.id, None)
-        if not await self.storage.add_hint(state.id, ply):
+        if not await self.storage.games.add_hint(state.id, ply):
             raise UserError("click.stale")
         return Hint(cell=cell_name(cell), reason=reason)
 
@@ -786,7 +786,7 @@ class GameService:
             ply = state.board.ply if expected_ply is None else expected_ply
             finish = Finish(winner=mark.other, reason=EndReason.RESIGN)
             now = self._clock()
-            finished = await self.storage.finish_game(
+            finished = await self.storage.games.finish_game(
                 game_id, finish, rate=ratings.game_updates, ply=ply, not_due_at=now
             )
             if finished is None:
@@ -811,7 +811,7 @@ class GameService:
                 raise UserError("watch.stop_denied", user=f"<@{state.starter_id}>")
             if not state.active:
                 raise UserError("click.finished")
-            if not await self.storage.abandon_game(game_id):
+            if not await self.storage.games.abandon_game(game_id):
                 raise UserError("click.finished")
             return await self._reload(game_id)
 
@@ -821,7 +821,7 @@ class GameService:
         games this call finished."""
         now = self._clock()
         finished: list[GameState] = []
-        for row in await self.storage.due_games(now, shard_id=shard_id, shard_count=shard_count):
+        for row in await self.storage.clocks.due_games(now, shard_id=shard_id, shard_count=shard_count):
             async with self._lock(row.id):
                 state = await self._finish_on_time(row.id, now)
             if state is not None:
@@ -835,7 +835,7 @@ class GameService:
         if state is None or not state.active or state.board.is_over():
             return None
         finish = Finish(winner=state.board.turn.other, reason=EndReason.TIMEOUT)
-        finished = await self.storage.finish_game(
+        finished = await self.storage.games.finish_game(
             game_id, finish, rate=ratings.game_updates, ply=state.board.ply, due_by=now
         )
         return None if finished is None else self._finished(finished)
@@ -869,12 +869,12 @@ class GameService:
     # ----------------------------------------------------------------- standings
     # The mode may come as its name from a command option ("pvp", "ai"); Mode() refuses others.
     async def standing(self, scope: int, user_id: int, mode: Mode | str) -> Standing:
-        return await self.storage.standing(scope, user_id, Mode(mode))
+        return await self.storage.standings.standing(scope, user_id, Mode(mode))
 
     async def rated_leaderboard(
         self, scope: int, mode: Mode | str, *, min_games: int, limit: int = 10
     ) -> list[RatedRow]:
-        return await self.storage.rated_leaderboard(
+        return await self.storage.standings.rated_leaderboard(
             scope, Mode(mode), min_games=min_games, limit=limit
         )
 
@@ -882,10 +882,10 @@ class GameService:
         known = self._changes.get(game_id)
         if known is not None:
             return list(known)
-        return await self.storage.rating_changes(game_id)
+        return await self.storage.standings.rating_changes(game_id)
 
     async def user_stats(self, guild_id: int, user_id: int) -> UserStats:
-        return await self.storage.user_stats(guild_id, user_id)
+        return await self.storage.standings.user_stats(guild_id, user_id)
 
     def _finished(self, finished: Finished, board: Board | None = None) -> GameState:
         """The game as the write that finished it returned it (`board`: its final board, if at

@@ -205,12 +205,12 @@ def test_the_external_level_is_offered_and_named_only_while_configured(
 async def test_an_external_seat_survives_the_database(tmp_path: Path) -> None:
     storage = await SqliteStorage.open(tmp_path / "caro.db")
     try:
-        row = await storage.create_game(
+        row = await storage.games.create_game(
             NewGame(guild_id=1, channel_id=2, mode=Mode.AI, x=7, o=External.ENGINE,
                     started_by=7, rows=15, cols=15, k=5, rule="freestyle", rated=True)
         )
-        again = await storage.game(row.id)
+        again = await storage.games.game(row.id)
         assert again is not None and again.o is External.ENGINE and again.x == 7
-        assert await storage.active_game(1, 2, 7) is not None  # only the member holds a seat
+        assert await storage.games.active_game(1, 2, 7) is not None  # only the member holds a seat
     finally:
         await storage.close()

@@ -168,7 +168,7 @@ async def test_two_clicks_on_the_same_turn_apply_one_move(service) -> None:
     refused = [r for r in results if isinstance(r, UserError)]
     assert len(applied) == 1 and len(refused) == 1
     assert "out of date" in str(refused[0])
-    row = await games.storage.game(state.id)
+    row = await games.storage.games.game(state.id)
     assert row is not None and row.ply == 1
 
 
@@ -179,7 +179,7 @@ async def test_late_ai_answer_is_dropped_if_the_game_moved_on(service, tmp_path:
     pending = asyncio.create_task(games.ai_move(state.id, member=ALICE))
     await asyncio.sleep(0.05)
     assert await games.ai_move(state.id, member=ALICE) is None  # already thinking about this game
-    await games.storage.abandon_game(state.id)
+    await games.storage.games.abandon_game(state.id)
     thinker.gate.set()
     assert await pending is None
     assert row_counts(tmp_path / "caro.db")["moves"] == 0
@@ -227,8 +227,8 @@ async def test_perfect_play_draws_and_bad_play_loses_against_impossible(service)
         else:
             name = state.board.move_name(worst(state.board))
             await games.play(MoveRef(lose.id, state.board.ply, name), user_id=BOB, message_id=None)
-    alice = await games.storage.user_stats(GUILD, ALICE)
-    bob = await games.storage.user_stats(GUILD, BOB)
+    alice = await games.storage.standings.user_stats(GUILD, ALICE)
+    bob = await games.storage.standings.user_stats(GUILD, BOB)
     assert alice.overall == Record(draws=1)
     assert bob.overall == Record(losses=1)
     final = await games.state(lose.id)
@@ -241,7 +241,7 @@ async def test_states_built_after_a_move_match_the_database(service) -> None:
     result comes from the database)."""
     games, _ = service
     state = await start(games, level="easy", size="4x4")
-    games.storage._settings.clear()  # the clock's settings come from the cache or the database
+    games.storage.settings._settings.clear()  # the clock's settings come from the cache or the database
     rng = random.Random(7)
     seen = 0
     while state.active:
@@ -276,7 +276,7 @@ class ReadCounter:
 def count_reads(games: GameService) -> ReadCounter:
     """Counts the reads of a game or of its rating changes `games` makes from now on."""
     reads = ReadCounter()
-    real_game, real_changes = games.storage.game, games.storage.rating_changes
+    real_game, real_changes = games.storage.games.game, games.storage.standings.rating_changes
 
     async def counted(game_id: int):
         reads.count += 1
@@ -286,8 +286,8 @@ def count_reads(games: GameService) -> ReadCounter:
         reads.count += 1
         return await real_changes(game_id)
 
-    games.storage.game = counted  # type: ignore[method-assign]
-    games.storage.rating_changes = counted_changes  # type: ignore[method-assign]
+    games.storage.games.game = counted  # type: ignore[method-assign]
+    games.storage.standings.rating_changes = counted_changes  # type: ignore[method-assign]
     return reads
 
 
@@ -336,8 +336,8 @@ async def test_clicks_on_the_position_this_process_stored_read_nothing(service) 
     # board is drawn without reading either.
     changes = await games.rating_changes(state.id)
     assert reads.count == 0
-    assert answered.row == await games.storage.game(state.id)
-    assert changes == await games.storage.rating_changes(state.id) and len(changes) == 2
+    assert answered.row == await games.storage.games.game(state.id)
+    assert changes == await games.storage.standings.rating_changes(state.id) and len(changes) == 2
 
 
 async def test_a_move_on_a_game_another_process_changed_is_judged_on_the_stored_game(
@@ -404,14 +404,14 @@ async def test_service_meta_round_trips_through_storage(service) -> None:
 def count_writes(games: GameService) -> list[tuple[int, str | None]]:
     """(ply, cell of the AI's answer stored with it) per add_move `games` makes from now on."""
     writes: list[tuple[int, str | None]] = []
-    real = games.storage.add_move
+    real = games.storage.games.add_move
 
     async def counted(game_id: int, ply: int, cell: str, **kw):
         answer = kw.get("answer")
         writes.append((ply, None if answer is None else answer.cell))
         return await real(game_id, ply, cell, **kw)
 
-    games.storage.add_move = counted  # type: ignore[method-assign]
+    games.storage.games.add_move = counted  # type: ignore[method-assign]
     return writes
 
 
@@ -426,7 +426,7 @@ async def test_a_quick_answer_is_stored_with_the_move_in_one_write(service) -> N
     assert writes == [(0, after.row.moves[-1].cell)]
     # The answer is the one the AI's own turn would have stored: same search, same seed.
     assert thinker.calls[-1][2] == ai_seed(state.id, 1)
-    stored = await games.storage.game(state.id)
+    stored = await games.storage.games.game(state.id)
     assert stored == after.row
 
 
@@ -466,5 +466,5 @@ async def test_a_move_that_ends_the_game_asks_no_answer(service) -> None:
         after = await games.play(MoveRef(after.id, board.ply, board.move_name(move)),
                                  user_id=ALICE, message_id=None)
         assert len(thinker.calls) == searches + (0 if ended_by_member else 1)
-    assert after.row == await games.storage.game(after.id)
+    assert after.row == await games.storage.games.game(after.id)
     assert after.row.moves[-1].by_ai is not ended_by_member

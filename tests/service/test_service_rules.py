@@ -128,9 +128,9 @@ async def test_the_database_refuses_a_late_move_whatever_the_caller_checked(worl
     state = await start(games, ALICE)
     deadline = state.row.deadline
     assert deadline is not None
-    outcome = await games.storage.add_move(state.id, 0, "B2", by_ai=False, now=deadline)
+    outcome = await games.storage.games.add_move(state.id, 0, "B2", by_ai=False, now=deadline)
     assert outcome == "late"
-    assert await games.storage.add_move(state.id, 0, "B2", by_ai=False,
+    assert await games.storage.games.add_move(state.id, 0, "B2", by_ai=False,
                                         now=deadline - 0.001) == "stored"
 
 
@@ -275,7 +275,7 @@ async def test_an_accepted_game_holds_its_board_message_from_the_start(world) ->
         else:
             # The start won: the accept is refused, and the challenge stays open.
             assert isinstance(accepted, UserError) and accepted.key == "challenge.someone_busy"
-            again = await games.storage.challenge(found.id)
+            again = await games.storage.challenges.challenge(found.id)
             assert again is not None and again.status == "pending"
             await games.resign(started.id, ALICE)
             # Declined, so the open challenges of earlier rounds never reach Alice's limit (on
@@ -290,7 +290,7 @@ async def test_an_accepted_challenge_and_its_game_are_written_together(world) ->
     with pytest.raises(UserError) as busy:
         await games.answer_challenge(found.id, BOB, accept=True, rng=random.Random(1))
     assert busy.value.key == "challenge.someone_busy"
-    again = await games.storage.challenge(found.id)
+    again = await games.storage.challenges.challenge(found.id)
     assert again is not None and again.status == "pending" and again.game_id is None
 
 

@@ -35,17 +35,17 @@ async def everything(store: SqliteStorage | PostgresStorage, ids: dict[str, int]
     users = (ALICE, BOB, CAROL, DAVE)
     default = GuildSettings(pvp_timeout=1.0, ai_timeout=1.0)
     return {
-        "games": [await store.game(i) for i in range(1, 40)],
-        "challenges": [await store.challenge(i) for i in range(1, 10)],
-        "changes": [await store.rating_changes(i) for i in range(1, 40)],
-        "standings": [await store.standing(scope, u, mode) for scope in (GUILD, 0)
+        "games": [await store.games.game(i) for i in range(1, 40)],
+        "challenges": [await store.challenges.challenge(i) for i in range(1, 10)],
+        "changes": [await store.standings.rating_changes(i) for i in range(1, 40)],
+        "standings": [await store.standings.standing(scope, u, mode) for scope in (GUILD, 0)
                       for u in users for mode in (Mode.AI, Mode.PVP)],
-        "boards": [await store.rated_leaderboard(scope, mode, min_games=0)
+        "boards": [await store.standings.rated_leaderboard(scope, mode, min_games=0)
                    for scope in (GUILD, 0) for mode in (Mode.AI, Mode.PVP)],
-        "stats": [await store.user_stats(GUILD, u) for u in users],
-        "settings": await store.guild_settings(GUILD, default),
-        "meta": await store.get_meta("commands_hash"),
-        "live": [await store.active_game(GUILD, c, u) for c in range(1, 12) for u in users],
+        "stats": [await store.standings.user_stats(GUILD, u) for u in users],
+        "settings": await store.settings.guild_settings(GUILD, default),
+        "meta": await store.meta.get_meta("commands_hash"),
+        "live": [await store.games.active_game(GUILD, c, u) for c in range(1, 12) for u in users],
     }
 
 

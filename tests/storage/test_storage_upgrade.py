@@ -236,7 +236,7 @@ async def test_results_ratings_challenges_and_settings_are_kept(upgraded) -> Non
     assert len(await games.rating_changes(ids["pvp_resigned"])) == 4
     assert await games.timeouts(GUILD) == GuildSettings(pvp_timeout=300.0, ai_timeout=900.0)
     assert await games.get_meta("commands_hash") == "abc"
-    statuses = {name: (await games.storage.challenge(ids[f"challenge_{name}"]))
+    statuses = {name: (await games.storage.challenges.challenge(ids[f"challenge_{name}"]))
                 for name in ("pending", "accepted", "declined", "expired")}
     assert {n: c.status for n, c in statuses.items() if c is not None} == {
         "pending": ChallengeStatus.PENDING, "accepted": ChallengeStatus.ACCEPTED,
