@@ -2,7 +2,7 @@
 may wait for a quick answer.
 
 AiTurns is built once by the wiring (bot.runtime.client) from the settings and the operator's external
-engine. The game service asks it through its own narrow port (bot.game.service.Thinker); the level
+engine. The game service asks it through its own narrow port (bot.game.games.Thinker); the level
 stays an AiLevel until the worker boundary, where it becomes the plain string a worker takes.
 """
 

@@ -59,9 +59,9 @@ class ReviewCog(commands.Cog, name="Review"):
         guild_id = interaction.guild_id
         assert guild_id is not None  # the /caro group checks this
         if game is not None:
-            state = await self.bot.records.finished_game(game, guild_id)
+            state = await self.bot.services.records.finished_game(game, guild_id)
         else:
-            state = await self.bot.records.last_finished_game(guild_id, interaction.user.id)
+            state = await self.bot.services.records.last_finished_game(guild_id, interaction.user.id)
         await self.post_review(interaction, state)
 
     @answers(Review)
@@ -122,7 +122,7 @@ class ReviewCog(commands.Cog, name="Review"):
         async def run(fn: Any, *args: Any) -> Any:
             return await self.bot.ai.run_on_cpu(owner, fn, *args)
 
-        done = await self.bot.records.review(state.id, state.row.guild_id, run, progress)
+        done = await self.bot.services.records.review(state.id, state.row.guild_id, run, progress)
         if done.cached:
             log.info("game %d: review answered from the cache", state.id)
         else:

@@ -15,8 +15,10 @@ from typing import Any, Protocol, TypeVar
 import aiohttp
 import discord
 
+from bot.game.games import GameService
 from bot.game.model import ActiveGameExists, GameState, Mode, jump_link
-from bot.game.service import GameService, answered_within
+from bot.game.searches import answered_within
+from bot.game.services import Services
 from bot.ui.display_names import display_names, remember
 from bot.ui.pictures import Players
 from bot.ui.record_views import players_of, translator
@@ -44,7 +46,7 @@ class Host(Protocol):
     """What Boards needs from the bot."""
 
     @property
-    def games(self) -> GameService: ...
+    def services(self) -> Services: ...
 
     def spawn(self, coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]: ...
 
@@ -115,7 +117,7 @@ class Boards:
 
     @property
     def games(self) -> GameService:
-        return self._host.games
+        return self._host.services.games
 
     async def drawing(
         self,

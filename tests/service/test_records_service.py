@@ -40,7 +40,7 @@ async def upgraded(tmp_path: Path) -> Any:
     path = tmp_path / "caro.db"
     ids = old_world(path)
     storage = await SqliteStorage.open(path)
-    yield RecordService(storage), ids
+    yield RecordService(storage.reviews, storage.games, storage.standings), ids
     await storage.close()
 
 
