@@ -4,7 +4,7 @@ finished board (and on replays and history pages).
 The engine goes over every move in the AI pool a slice at a time, in the turn of the member who
 asked (so other members' AI moves keep their turn between slices), while the reply shows how far
 it got; then the turning points, each with its picture, the move played, the better move and
-the line, and a summary per player. Reviews are cached per game by the game service: a second
+the line, and a summary per player. Reviews are cached per game by the records service: a second
 request answers at once. Anyone in the channel may open one."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The wiring: storage, the AI turns (bot.ai: the fair CPU pool), the game service, the feature cogs under `/caro`, the
+"""The wiring: storage, the AI turns (bot.ai: the fair CPU pool), the game services, the feature cogs under `/caro`, the
 duplicate-delivery filter and the background tasks. Features live in bot/cogs/, one cog each.
 
 The bot is one cluster: an AutoShardedBot running the shards of CARO_SHARD_IDS out of

@@ -39,7 +39,7 @@ class Clock:
 
 @pytest.fixture
 async def world(backend: Backend):
-    """The game service on each storage backend in turn."""
+    """The services on each storage backend in turn."""
     storage = await backend.open()
     clock = Clock()
     service = build_services(
