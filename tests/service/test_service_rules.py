@@ -22,7 +22,7 @@ from bot.game.services import Services, build_services
 from bot.i18n.texts import VI, t
 from bot.storage import open_database
 from engine import Mark
-from tests.service.test_service_games import Thinker
+from tests.service.test_games import Thinker
 from tests.storage_backends import Backend
 
 GUILD, CHANNEL = 10, 20

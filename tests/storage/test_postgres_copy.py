@@ -22,7 +22,7 @@ from bot.game.services import build_services
 from bot.storage import PostgresStorage, SqliteStorage
 from bot.storage.copy import TABLES, copy_database
 from engine import Mark
-from tests.service.test_service_games import Thinker
+from tests.service.test_games import Thinker
 from tests.storage.test_storage_upgrade import ALICE, BOB, CAROL, DAVE, GUILD, Clock, old_world
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -26,7 +26,7 @@ from bot.storage import SqliteStorage, migration_files
 from engine import Mark
 from engine.types import Level
 from testkit.sqlite_rows import old_database
-from tests.service.test_service_games import Thinker
+from tests.service.test_games import Thinker
 
 GUILD = 10
 ALICE, BOB, CAROL, DAVE = 30, 40, 50, 60

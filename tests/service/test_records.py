@@ -1,6 +1,7 @@
-"""The game service's side of replays, reviews and history, on a real SQLite file upgraded from
-the previous schema: games finished before this version replay and review like new ones, a
-review is made once and then read from the cache, and history pages carry rating changes."""
+"""The records service (bot.game.records): replays, reviews and history, on a real SQLite file
+upgraded from the previous schema: games finished before this version replay and review like new
+ones, a review is made once and then read from the cache, and history pages carry rating
+changes."""
 
 from __future__ import annotations
 

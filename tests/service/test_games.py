@@ -1,4 +1,4 @@
-"""The game service on a real database, with the real AI called in-process."""
+"""The games service (bot.game.games) on a real database, with the real AI called in-process."""
 
 from __future__ import annotations
 
