@@ -28,7 +28,7 @@ click.
 
 `--clusters N` runs N bot processes of `--shards-per-cluster` shards each (N > 1 needs
 PostgreSQL). The players are spread over enough guilds on every shard that no server reaches its
-cap of running games against the AI (bot.game.service.Limits: 40), so every game is live.
+cap of running games against the AI (bot.game.games.Limits: 40), so every game is live.
 
 One simulated player per live game plays against the AI (5x5, 4 in a row; most games at "easy"
 so the bot, not the AI, is what is measured, and `--hard` games at "hard" so AI searches run in
@@ -67,7 +67,7 @@ from typing import Any
 # The scenario runs the real bot against the Discord double of the test kit (testkit/, which a
 # clone has and an installed package does not); --help works without it.
 try:
-    from bot.game.service import Limits
+    from bot.game.games import Limits
     from testkit.clusters import deploy, resolve_database, split_shards
     from testkit.discord_double import InteractionFailed
     from testkit.faults import FINAL, child_pids, free_cells, settle, text_of

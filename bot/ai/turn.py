@@ -3,7 +3,7 @@ may wait for a quick answer.
 
 AiTurns is built once by the wiring (bot.runtime.client), which hands it the values it needs from
 the settings: the worker count, the time limits, the quick wait and the operator's external
-level. The game service asks it through its own narrow port (bot.game.service.Thinker); the level
+level. The game service asks it through its own narrow port (bot.game.searches.Thinker); the level
 stays an AiLevel until the worker boundary, where it becomes the plain string a worker takes.
 """
 

@@ -69,7 +69,7 @@ class ChallengeCog(commands.Cog, name="Challenge"):
         challenge cannot be made."""
         guild_id, channel_id = interaction.guild_id, interaction.channel_id
         assert guild_id is not None and channel_id is not None  # the /caro group checks this
-        challenge = await self.bot.games.challenge(
+        challenge = await self.bot.services.challenges.challenge(
             guild_id=guild_id,
             channel_id=channel_id,
             challenger_id=interaction.user.id,
@@ -86,16 +86,16 @@ class ChallengeCog(commands.Cog, name="Challenge"):
         message_id = response.message_id
         if message_id is None:
             message_id = (await interaction.original_response()).id
-        await self.bot.games.attach_challenge_message(challenge.id, message_id)
+        await self.bot.services.challenges.attach_challenge_message(challenge.id, message_id)
         log.info("challenge %d: %s -> %s", challenge.id, interaction.user.id, opponent_id)
 
     @answers(Accept, Decline)
     async def answer(
         self, interaction: discord.Interaction[Any], click: OfChallenge, _: ChallengeRow
     ) -> None:
-        games = self.bot.games
+        games = self.bot.services.games
         challenge_id, accept = click.challenge, isinstance(click, Accept)
-        challenge, state = await games.answer_challenge(
+        challenge, state = await self.bot.services.challenges.answer_challenge(
             challenge_id, interaction.user.id, accept=accept, rng=random.Random(interaction.id)
         )
         if state is None:

@@ -35,19 +35,19 @@ class ClocksCog(commands.Cog, name="Clocks"):
 
     async def watch_deadlines(self) -> None:
         await self.bot.wait_until_ready()
-        games = self.bot.games
-        changed = games.deadlines_changed
+        clocks = self.bot.services.clocks
+        changed = clocks.deadlines_changed
         while not self.bot.is_closed():
             changed.clear()
             # Clocks started while this pass reads the database may be missed by its queries:
             # they must wake the next pass.
-            games.watched_until = None
+            clocks.watched_until = None
             try:
                 upcoming = None
                 for shard_id in self.bot.held_shards():
                     with self.bot.working_for(shard_id):
                         await self.expire_due(shard_id)
-                        found = await games.next_deadline(
+                        found = await clocks.next_deadline(
                             shard_id=shard_id, shard_count=self.shard_count
                         )
                     if found is not None and (upcoming is None or found < upcoming):
@@ -61,7 +61,7 @@ class ClocksCog(commands.Cog, name="Clocks"):
             if upcoming is not None:
                 wait = min(wait, max(0.05, upcoming - time.time()))
             # In the service's clock (a test's fake clock), as the deadlines are written.
-            games.watched_until = games.now() + wait
+            clocks.watched_until = clocks.now() + wait
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), wait)
 
@@ -71,12 +71,11 @@ class ClocksCog(commands.Cog, name="Clocks"):
         return self.bot.shard_count
 
     async def expire_due(self, shard_id: int) -> None:
-        games = self.bot.games
-        for state in await games.expire_games(shard_id=shard_id, shard_count=self.shard_count):
+        for state in await self.bot.services.timeouts.expire_games(shard_id=shard_id, shard_count=self.shard_count):
             log.info("game %d: %s ran out of time", state.id, state.board.turn.name)
             await self.bot.boards.show_quietly(state)
         challenges = self.bot.cog(ChallengeCog)
-        expired = await games.expire_challenges(shard_id=shard_id, shard_count=self.shard_count)
+        expired = await self.bot.services.challenges.expire_challenges(shard_id=shard_id, shard_count=self.shard_count)
         for challenge in expired:
             log.info("challenge %d expired", challenge.id)
             try:

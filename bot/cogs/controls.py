@@ -36,12 +36,12 @@ class ControlsCog(commands.Cog, name="Controls"):
     async def resign(self, interaction: discord.Interaction[Any]) -> None:
         guild_id, channel_id = interaction.guild_id, interaction.channel_id
         assert guild_id is not None and channel_id is not None  # the /caro group checks this
-        running = await self.bot.games.active_game(guild_id, channel_id, interaction.user.id)
+        running = await self.bot.services.games.active_game(guild_id, channel_id, interaction.user.id)
         if running is None:
             await say(interaction, "error.no_running_game")
             return
         try:
-            state = await self.bot.games.resign(running.id, interaction.user.id)
+            state = await self.bot.services.games.resign(running.id, interaction.user.id)
         except UserError as exc:
             await refuse(interaction, exc)
             return
@@ -57,7 +57,7 @@ class ControlsCog(commands.Cog, name="Controls"):
     async def resign_button(
         self, interaction: discord.Interaction[Any], click: Resign, _: GameState
     ) -> None:
-        state = await self.bot.games.resign(
+        state = await self.bot.services.games.resign(
             click.game, interaction.user.id, expected_ply=click.ply
         )
         await interaction.response.edit_message(
@@ -71,7 +71,7 @@ class ControlsCog(commands.Cog, name="Controls"):
         """/caro hint: the Hint button of the member's running game in this channel."""
         guild_id, channel_id = interaction.guild_id, interaction.channel_id
         assert guild_id is not None and channel_id is not None
-        game = await self.bot.games.active_game(guild_id, channel_id, interaction.user.id)
+        game = await self.bot.services.games.active_game(guild_id, channel_id, interaction.user.id)
         if game is None:
             await say(interaction, "error.no_running_game")
             return
@@ -92,11 +92,11 @@ class ControlsCog(commands.Cog, name="Controls"):
         state = await participant_state(interaction, game, ply)
         if state.mover_id != interaction.user.id:
             raise UserError("click.not_your_turn")
-        self.bot.games.cooldowns.hint.hit(state.row.guild_id, interaction.user.id)
+        self.bot.services.games.cooldowns.hint.hit(state.row.guild_id, interaction.user.id)
         # The engine may think for a while: acknowledge first, answer in the follow-up.
         await interaction.response.defer(ephemeral=True, thinking=True)
         try:
-            hint = await self.bot.games.hint(game, ply, interaction.user.id)
+            hint = await self.bot.services.hints.hint(game, ply, interaction.user.id)
         except UserError as exc:
             if not self.bot.is_closed():
                 await interaction.followup.send(localized(interaction, exc), ephemeral=True)
@@ -106,7 +106,7 @@ class ControlsCog(commands.Cog, name="Controls"):
             # can no longer be told, and the member's "thinking" ends on its own.
             return
         loc = locale_of(interaction)
-        fresh = await self.bot.games.state(game)
+        fresh = await self.bot.services.games.state(game)
         count = fresh.row.hints if fresh is not None else 1
         reason = text_in(loc, f"reason.{hint.reason}")
         await interaction.followup.send(
@@ -121,7 +121,7 @@ class ControlsCog(commands.Cog, name="Controls"):
         """/caro rematch: the Rematch button of the member's last game in this channel."""
         guild_id, channel_id = interaction.guild_id, interaction.channel_id
         assert guild_id is not None and channel_id is not None
-        game = await self.bot.games.last_game(guild_id, channel_id, interaction.user.id)
+        game = await self.bot.services.games.last_game(guild_id, channel_id, interaction.user.id)
         if game is None:
             await say(interaction, "error.no_finished_game")
             return
@@ -139,7 +139,7 @@ class ControlsCog(commands.Cog, name="Controls"):
     async def rematch(self, interaction: discord.Interaction[Any], game: int) -> None:
         """The same board again, colours swapped: a new challenge between members, a new game
         against the AI."""
-        old, options = await self.bot.games.rematch_options(game, interaction.user.id)
+        old, options = await self.bot.services.games.rematch_options(game, interaction.user.id)
         if old.mode == Mode.PVP:
             await self.bot.cog(ChallengeCog).post_challenge(
                 interaction, _other_player(old, interaction.user.id), options

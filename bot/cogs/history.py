@@ -31,7 +31,7 @@ class HistoryCog(commands.Cog, name="History"):
         guild_id = interaction.guild_id
         assert guild_id is not None  # the /caro group checks this
         target = member or interaction.user
-        page = await self.bot.records.history(guild_id, target.id, 0)
+        page = await self.bot.services.records.history(guild_id, target.id, 0)
         tr = translator(locale_of(interaction))
         await interaction.response.send_message(
             history_content(page, tr, self.bot.external), view=history_view(page, tr)
@@ -45,7 +45,7 @@ class HistoryCog(commands.Cog, name="History"):
         if guild_id is None:
             raise UserError("history.bad_page")
         # The page's range is checked by the history itself, whoever asks.
-        page = await self.bot.records.history(guild_id, click.user, click.page)
+        page = await self.bot.services.records.history(guild_id, click.user, click.page)
         tr = translator(locale_of(interaction))
         await interaction.response.edit_message(
             content=history_content(page, tr, self.bot.external), view=history_view(page, tr)

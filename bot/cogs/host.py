@@ -12,13 +12,39 @@ import discord
 from discord.ext import commands
 
 from bot.ai.turn import AiTurns
+from bot.game.challenges import ChallengeService
+from bot.game.clocks import Clocks, Timeouts
+from bot.game.games import GameService
+from bot.game.hints import Hints
 from bot.game.levels import ExternalLevel
+from bot.game.ports import StandingStore
 from bot.game.records import RecordService
-from bot.game.service import GameService
+from bot.game.settings import ServerSettings
 from bot.ui.boards import Boards
 
 CogT = TypeVar("CogT", bound=commands.Cog)
 T = TypeVar("T")
+
+
+class Services(Protocol):
+    """The services the cogs use (bot.game.services.Services has them): never the database."""
+
+    @property
+    def games(self) -> GameService: ...
+    @property
+    def challenges(self) -> ChallengeService: ...
+    @property
+    def clocks(self) -> Clocks: ...
+    @property
+    def timeouts(self) -> Timeouts: ...
+    @property
+    def hints(self) -> Hints: ...
+    @property
+    def settings(self) -> ServerSettings: ...
+    @property
+    def standings(self) -> StandingStore: ...
+    @property
+    def records(self) -> RecordService: ...
 
 
 class Host(Protocol):
@@ -37,10 +63,8 @@ class Host(Protocol):
         """The shortest turn time limit, in seconds, a server may set."""
 
     @property
-    def games(self) -> GameService: ...
-
-    @property
-    def records(self) -> RecordService: ...
+    def services(self) -> Services:
+        """The game's services."""
 
     @property
     def ai(self) -> AiTurns: ...
@@ -69,4 +93,4 @@ class Host(Protocol):
     ) -> discord.PartialMessageable: ...
 
 
-__all__ = ["Host"]
+__all__ = ["Host", "Services"]

@@ -97,7 +97,7 @@ class PlayCog(commands.Cog, name="Play"):
         try:
             state = await self.bot.boards.post_new_game(
                 interaction,
-                lambda: self.bot.games.start(
+                lambda: self.bot.services.games.start(
                     guild_id=guild_id,
                     channel_id=channel_id,
                     player_id=interaction.user.id,
@@ -132,7 +132,7 @@ class PlayCog(commands.Cog, name="Play"):
         if state.row.message_id is None and message is not None:
             # The board was posted but the bot stopped before it stored the message id:
             # learn it from the click, or a restart could neither redraw nor resume it.
-            await self.bot.games.attach_message(state.id, message.id)
+            await self.bot.services.games.attach_message(state.id, message.id)
         await self._answer_move(interaction, state)
 
     @answers(MoveForm)
@@ -173,7 +173,7 @@ class PlayCog(commands.Cog, name="Play"):
         message = interaction.message
         # The clicker is the game's player (only they may move in it): the AI's answer is
         # searched in their turn of the fair pool, as owner_of says once the game is known.
-        return await self.bot.games.play(
+        return await self.bot.services.games.play(
             ref, user_id=interaction.user.id, message_id=message.id if message else None
         )
 

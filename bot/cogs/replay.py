@@ -70,7 +70,7 @@ class ReplayCog(commands.Cog, name="Replay"):
     ) -> None:
         guild_id = interaction.guild_id
         assert guild_id is not None  # the /caro group checks this
-        records = self.bot.records
+        records = self.bot.services.records
         if game is not None:
             state = await records.finished_game(game, guild_id)
         else:

@@ -4,7 +4,7 @@ finished board (and on replays and history pages).
 The engine goes over every move in the AI pool a slice at a time, in the turn of the member who
 asked (so other members' AI moves keep their turn between slices), while the reply shows how far
 it got; then the turning points, each with its picture, the move played, the better move and
-the line, and a summary per player. Reviews are cached per game by the game service: a second
+the line, and a summary per player. Reviews are cached per game by the records service: a second
 request answers at once. Anyone in the channel may open one."""
 
 from __future__ import annotations
@@ -59,9 +59,9 @@ class ReviewCog(commands.Cog, name="Review"):
         guild_id = interaction.guild_id
         assert guild_id is not None  # the /caro group checks this
         if game is not None:
-            state = await self.bot.records.finished_game(game, guild_id)
+            state = await self.bot.services.records.finished_game(game, guild_id)
         else:
-            state = await self.bot.records.last_finished_game(guild_id, interaction.user.id)
+            state = await self.bot.services.records.last_finished_game(guild_id, interaction.user.id)
         await self.post_review(interaction, state)
 
     @answers(Review)
@@ -122,7 +122,7 @@ class ReviewCog(commands.Cog, name="Review"):
         async def run(fn: Any, *args: Any) -> Any:
             return await self.bot.ai.run_on_cpu(owner, fn, *args)
 
-        done = await self.bot.records.review(state.id, state.row.guild_id, run, progress)
+        done = await self.bot.services.records.review(state.id, state.row.guild_id, run, progress)
         if done.cached:
             log.info("game %d: review answered from the cache", state.id)
         else:

@@ -42,7 +42,7 @@ class SettingsCog(commands.Cog, name="Settings"):
         guild_id = interaction.guild_id
         assert guild_id is not None  # the /caro group checks this
         minimum = self.bot.min_timeout
-        current = await self.bot.games.timeouts(guild_id)
+        current = await self.bot.services.settings.timeouts(guild_id)
         if timeout is not None or ai_timeout is not None:
             if not interaction.permissions.manage_guild:
                 await say(interaction, "error.no_permission")
@@ -59,7 +59,7 @@ class SettingsCog(commands.Cog, name="Settings"):
             except UserError as exc:
                 await refuse(interaction, exc)
                 return
-            await self.bot.games.save_timeouts(guild_id, current)
+            await self.bot.services.settings.save_timeouts(guild_id, current)
             log.info("guild %d: turn limits %s", guild_id, current)
         await interaction.response.send_message(
             text_in(

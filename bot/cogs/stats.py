@@ -36,11 +36,11 @@ class StatsCog(commands.Cog, name="Stats"):
         guild_id = interaction.guild_id
         assert guild_id is not None  # the /caro group checks this
         target = user or interaction.user
-        games = self.bot.games
-        stats = await games.user_stats(guild_id, target.id)
-        standings = {mode: await games.standing(guild_id, target.id, mode) for mode in MODES}
+        read = self.bot.services.standings
+        stats = await read.user_stats(guild_id, target.id)
+        standings = {mode: await read.standing(guild_id, target.id, mode) for mode in MODES}
         boards = {
-            mode: await games.rated_leaderboard(
+            mode: await read.rated_leaderboard(
                 guild_id, mode, min_games=LEADERBOARD_MIN_GAMES, limit=LEADERBOARD_SIZE
             )
             for mode in MODES
@@ -68,7 +68,7 @@ class StatsCog(commands.Cog, name="Stats"):
         # Choices are only a client-side hint: anything else falls back to the defaults.
         scope = scope if scope in SCOPES else "server"
         chosen = Mode(mode) if mode in MODES else Mode.PVP
-        rows = await self.bot.games.rated_leaderboard(
+        rows = await self.bot.services.standings.rated_leaderboard(
             guild_id if scope == "server" else GLOBAL_SCOPE, chosen, min_games=LEADERBOARD_MIN_GAMES
         )
         await interaction.response.send_message(

@@ -72,7 +72,7 @@ class WatchCog(commands.Cog, name="Watch"):
             return
         state = await self.bot.boards.post_new_game(
             interaction,
-            lambda: self.bot.games.start_watch(
+            lambda: self.bot.services.games.start_watch(
                 guild_id=guild_id,
                 channel_id=channel_id,
                 starter_id=interaction.user.id,
@@ -91,7 +91,7 @@ class WatchCog(commands.Cog, name="Watch"):
 
     @answers(Stop)
     async def stop(self, interaction: discord.Interaction[Any], click: Stop, _: GameState) -> None:
-        state = await self.bot.games.stop_watch(
+        state = await self.bot.services.games.stop_watch(
             click.game, interaction.user.id, may_manage=interaction.permissions.manage_messages
         )
         log.info("game %d: stopped by %s", state.id, interaction.user.id)

@@ -1,10 +1,10 @@
 """Per-member cooldowns on the actions that create work: starting a game, a watch, a challenge,
 asking for a hint. A member over the rate gets a short private answer saying when to try again.
 
-The game service owns them and takes them in its actions, not in the commands: a slash command,
-a button and a Rematch reach the same action, so they meet the same cooldown. Refusals for a bad
-option cost nothing (the cooldown is taken after the options are checked). No Discord code here:
-a member is a (server, user) pair of ids."""
+The services share one set and take them in their actions (games, challenges), not in the
+commands: a slash command, a button and a Rematch reach the same action, so they meet the same
+cooldown. Refusals for a bad option cost nothing (the cooldown is taken after the options are
+checked). No Discord code here: a member is a (server, user) pair of ids."""
 
 from __future__ import annotations
 

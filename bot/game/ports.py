@@ -1,19 +1,10 @@
-"""What the game service needs from a database, whatever the backend (SQLite for one process,
-PostgreSQL for many). Only model types and plain Python values cross it, never a driver's types.
+"""What the services need from a database, whatever the backend (SQLite for one process,
+PostgreSQL for many): one port per aggregate, each with the rules its backends keep. Only model
+types and plain Python values cross them, never a driver's types.
 
-The rules every backend keeps:
-- a member holds at most one seat in running games per channel, a channel at most one running
-  watch, enforced by the database (two processes may race);
-- two members have at most one pending challenge between them per server, checked and written
-  in one step (two processes may race);
-- finishing a game, its result, its stats and its rating changes are one transaction, so a game
-  counts exactly once;
-- a move is stored only if the game is running, exactly `ply` moves were played, and the clock of
-  the member to move had not run out at `now`;
-- background work (AI moves owed, boards to redraw, run-out clocks, expired challenges) is asked
-  for per shard (`shard_id` of `shard_count`; a guild's shard is (guild_id >> 22) % shard_count,
-  as Discord assigns it), and a run-out clock or challenge handed to one caller is not handed to
-  another process at the same time, so nothing is settled twice.
+Background work (AI moves owed, boards to redraw, run-out clocks, expired challenges) is asked for
+per shard (`shard_id` of `shard_count`; a guild's shard is (guild_id >> 22) % shard_count, as
+Discord assigns it).
 """
 
 from __future__ import annotations
@@ -88,16 +79,17 @@ class LiveCounts:
     guild_watches: int  # running AI-vs-AI games in this server
 
 
-class Storage(Protocol):
-    # ----------------------------------------------------------------- life
-    async def close(self) -> None: ...
-    async def schema_version(self) -> int: ...
+class GameStore(Protocol):
+    """Running and finished games, their moves and seats.
 
-    # ----------------------------------------------------------------- meta
-    async def get_meta(self, key: str) -> str | None: ...
-    async def set_meta(self, key: str, value: str) -> None: ...
+    - A member holds at most one seat in running games per channel, a channel at most one running
+      watch, enforced by the database (two processes may race).
+    - Finishing a game, its result, its stats and its rating changes are one transaction, so a
+      game counts exactly once.
+    - A move is stored only if the game is running, exactly `ply` moves were played, and the
+      clock of the member to move had not run out at `now`.
+    """
 
-    # ----------------------------------------------------------------- games
     async def create_game(self, new: NewGame) -> GameRow:
         """Insert a running game; ActiveGameExists if a member's seat or the watch slot of the
         channel is taken."""
@@ -109,13 +101,6 @@ class Storage(Protocol):
     async def active_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None: ...
     async def active_watch(self, guild_id: int, channel_id: int) -> GameRow | None: ...
     async def last_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None: ...
-    async def games_awaiting_ai(
-        self, *, shard_id: int = 0, shard_count: int = 1
-    ) -> list[GameRow]: ...
-    async def games_to_redraw(
-        self, finished_within: float = REDRAW_FINISHED_WITHIN, *, shard_id: int = 0,
-        shard_count: int = 1,
-    ) -> list[GameRow]: ...
     async def live_counts(self, guild_id: int, user_id: int) -> LiveCounts: ...
 
     async def add_move(
@@ -151,33 +136,35 @@ class Storage(Protocol):
         running, or failed a condition (see the backends)."""
         ...
 
+    async def add_hint(self, game_id: int, ply: int) -> bool: ...
+
+
+class ClockStore(Protocol):
+    """The turn clocks of running games. A run-out clock handed to one caller is not handed to
+    another process at the same time, so no game is finished on time twice."""
+
     async def due_games(
         self, now: float, *, shard_id: int = 0, shard_count: int = 1
     ) -> list[GameRow]:
         """Running games of the shard whose clock ran out by `now`, claimed for this caller."""
         ...
 
-    async def next_deadline(self, *, shard_id: int = 0, shard_count: int = 1) -> float | None: ...
+    async def next_deadline(self, *, shard_id: int = 0, shard_count: int = 1) -> float | None:
+        """The earliest running clock of any game or pending challenge of the shard."""
+        ...
+
     async def set_deadline(self, game_id: int, ply: int, deadline: float | None) -> bool: ...
-    async def add_hint(self, game_id: int, ply: int) -> bool: ...
 
-    # ----------------------------------------------------------------- finished games as records
-    async def finished_games(
-        self, guild_id: int, user_id: int, *, limit: int, offset: int = 0
-    ) -> list[GameRow]:
-        """The finished games (status 'finished') `user_id` played in this server, newest
-        (highest id) first."""
-        ...
 
-    async def review(self, game_id: int, node_limit: int) -> str | None:
-        """The cached AI review (JSON text) of `game_id` made with `node_limit`, if any."""
-        ...
+class ChallengeStore(Protocol):
+    """Challenges between two members.
 
-    async def save_review(self, game_id: int, node_limit: int, data: str) -> None:
-        """Cache the review of `game_id` (one per game: a newer one replaces it)."""
-        ...
+    - Two members have at most one pending challenge between them per server, checked and
+      written in one step (two processes may race).
+    - An expired challenge handed to one caller is not handed to another process at the same
+      time, so none is closed twice.
+    """
 
-    # ----------------------------------------------------------------- challenges
     async def create_challenge(self, new: NewChallenge, *, now: float) -> ChallengeRow:
         """Store a new pending challenge; ChallengePending (nothing written) if the same two
         members, either way round, have one pending in the server whose time has not run out
@@ -199,11 +186,16 @@ class Storage(Protocol):
         """Pending challenges of the shard whose time ran out by `now`, claimed for this
         caller."""
         ...
+
     async def pending_challenges(self, *, challenger_id: int, opponent_id: int) -> tuple[int, int]:
         """(pending challenges sent by challenger_id, pending challenges to opponent_id)."""
         ...
 
-    # ----------------------------------------------------------------- standings
+
+class StandingStore(Protocol):
+    """Results and ratings per server and across servers (GLOBAL_SCOPE): a read model, written
+    only by finishing a game (GameStore)."""
+
     async def standing(self, scope: int, user_id: int, mode: Mode) -> Standing: ...
     async def rated_leaderboard(
         self, scope: int, mode: Mode, *, min_games: int, limit: int = 10
@@ -211,6 +203,64 @@ class Storage(Protocol):
     async def rating_changes(self, game_id: int) -> list[RatingChange]: ...
     async def user_stats(self, guild_id: int, user_id: int) -> UserStats: ...
 
-    # ----------------------------------------------------------------- settings
+
+class SettingStore(Protocol):
+    """Per-server settings (the turn clocks)."""
+
     async def guild_settings(self, guild_id: int, default: GuildSettings) -> GuildSettings: ...
     async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None: ...
+
+
+class ReviewStore(Protocol):
+    """Finished games as records, and the cached AI review of a game."""
+
+    async def finished_games(
+        self, guild_id: int, user_id: int, *, limit: int, offset: int = 0
+    ) -> list[GameRow]:
+        """The finished games (status 'finished') `user_id` played in this server, newest
+        (highest id) first."""
+        ...
+
+    async def review(self, game_id: int, node_limit: int) -> str | None:
+        """The cached AI review (JSON text) of `game_id` made with `node_limit`, if any."""
+        ...
+
+    async def save_review(self, game_id: int, node_limit: int, data: str) -> None:
+        """Cache the review of `game_id` (one per game: a newer one replaces it)."""
+        ...
+
+
+class MetaStore(Protocol):
+    """Facts about the installation, and the work a process picks up for its shards."""
+
+    async def get_meta(self, key: str) -> str | None: ...
+    async def set_meta(self, key: str, value: str) -> None: ...
+    async def games_awaiting_ai(
+        self, *, shard_id: int = 0, shard_count: int = 1
+    ) -> list[GameRow]: ...
+    async def games_to_redraw(
+        self, finished_within: float = REDRAW_FINISHED_WITHIN, *, shard_id: int = 0,
+        shard_count: int = 1,
+    ) -> list[GameRow]: ...
+
+
+class Storage(Protocol):
+    """One database: a repository per aggregate over one connection (or pool)."""
+
+    @property
+    def games(self) -> GameStore: ...
+    @property
+    def clocks(self) -> ClockStore: ...
+    @property
+    def challenges(self) -> ChallengeStore: ...
+    @property
+    def standings(self) -> StandingStore: ...
+    @property
+    def settings(self) -> SettingStore: ...
+    @property
+    def reviews(self) -> ReviewStore: ...
+    @property
+    def meta(self) -> MetaStore: ...
+
+    async def close(self) -> None: ...
+    async def schema_version(self) -> int: ...

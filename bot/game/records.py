@@ -13,8 +13,8 @@ from typing import Any
 from bot.cpu import jobs
 from bot.game.errors import UserError
 from bot.game.model import GameState, RatingChange, Result, Seat, load_state
-from bot.game.ports import Storage
-from bot.game.service import failed
+from bot.game.ports import GameStore, ReviewStore, StandingStore
+from bot.game.searches import failed
 from engine import Mark, Rule
 from engine.review import DEFAULT_BUDGET_S, DEFAULT_NODE_LIMIT, FIRST_PASS_SHARE, Review
 from engine.review import begin_review as engine_begin_review
@@ -65,8 +65,10 @@ class GameReview:
 class RecordService:
     """Finished games for /caro replay, review and history."""
 
-    def __init__(self, storage: Storage) -> None:
-        self.storage = storage
+    def __init__(self, store: ReviewStore, games: GameStore, standings: StandingStore) -> None:
+        self._store = store
+        self._games = games
+        self._standings = standings
         # game id -> the review under way, and whom to tell its progress: one review per game
         # however many members ask for it at once.
         self._reviews: dict[int, asyncio.Task[Review]] = {}
@@ -75,7 +77,7 @@ class RecordService:
     async def finished_game(self, game_id: int, guild_id: int) -> GameState:
         """Game `game_id` of this server, over (finished, or a watch stopped); UserError if there
         is no such game here (a game of another server is not shown) or it still runs."""
-        row = await self.storage.game(game_id)
+        row = await self._games.game(game_id)
         state = None if row is None else load_state(row)
         if state is None or state.row.guild_id != guild_id:
             raise UserError("replay.no_game", game=game_id)
@@ -85,7 +87,7 @@ class RecordService:
 
     async def last_finished_game(self, guild_id: int, user_id: int) -> GameState:
         """The last game `user_id` finished in this server; UserError if none."""
-        rows = await self.storage.finished_games(guild_id, user_id, limit=1)
+        rows = await self._store.finished_games(guild_id, user_id, limit=1)
         if not rows:
             raise UserError("replay.none", user=f"<@{user_id}>")
         return load_state(rows[0])
@@ -96,7 +98,7 @@ class RecordService:
         last page's Next is disabled, and a history never shrinks)."""
         if not 0 <= page <= MAX_HISTORY_PAGE:
             raise UserError("history.bad_page")
-        rows = await self.storage.finished_games(
+        rows = await self._store.finished_games(
             guild_id, user_id, limit=HISTORY_PAGE + 1, offset=page * HISTORY_PAGE
         )
         if page > 0 and not rows:
@@ -112,7 +114,7 @@ class RecordService:
             change = next(
                 (
                     c
-                    for c in await self.storage.rating_changes(row.id)
+                    for c in await self._standings.rating_changes(row.id)
                     if c.scope == guild_id and c.user_id == user_id
                 ),
                 None,
@@ -159,7 +161,7 @@ class RecordService:
             del self._reviews[game_id]
 
     async def _cached_review(self, game_id: int, node_limit: int) -> Review | None:
-        data = await self.storage.review(game_id, node_limit)
+        data = await self._store.review(game_id, node_limit)
         if data is None:
             return None
         try:
@@ -192,7 +194,7 @@ class RecordService:
         if review.complete:
             # A review cut short by the budget (a busy pool) is shown but not kept: the next
             # request may get through the whole game.
-            await self.storage.save_review(state.id, node_limit, json.dumps(data))
+            await self._store.save_review(state.id, node_limit, json.dumps(data))
         return review
 
 

@@ -1,4 +1,4 @@
-"""The wiring: storage, the AI turns (bot.ai: the fair CPU pool), the game service, the feature cogs under `/caro`, the
+"""The wiring: storage, the AI turns (bot.ai: the fair CPU pool), the game services, the feature cogs under `/caro`, the
 duplicate-delivery filter and the background tasks. Features live in bot/cogs/, one cog each.
 
 The bot is one cluster: an AutoShardedBot running the shards of CARO_SHARD_IDS out of
@@ -28,8 +28,8 @@ from bot.game.levels import ExternalLevel
 from bot.game.model import External, GuildSettings, Mode
 from bot.game.options import ADAPTIVE
 from bot.game.ports import Storage
-from bot.game.records import RecordService
-from bot.game.service import DEFAULT_TIMEOUTS, GameService
+from bot.game.services import Services, build_services
+from bot.game.settings import DEFAULT_TIMEOUTS
 from bot.i18n.translator import CatalogueTranslator
 from bot.runtime import patches
 from bot.runtime.config import Settings
@@ -73,8 +73,7 @@ class CaroBot(commands.AutoShardedBot):
         self.router = Router()
         self.caro: CaroGroup = caro_group()
         self._storage: Storage | None = None
-        self._games: GameService | None = None
-        self._records: RecordService | None = None
+        self._services: Services | None = None
         self._ai: AiTurns | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._released = False
@@ -83,10 +82,10 @@ class CaroBot(commands.AutoShardedBot):
 
     # ----------------------------------------------------------------- lifecycle
     @property
-    def games(self) -> GameService:
-        if self._games is None:
+    def services(self) -> Services:
+        if self._services is None:
             raise RuntimeError("the bot is not set up yet")
-        return self._games
+        return self._services
 
     @property
     def ai(self) -> AiTurns:
@@ -104,12 +103,6 @@ class CaroBot(commands.AutoShardedBot):
     def min_timeout(self) -> float:
         """The shortest turn time limit /caro settings accepts (CARO_MIN_TIMEOUT_SECONDS)."""
         return self.settings.min_timeout
-
-    @property
-    def records(self) -> RecordService:
-        if self._records is None:
-            raise RuntimeError("the bot is not set up yet")
-        return self._records
 
     def cog(self, cls: type[CogT]) -> CogT:
         """The loaded cog of class `cls` (one per feature)."""
@@ -131,7 +124,7 @@ class CaroBot(commands.AutoShardedBot):
             quick_reply=self.settings.quick_reply,
             external=self.external,
         )
-        self._games = GameService(
+        self._services = build_services(
             self._storage,
             self._ai,
             default_timeouts=GuildSettings(
@@ -141,7 +134,6 @@ class CaroBot(commands.AutoShardedBot):
             challenge_seconds=self.settings.challenge_seconds,
             external=self.external,
         )
-        self._records = RecordService(self._storage)
         await self.tree.set_translator(CatalogueTranslator())
         for feature in FEATURES:
             cog = feature(self)
@@ -198,8 +190,8 @@ class CaroBot(commands.AutoShardedBot):
         await sync_if_changed(
             self.tree,
             guild,
-            stored=await self.games.get_meta(COMMANDS_HASH_KEY),
-            store=lambda digest: self.games.set_meta(COMMANDS_HASH_KEY, digest),
+            stored=await self.services.meta.get_meta(COMMANDS_HASH_KEY),
+            store=lambda digest: self.services.meta.set_meta(COMMANDS_HASH_KEY, digest),
             force=bool(getattr(self.settings, "force_sync", False)),
         )
 
@@ -335,7 +327,7 @@ class CaroBot(commands.AutoShardedBot):
         assert self.shard_count is not None
         for shard_id in self.held_shards():
             with self.working_for(shard_id):
-                states = await self.games.games_to_redraw(
+                states = await self.services.meta.games_to_redraw(
                     shard_id=shard_id, shard_count=self.shard_count
                 )
                 for state in states:
@@ -356,7 +348,7 @@ class CaroBot(commands.AutoShardedBot):
         self.spawn(self._redraw_after_crash())
         for shard_id in self.held_shards():
             with self.working_for(shard_id):
-                states = await self.games.games_awaiting_ai(
+                states = await self.services.meta.games_awaiting_ai(
                     shard_id=shard_id, shard_count=self.shard_count
                 )
                 for state in states:

@@ -129,7 +129,7 @@ async def copy_database(source: str | Path, target: str) -> dict[str, int]:
     rows = _read(path)
     store = await PostgresStorage.open(target)
     try:
-        async with store._transaction() as (con, _):
+        async with store.connection.transaction() as (con, _):
             # Nobody writes while we check and copy (a bot started early would only wait).
             await con.execute(f"LOCK TABLE {', '.join(TABLES)} IN EXCLUSIVE MODE")
             for table in TABLES:

@@ -56,7 +56,7 @@ def ai_results(game: GameRow, winner: Mark | None) -> list[tuple[int, AiLevel, R
 
 
 def in_stored_order(changes: list[RatingChange]) -> tuple[RatingChange, ...]:
-    """Rating changes in the order `Storage.rating_changes` reads them back."""
+    """Rating changes in the order `StandingStore.rating_changes` reads them back."""
     return tuple(sorted(changes, key=lambda c: (c.scope, c.user_id)))
 
 

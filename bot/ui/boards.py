@@ -15,9 +15,11 @@ from typing import Any, Protocol, TypeVar
 import aiohttp
 import discord
 
+from bot.game.games import GameService
 from bot.game.levels import ExternalLevel
 from bot.game.model import ActiveGameExists, GameState, Mode, jump_link
-from bot.game.service import GameService, answered_within
+from bot.game.searches import answered_within
+from bot.game.services import Services
 from bot.ui.display_names import display_names, remember
 from bot.ui.pictures import Players
 from bot.ui.record_views import players_of, translator
@@ -45,7 +47,7 @@ class Host(Protocol):
     """What Boards needs from the bot."""
 
     @property
-    def games(self) -> GameService: ...
+    def services(self) -> Services: ...
 
     @property
     def external(self) -> ExternalLevel: ...
@@ -121,7 +123,7 @@ class Boards:
 
     @property
     def games(self) -> GameService:
-        return self._host.games
+        return self._host.services.games
 
     @property
     def external(self) -> ExternalLevel:

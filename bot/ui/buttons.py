@@ -42,8 +42,7 @@ from bot.ui.replies import refuse, say
 
 if TYPE_CHECKING:
     from bot.game.model import ChallengeRow
-    from bot.game.records import RecordService
-    from bot.game.service import GameService
+    from bot.game.services import Services
 
 log = logging.getLogger("caro.bot")
 
@@ -231,10 +230,7 @@ class Host(Protocol):
     """What the shared checks use of the bot (bot.runtime.client.CaroBot satisfies it)."""
 
     @property
-    def games(self) -> GameService: ...
-
-    @property
-    def records(self) -> RecordService: ...
+    def services(self) -> Services: ...
 
 
 def bot_of(interaction: discord.Interaction[Any]) -> Host:
@@ -280,7 +276,7 @@ async def game_on_its_message(
 ) -> GameState:
     """Game `game`, if the click came from its own board message (a button id sent on another
     message must not act on, nor redraw that message as, this game)."""
-    state = await bot_of(interaction).games.state(game)
+    state = await bot_of(interaction).services.games.state(game)
     if state is None:
         raise UserError("click.no_game")
     if not on_its_message(interaction, state.row.message_id, custom_id):
@@ -292,7 +288,7 @@ async def participant_state(
     interaction: discord.Interaction[Any], game: int, ply: int | None
 ) -> GameState:
     """The running game `game` the clicking member plays in, at move count `ply`."""
-    state = await bot_of(interaction).games.state(game)
+    state = await bot_of(interaction).services.games.state(game)
     if state is None:
         raise UserError("click.no_game")
     if state.mark_of(interaction.user.id) is None:
@@ -309,7 +305,7 @@ async def finished_game_here(interaction: discord.Interaction[Any], game: int) -
     guild_id = interaction.guild_id
     if guild_id is None:
         raise UserError("error.guild_only")
-    return await bot_of(interaction).records.finished_game(game, guild_id)
+    return await bot_of(interaction).services.records.finished_game(game, guild_id)
 
 
 # ----------------------------------------------------------------- the kinds of action
@@ -351,7 +347,7 @@ class OfChallenge(Click):
     challenge: ChallengeId
 
     async def check(self, interaction: discord.Interaction[Any]) -> ChallengeRow:
-        found = await bot_of(interaction).games.find_challenge(self.challenge)
+        found = await bot_of(interaction).services.challenges.find_challenge(self.challenge)
         if found is None:
             raise UserError("click.no_game")
         if not on_its_message(interaction, found.message_id, self.custom_id):

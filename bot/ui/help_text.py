@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bot.game.challenges import CHALLENGE_SECONDS
+from bot.game.hints import HINT_LEVELS
 from bot.game.levels import ExternalLevel
 from bot.game.model import External
 from bot.game.options import FIRSTS, PRESET_RULES, SIZES, difficulties, parse_options, parse_size
 from bot.game.ratings import AI_ANCHORS, K_FACTOR, LEADERBOARD_MIN_GAMES, START_RATING
-from bot.game.service import CHALLENGE_SECONDS, DEFAULT_TIMEOUTS, HINT_LEVELS
+from bot.game.settings import DEFAULT_TIMEOUTS
 from bot.i18n import texts
 from bot.i18n.texts import Counted, text_in
 from bot.ui.render import MAX_BUTTON_SIDE

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import discord
 
+from bot.game.hints import HINT_LEVELS
 from bot.game.levels import ExternalLevel
 from bot.game.model import (
     AiLevel,
@@ -24,7 +25,6 @@ from bot.game.model import (
     UserStats,
 )
 from bot.game.ratings import LEADERBOARD_MIN_GAMES
-from bot.game.service import HINT_LEVELS
 from bot.i18n.texts import EN, text_in
 from bot.runtime.patches import (
     DrawnLayout,

@@ -26,7 +26,7 @@ import pytest
 
 from bot.game.options import parse_options
 from bot.game.ratings import updated
-from bot.game.service import GameService
+from bot.game.services import build_services
 from bot.runtime import patches
 from bot.runtime.config import Settings, SettingsError, load_settings
 from bot.runtime.logs import LINE_FORMAT, ClusterTag, current_shard
@@ -35,7 +35,7 @@ from engine.solver import perfect_move
 from testkit.bot_process import TOKEN, BotHandle, text_of
 from testkit.clusters import Cluster, Database, Deployment, deploy, rating_chain_problems
 from tests.bot.test_bot_process import play_out
-from tests.service.test_service_games import Thinker
+from tests.service.test_games import Thinker
 
 MANAGE_GUILD = 1 << 5
 AI_EASY_RATING = 800.0
@@ -180,11 +180,11 @@ async def test_the_crash_checks_find_a_lost_or_a_doubled_rating_update(tmp_path:
     they must fail on exactly those."""
     path = tmp_path / "caro.db"
     storage = await open_database(path)
-    games = GameService(storage, Thinker())
+    svc = build_services(storage, Thinker())
     for _ in range(2):
-        state = await games.start(guild_id=10, channel_id=20, player_id=30,
+        state = await svc.games.start(guild_id=10, channel_id=20, player_id=30,
                                   options=parse_options("easy", "3x3"), rng=random.Random(1))
-        await games.resign(state.id, 30)
+        await svc.games.resign(state.id, 30)
     await storage.close()
     db = Database(str(path))
     assert await rating_chain_problems(db) == []

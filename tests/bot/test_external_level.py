@@ -19,7 +19,7 @@ from bot.cpu import jobs
 from bot.game import options, ratings
 from bot.game.levels import NO_ENGINE, ExternalEngineSettings, ExternalLevel
 from bot.game.model import External, GameRow, Mode, NewGame, Result, Status, parse_ai_level
-from bot.game.service import GameService
+from bot.game.services import build_services
 from bot.i18n.texts import text_in
 from bot.runtime.config import SettingsError, load_settings
 from bot.storage import SqliteStorage
@@ -200,13 +200,13 @@ def test_the_external_level_is_offered_and_named_only_while_configured() -> None
 async def test_an_external_seat_survives_the_database(tmp_path: Path) -> None:
     storage = await SqliteStorage.open(tmp_path / "caro.db")
     try:
-        row = await storage.create_game(
+        row = await storage.games.create_game(
             NewGame(guild_id=1, channel_id=2, mode=Mode.AI, x=7, o=External.ENGINE,
                     started_by=7, rows=15, cols=15, k=5, rule="freestyle", rated=True)
         )
-        again = await storage.game(row.id)
+        again = await storage.games.game(row.id)
         assert again is not None and again.o is External.ENGINE and again.x == 7
-        assert await storage.active_game(1, 2, 7) is not None  # only the member holds a seat
+        assert await storage.games.active_game(1, 2, 7) is not None  # only the member holds a seat
     finally:
         await storage.close()
 
@@ -226,7 +226,7 @@ async def test_the_service_seats_and_rates_the_external_engine_it_is_given(
 ) -> None:
     storage = await SqliteStorage.open(tmp_path / "caro.db")
     try:
-        service = GameService(storage, NoThinker(), external=EMBRYO)
+        service = build_services(storage, NoThinker(), external=EMBRYO).games
         start = options.parse_options("external", "15x15", external=EMBRYO)
         state = await service.start(
             guild_id=1, channel_id=2, player_id=7, options=start, rng=random.Random(1)
@@ -243,7 +243,7 @@ async def test_the_service_seats_and_rates_the_external_engine_it_is_given(
             )
         assert refused.value.key == "error.external_board"
         # A service without the engine (the operator removed it) refuses a rematch against it.
-        gone = GameService(storage, NoThinker())
+        gone = build_services(storage, NoThinker()).games
         with pytest.raises(options.UserError) as refused:
             await gone.start(
                 guild_id=1, channel_id=4, player_id=7, options=start, rng=random.Random(1)

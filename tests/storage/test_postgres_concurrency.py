@@ -61,8 +61,8 @@ async def test_processes_starting_together_on_an_empty_database_migrate_it_once(
             await con.close()
         assert versions == list(range(1, shipped + 1))
         # Every process works on the one schema.
-        game = await stores[0].create_game(ai_game(guild_on_shard(0)))
-        assert (await stores[3].game(game.id)) == game
+        game = await stores[0].games.create_game(ai_game(guild_on_shard(0)))
+        assert (await stores[3].games.game(game.id)) == game
     finally:
         for store in stores:
             await store.close()
@@ -103,17 +103,17 @@ async def test_two_games_of_one_member_finishing_at_once_both_land_in_the_global
 ) -> None:
     first, second = await backend.open(), await backend.open()  # two processes' views
     for _ in range(5):
-        a = await first.create_game(ai_game(guild_on_shard(0)))
-        b = await second.create_game(ai_game(guild_on_shard(1)))
+        a = await first.games.create_game(ai_game(guild_on_shard(0)))
+        b = await second.games.create_game(ai_game(guild_on_shard(1)))
         done = await asyncio.gather(
-            first.finish_game(a.id, Finish(winner=Mark.X), rate=RATE),
-            second.finish_game(b.id, Finish(winner=Mark.X), rate=RATE),
+            first.games.finish_game(a.id, Finish(winner=Mark.X), rate=RATE),
+            second.games.finish_game(b.id, Finish(winner=Mark.X), rate=RATE),
         )
         assert None not in done
-    standing = await first.standing(GLOBAL_SCOPE, ALICE, Mode.AI)
+    standing = await first.standings.standing(GLOBAL_SCOPE, ALICE, Mode.AI)
     assert standing.record is not None and standing.record.wins == 10
     # The global changes chain: each game started from the rating the one before it left.
-    changes = [c for g in range(1, 11) for c in await first.rating_changes(g)
+    changes = [c for g in range(1, 11) for c in await first.standings.rating_changes(g)
                if c.scope == GLOBAL_SCOPE]
     assert len(changes) == 10
     after_of = {c.before: c.after for c in changes}
@@ -133,13 +133,13 @@ async def test_crossing_games_between_members_all_count_without_deadlock(
     games = []
     for n, (x, o) in enumerate(pairs * 2):
         store = first if n % 2 else second
-        games.append((store, await store.create_game(pvp_game(guild_on_shard(0, n), x, o))))
+        games.append((store, await store.games.create_game(pvp_game(guild_on_shard(0, n), x, o))))
     done = await asyncio.gather(*(
-        store.finish_game(game.id, Finish(winner=Mark.X), rate=RATE) for store, game in games
+        store.games.finish_game(game.id, Finish(winner=Mark.X), rate=RATE) for store, game in games
     ))
     assert None not in done
     for member in (ALICE, BOB, CAROL):
-        standing = await first.standing(GLOBAL_SCOPE, member, Mode.PVP)
+        standing = await first.standings.standing(GLOBAL_SCOPE, member, Mode.PVP)
         assert standing.record is not None and standing.record.games == 4
     counts = await backend.row_counts()
     assert counts["rating_changes"] == 6 * 2 * 2  # two members, server and global, per game
@@ -149,13 +149,13 @@ async def test_crossing_games_between_members_all_count_without_deadlock(
 async def test_two_writers_of_the_same_move_exactly_one_wins(backend: Backend) -> None:
     first, second = await backend.open(), await backend.open()
     for n in range(5):
-        game = await first.create_game(ai_game(guild_on_shard(0, n)))
+        game = await first.games.create_game(ai_game(guild_on_shard(0, n)))
         outcomes = await asyncio.gather(
-            first.add_move(game.id, 0, "A1", by_ai=False, now=0.0),
-            second.add_move(game.id, 0, "B2", by_ai=False, now=0.0),
+            first.games.add_move(game.id, 0, "A1", by_ai=False, now=0.0),
+            second.games.add_move(game.id, 0, "B2", by_ai=False, now=0.0),
         )
         assert sorted(outcomes) == sorted([MoveOutcome.STORED, MoveOutcome.STALE])
-        row = await second.game(game.id)
+        row = await second.games.game(game.id)
         assert row is not None and row.ply == 1 and len(row.moves) == 1
         assert row.moves[0].cell == ("A1" if outcomes[0] is MoveOutcome.STORED else "B2")
 
@@ -165,15 +165,15 @@ async def test_two_writers_of_the_same_finishing_move_count_the_result_once(
 ) -> None:
     first, second = await backend.open(), await backend.open()
     for n in range(5):
-        game = await first.create_game(ai_game(guild_on_shard(0, n)))
+        game = await first.games.create_game(ai_game(guild_on_shard(0, n)))
         win, draw = Finish(winner=Mark.X), Finish(winner=None, reason=EndReason.FULL)
         outcomes = await asyncio.gather(
-            first.add_move(game.id, 0, "A1", by_ai=False, now=0.0, finish=win, rate=RATE),
-            second.add_move(game.id, 0, "B2", by_ai=False, now=0.0, finish=draw, rate=RATE),
+            first.games.add_move(game.id, 0, "A1", by_ai=False, now=0.0, finish=win, rate=RATE),
+            second.games.add_move(game.id, 0, "B2", by_ai=False, now=0.0, finish=draw, rate=RATE),
         )
         stored = [o for o in outcomes if isinstance(o, Finished)]
         assert len(stored) == 1 and MoveOutcome.STALE in outcomes
-        row = await second.game(game.id)
+        row = await second.games.game(game.id)
         assert row is not None and row.ply == 1 and len(row.moves) == 1
         assert stored[0].game == row
         won = isinstance(outcomes[0], Finished)
@@ -188,27 +188,27 @@ async def test_two_writers_of_the_same_finishing_move_count_the_result_once(
 # ------------------------------------------------------------------ background work per shard
 async def test_background_work_is_asked_for_per_shard(backend: Backend) -> None:
     store = await backend.open()
-    on_0 = await store.create_game(ai_game(guild_on_shard(0), deadline=50.0))
-    on_1 = await store.create_game(ai_game(guild_on_shard(1), deadline=60.0))
+    on_0 = await store.games.create_game(ai_game(guild_on_shard(0), deadline=50.0))
+    on_1 = await store.games.create_game(ai_game(guild_on_shard(1), deadline=60.0))
     for game in (on_0, on_1):
-        await store.set_message(game.id, 900 + game.id)
-        await store.add_move(game.id, 0, "A1", by_ai=False, now=0.0, deadline=None)
-        await store.set_deadline(game.id, 1, 50.0 if game is on_0 else 60.0)
-    assert await store.next_deadline(shard_id=1, shard_count=2) == 60.0
-    assert [g.id for g in await store.due_games(100.0, shard_id=0, shard_count=2)] == [on_0.id]
-    assert [g.id for g in await store.due_games(100.0, shard_id=1, shard_count=2)] == [on_1.id]
-    assert [g.id for g in await store.games_awaiting_ai(shard_id=1, shard_count=2)] == [on_1.id]
-    challenge = await store.create_challenge(NewChallenge(
+        await store.games.set_message(game.id, 900 + game.id)
+        await store.games.add_move(game.id, 0, "A1", by_ai=False, now=0.0, deadline=None)
+        await store.clocks.set_deadline(game.id, 1, 50.0 if game is on_0 else 60.0)
+    assert await store.clocks.next_deadline(shard_id=1, shard_count=2) == 60.0
+    assert [g.id for g in await store.clocks.due_games(100.0, shard_id=0, shard_count=2)] == [on_0.id]
+    assert [g.id for g in await store.clocks.due_games(100.0, shard_id=1, shard_count=2)] == [on_1.id]
+    assert [g.id for g in await store.meta.games_awaiting_ai(shard_id=1, shard_count=2)] == [on_1.id]
+    challenge = await store.challenges.create_challenge(NewChallenge(
         guild_id=guild_on_shard(1), channel_id=CHANNEL, challenger_id=ALICE, opponent_id=BOB,
         rows=3, cols=3, k=3, rule="freestyle", first=ChallengeFirst.ME, locale="en-US",
         deadline=70.0), now=0.0)
-    assert await store.due_challenges(100.0, shard_id=0, shard_count=2) == []
-    assert [c.id for c in await store.due_challenges(100.0, shard_id=1, shard_count=2)] == [
+    assert await store.challenges.due_challenges(100.0, shard_id=0, shard_count=2) == []
+    assert [c.id for c in await store.challenges.due_challenges(100.0, shard_id=1, shard_count=2)] == [
         challenge.id]
     with pytest.raises(ValueError, match="shard 2 of 2"):
-        await store.due_games(100.0, shard_id=2, shard_count=2)
+        await store.clocks.due_games(100.0, shard_id=2, shard_count=2)
     # The defaults (shard 0 of 1) see everything, as before shards existed.
-    assert {g.id for g in await store.games_awaiting_ai()} == {on_0.id, on_1.id}
+    assert {g.id for g in await store.meta.games_awaiting_ai()} == {on_0.id, on_1.id}
 
 
 async def test_two_processes_settling_clocks_at_once_each_take_different_games(
@@ -219,21 +219,21 @@ async def test_two_processes_settling_clocks_at_once_each_take_different_games(
     try:
         ids = set()
         for n in range(20):
-            game = await first.create_game(ai_game(guild_on_shard(0, n), deadline=10.0 + n))
+            game = await first.games.create_game(ai_game(guild_on_shard(0, n), deadline=10.0 + n))
             ids.add(game.id)
-        got_a, got_b = await asyncio.gather(first.due_games(100.0), second.due_games(100.0))
+        got_a, got_b = await asyncio.gather(first.clocks.due_games(100.0), second.clocks.due_games(100.0))
         a, b = {g.id for g in got_a}, {g.id for g in got_b}
         assert not a & b and a | b == ids
         # Claimed clocks are not handed out again while the claim holds…
-        assert await first.due_games(100.0 + CLAIM_SECONDS - 1) == []
+        assert await first.clocks.due_games(100.0 + CLAIM_SECONDS - 1) == []
         # …the watcher sleeps until the claims lapse instead of spinning on them…
-        assert await first.next_deadline() == pytest.approx(100.0 + CLAIM_SECONDS)
+        assert await first.clocks.next_deadline() == pytest.approx(100.0 + CLAIM_SECONDS)
         # …and a process that died holding some leaves them to the others afterwards.
         settled = sorted(a)[:5]
         for game_id in settled:
             finish = Finish(winner=Mark.O, reason=EndReason.TIMEOUT)
-            assert await first.finish_game(game_id, finish, rate=RATE, due_by=100.0)
-        later = {g.id for g in await second.due_games(100.0 + CLAIM_SECONDS)}
+            assert await first.games.finish_game(game_id, finish, rate=RATE, due_by=100.0)
+        later = {g.id for g in await second.clocks.due_games(100.0 + CLAIM_SECONDS)}
         assert later == ids - set(settled)
     finally:
         await first.close()
@@ -243,13 +243,13 @@ async def test_two_processes_settling_clocks_at_once_each_take_different_games(
 async def test_a_move_releases_the_claim_on_its_clock(postgres_dsn: str) -> None:
     store = await PostgresStorage.open(postgres_dsn)
     try:
-        game = await store.create_game(ai_game(guild_on_shard(0), deadline=10.0))
-        assert [g.id for g in await store.due_games(20.0)] == [game.id]
-        assert await store.add_move(game.id, 0, "A1", by_ai=False, now=5.0,
+        game = await store.games.create_game(ai_game(guild_on_shard(0), deadline=10.0))
+        assert [g.id for g in await store.clocks.due_games(20.0)] == [game.id]
+        assert await store.games.add_move(game.id, 0, "A1", by_ai=False, now=5.0,
                                     deadline=None) is MoveOutcome.STORED
-        assert await store.set_deadline(game.id, 1, 25.0)
-        assert await store.next_deadline() == 25.0
-        assert [g.id for g in await store.due_games(30.0)] == [game.id]
+        assert await store.clocks.set_deadline(game.id, 1, 25.0)
+        assert await store.clocks.next_deadline() == 25.0
+        assert [g.id for g in await store.clocks.due_games(30.0)] == [game.id]
     finally:
         await store.close()
 
@@ -259,14 +259,14 @@ async def test_expired_challenges_are_claimed_once(postgres_dsn: str) -> None:
     second = await PostgresStorage.open(postgres_dsn)
     try:
         for n in range(6):
-            await first.create_challenge(NewChallenge(
+            await first.challenges.create_challenge(NewChallenge(
                 guild_id=guild_on_shard(0, n), channel_id=CHANNEL, challenger_id=ALICE,
                 opponent_id=BOB, rows=3, cols=3, k=3, rule="freestyle", first=ChallengeFirst.ME,
                 locale="en-US", deadline=10.0 + n), now=0.0)
-        got = await asyncio.gather(first.due_challenges(100.0), second.due_challenges(100.0))
+        got = await asyncio.gather(first.challenges.due_challenges(100.0), second.challenges.due_challenges(100.0))
         ids = [c.id for batch in got for c in batch]
         assert sorted(ids) == list(range(1, 7))
-        assert await first.due_challenges(101.0) == []
+        assert await first.challenges.due_challenges(101.0) == []
     finally:
         await first.close()
         await second.close()

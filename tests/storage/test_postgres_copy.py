@@ -18,11 +18,11 @@ from bot.game.errors import UserError
 from bot.game.model import ActiveGameExists, MoveRef
 from bot.game.options import parse_options
 from bot.game.ports import StorageError
-from bot.game.service import GameService
+from bot.game.services import build_services
 from bot.storage import PostgresStorage, SqliteStorage
 from bot.storage.copy import TABLES, copy_database
 from engine import Mark
-from tests.service.test_service_games import Thinker
+from tests.service.test_games import Thinker
 from tests.storage.test_storage_upgrade import ALICE, BOB, CAROL, DAVE, GUILD, Clock, old_world
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,17 +35,17 @@ async def everything(store: SqliteStorage | PostgresStorage, ids: dict[str, int]
     users = (ALICE, BOB, CAROL, DAVE)
     default = GuildSettings(pvp_timeout=1.0, ai_timeout=1.0)
     return {
-        "games": [await store.game(i) for i in range(1, 40)],
-        "challenges": [await store.challenge(i) for i in range(1, 10)],
-        "changes": [await store.rating_changes(i) for i in range(1, 40)],
-        "standings": [await store.standing(scope, u, mode) for scope in (GUILD, 0)
+        "games": [await store.games.game(i) for i in range(1, 40)],
+        "challenges": [await store.challenges.challenge(i) for i in range(1, 10)],
+        "changes": [await store.standings.rating_changes(i) for i in range(1, 40)],
+        "standings": [await store.standings.standing(scope, u, mode) for scope in (GUILD, 0)
                       for u in users for mode in (Mode.AI, Mode.PVP)],
-        "boards": [await store.rated_leaderboard(scope, mode, min_games=0)
+        "boards": [await store.standings.rated_leaderboard(scope, mode, min_games=0)
                    for scope in (GUILD, 0) for mode in (Mode.AI, Mode.PVP)],
-        "stats": [await store.user_stats(GUILD, u) for u in users],
-        "settings": await store.guild_settings(GUILD, default),
-        "meta": await store.get_meta("commands_hash"),
-        "live": [await store.active_game(GUILD, c, u) for c in range(1, 12) for u in users],
+        "stats": [await store.standings.user_stats(GUILD, u) for u in users],
+        "settings": await store.settings.guild_settings(GUILD, default),
+        "meta": await store.meta.get_meta("commands_hash"),
+        "live": [await store.games.active_game(GUILD, c, u) for c in range(1, 12) for u in users],
     }
 
 
@@ -73,33 +73,33 @@ async def test_everything_is_copied_and_live_games_play_on_in_postgres(
 
         # The games that were running play on, through the game service, on PostgreSQL.
         clock = Clock()
-        games = GameService(target, Thinker(), clock=clock)
-        state = await games.play(MoveRef(ids["ai_active"], 2, "C3"), user_id=ALICE,
+        svc = build_services(target, Thinker(), clock=clock)
+        state = await svc.games.play(MoveRef(ids["ai_active"], 2, "C3"), user_id=ALICE,
                                  message_id=101)
         assert state.ai_to_move
-        answered = await games.ai_move(ids["ai_active"], member=ALICE)
+        answered = await svc.games.ai_move(ids["ai_active"], member=ALICE)
         assert answered is not None and answered.board.ply == 4
-        pvp = await games.state(ids["pvp_active"])
+        pvp = await svc.games.state(ids["pvp_active"])
         assert pvp is not None and pvp.mover_id == ALICE and pvp.mark_of(BOB) is Mark.X
         with pytest.raises(UserError, match="turn"):
-            await games.play(MoveRef(ids["pvp_active"], 1, "A1"), user_id=BOB, message_id=106)
+            await svc.games.play(MoveRef(ids["pvp_active"], 1, "A1"), user_id=BOB, message_id=106)
         # Bob's seat came along: no second game for him in that channel.
         with pytest.raises(ActiveGameExists):
-            await games.start(guild_id=GUILD, channel_id=5, player_id=BOB,
+            await svc.games.start(guild_id=GUILD, channel_id=5, player_id=BOB,
                               options=parse_options("easy", "3x3"), rng=random.Random(1))
-        before = await games.standing(0, ALICE, pvp.mode)
-        over = await games.resign(ids["pvp_active"], BOB)
+        before = await svc.standings.standing(0, ALICE, pvp.mode)
+        over = await svc.games.resign(ids["pvp_active"], BOB)
         assert over.row.winner is Mark.O
-        changes = await games.rating_changes(over.id)
+        changes = await svc.games.rating_changes(over.id)
         assert len(changes) == 4
         alice_global = next(c for c in changes if c.user_id == ALICE and c.scope == 0)
         assert alice_global.before == before.rating  # rated from the copied rating
-        assert (await games.standing(0, ALICE, pvp.mode)).rating == alice_global.after
+        assert (await svc.standings.standing(0, ALICE, pvp.mode)).rating == alice_global.after
         # The copied pending challenge is accepted into a new game with a fresh id.
-        _, accepted = await games.answer_challenge(ids["challenge_pending"], DAVE, accept=True,
+        _, accepted = await svc.challenges.answer_challenge(ids["challenge_pending"], DAVE, accept=True,
                                                    rng=random.Random(1))
         assert accepted is not None and accepted.id > max(ids.values())
-        fresh = await games.start(guild_id=GUILD, channel_id=9, player_id=CAROL,
+        fresh = await svc.games.start(guild_id=GUILD, channel_id=9, player_id=CAROL,
                                   options=parse_options("easy", "3x3"), rng=random.Random(2))
         assert fresh.id > accepted.id
     finally:

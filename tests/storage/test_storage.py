@@ -28,7 +28,7 @@ from bot.game.model import (
     Record,
 )
 from bot.game.ports import Answer, Finished, MoveOutcome, StorageError
-from bot.storage import PostgresStorage, SqliteStorage, migration_files
+from bot.storage import SqliteStorage, migration_files
 from engine import Mark
 from engine.types import Level
 from testkit.sqlite_rows import old_database
@@ -63,7 +63,7 @@ async def add(storage: Storage, game_id: int, ply: int, cell: str, *, by_ai: boo
               **kw: object) -> bool:
     """add_move at a time no clock has run out (unless the test says `now`)."""
     kw.setdefault("now", 0.0)
-    outcome = await storage.add_move(game_id, ply, cell, by_ai=by_ai, **kw)  # type: ignore[arg-type]
+    outcome = await storage.games.add_move(game_id, ply, cell, by_ai=by_ai, **kw)  # type: ignore[arg-type]
     return outcome is MoveOutcome.STORED or isinstance(outcome, Finished)
 
 
@@ -107,9 +107,9 @@ async def test_sqlite_writes_a_move_in_one_statement_that_is_no_part_of_the_file
 ) -> None:
     path = tmp_path / "caro.db"
     store = await Storage.open(path)
-    game = await store.create_game(new_game())
+    game = await store.games.create_game(new_game())
     statements: list[str] = []
-    await store._db.set_trace_callback(statements.append)
+    await store.connection.db.set_trace_callback(statements.append)
     assert await add(store, game.id, 0, "B2", deadline=50.0)
     # A move that does not end the game: one statement (SQLite traces it again for each step
     # of its trigger), all of it or nothing, with no BEGIN or COMMIT around it; the
@@ -118,10 +118,10 @@ async def test_sqlite_writes_a_move_in_one_statement_that_is_no_part_of_the_file
     assert len(sent) == 1 and sent.pop().startswith("INSERT INTO move_writes"), statements
     statements.clear()
     assert not await add(store, game.id, 1, "A1", now=60.0)  # its clock ran out at 50
-    assert await store.add_move(game.id, 1, "A1", by_ai=True, now=60.0) is MoveOutcome.LATE
-    assert not store._db.in_transaction
-    await store._db.set_trace_callback(None)
-    read = await store.game(game.id)
+    assert await store.games.add_move(game.id, 1, "A1", by_ai=True, now=60.0) is MoveOutcome.LATE
+    assert not store.connection.db.in_transaction
+    await store.connection.db.set_trace_callback(None)
+    read = await store.games.game(game.id)
     assert read is not None and read.ply == 1 and read.deadline == 50.0
     await store.close()
     # The view and trigger were the connection's own: the file has neither, and the next
@@ -136,13 +136,13 @@ async def test_sqlite_writes_a_move_in_one_statement_that_is_no_part_of_the_file
 
 async def test_migrations_are_idempotent_and_keep_data(backend: Backend) -> None:
     store = await backend.open()
-    game = await store.create_game(new_game())
-    assert await store.migrate(backend.migrations) == []  # nothing left to apply
+    game = await store.games.create_game(new_game())
+    assert await store.connection.migrate(backend.migrations) == []  # nothing left to apply
     await store.close()
     backend.opened.remove(store)
     store = await backend.open()  # reopening applies nothing either
     assert await store.schema_version() == len(migration_files(backend.migrations))
-    again = await store.game(game.id)
+    again = await store.games.game(game.id)
     assert again is not None and again.x == ALICE and again.started_by == ALICE
 
 
@@ -155,7 +155,7 @@ async def test_new_migration_is_applied_once_in_order(backend: Backend, tmp_path
     await backend.open()  # only the shipped migrations
     store = await backend.open(migrations)
     assert await store.schema_version() == shipped + 1
-    assert await store.migrate(migrations) == []
+    assert await store.connection.migrate(migrations) == []
     assert "notes" in await table_names(backend)
 
 
@@ -181,23 +181,23 @@ async def test_badly_numbered_migrations_are_refused(tmp_path: Path) -> None:
 
 
 async def test_one_running_game_per_player_per_channel(storage: Storage) -> None:
-    first = await storage.create_game(new_game())
+    first = await storage.games.create_game(new_game())
     with pytest.raises(ActiveGameExists) as refused:
-        await storage.create_game(new_game())
+        await storage.games.create_game(new_game())
     assert refused.value.game.id == first.id
-    other_channel = await storage.create_game(new_game(channel=CHANNEL + 1))
-    other_player = await storage.create_game(new_game(player=BOB))
+    other_channel = await storage.games.create_game(new_game(channel=CHANNEL + 1))
+    other_player = await storage.games.create_game(new_game(player=BOB))
     assert len({first.id, other_channel.id, other_player.id}) == 3
-    assert await storage.abandon_game(first.id)
-    assert not await storage.abandon_game(first.id)
-    replacement = await storage.create_game(new_game())
+    assert await storage.games.abandon_game(first.id)
+    assert not await storage.games.abandon_game(first.id)
+    replacement = await storage.games.create_game(new_game())
     assert replacement.id not in (first.id, other_channel.id, other_player.id)
 
 
 async def test_unique_index_holds_even_without_the_check(
     storage: Storage, backend: Backend
 ) -> None:
-    game = await storage.create_game(new_game())
+    game = await storage.games.create_game(new_game())
     with pytest.raises(backend.integrity_error):
         await backend.execute(
             "INSERT INTO live_seats (guild_id, channel_id, user_id, game_id) VALUES (?, ?, ?, ?)",
@@ -208,12 +208,12 @@ async def test_unique_index_holds_even_without_the_check(
 async def test_moves_are_numbered_and_stale_ones_refused(
     storage: Storage, backend: Backend
 ) -> None:
-    game = await storage.create_game(new_game())
+    game = await storage.games.create_game(new_game())
     assert await add(storage, game.id, 0, "B2")
     assert not await add(storage, game.id, 0, "A1")  # replayed ply
     assert not await add(storage, game.id, 2, "A1")  # skipped ply
     assert await add(storage, game.id, 1, "A1", by_ai=True, reason="block")
-    row = await storage.game(game.id)
+    row = await storage.games.game(game.id)
     assert row is not None
     assert row.ply == 2
     assert [(m.ply, m.cell, m.by_ai, m.reason) for m in row.moves] == [
@@ -224,16 +224,16 @@ async def test_moves_are_numbered_and_stale_ones_refused(
 
 
 async def test_games_awaiting_ai(storage: Storage) -> None:
-    game = await storage.create_game(new_game())  # player is X: the AI moves on odd plies
-    ai_first = await storage.create_game(
+    game = await storage.games.create_game(new_game())  # player is X: the AI moves on odd plies
+    ai_first = await storage.games.create_game(
         new_game(player=BOB, level="hard", mark="O")
     )
-    assert await storage.games_awaiting_ai() == []  # no message posted yet
-    await storage.set_message(game.id, 9001)
-    await storage.set_message(ai_first.id, 9002)
-    assert [g.id for g in await storage.games_awaiting_ai()] == [ai_first.id]
+    assert await storage.meta.games_awaiting_ai() == []  # no message posted yet
+    await storage.games.set_message(game.id, 9001)
+    await storage.games.set_message(ai_first.id, 9002)
+    assert [g.id for g in await storage.meta.games_awaiting_ai()] == [ai_first.id]
     await add(storage, game.id, 0, "B2")
-    assert [g.id for g in await storage.games_awaiting_ai()] == [game.id, ai_first.id]
+    assert [g.id for g in await storage.meta.games_awaiting_ai()] == [game.id, ai_first.id]
 
 
 async def test_the_write_that_finishes_a_game_returns_it_as_read_back(storage: Storage) -> None:
@@ -243,71 +243,71 @@ async def test_the_write_that_finishes_a_game_returns_it_as_read_back(storage: S
     pvp = NewGame(guild_id=GUILD, channel_id=CHANNEL, mode=Mode.PVP, x=BOB, o=ALICE,
                   started_by=BOB, rows=3, cols=3, k=3, rule="freestyle", rated=True)
     for finish_by_move in (True, False):
-        game = await storage.create_game(pvp)
+        game = await storage.games.create_game(pvp)
         assert await add(storage, game.id, 0, "A1")
         if finish_by_move:
-            finished = await storage.add_move(game.id, 1, "B2", by_ai=False, now=0.0,
+            finished = await storage.games.add_move(game.id, 1, "B2", by_ai=False, now=0.0,
                                               finish=Finish(winner=Mark.O), rate=RATE)
         else:
-            finished = await storage.finish_game(
+            finished = await storage.games.finish_game(
                 game.id, Finish(winner=Mark.O, reason=EndReason.RESIGN), rate=RATE
             )
         assert isinstance(finished, Finished)
-        assert finished.game == await storage.game(game.id)
+        assert finished.game == await storage.games.game(game.id)
         assert [c.user_id for c in finished.changes] == [ALICE, BOB, ALICE, BOB]
-        assert list(finished.changes) == await storage.rating_changes(game.id)
-    ai = await storage.create_game(new_game())
-    finished = await storage.add_move(ai.id, 0, "A1", by_ai=False, now=0.0,
+        assert list(finished.changes) == await storage.standings.rating_changes(game.id)
+    ai = await storage.games.create_game(new_game())
+    finished = await storage.games.add_move(ai.id, 0, "A1", by_ai=False, now=0.0,
                                       finish=Finish(winner=Mark.X), rate=RATE)
     assert isinstance(finished, Finished) and finished.game.winner is Mark.X
-    assert list(finished.changes) == await storage.rating_changes(ai.id)
-    assert (await storage.user_stats(GUILD, ALICE)).by_level == {"normal": Record(wins=1)}
-    unrated = await storage.create_game(replace(new_game(channel=CHANNEL + 1), rated=False))
-    finished = await storage.finish_game(unrated.id, Finish(winner=Mark.O), rate=RATE)
+    assert list(finished.changes) == await storage.standings.rating_changes(ai.id)
+    assert (await storage.standings.user_stats(GUILD, ALICE)).by_level == {"normal": Record(wins=1)}
+    unrated = await storage.games.create_game(replace(new_game(channel=CHANNEL + 1), rated=False))
+    finished = await storage.games.finish_game(unrated.id, Finish(winner=Mark.O), rate=RATE)
     assert finished is not None and finished.changes == ()
 
 
 async def test_a_move_and_the_ais_answer_are_stored_together_or_not_at_all(
     storage: Storage, backend: Backend
 ) -> None:
-    game = await storage.create_game(new_game())
+    game = await storage.games.create_game(new_game())
     reply = Answer(cell="B2", reason="block")
-    assert await storage.add_move(game.id, 0, "A1", by_ai=False, now=0.0, answer=reply,
+    assert await storage.games.add_move(game.id, 0, "A1", by_ai=False, now=0.0, answer=reply,
                                   deadline=90.0) is MoveOutcome.STORED
-    row = await storage.game(game.id)
+    row = await storage.games.game(game.id)
     assert row is not None and (row.ply, row.deadline) == (2, 90.0)
     assert [(m.ply, m.cell, m.by_ai, m.reason) for m in row.moves] == [
         (0, "A1", False, None), (1, "B2", True, "block")
     ]
     # A stale or late pair writes neither move.
     before = await backend.row_counts()
-    assert await storage.add_move(game.id, 0, "C3", by_ai=False, now=0.0,
+    assert await storage.games.add_move(game.id, 0, "C3", by_ai=False, now=0.0,
                                   answer=reply) is MoveOutcome.STALE
-    assert await storage.add_move(game.id, 2, "C3", by_ai=False, now=95.0,
+    assert await storage.games.add_move(game.id, 2, "C3", by_ai=False, now=95.0,
                                   answer=Answer("C1", "win")) is MoveOutcome.LATE
     # The answer that ends the game finishes it with both moves, counted once.
-    finished = await storage.add_move(game.id, 2, "C3", by_ai=False, now=50.0,
+    finished = await storage.games.add_move(game.id, 2, "C3", by_ai=False, now=50.0,
                                       answer=Answer("C2", "win"),
                                       finish=Finish(winner=Mark.O), rate=RATE)
     assert isinstance(finished, Finished)
     assert [m.cell for m in finished.game.moves] == ["A1", "B2", "C3", "C2"]
-    assert finished.game == await storage.game(game.id)
+    assert finished.game == await storage.games.game(game.id)
     assert finished.game.ply == 4 and finished.game.winner is Mark.O
     after = await backend.row_counts()
     assert after["moves"] == before["moves"] + 2 and after["results"] == before["results"] + 1
     with pytest.raises(ValueError, match="answer"):
-        await storage.add_move(game.id, 4, "A3", by_ai=True, now=0.0, answer=reply)
+        await storage.games.add_move(game.id, 4, "A3", by_ai=True, now=0.0, answer=reply)
 
 
 async def test_finishing_move_counts_the_result_once(storage: Storage) -> None:
-    game = await storage.create_game(new_game(level="hard"))
+    game = await storage.games.create_game(new_game(level="hard"))
     finish = Finish(winner=Mark.X)
     assert await add(storage, game.id, 0, "A1", finish=finish, rate=RATE)
-    assert not await storage.finish_game(game.id, finish, rate=RATE)
+    assert not await storage.games.finish_game(game.id, finish, rate=RATE)
     assert not await add(storage, game.id, 1, "B1", by_ai=True)  # no moves after the end
-    row = await storage.game(game.id)
+    row = await storage.games.game(game.id)
     assert row is not None and (row.status, row.winner) == ("finished", Mark.X)
-    stats = await storage.user_stats(GUILD, ALICE)
+    stats = await storage.standings.user_stats(GUILD, ALICE)
     assert stats.overall == Record(wins=1)
     assert stats.by_level == {"hard": Record(wins=1)}
 
@@ -315,7 +315,7 @@ async def test_finishing_move_counts_the_result_once(storage: Storage) -> None:
 async def test_a_finishing_move_hands_the_rating_policy_the_whole_finished_game(
     storage: Storage,
 ) -> None:
-    game = await storage.create_game(new_game(level="hard"))
+    game = await storage.games.create_game(new_game(level="hard"))
     seen: list[GameRow] = []
 
     def spy(finished: GameRow, winner: Mark | None,
@@ -332,27 +332,27 @@ async def test_a_finishing_move_hands_the_rating_policy_the_whole_finished_game(
         assert [(m.ply, m.cell, m.by_ai, m.reason) for m in finished.moves] == [
             (0, "A1", False, None), (1, "B2", True, "centre"), (2, "C3", False, None),
         ]
-    assert seen[0] == await storage.game(game.id)
+    assert seen[0] == await storage.games.game(game.id)
 
 
 async def test_a_move_after_the_clock_ran_out_is_late_and_writes_nothing(
     storage: Storage, backend: Backend
 ) -> None:
-    game = await storage.create_game(new_game(level="hard"))
+    game = await storage.games.create_game(new_game(level="hard"))
     assert await add(storage, game.id, 0, "A1", deadline=50.0)
     assert await add(storage, game.id, 1, "B2", by_ai=True, deadline=100.0)
     before = await backend.row_counts()
-    late = await storage.add_move(game.id, 2, "C3", by_ai=False, now=100.0)
+    late = await storage.games.add_move(game.id, 2, "C3", by_ai=False, now=100.0)
     assert late is MoveOutcome.LATE
-    late = await storage.add_move(game.id, 2, "C3", by_ai=False, now=100.0,
+    late = await storage.games.add_move(game.id, 2, "C3", by_ai=False, now=100.0,
                                   finish=Finish(winner=Mark.X), rate=RATE)
     assert late is MoveOutcome.LATE
     # Not late but stale: the ply is not the game's.
-    stale = await storage.add_move(game.id, 1, "C3", by_ai=False, now=100.0,
+    stale = await storage.games.add_move(game.id, 1, "C3", by_ai=False, now=100.0,
                                    finish=Finish(winner=Mark.X), rate=RATE)
     assert stale is MoveOutcome.STALE
     assert await backend.row_counts() == before
-    row = await storage.game(game.id)
+    row = await storage.games.game(game.id)
     assert row is not None and (row.status, row.ply, len(row.moves)) == ("active", 2, 2)
     # Just in time: the move lands.
     assert await add(storage, game.id, 2, "C3", now=99.9, finish=Finish(winner=Mark.X),
@@ -362,16 +362,16 @@ async def test_a_move_after_the_clock_ran_out_is_late_and_writes_nothing(
 async def test_concurrent_finish_attempts_count_once(backend: Backend) -> None:
     first = await backend.open()
     second = await backend.open()  # a second connection, as if another process raced us
-    game = await first.create_game(new_game())
+    game = await first.games.create_game(new_game())
     finish = Finish(winner=None, reason=EndReason.FULL)
-    attempts = [first.finish_game(game.id, finish, rate=RATE) for _ in range(5)]
-    attempts += [second.finish_game(game.id, finish, rate=RATE) for _ in range(5)]
+    attempts = [first.games.finish_game(game.id, finish, rate=RATE) for _ in range(5)]
+    attempts += [second.games.finish_game(game.id, finish, rate=RATE) for _ in range(5)]
     outcomes = await asyncio.gather(*attempts)
     assert sorted(o is not None for o in outcomes) == [False] * 9 + [True]
     counts = await backend.row_counts()
     assert counts["results"] == 1
     assert counts["rating_changes"] == 2  # Alice, in the server and globally
-    assert (await second.user_stats(GUILD, ALICE)).overall == Record(draws=1)
+    assert (await second.standings.user_stats(GUILD, ALICE)).overall == Record(draws=1)
 
 
 def challenge_of(challenger: int, opponent: int, *, guild: int = GUILD, channel: int = CHANNEL,
@@ -386,24 +386,24 @@ def challenge_of(challenger: int, opponent: int, *, guild: int = GUILD, channel:
 async def test_a_second_pending_challenge_between_two_members_is_refused_either_way_round(
     storage: Storage,
 ) -> None:
-    first = await storage.create_challenge(challenge_of(ALICE, BOB), now=10.0)
+    first = await storage.challenges.create_challenge(challenge_of(ALICE, BOB), now=10.0)
     for again in (challenge_of(ALICE, BOB), challenge_of(BOB, ALICE, channel=CHANNEL + 1)):
         with pytest.raises(ChallengePending) as refused:
-            await storage.create_challenge(again, now=20.0)
+            await storage.challenges.create_challenge(again, now=20.0)
         assert refused.value.challenge.id == first.id
     # Another server is another pair of seats; a third member is another pair.
-    assert await storage.create_challenge(challenge_of(BOB, ALICE, guild=GUILD + 1), now=20.0)
-    assert await storage.create_challenge(challenge_of(ALICE, CAROL), now=20.0)
+    assert await storage.challenges.create_challenge(challenge_of(BOB, ALICE, guild=GUILD + 1), now=20.0)
+    assert await storage.challenges.create_challenge(challenge_of(ALICE, CAROL), now=20.0)
     # Once the first one's time ran out (closed or not yet), or it was answered, the pair is free.
-    again = await storage.create_challenge(challenge_of(BOB, ALICE, deadline=300.0), now=100.0)
-    assert await storage.close_challenge(again.id, ChallengeStatus.DECLINED)
-    assert await storage.create_challenge(challenge_of(ALICE, BOB, deadline=400.0), now=200.0)
+    again = await storage.challenges.create_challenge(challenge_of(BOB, ALICE, deadline=300.0), now=100.0)
+    assert await storage.challenges.close_challenge(again.id, ChallengeStatus.DECLINED)
+    assert await storage.challenges.create_challenge(challenge_of(ALICE, BOB, deadline=400.0), now=200.0)
 
 
 async def test_challenges_between_two_members_sent_at_once_make_one(backend: Backend) -> None:
     first = await backend.open()
     second = await backend.open()  # a second connection, as if another process raced us
-    sent = [store.create_challenge(challenge_of(a, b, channel=CHANNEL + n), now=10.0)
+    sent = [store.challenges.create_challenge(challenge_of(a, b, channel=CHANNEL + n), now=10.0)
             for n, (store, a, b) in enumerate(
                 [(first, ALICE, BOB), (second, BOB, ALICE)] * 5)]
     outcomes = await asyncio.gather(*sent, return_exceptions=True)
@@ -417,12 +417,12 @@ async def test_challenges_between_two_members_sent_at_once_make_one(backend: Bac
 async def test_unknown_end_reason_is_refused_and_changes_nothing(
     storage: Storage, backend: Backend
 ) -> None:
-    game = await storage.create_game(new_game())
+    game = await storage.games.create_game(new_game())
     with pytest.raises(ValueError, match="triumph"):
-        await storage.finish_game(
+        await storage.games.finish_game(
             game.id, Finish(winner=Mark.X, reason="triumph"), rate=RATE  # type: ignore[arg-type]
         )
-    row = await storage.game(game.id)
+    row = await storage.games.game(game.id)
     assert row is not None and row.status == "active"
     assert (await backend.row_counts())["results"] == 0
 
@@ -435,19 +435,19 @@ def watch_game(channel: int = CHANNEL, starter: int = ALICE) -> NewGame:
 
 
 async def test_one_watched_game_per_channel(storage: Storage) -> None:
-    first = await storage.create_game(watch_game())
+    first = await storage.games.create_game(watch_game())
     with pytest.raises(ActiveGameExists) as refused:
-        await storage.create_game(watch_game(starter=BOB))
+        await storage.games.create_game(watch_game(starter=BOB))
     assert refused.value.game.id == first.id
     # Other channels, and the starter's own games, are not held by it.
-    other = await storage.create_game(watch_game(channel=CHANNEL + 1))
-    own = await storage.create_game(new_game())
-    assert await storage.active_watch(GUILD, CHANNEL) == first
+    other = await storage.games.create_game(watch_game(channel=CHANNEL + 1))
+    own = await storage.games.create_game(new_game())
+    assert await storage.games.active_watch(GUILD, CHANNEL) == first
     assert other.id != first.id and own.mode == "ai"
-    assert await storage.abandon_game(first.id)
-    assert await storage.active_watch(GUILD, CHANNEL) is None
-    again = await storage.create_game(watch_game(starter=BOB))
-    assert (await storage.active_watch(GUILD, CHANNEL)) == again
+    assert await storage.games.abandon_game(first.id)
+    assert await storage.games.active_watch(GUILD, CHANNEL) is None
+    again = await storage.games.create_game(watch_game(starter=BOB))
+    assert (await storage.games.active_watch(GUILD, CHANNEL)) == again
 
 
 async def test_the_one_watch_migration_keeps_the_newest_of_old_duplicates(tmp_path: Path) -> None:
@@ -468,35 +468,35 @@ async def test_the_one_watch_migration_keeps_the_newest_of_old_duplicates(tmp_pa
     store = await Storage.open(path)
     try:
         assert await store.schema_version() == len(migration_files())
-        statuses = [(await store.game(i)) for i in (*ids, kept_elsewhere)]
+        statuses = [(await store.games.game(i)) for i in (*ids, kept_elsewhere)]
         assert [g.status for g in statuses if g is not None] == ["abandoned", "active", "active"]
         with pytest.raises(ActiveGameExists):
-            await store.create_game(watch_game())
+            await store.games.create_game(watch_game())
     finally:
         await store.close()
 
 
 async def test_a_game_is_read_with_its_moves_in_order(storage: Storage) -> None:
-    game = await storage.create_game(new_game())
-    assert (await storage.game(game.id)).moves == ()  # type: ignore[union-attr]
+    game = await storage.games.create_game(new_game())
+    assert (await storage.games.game(game.id)).moves == ()  # type: ignore[union-attr]
     cells = ["C3", "A1", "B2", "E5", "D4"]
     for ply, cell in enumerate(cells):
         by_ai = ply % 2 == 1
         reason = 'block "quoted", ünïcode' if by_ai else None
         assert await add(storage, game.id, ply, cell, by_ai=by_ai, reason=reason, deadline=9.5)
-    read = await storage.game(game.id)
+    read = await storage.games.game(game.id)
     assert read is not None and read.ply == 5 and read.deadline == 9.5
     assert [(m.ply, m.cell, m.by_ai, m.reason) for m in read.moves] == [
         (ply, cell, ply % 2 == 1, 'block "quoted", ünïcode' if ply % 2 else None)
         for ply, cell in enumerate(cells)
     ]
-    assert await storage.game(game.id + 1000) is None
+    assert await storage.games.game(game.id + 1000) is None
 
 
 async def test_a_refused_move_leaves_no_transaction_open(
     storage: Storage, backend: Backend
 ) -> None:
-    game = await storage.create_game(new_game())
+    game = await storage.games.create_game(new_game())
     assert not await add(storage, game.id, 3, "A1")
     # A move row for this ply already exists (written behind the bot's back): the update
     # succeeds, the insert fails on UNIQUE(game_id, ply), and everything is rolled back.
@@ -507,8 +507,8 @@ async def test_a_refused_move_leaves_no_transaction_open(
     with pytest.raises(backend.integrity_error):
         await add(storage, game.id, 0, "A1")
     if backend.name == "sqlite":
-        assert not storage._db.in_transaction
-    read = await storage.game(game.id)
+        assert not storage.connection.db.in_transaction
+    read = await storage.games.game(game.id)
     assert read is not None and read.ply == 0 and [m.cell for m in read.moves] == ["B1"]
     # The connection that failed went back usable: the next writes of the game go through.
     await backend.execute("DELETE FROM moves WHERE game_id = ?", game.id)
@@ -517,44 +517,62 @@ async def test_a_refused_move_leaves_no_transaction_open(
 
 async def test_guild_settings_are_cached_and_saving_updates_them(storage: Storage) -> None:
     default = GuildSettings(pvp_timeout=600.0, ai_timeout=1800.0)
-    assert await storage.guild_settings(GUILD, default) == default
+    assert await storage.settings.guild_settings(GUILD, default) == default
     mine = GuildSettings(pvp_timeout=120.0, ai_timeout=240.0)
-    await storage.save_guild_settings(GUILD, mine)
-    assert await storage.guild_settings(GUILD, default) == mine
-    storage._settings.clear()  # read back from the database, not the cache
-    assert await storage.guild_settings(GUILD, default) == mine
-    assert await storage.guild_settings(GUILD + 1, default) == default
+    await storage.settings.save_guild_settings(GUILD, mine)
+    assert await storage.settings.guild_settings(GUILD, default) == mine
+    storage.settings._settings.clear()  # read back from the database, not the cache
+    assert await storage.settings.guild_settings(GUILD, default) == mine
+    assert await storage.settings.guild_settings(GUILD + 1, default) == default
 
 
 async def test_meta_values_are_stored_replaced_and_survive_reopening(backend: Backend) -> None:
     store = await backend.open()
-    assert await store.get_meta("commands_hash") is None
-    await store.set_meta("commands_hash", "abc")
-    await store.set_meta("commands_hash", "def")
-    assert await store.get_meta("commands_hash") == "def"
+    assert await store.meta.get_meta("commands_hash") is None
+    await store.meta.set_meta("commands_hash", "abc")
+    await store.meta.set_meta("commands_hash", "def")
+    assert await store.meta.get_meta("commands_hash") == "def"
     await store.close()
     backend.opened.remove(store)
     store = await backend.open()
-    assert await store.get_meta("commands_hash") == "def"
-    assert await store.get_meta("other") is None
+    assert await store.meta.get_meta("commands_hash") == "def"
+    assert await store.meta.get_meta("other") is None
 
 
-@pytest.mark.parametrize("backend_class", [SqliteStorage, PostgresStorage])
-def test_each_backend_implements_every_method_of_the_interface(backend_class: type) -> None:
-    """What the game service may call is the Protocol; a backend missing a method, or taking
-    other parameters, fails here (and in mypy) before it fails a player."""
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_each_repository_implements_every_method_of_its_port(backend: str) -> None:
+    """What the services may call are the ports; a repository missing a method, or taking other
+    parameters, fails here (and in mypy) before it fails a player."""
+    import importlib
     import inspect
 
     from bot.game import ports
 
-    wanted = {
-        name: member for name, member in vars(ports.Storage).items()
-        if inspect.iscoroutinefunction(member)
+    repositories = {
+        "games": ("games", "GameQueries", ports.GameStore),
+        "clocks": ("clocks", "ClockQueries", ports.ClockStore),
+        "challenges": ("challenges", "ChallengeQueries", ports.ChallengeStore),
+        "standings": ("standings", "StandingQueries", ports.StandingStore),
+        "settings": ("settings", "SettingQueries", ports.SettingStore),
+        "reviews": ("reviews", "ReviewQueries", ports.ReviewStore),
+        "meta": ("meta", "MetaQueries", ports.MetaStore),
     }
-    assert len(wanted) > 20
-    for name, member in wanted.items():
-        implemented = getattr(backend_class, name, None)
-        assert implemented is not None and inspect.iscoroutinefunction(implemented), name
+    assert set(repositories) == {
+        name for name, member in vars(ports.Storage).items() if isinstance(member, property)
+    }
+    for module, class_name, port in repositories.values():
+        repository = getattr(importlib.import_module(f"bot.storage.{backend}.{module}"), class_name)
+        wanted = {
+            name: member for name, member in vars(port).items()
+            if inspect.iscoroutinefunction(member)
+        }
+        assert wanted, port
+        for name, member in wanted.items():
+            implemented = getattr(repository, name, None)
+            assert implemented is not None and inspect.iscoroutinefunction(implemented), name
+            assert list(inspect.signature(implemented).parameters) == list(
+                inspect.signature(member).parameters
+            ), name
         assert list(inspect.signature(implemented).parameters) == list(
             inspect.signature(member).parameters
         ), name

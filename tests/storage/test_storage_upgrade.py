@@ -21,12 +21,12 @@ from bot.game.model import (
     Status,
 )
 from bot.game.options import parse_options
-from bot.game.service import GameService
+from bot.game.services import build_services
 from bot.storage import SqliteStorage, migration_files
 from engine import Mark
 from engine.types import Level
 from testkit.sqlite_rows import old_database
-from tests.service.test_service_games import Thinker
+from tests.service.test_games import Thinker
 
 GUILD = 10
 ALICE, BOB, CAROL, DAVE = 30, 40, 50, 60
@@ -168,14 +168,14 @@ async def upgraded(tmp_path: Path):
             "SELECT game_id, guild_id, user_id, ai_level, result FROM results").fetchall())
     storage = await SqliteStorage.open(path)
     clock = Clock()
-    service = GameService(storage, Thinker(), clock=clock)
+    service = build_services(storage, Thinker(), clock=clock)
     yield service, clock, ids, path, before, old_results
     await storage.close()
 
 
 async def test_every_old_game_keeps_its_players_state_and_result(upgraded) -> None:
-    games, _, ids, path, _, _ = upgraded
-    assert await games.storage.schema_version() == len(migration_files())
+    svc, _, ids, path, _, _ = upgraded
+    assert await svc.storage.schema_version() == len(migration_files())
     expect = {
         # name: (mode, x, o, started_by, status, winner, end_reason, rated)
         "ai_active": (Mode.AI, ALICE, Level.EASY, ALICE, Status.ACTIVE, None, None, True),
@@ -199,19 +199,19 @@ async def test_every_old_game_keeps_its_players_state_and_result(upgraded) -> No
                            EndReason.LINE, False),
     }
     for name, wanted in expect.items():
-        state = await games.state(ids[name])
+        state = await svc.games.state(ids[name])
         assert state is not None, name
         row = state.row
         got = (row.mode, row.x, row.o, row.started_by, row.status, row.winner, row.end_reason,
                row.rated)
         assert got == wanted, name
-    ai_active = await games.state(ids["ai_active"])
+    ai_active = await svc.games.state(ids["ai_active"])
     assert ai_active is not None
     assert [m.cell for m in ai_active.row.moves] == ["B2", "A1"]
     assert ai_active.row.deadline == NOW + 600 and ai_active.row.message_id == 101
     # The member's own result reads as before.
-    won = await games.state(ids["ai_won"])
-    timed_out = await games.state(ids["ai_timed_out"])
+    won = await svc.games.state(ids["ai_won"])
+    timed_out = await svc.games.state(ids["ai_timed_out"])
     assert won is not None and won.result_of(won.player_mark) == "win"
     assert timed_out is not None and timed_out.result_of(timed_out.player_mark) == "loss"
     with sqlite3.connect(path) as db:
@@ -220,7 +220,7 @@ async def test_every_old_game_keeps_its_players_state_and_result(upgraded) -> No
 
 
 async def test_results_ratings_challenges_and_settings_are_kept(upgraded) -> None:
-    games, _, ids, path, before, old_results = upgraded
+    svc, _, ids, path, before, old_results = upgraded
     with sqlite3.connect(path) as db:
         for table, rows in before.items():
             assert sorted(db.execute(f"SELECT * FROM {table}").fetchall()) == rows, table
@@ -229,14 +229,14 @@ async def test_results_ratings_challenges_and_settings_are_kept(upgraded) -> Non
         ) == old_results
         columns = {r[1] for r in db.execute("PRAGMA table_info(results)")}
         assert "points" not in columns
-    stats = await games.user_stats(GUILD, ALICE)
+    stats = await svc.standings.user_stats(GUILD, ALICE)
     assert (stats.overall.wins, stats.overall.losses) == (1, 1)
-    standing = await games.standing(GUILD, DAVE, Mode.PVP)
+    standing = await svc.standings.standing(GUILD, DAVE, Mode.PVP)
     assert standing.rating == 1216.0
-    assert len(await games.rating_changes(ids["pvp_resigned"])) == 4
-    assert await games.timeouts(GUILD) == GuildSettings(pvp_timeout=300.0, ai_timeout=900.0)
-    assert await games.get_meta("commands_hash") == "abc"
-    statuses = {name: (await games.storage.challenge(ids[f"challenge_{name}"]))
+    assert len(await svc.games.rating_changes(ids["pvp_resigned"])) == 4
+    assert await svc.settings.timeouts(GUILD) == GuildSettings(pvp_timeout=300.0, ai_timeout=900.0)
+    assert await svc.meta.get_meta("commands_hash") == "abc"
+    statuses = {name: (await svc.storage.challenges.challenge(ids[f"challenge_{name}"]))
                 for name in ("pending", "accepted", "declined", "expired")}
     assert {n: c.status for n, c in statuses.items() if c is not None} == {
         "pending": ChallengeStatus.PENDING, "accepted": ChallengeStatus.ACCEPTED,
@@ -245,33 +245,33 @@ async def test_results_ratings_challenges_and_settings_are_kept(upgraded) -> Non
 
 
 async def test_live_games_play_on_after_the_upgrade(upgraded) -> None:
-    games, clock, ids, _, _, _ = upgraded
+    svc, clock, ids, _, _, _ = upgraded
     # Against the AI: Alice (X) moves, the AI answers; a rated finish still counts once.
-    state = await games.play(MoveRef(ids["ai_active"], 2, "C3"), user_id=ALICE, message_id=101)
+    state = await svc.games.play(MoveRef(ids["ai_active"], 2, "C3"), user_id=ALICE, message_id=101)
     assert state.ai_to_move
-    answered = await games.ai_move(ids["ai_active"], member=ALICE)
+    answered = await svc.games.ai_move(ids["ai_active"], member=ALICE)
     assert answered is not None and answered.board.ply == 4
     # The AI that moves first answers on the upgraded game too.
-    first = await games.ai_move(ids["ai_active_ai_first"], member=ALICE)
+    first = await svc.games.ai_move(ids["ai_active_ai_first"], member=ALICE)
     assert first is not None and first.mover_id == ALICE
     # Between members: Bob (X, the old opponent) is still seated and Alice (O) is to move.
-    pvp = await games.state(ids["pvp_active"])
+    pvp = await svc.games.state(ids["pvp_active"])
     assert pvp is not None and pvp.mover_id == ALICE and pvp.mark_of(BOB) is Mark.X
     with pytest.raises(UserError, match="turn"):
-        await games.play(MoveRef(ids["pvp_active"], 1, "A1"), user_id=BOB, message_id=106)
-    pvp = await games.play(MoveRef(ids["pvp_active"], 1, "A1"), user_id=ALICE, message_id=106)
+        await svc.games.play(MoveRef(ids["pvp_active"], 1, "A1"), user_id=BOB, message_id=106)
+    pvp = await svc.games.play(MoveRef(ids["pvp_active"], 1, "A1"), user_id=ALICE, message_id=106)
     assert pvp.mover_id == BOB
     # Bob keeps his seat: he cannot start a second game in that channel.
     with pytest.raises(ActiveGameExists):
-        await games.start(guild_id=GUILD, channel_id=5, player_id=BOB,
+        await svc.games.start(guild_id=GUILD, channel_id=5, player_id=BOB,
                           options=parse_options("easy", "3x3"), rng=random.Random(1))
     # The watch plays on.
-    watched = await games.ai_move(ids["watch_active"], member=CAROL)
+    watched = await svc.games.ai_move(ids["watch_active"], member=CAROL)
     assert watched is not None and watched.board.ply == 1
     # The pending challenge can still be accepted, into a game with seats.
-    _, accepted = await games.answer_challenge(ids["challenge_pending"], DAVE, accept=True,
+    _, accepted = await svc.challenges.answer_challenge(ids["challenge_pending"], DAVE, accept=True,
                                                rng=random.Random(1))
     assert accepted is not None and accepted.row.x == CAROL and accepted.row.o == DAVE
     # A resignation on an upgraded game rates both members once.
-    over = await games.resign(ids["pvp_active"], BOB)
-    assert over.row.winner is Mark.O and len(await games.rating_changes(over.id)) == 4
+    over = await svc.games.resign(ids["pvp_active"], BOB)
+    assert over.row.winner is Mark.O and len(await svc.games.rating_changes(over.id)) == 4

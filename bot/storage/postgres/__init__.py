@@ -1,34 +1,57 @@
-"""The PostgreSQL backend (asyncpg): one database for many processes. The queries of each
-aggregate live in their own module, each building on the connection module, as in the SQLite
-backend."""
+"""The PostgreSQL backend (asyncpg): one database for many processes. As in the SQLite backend,
+each aggregate's queries are a repository of their own, all over the one pool of
+connection.py."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from bot.storage.postgres.challenges import ChallengeQueries
-from bot.storage.postgres.connection import MIGRATIONS_DIR, POOL_MAX, shown_dsn
+from bot.storage.postgres.clocks import ClockQueries
+from bot.storage.postgres.connection import MIGRATIONS_DIR, POOL_MAX, Connection, shown_dsn
+from bot.storage.postgres.games import GameQueries
+from bot.storage.postgres.meta import MetaQueries
 from bot.storage.postgres.reviews import ReviewQueries
 from bot.storage.postgres.settings import SettingQueries
+from bot.storage.postgres.standings import StandingQueries
 
 
-class PostgresStorage(ChallengeQueries, ReviewQueries, SettingQueries):
+class PostgresStorage:
     """The bot's database on a PostgreSQL server. Create with
-    `await PostgresStorage.open("postgresql://…")`; `await close()` at shutdown."""
+    `await PostgresStorage.open("postgresql://…")`; `await close()` at shutdown.
+
+    The repositories share the one pool; they hold one another as in the SQLite backend."""
+
+    def __init__(self, pool: Any, dsn: str) -> None:
+        self.connection = Connection(pool, dsn)
+        self.standings = StandingQueries(self.connection)
+        self.games = GameQueries(self.connection, self.standings)
+        self.clocks = ClockQueries(self.connection, self.games)
+        self.challenges = ChallengeQueries(self.connection, self.games)
+        self.settings = SettingQueries(self.connection)
+        self.reviews = ReviewQueries(self.connection, self.games)
+        self.meta = MetaQueries(self.connection, self.games)
 
     @classmethod
     async def open(
         cls, dsn: str, *, migrations: Path = MIGRATIONS_DIR, pool_size: int = POOL_MAX
     ) -> PostgresStorage:
         """Connect and migrate; StorageError (one line, no password) if it cannot be used."""
-        pool = await cls._connect(dsn, max_size=pool_size)
+        pool = await Connection.connect(dsn, max_size=pool_size)
         try:
             storage = cls(pool, dsn)
-            await storage.migrate(migrations)
+            await storage.connection.migrate(migrations)
         except BaseException:
             await pool.close()
             raise
         return storage
+
+    async def close(self) -> None:
+        await self.connection.close()
+
+    async def schema_version(self) -> int:
+        return await self.connection.schema_version()
 
 
 __all__ = ["MIGRATIONS_DIR", "PostgresStorage", "shown_dsn"]

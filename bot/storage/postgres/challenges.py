@@ -17,7 +17,7 @@ from bot.game.model import (
     NewChallenge,
     NewGame,
 )
-from bot.storage.postgres.connection import CLAIM_SECONDS, check_shard
+from bot.storage.postgres.connection import CLAIM_SECONDS, Connection, check_shard
 from bot.storage.postgres.games import _SHARD, GameQueries, _count
 
 _CHALLENGE_COLUMNS = (
@@ -29,10 +29,16 @@ _CHALLENGE_COLUMNS = (
 PAIR_LOCK = 0x63686C67
 
 
-class ChallengeQueries(GameQueries):
+class ChallengeQueries:
+    """Challenges; accepting one creates its game (through the games) in the same transaction."""
+
+    def __init__(self, con: Connection, games: GameQueries) -> None:
+        self._con = con
+        self._games = games
+
     async def create_challenge(self, new: NewChallenge, *, now: float) -> ChallengeRow:
         low, high = sorted((new.challenger_id, new.opponent_id))
-        async with self._transaction() as (con, _):
+        async with self._con.transaction() as (con, _):
             # Two challenges between the same members sent at the same moment (from any
             # processes) queue on this lock, so the second one sees the first. It is released
             # with the transaction; other pairs only share it when their hashes collide.
@@ -62,20 +68,20 @@ class ChallengeQueries(GameQueries):
         return _challenge_row(row)
 
     async def challenge(self, challenge_id: int) -> ChallengeRow | None:
-        row = await self._pool.fetchrow(
+        row = await self._con.pool.fetchrow(
             f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE id = $1", challenge_id
         )
         return None if row is None else _challenge_row(row)
 
     async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
-        await self._pool.execute(
+        await self._con.pool.execute(
             "UPDATE challenges SET message_id = $1 WHERE id = $2", message_id, challenge_id
         )
 
     async def close_challenge(self, challenge_id: int, status: ChallengeStatus) -> bool:
         """Move a pending challenge to `status` (declined or expired); False if it was no
         longer pending."""
-        done = await self._pool.execute(
+        done = await self._con.pool.execute(
             "UPDATE challenges SET status = $1 WHERE id = $2 AND status = 'pending'",
             ChallengeStatus(status).value, challenge_id,
         )
@@ -84,7 +90,7 @@ class ChallengeQueries(GameQueries):
     async def accept_challenge(self, challenge_id: int, new: NewGame) -> GameRow | None:
         """Create the challenge's game and mark the challenge accepted, in one transaction."""
         try:
-            async with self._transaction() as (con, ok):
+            async with self._con.transaction() as (con, ok):
                 done = await con.execute(
                     "UPDATE challenges SET status = 'accepted' WHERE id = $1 AND status = 'pending'",
                     challenge_id,
@@ -92,12 +98,12 @@ class ChallengeQueries(GameQueries):
                 if _count(done) != 1:
                     ok.rollback()
                     return None
-                game = await self._insert_game(con, new)
+                game = await self._games.insert_game(con, new)
                 await con.execute(
                     "UPDATE challenges SET game_id = $1 WHERE id = $2", game.id, challenge_id
                 )
         except asyncpg.UniqueViolationError:
-            existing = await self._game_in_the_way(new)
+            existing = await self._games.game_in_the_way(new)
             if existing is None:
                 raise
             raise ActiveGameExists(existing) from None
@@ -108,7 +114,7 @@ class ChallengeQueries(GameQueries):
         """Pending challenges of the shard whose time ran out by `now`, each claimed for this
         caller as due_games claims games."""
         check_shard(shard_id, shard_count)
-        rows = await self._pool.fetch(
+        rows = await self._con.pool.fetch(
             "WITH due AS (SELECT id FROM challenges WHERE status = 'pending' AND deadline <= $1"
             " AND (claimed_until IS NULL OR claimed_until <= $1)"
             f" AND {_SHARD.format(count='$2', shard='$3')}"
@@ -120,7 +126,7 @@ class ChallengeQueries(GameQueries):
         return sorted((_challenge_row(r) for r in rows), key=lambda c: (c.deadline, c.id))
 
     async def pending_challenges(self, *, challenger_id: int, opponent_id: int) -> tuple[int, int]:
-        row = await self._pool.fetchrow(
+        row = await self._con.pool.fetchrow(
             "SELECT COUNT(*) FILTER (WHERE challenger_id = $1),"
             " COUNT(*) FILTER (WHERE opponent_id = $2)"
             " FROM challenges WHERE status = 'pending' AND (challenger_id = $1 OR opponent_id = $2)",

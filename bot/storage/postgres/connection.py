@@ -78,14 +78,14 @@ async def _keep_session(con: Any) -> None:
 
 
 class Connection:
-    """The pool, migrations and transactions; the query mixins build on it."""
+    """The pool, migrations and transactions, shared by the repositories of one database."""
 
     def __init__(self, pool: Any, dsn: str) -> None:
-        self._pool = pool
+        self.pool = pool
         self._dsn = dsn
 
     @classmethod
-    async def _connect(cls, dsn: str, *, max_size: int = POOL_MAX) -> Any:
+    async def connect(cls, dsn: str, *, max_size: int = POOL_MAX) -> Any:
         with _reaching(dsn):
             pool = await asyncpg.create_pool(
                 dsn, min_size=1, max_size=max_size, timeout=CONNECT_TIMEOUT,
@@ -95,7 +95,7 @@ class Connection:
         return pool
 
     async def close(self) -> None:
-        await self._pool.close()
+        await self.pool.close()
 
     # ----------------------------------------------------------------- schema
     async def migrate(self, directory: Path = MIGRATIONS_DIR) -> list[int]:
@@ -148,15 +148,15 @@ class Connection:
 
     async def schema_version(self) -> int:
         return int(
-            await self._pool.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
+            await self.pool.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
         )
 
     # ----------------------------------------------------------------- helpers
     @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[tuple[Any, Outcome]]:
+    async def transaction(self) -> AsyncIterator[tuple[Any, Outcome]]:
         """A connection in a transaction, committed unless the body raised or asked for a
         rollback."""
-        async with self._pool.acquire() as con:
+        async with self.pool.acquire() as con:
             tr = con.transaction()
             await tr.start()
             outcome = Outcome()
@@ -170,7 +170,7 @@ class Connection:
             else:
                 await tr.commit()
 
-    async def _retrying(self, attempt: Callable[[], Awaitable[T]]) -> T:
+    async def retrying(self, attempt: Callable[[], Awaitable[T]]) -> T:
         """Run a whole transaction again when PostgreSQL broke a deadlock by cancelling it (its
         effects are gone, so running it again is safe)."""
         for tries in range(1, RETRIES + 1):

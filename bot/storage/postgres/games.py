@@ -17,14 +17,13 @@ from bot.game.model import (
     NewGame,
 )
 from bot.game.ports import (
-    REDRAW_FINISHED_WITHIN,
     Answer,
     Finished,
     LiveCounts,
     MoveOutcome,
     RatePolicy,
 )
-from bot.storage.postgres.connection import CLAIM_SECONDS, check_shard
+from bot.storage.postgres.connection import Connection
 from bot.storage.postgres.standings import StandingQueries
 from bot.storage.rows import check_move, game_row, seat_columns
 from engine import Mark
@@ -94,20 +93,27 @@ _NEW_GAME = (
 _SHARD = "(guild_id >> 22) % {count} = {shard}"
 
 
-class GameQueries(StandingQueries):
+class GameQueries:
+    """Games, their moves and seats; finishing one writes its result through the standings, in
+    the same transaction."""
+
+    def __init__(self, con: Connection, standings: StandingQueries) -> None:
+        self._con = con
+        self._standings = standings
+
     # ----------------------------------------------------------------- creating
     async def create_game(self, new: NewGame) -> GameRow:
         try:
-            return await self._insert_game(self._pool, new)
+            return await self.insert_game(self._con.pool, new)
         except asyncpg.UniqueViolationError:
             # A seat or the channel's watch slot is taken: the database decides, so two
             # processes racing for one slot cannot both win.
-            existing = await self._game_in_the_way(new)
+            existing = await self.game_in_the_way(new)
             if existing is None:
                 raise
             raise ActiveGameExists(existing) from None
 
-    async def _insert_game(self, con: Any, new: NewGame) -> GameRow:
+    async def insert_game(self, con: Any, new: NewGame) -> GameRow:
         """Insert the game and its members' seats; the game as stored. One statement (so one
         round trip, and its own transaction if `con` is in none): all of it or nothing."""
         x_user, x_level = seat_columns(new.x)
@@ -121,7 +127,7 @@ class GameQueries(StandingQueries):
         )
         return game_row(row)
 
-    async def _game_in_the_way(self, new: NewGame) -> GameRow | None:
+    async def game_in_the_way(self, new: NewGame) -> GameRow | None:
         if new.mode is Mode.WATCH:
             return await self.active_watch(new.guild_id, new.channel_id)
         for seat in (new.x, new.o):
@@ -133,11 +139,11 @@ class GameQueries(StandingQueries):
 
     # ----------------------------------------------------------------- reading
     async def game(self, game_id: int) -> GameRow | None:
-        row = await self._pool.fetchrow(_GAME_WITH_MOVES, game_id)
+        row = await self._con.pool.fetchrow(_GAME_WITH_MOVES, game_id)
         return None if row is None else game_row(row)
 
     async def active_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None:
-        game_id = await self._pool.fetchval(
+        game_id = await self._con.pool.fetchval(
             "SELECT game_id FROM live_seats WHERE guild_id = $1 AND channel_id = $2"
             " AND user_id = $3",
             guild_id, channel_id, user_id,
@@ -146,7 +152,7 @@ class GameQueries(StandingQueries):
 
     async def active_watch(self, guild_id: int, channel_id: int) -> GameRow | None:
         """The AI-vs-AI game running in this channel, if any."""
-        game_id = await self._pool.fetchval(
+        game_id = await self._con.pool.fetchval(
             "SELECT id FROM games WHERE guild_id = $1 AND channel_id = $2 AND mode = 'watch'"
             " AND status = 'active' ORDER BY id LIMIT 1",
             guild_id, channel_id,
@@ -155,76 +161,15 @@ class GameQueries(StandingQueries):
 
     async def last_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None:
         """The member's most recent game in a channel in which they played, running or not."""
-        game_id = await self._pool.fetchval(
+        game_id = await self._con.pool.fetchval(
             "SELECT id FROM games WHERE guild_id = $1 AND channel_id = $2"
             " AND (x_user_id = $3 OR o_user_id = $3) ORDER BY id DESC LIMIT 1",
             guild_id, channel_id, user_id,
         )
         return None if game_id is None else await self.game(int(game_id))
 
-    async def games_awaiting_ai(self, *, shard_id: int = 0, shard_count: int = 1) -> list[GameRow]:
-        """Running games of the shard, with a posted message, where an AI is to move. Games a
-        writer holds right now are skipped (SKIP LOCKED): whoever holds them is moving them."""
-        check_shard(shard_id, shard_count)
-        return await self._locked_games(
-            "status = 'active' AND message_id IS NOT NULL"
-            " AND ((ply % 2 = 0 AND x_level IS NOT NULL) OR (ply % 2 = 1 AND o_level IS NOT NULL))"
-            f" AND {_SHARD.format(count='$1', shard='$2')} ORDER BY id",
-            shard_count, shard_id,
-        )
-
-    async def games_to_redraw(
-        self, finished_within: float = REDRAW_FINISHED_WITHIN, *, shard_id: int = 0,
-        shard_count: int = 1,
-    ) -> list[GameRow]:
-        """Games of the shard whose message may be a move behind the database after a crash
-        (see the SQLite backend); running games first."""
-        check_shard(shard_id, shard_count)
-        return await self._locked_games(
-            "message_id IS NOT NULL AND ("
-            " (status = 'active' AND EXISTS (SELECT 1 FROM moves m"
-            "  WHERE m.game_id = games.id AND m.ply = games.ply - 1 AND m.by_ai))"
-            " OR (status = 'finished' AND finished_at >= now() - make_interval(secs => $3)))"
-            f" AND {_SHARD.format(count='$1', shard='$2')}"
-            " ORDER BY status = 'active' DESC, id DESC",
-            shard_count, shard_id, float(finished_within),
-        )
-
-    async def due_games(self, now: float, *, shard_id: int = 0,
-                        shard_count: int = 1) -> list[GameRow]:
-        """Running games of the shard whose member to move has run out of time by `now`, each
-        claimed for this caller (until `now` + CLAIM_SECONDS): another process asking at the
-        same moment, or before the claim lapses, gets the others, so a clock is settled once.
-        Rows another transaction holds are skipped rather than waited for."""
-        check_shard(shard_id, shard_count)
-        ids = await self._pool.fetch(
-            "WITH due AS (SELECT id FROM games WHERE status = 'active' AND deadline IS NOT NULL"
-            " AND deadline <= $1 AND (claimed_until IS NULL OR claimed_until <= $1)"
-            f" AND {_SHARD.format(count='$2', shard='$3')}"
-            " ORDER BY deadline, id FOR UPDATE SKIP LOCKED)"
-            " UPDATE games SET claimed_until = $1 + $4 FROM due WHERE games.id = due.id"
-            " RETURNING games.id",
-            now, shard_count, shard_id, CLAIM_SECONDS,
-        )
-        games = await self._games([int(r[0]) for r in ids])
-        return sorted(games, key=lambda g: (g.deadline or 0.0, g.id))
-
-    async def next_deadline(self, *, shard_id: int = 0, shard_count: int = 1) -> float | None:
-        """The earliest running clock of any game or pending challenge of the shard; a clock
-        claimed by a process counts from when its claim lapses."""
-        check_shard(shard_id, shard_count)
-        found = await self._pool.fetchval(
-            "SELECT MIN(d) FROM ("
-            " SELECT MIN(GREATEST(deadline, claimed_until)) AS d FROM games"
-            f"  WHERE status = 'active' AND {_SHARD.format(count='$1', shard='$2')}"
-            " UNION ALL SELECT MIN(GREATEST(deadline, claimed_until)) FROM challenges"
-            f"  WHERE status = 'pending' AND {_SHARD.format(count='$1', shard='$2')}) AS due",
-            shard_count, shard_id,
-        )
-        return None if found is None else float(found)
-
     async def live_counts(self, guild_id: int, user_id: int) -> LiveCounts:
-        row = await self._pool.fetchrow(
+        row = await self._con.pool.fetchrow(
             "SELECT COUNT(*) FILTER (WHERE mode = 'ai' AND (x_user_id = $1 OR o_user_id = $1)),"
             " COUNT(*) FILTER (WHERE mode = 'ai'), COUNT(*) FILTER (WHERE mode = 'watch')"
             " FROM games WHERE guild_id = $2 AND status = 'active'",
@@ -234,14 +179,14 @@ class GameQueries(StandingQueries):
 
     # ----------------------------------------------------------------- changing
     async def set_message(self, game_id: int, message_id: int) -> None:
-        await self._pool.execute(
+        await self._con.pool.execute(
             "UPDATE games SET message_id = $1, updated_at = now() WHERE id = $2",
             message_id, game_id,
         )
 
     async def abandon_game(self, game_id: int) -> bool:
         """End a running game without a result; no stats change."""
-        async with self._transaction() as (con, ok):
+        async with self._con.transaction() as (con, ok):
             done = await con.execute(
                 "UPDATE games SET status = 'abandoned', deadline = NULL, updated_at = now(),"
                 " finished_at = now() WHERE id = $1 AND status = 'active'",
@@ -253,17 +198,9 @@ class GameQueries(StandingQueries):
             await con.execute("DELETE FROM live_seats WHERE game_id = $1", game_id)
             return True
 
-    async def set_deadline(self, game_id: int, ply: int, deadline: float | None) -> bool:
-        done = await self._pool.execute(
-            "UPDATE games SET deadline = $1, claimed_until = NULL"
-            " WHERE id = $2 AND ply = $3 AND status = 'active'",
-            deadline, game_id, ply,
-        )
-        return _count(done) == 1
-
     async def add_hint(self, game_id: int, ply: int) -> bool:
         """Count a hint given at move `ply`; False if the game moved on or ended meanwhile."""
-        done = await self._pool.execute(
+        done = await self._con.pool.execute(
             "UPDATE games SET hints = hints + 1 WHERE id = $1 AND ply = $2 AND status = 'active'",
             game_id, ply,
         )
@@ -295,7 +232,7 @@ class GameQueries(StandingQueries):
         if finish is None:
             # One statement, so one round trip and no BEGIN/COMMIT: its own transaction, in which
             # the INSERT happens only if the UPDATE's checks held.
-            done = await self._pool.execute(
+            done = await self._con.pool.execute(
                 _MOVE, deadline, game_id, ply, now, cells, ais, reasons
             )
             if _count(done) == len(cells):
@@ -303,7 +240,7 @@ class GameQueries(StandingQueries):
             return await self._why_not_stored(game_id, ply, now)
 
         async def attempt() -> MoveOutcome | Finished:
-            async with self._transaction() as (con, ok):
+            async with self._con.transaction() as (con, ok):
                 assert rate is not None
                 row = await con.fetchrow(
                     _FINISHING_MOVE, game_id,
@@ -315,14 +252,14 @@ class GameQueries(StandingQueries):
                     return await self._why_not_stored(game_id, ply, now)
                 game = game_row(row)
                 changes = (
-                    await self._count_result(con, game, finish.winner, rate) if game.rated else ()
+                    await self._standings.count_result(con, game, finish.winner, rate) if game.rated else ()
                 )
                 return Finished(game, changes)
 
-        return await self._retrying(attempt)
+        return await self._con.retrying(attempt)
 
     async def _why_not_stored(self, game_id: int, ply: int, now: float) -> MoveOutcome:
-        late = await self._pool.fetchval(
+        late = await self._con.pool.fetchval(
             "SELECT COUNT(*) FROM games WHERE id = $1 AND ply = $2"
             " AND status = 'active' AND deadline IS NOT NULL AND deadline <= $3",
             game_id, ply, now,
@@ -345,7 +282,7 @@ class GameQueries(StandingQueries):
         EndReason(finish.reason)  # refuse an unknown reason before touching anything
 
         async def attempt() -> Finished | None:
-            async with self._transaction() as (con, ok):
+            async with self._con.transaction() as (con, ok):
                 # The row is locked first, so the checks below hold until the commit.
                 row = await con.fetchrow(
                     "SELECT ply, deadline FROM games WHERE id = $1 AND status = 'active'"
@@ -368,7 +305,7 @@ class GameQueries(StandingQueries):
                     ok.rollback()
                 return finished
 
-        return await self._retrying(attempt)
+        return await self._con.retrying(attempt)
 
     async def _finish(
         self, con: Any, game_id: int, finish: Finish, rate: RatePolicy
@@ -387,22 +324,22 @@ class GameQueries(StandingQueries):
             return None
         await con.execute("DELETE FROM live_seats WHERE game_id = $1", game_id)
         game = game_row(await con.fetchrow(_GAME_WITH_MOVES, game_id))
-        changes = await self._count_result(con, game, finish.winner, rate) if game.rated else ()
+        changes = await self._standings.count_result(con, game, finish.winner, rate) if game.rated else ()
         return Finished(game, changes)
 
     # ----------------------------------------------------------------- helpers
-    async def _games(self, ids: list[int]) -> list[GameRow]:
+    async def read_games(self, ids: list[int]) -> list[GameRow]:
         if not ids:
             return []
-        rows = await self._pool.fetch(_GAMES_WITH_MOVES, ids)
+        rows = await self._con.pool.fetch(_GAMES_WITH_MOVES, ids)
         by_id = {int(r["id"]): game_row(r) for r in rows}
         return [by_id[i] for i in ids if i in by_id]
 
-    async def _locked_games(self, condition: str, *params: object) -> list[GameRow]:
-        rows = await self._pool.fetch(
+    async def locked_games(self, condition: str, *params: object) -> list[GameRow]:
+        rows = await self._con.pool.fetch(
             f"SELECT id FROM games WHERE {condition} FOR UPDATE SKIP LOCKED", *params
         )
-        return await self._games([int(r[0]) for r in rows])
+        return await self.read_games([int(r[0]) for r in rows])
 
 
 def _count(status: str) -> int:

@@ -1,9 +1,8 @@
-"""Queries of per-server settings and of the installation's meta facts, on PostgreSQL."""
+"""Queries of per-server settings, on PostgreSQL."""
 
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from bot.game.model import GuildSettings
 from bot.storage.postgres.connection import Connection
@@ -14,9 +13,9 @@ from bot.storage.postgres.connection import Connection
 SETTINGS_TTL = 10.0
 
 
-class SettingQueries(Connection):
-    def __init__(self, pool: Any, dsn: str) -> None:
-        super().__init__(pool, dsn)
+class SettingQueries:
+    def __init__(self, con: Connection) -> None:
+        self._con = con
         # guild id -> (monotonic time read, its saved settings or None if it has none).
         self._settings: dict[int, tuple[float, GuildSettings | None]] = {}
 
@@ -24,7 +23,7 @@ class SettingQueries(Connection):
         cached = self._settings.get(guild_id)
         if cached is not None and time.monotonic() - cached[0] < SETTINGS_TTL:
             return cached[1] or default
-        row = await self._pool.fetchrow(
+        row = await self._con.pool.fetchrow(
             "SELECT pvp_timeout, ai_timeout FROM guild_settings WHERE guild_id = $1", guild_id
         )
         found = (
@@ -36,21 +35,10 @@ class SettingQueries(Connection):
         return found or default
 
     async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
-        await self._pool.execute(
+        await self._con.pool.execute(
             "INSERT INTO guild_settings (guild_id, pvp_timeout, ai_timeout) VALUES ($1, $2, $3)"
             " ON CONFLICT (guild_id) DO UPDATE SET pvp_timeout = excluded.pvp_timeout,"
             " ai_timeout = excluded.ai_timeout",
             guild_id, settings.pvp_timeout, settings.ai_timeout,
         )
         self._settings[guild_id] = (time.monotonic(), settings)
-
-    async def get_meta(self, key: str) -> str | None:
-        value = await self._pool.fetchval("SELECT value FROM meta WHERE key = $1", key)
-        return None if value is None else str(value)
-
-    async def set_meta(self, key: str, value: str) -> None:
-        await self._pool.execute(
-            "INSERT INTO meta (key, value) VALUES ($1, $2)"
-            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            key, value,
-        )

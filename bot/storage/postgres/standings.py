@@ -22,9 +22,12 @@ from bot.storage.rows import ai_results, in_stored_order
 from engine import Mark
 
 
-class StandingQueries(Connection):
+class StandingQueries:
+    def __init__(self, con: Connection) -> None:
+        self._con = con
+
     async def standing(self, scope: int, user_id: int, mode: Mode) -> Standing:
-        row = await self._pool.fetchrow(
+        row = await self._con.pool.fetchrow(
             "SELECT rating, wins, draws, losses FROM standings"
             " WHERE scope = $1 AND user_id = $2 AND mode = $3",
             scope, user_id, Mode(mode).value,
@@ -40,7 +43,7 @@ class StandingQueries(Connection):
         self, scope: int, mode: Mode, *, min_games: int, limit: int = 10
     ) -> list[RatedRow]:
         """Ranked by rating, then games played (more first), then user id."""
-        rows = await self._pool.fetch(
+        rows = await self._con.pool.fetch(
             "SELECT user_id, rating, wins, draws, losses FROM standings"
             " WHERE scope = $1 AND mode = $2 AND wins + draws + losses >= $3"
             " ORDER BY rating DESC, wins + draws + losses DESC, user_id ASC LIMIT $4",
@@ -57,7 +60,7 @@ class StandingQueries(Connection):
         ]
 
     async def rating_changes(self, game_id: int) -> list[RatingChange]:
-        rows = await self._pool.fetch(
+        rows = await self._con.pool.fetch(
             "SELECT user_id, scope, mode, before, after FROM rating_changes WHERE game_id = $1"
             " ORDER BY scope, user_id",
             game_id,
@@ -67,7 +70,7 @@ class StandingQueries(Connection):
         ]
 
     async def user_stats(self, guild_id: int, user_id: int) -> UserStats:
-        rows = await self._pool.fetch(
+        rows = await self._con.pool.fetch(
             "SELECT ai_level, result, COUNT(*) FROM results"
             " WHERE guild_id = $1 AND user_id = $2 GROUP BY ai_level, result",
             guild_id, user_id,
@@ -87,7 +90,7 @@ class StandingQueries(Connection):
         return UserStats(overall=overall, by_level=by_level)
 
     # ----------------------------------------------------------------- helpers (in a transaction)
-    async def _count_result(
+    async def count_result(
         self, con: Any, game: GameRow, winner: Mark | None, rate: RatePolicy
     ) -> tuple[RatingChange, ...]:
         """Write a rated finished game's result per AI level and its rating changes, in the

@@ -1,35 +1,57 @@
-"""The SQLite backend: one file, one process (aiosqlite). The queries of each aggregate live in
-their own module, each building on the connection module."""
+"""The SQLite backend: one file, one process (aiosqlite). Each aggregate's queries are a
+repository of their own (games.py, clocks.py, challenges.py…), all over the one connection of
+connection.py."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import aiosqlite
+
 from bot.game.ports import StorageError
 from bot.storage.sqlite.challenges import ChallengeQueries
-from bot.storage.sqlite.connection import MIGRATIONS_DIR, check_database_path, migration_files
+from bot.storage.sqlite.clocks import ClockQueries
+from bot.storage.sqlite.connection import (
+    MIGRATIONS_DIR,
+    Connection,
+    check_database_path,
+    migration_files,
+)
+from bot.storage.sqlite.games import GameQueries
+from bot.storage.sqlite.meta import MetaQueries
 from bot.storage.sqlite.reviews import ReviewQueries
 from bot.storage.sqlite.settings import SettingQueries
+from bot.storage.sqlite.standings import StandingQueries
 
 
-class SqliteStorage(ChallengeQueries, ReviewQueries, SettingQueries):
+class SqliteStorage:
     """The bot's database. Create with `await SqliteStorage.open(path)`; `await close()` at
     shutdown.
 
-    Each base holds the queries of one aggregate over the one connection (connection.py):
-    challenges build on games (accepting one creates a game), games on standings (finishing one
-    rates it), finished games as records and their reviews on games; settings stand alone.
+    The repositories share the one connection and its lock. Some hold another: finishing a game
+    rates it (games use standings), accepting a challenge creates a game, and clocks, records and
+    shard work read games; each such change stays one transaction.
     """
+
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self.connection = Connection(db)
+        self.standings = StandingQueries(self.connection)
+        self.games = GameQueries(self.connection, self.standings)
+        self.clocks = ClockQueries(self.connection, self.games)
+        self.challenges = ChallengeQueries(self.connection, self.games)
+        self.settings = SettingQueries(self.connection)
+        self.reviews = ReviewQueries(self.connection, self.games)
+        self.meta = MetaQueries(self.connection, self.games)
 
     @classmethod
     async def open(cls, path: str | Path, *, migrations: Path = MIGRATIONS_DIR) -> SqliteStorage:
         """Open (creating if needed) and migrate the database; StorageError (one line) if it
         cannot be used."""
         check_database_path(Path(path))
-        db = await cls._connect(path)
+        db = await Connection.connect(path)
         try:
             storage = cls(db)
-            await storage.migrate(migrations)
+            await storage.connection.migrate(migrations)
         except StorageError as exc:
             await db.close()
             raise StorageError(f"database {path}: {exc}") from None
@@ -37,6 +59,12 @@ class SqliteStorage(ChallengeQueries, ReviewQueries, SettingQueries):
             await db.close()
             raise
         return storage
+
+    async def close(self) -> None:
+        await self.connection.close()
+
+    async def schema_version(self) -> int:
+        return await self.connection.schema_version()
 
 
 __all__ = ["MIGRATIONS_DIR", "SqliteStorage", "check_database_path", "migration_files"]

@@ -14,7 +14,7 @@ from bot.game.model import (
     NewChallenge,
     NewGame,
 )
-from bot.storage.sqlite.connection import SHARD, check_shard
+from bot.storage.sqlite.connection import SHARD, Connection, check_shard
 from bot.storage.sqlite.games import GameQueries
 
 _CHALLENGE_COLUMNS = (
@@ -30,13 +30,19 @@ _PAIR_PENDING = (
 )
 
 
-class ChallengeQueries(GameQueries):
+class ChallengeQueries:
+    """Challenges; accepting one creates its game (through the games) in the same transaction."""
+
+    def __init__(self, con: Connection, games: GameQueries) -> None:
+        self._con = con
+        self._games = games
+
     async def create_challenge(self, new: NewChallenge, *, now: float) -> ChallengeRow:
-        async with self._lock:
+        async with self._con.lock:
             # One write transaction (BEGIN IMMEDIATE): another process on the same file waits
             # until this one has checked and written, so both cannot pass the check.
-            async with self._transaction():
-                waiting = await self._first(
+            async with self._con.transaction():
+                waiting = await self._con.first(
                     f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE {_PAIR_PENDING}"
                     " ORDER BY id LIMIT 1",
                     (new.guild_id, now, new.challenger_id, new.opponent_id,
@@ -44,7 +50,7 @@ class ChallengeQueries(GameQueries):
                 )
                 if waiting is not None:
                     raise ChallengePending(_challenge_row(waiting))
-                cur = await self._db.execute(
+                cur = await self._con.db.execute(
                     "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id,"
                     " rows, cols, k, rule, first, locale, deadline)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -69,20 +75,20 @@ class ChallengeQueries(GameQueries):
         return found
 
     async def challenge(self, challenge_id: int) -> ChallengeRow | None:
-        async with self._lock:
+        async with self._con.lock:
             return await self._challenge(challenge_id)
 
     async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
-        async with self._lock:
-            await self._db.execute(
+        async with self._con.lock:
+            await self._con.db.execute(
                 "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
             )
 
     async def close_challenge(self, challenge_id: int, status: ChallengeStatus) -> bool:
         """Move a pending challenge to `status` (declined or expired); False if it was no
         longer pending."""
-        async with self._lock:
-            cur = await self._db.execute(
+        async with self._con.lock:
+            cur = await self._con.db.execute(
                 "UPDATE challenges SET status = ? WHERE id = ? AND status = 'pending'",
                 (ChallengeStatus(status).value, challenge_id),
             )
@@ -91,10 +97,10 @@ class ChallengeQueries(GameQueries):
     async def accept_challenge(self, challenge_id: int, new: NewGame) -> GameRow | None:
         """Create the challenge's game and mark the challenge accepted, in one transaction: a
         game exists iff its challenge says accepted, whatever else runs at the same moment."""
-        async with self._lock:
+        async with self._con.lock:
             try:
-                async with self._transaction() as ok:
-                    cur = await self._db.execute(
+                async with self._con.transaction() as ok:
+                    cur = await self._con.db.execute(
                         "UPDATE challenges SET status = 'accepted'"
                         " WHERE id = ? AND status = 'pending'",
                         (challenge_id,),
@@ -102,16 +108,16 @@ class ChallengeQueries(GameQueries):
                     if cur.rowcount != 1:
                         ok.rollback()
                         return None
-                    game_id = await self._insert_game(new)
-                    await self._db.execute(
+                    game_id = await self._games.insert_game(new)
+                    await self._con.db.execute(
                         "UPDATE challenges SET game_id = ? WHERE id = ?", (game_id, challenge_id)
                     )
             except sqlite3.IntegrityError:
-                existing = await self._game_in_the_way(new)
+                existing = await self._games.game_in_the_way(new)
                 if existing is None:
                     raise
                 raise ActiveGameExists(existing) from None
-            game = await self._game(game_id)
+            game = await self._games.read_game(game_id)
         assert game is not None
         return game
 
@@ -119,8 +125,8 @@ class ChallengeQueries(GameQueries):
                              shard_count: int = 1) -> list[ChallengeRow]:
         """Pending challenges of the shard whose time ran out by `now`."""
         check_shard(shard_id, shard_count)
-        async with self._lock:
-            rows = await self._all(
+        async with self._con.lock:
+            rows = await self._con.all(
                 f"SELECT {_CHALLENGE_COLUMNS} FROM challenges"
                 f" WHERE status = 'pending' AND deadline <= ? AND {SHARD} ORDER BY deadline, id",
                 (now, shard_count, shard_id),
@@ -128,19 +134,19 @@ class ChallengeQueries(GameQueries):
         return [_challenge_row(r) for r in rows]
 
     async def pending_challenges(self, *, challenger_id: int, opponent_id: int) -> tuple[int, int]:
-        async with self._lock:
-            sent = await self._scalar(
+        async with self._con.lock:
+            sent = await self._con.scalar(
                 "SELECT COUNT(*) FROM challenges WHERE status = 'pending' AND challenger_id = ?",
                 (challenger_id,),
             )
-            received = await self._scalar(
+            received = await self._con.scalar(
                 "SELECT COUNT(*) FROM challenges WHERE status = 'pending' AND opponent_id = ?",
                 (opponent_id,),
             )
         return sent, received
 
     async def _challenge(self, challenge_id: int) -> ChallengeRow | None:
-        row = await self._first(
+        row = await self._con.first(
             f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE id = ?", (challenge_id,)
         )
         return None if row is None else _challenge_row(row)

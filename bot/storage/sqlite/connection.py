@@ -71,16 +71,17 @@ def check_shard(shard_id: int, shard_count: int) -> None:
 
 
 class Connection:
-    """The connection, its lock and its transactions; the query mixins build on it."""
+    """The connection, its lock and its transactions, shared by the repositories of one database
+    (each takes the lock around its statements)."""
 
     def __init__(self, db: aiosqlite.Connection) -> None:
-        self._db = db
-        self._lock = asyncio.Lock()
+        self.db = db
+        self.lock = asyncio.Lock()
         # Whether this connection has the one-statement move writer (see games.py).
-        self._move_writer_ready = False
+        self.move_writer_ready = False
 
     @classmethod
-    async def _connect(cls, path: str | Path) -> aiosqlite.Connection:
+    async def connect(cls, path: str | Path) -> aiosqlite.Connection:
         # isolation_level=None: the driver never opens transactions behind our back; we do.
         db = await aiosqlite.connect(str(path), isolation_level=None)
         try:
@@ -95,8 +96,8 @@ class Connection:
         return db
 
     async def close(self) -> None:
-        async with self._lock:
-            await self._db.close()
+        async with self.lock:
+            await self.db.close()
 
     # ----------------------------------------------------------------- schema
     async def migrate(self, directory: Path = MIGRATIONS_DIR) -> list[int]:
@@ -107,8 +108,8 @@ class Connection:
         """
         applied: list[int] = []
         files = migration_files(directory)
-        async with self._lock:
-            current = await self._scalar("PRAGMA user_version")
+        async with self.lock:
+            current = await self.scalar("PRAGMA user_version")
             if current > len(files):
                 raise StorageError(
                     f"the database has schema version {current}, newer than this version of"
@@ -125,54 +126,54 @@ class Connection:
         script = path.read_text(encoding="utf-8")
         # A migration may rebuild a table other tables refer to; foreign keys are switched off
         # for it (SQLite ignores the switch inside a transaction) and checked before commit.
-        await self._db.execute("PRAGMA foreign_keys=OFF")
+        await self.db.execute("PRAGMA foreign_keys=OFF")
         try:
             # executescript runs the text as-is, so the transaction is spelled out; the
             # version bump is inside it, so a failed migration leaves no trace.
-            await self._db.executescript(f"BEGIN IMMEDIATE;\n{script}\n")
-            async with self._db.execute("PRAGMA foreign_key_check") as cur:
+            await self.db.executescript(f"BEGIN IMMEDIATE;\n{script}\n")
+            async with self.db.execute("PRAGMA foreign_key_check") as cur:
                 broken = list(await cur.fetchall())
             if broken:
                 raise sqlite3.IntegrityError(f"{len(broken)} rows break foreign keys")
             # Plain statements: executescript would commit the open transaction first.
-            await self._db.execute(f"PRAGMA user_version = {number:d}")
-            await self._db.execute("COMMIT")
+            await self.db.execute(f"PRAGMA user_version = {number:d}")
+            await self.db.execute("COMMIT")
         except sqlite3.Error as exc:
-            if self._db.in_transaction:
-                await self._db.execute("ROLLBACK")
+            if self.db.in_transaction:
+                await self.db.execute("ROLLBACK")
             raise StorageError(f"migration {path.name} failed: {exc}") from exc
         finally:
-            await self._db.execute("PRAGMA foreign_keys=ON")
+            await self.db.execute("PRAGMA foreign_keys=ON")
 
     async def schema_version(self) -> int:
-        async with self._lock:
-            return await self._scalar("PRAGMA user_version")
+        async with self.lock:
+            return await self.scalar("PRAGMA user_version")
 
     # ----------------------------------------------------------------- helpers (lock held)
     @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[Outcome]:
+    async def transaction(self) -> AsyncIterator[Outcome]:
         outcome = Outcome()
-        await self._db.execute("BEGIN IMMEDIATE")
+        await self.db.execute("BEGIN IMMEDIATE")
         try:
             yield outcome
         except BaseException:
-            await self._db.execute("ROLLBACK")
+            await self.db.execute("ROLLBACK")
             raise
         if outcome.rolled_back:
-            await self._db.execute("ROLLBACK")
+            await self.db.execute("ROLLBACK")
         else:
-            await self._db.execute("COMMIT")
+            await self.db.execute("COMMIT")
 
     # One trip to the database thread each: a cursor's execute, fetch and close are three, and
     # under load every trip waits behind the other games' on the one connection.
-    async def _all(self, sql: str, params: Sequence[object] = ()) -> list[sqlite3.Row]:
-        return list(await self._db.execute_fetchall(sql, params))
+    async def all(self, sql: str, params: Sequence[object] = ()) -> list[sqlite3.Row]:
+        return list(await self.db.execute_fetchall(sql, params))
 
-    async def _first(self, sql: str, params: Sequence[object] = ()) -> sqlite3.Row | None:
-        return next(iter(await self._db.execute_fetchall(sql, params)), None)
+    async def first(self, sql: str, params: Sequence[object] = ()) -> sqlite3.Row | None:
+        return next(iter(await self.db.execute_fetchall(sql, params)), None)
 
-    async def _scalar(self, sql: str, params: Sequence[object] = ()) -> int:
-        row = await self._first(sql, params)
+    async def scalar(self, sql: str, params: Sequence[object] = ()) -> int:
+        row = await self.first(sql, params)
         return int(row[0]) if row is not None and row[0] is not None else 0
 
 

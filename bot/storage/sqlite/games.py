@@ -14,7 +14,6 @@ from bot.game.model import (
     NewGame,
 )
 from bot.game.ports import (
-    REDRAW_FINISHED_WITHIN,
     Answer,
     Finished,
     LiveCounts,
@@ -22,7 +21,7 @@ from bot.game.ports import (
     RatePolicy,
 )
 from bot.storage.rows import check_move, game_row, seat_columns
-from bot.storage.sqlite.connection import NOW, SHARD, check_shard
+from bot.storage.sqlite.connection import NOW, Connection
 from bot.storage.sqlite.standings import StandingQueries
 from engine import Mark
 
@@ -63,33 +62,40 @@ _MOVE_WRITER = (
 _NOT_STORED = "caro: move not stored"
 
 
-class GameQueries(StandingQueries):
+class GameQueries:
+    """Games, their moves and seats; finishing one writes its result through the standings, in
+    the same transaction."""
+
+    def __init__(self, con: Connection, standings: StandingQueries) -> None:
+        self._con = con
+        self._standings = standings
+
     # ----------------------------------------------------------------- creating
     async def create_game(self, new: NewGame) -> GameRow:
-        async with self._lock:
+        async with self._con.lock:
             game_id = await self._create_game(new)
-            game = await self._game(game_id)
+            game = await self.read_game(game_id)
         assert game is not None
         return game
 
     async def _create_game(self, new: NewGame) -> int:
         """Insert the game and its members' seats in one transaction (lock held)."""
         try:
-            async with self._transaction():
-                game_id = await self._insert_game(new)
+            async with self._con.transaction():
+                game_id = await self.insert_game(new)
         except sqlite3.IntegrityError:
             # A seat or the channel's watch slot is taken (primary key / unique index): the
             # database decides, so two processes racing for one slot cannot both win.
-            existing = await self._game_in_the_way(new)
+            existing = await self.game_in_the_way(new)
             if existing is None:
                 raise
             raise ActiveGameExists(existing) from None
         return game_id
 
-    async def _insert_game(self, new: NewGame) -> int:
+    async def insert_game(self, new: NewGame) -> int:
         x_user, x_level = seat_columns(new.x)
         o_user, o_level = seat_columns(new.o)
-        cur = await self._db.execute(
+        cur = await self._con.db.execute(
             "INSERT INTO games (guild_id, channel_id, message_id, mode, x_user_id, x_level,"
             " o_user_id, o_level, started_by, rows, cols, k, rule, rated, deadline, locale)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -116,14 +122,14 @@ class GameQueries(StandingQueries):
         assert game_id is not None
         for seat in (new.x, new.o):
             if isinstance(seat, int):
-                await self._db.execute(
+                await self._con.db.execute(
                     "INSERT INTO live_seats (guild_id, channel_id, user_id, game_id)"
                     " VALUES (?, ?, ?, ?)",
                     (new.guild_id, new.channel_id, seat, game_id),
                 )
         return game_id
 
-    async def _game_in_the_way(self, new: NewGame) -> GameRow | None:
+    async def game_in_the_way(self, new: NewGame) -> GameRow | None:
         if new.mode is Mode.WATCH:
             return await self._active_watch(new.guild_id, new.channel_id)
         for seat in (new.x, new.o):
@@ -135,87 +141,31 @@ class GameQueries(StandingQueries):
 
     # ----------------------------------------------------------------- reading
     async def game(self, game_id: int) -> GameRow | None:
-        async with self._lock:
-            return await self._game(game_id)
+        async with self._con.lock:
+            return await self.read_game(game_id)
 
     async def active_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None:
-        async with self._lock:
+        async with self._con.lock:
             return await self._active_game(guild_id, channel_id, user_id)
 
     async def active_watch(self, guild_id: int, channel_id: int) -> GameRow | None:
         """The AI-vs-AI game running in this channel, if any."""
-        async with self._lock:
+        async with self._con.lock:
             return await self._active_watch(guild_id, channel_id)
 
     async def last_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None:
         """The member's most recent game in a channel in which they played, running or not."""
-        async with self._lock:
-            row = await self._first(
+        async with self._con.lock:
+            row = await self._con.first(
                 "SELECT id FROM games WHERE guild_id = ? AND channel_id = ?"
                 " AND (x_user_id = ? OR o_user_id = ?) ORDER BY id DESC LIMIT 1",
                 (guild_id, channel_id, user_id, user_id),
             )
-            return None if row is None else await self._game(int(row[0]))
-
-    async def games_awaiting_ai(self, *, shard_id: int = 0, shard_count: int = 1) -> list[GameRow]:
-        """Running games of the shard with a posted message where an AI is to move (X moves on
-        even plies)."""
-        check_shard(shard_id, shard_count)
-        return await self._games_where(
-            "status = 'active' AND message_id IS NOT NULL"
-            " AND ((ply % 2 = 0 AND x_level IS NOT NULL) OR (ply % 2 = 1 AND o_level IS NOT NULL))"
-            f" AND {SHARD} ORDER BY id",
-            (shard_count, shard_id),
-        )
-
-    async def games_to_redraw(
-        self, finished_within: float = REDRAW_FINISHED_WITHIN, *, shard_id: int = 0,
-        shard_count: int = 1,
-    ) -> list[GameRow]:
-        """Games whose message may be a move behind the database after a crash: the bot stores a
-        move before it draws it, so a running game whose last move was the AI's, or a game that
-        ended in the last `finished_within` seconds, may never have been drawn. Only the games
-        of the shard."""
-        check_shard(shard_id, shard_count)
-        return await self._games_where(
-            "message_id IS NOT NULL AND ("
-            " (status = 'active' AND EXISTS (SELECT 1 FROM moves m"
-            "  WHERE m.game_id = games.id AND m.ply = games.ply - 1 AND m.by_ai = 1))"
-            " OR (status = 'finished' AND finished_at >= strftime("
-            "'%Y-%m-%dT%H:%M:%fZ', 'now', ?)))"
-            f" AND {SHARD}"
-            # Running games first: their players are waiting to move.
-            " ORDER BY status = 'active' DESC, id DESC",
-            (f"-{float(finished_within):.0f} seconds", shard_count, shard_id),
-        )
-
-    async def due_games(self, now: float, *, shard_id: int = 0,
-                        shard_count: int = 1) -> list[GameRow]:
-        """Running games of the shard whose member to move has run out of time by `now`. One
-        process uses a SQLite file, so nothing else can be settling them: no claim is needed."""
-        check_shard(shard_id, shard_count)
-        return await self._games_where(
-            f"status = 'active' AND deadline IS NOT NULL AND deadline <= ? AND {SHARD}"
-            " ORDER BY deadline, id",
-            (now, shard_count, shard_id),
-        )
-
-    async def next_deadline(self, *, shard_id: int = 0, shard_count: int = 1) -> float | None:
-        """The earliest running clock of any game or pending challenge of the shard."""
-        check_shard(shard_id, shard_count)
-        async with self._lock:
-            row = await self._first(
-                "SELECT MIN(d) FROM (SELECT MIN(deadline) AS d FROM games"
-                f" WHERE status = 'active' AND {SHARD}"
-                " UNION ALL SELECT MIN(deadline) FROM challenges"
-                f" WHERE status = 'pending' AND {SHARD})",
-                (shard_count, shard_id, shard_count, shard_id),
-            )
-        return None if row is None or row[0] is None else float(row[0])
+            return None if row is None else await self.read_game(int(row[0]))
 
     async def live_counts(self, guild_id: int, user_id: int) -> LiveCounts:
-        async with self._lock:
-            row = await self._first(
+        async with self._con.lock:
+            row = await self._con.first(
                 "SELECT COALESCE(SUM(mode = 'ai' AND (x_user_id = ? OR o_user_id = ?)), 0),"
                 " COALESCE(SUM(mode = 'ai'), 0), COALESCE(SUM(mode = 'watch'), 0)"
                 " FROM games WHERE guild_id = ? AND status = 'active'",
@@ -226,8 +176,8 @@ class GameQueries(StandingQueries):
 
     # ----------------------------------------------------------------- changing
     async def set_message(self, game_id: int, message_id: int) -> None:
-        async with self._lock:
-            await self._db.execute(
+        async with self._con.lock:
+            await self._con.db.execute(
                 f"UPDATE games SET message_id = ?, updated_at = {NOW} WHERE id = ?",
                 (message_id, game_id),
             )
@@ -235,8 +185,8 @@ class GameQueries(StandingQueries):
     async def abandon_game(self, game_id: int) -> bool:
         """End a running game without a result (its message could not be posted, or a watch was
         stopped); no stats change."""
-        async with self._lock, self._transaction() as ok:
-            cur = await self._db.execute(
+        async with self._con.lock, self._con.transaction() as ok:
+            cur = await self._con.db.execute(
                 f"UPDATE games SET status = 'abandoned', deadline = NULL, updated_at = {NOW},"
                 f" finished_at = {NOW} WHERE id = ? AND status = 'active'",
                 (game_id,),
@@ -244,21 +194,13 @@ class GameQueries(StandingQueries):
             if cur.rowcount != 1:
                 ok.rollback()
                 return False
-            await self._db.execute("DELETE FROM live_seats WHERE game_id = ?", (game_id,))
+            await self._con.db.execute("DELETE FROM live_seats WHERE game_id = ?", (game_id,))
             return True
-
-    async def set_deadline(self, game_id: int, ply: int, deadline: float | None) -> bool:
-        async with self._lock:
-            cur = await self._db.execute(
-                "UPDATE games SET deadline = ? WHERE id = ? AND ply = ? AND status = 'active'",
-                (deadline, game_id, ply),
-            )
-            return cur.rowcount == 1
 
     async def add_hint(self, game_id: int, ply: int) -> bool:
         """Count a hint given at move `ply`; False if the game moved on or ended meanwhile."""
-        async with self._lock:
-            cur = await self._db.execute(
+        async with self._con.lock:
+            cur = await self._con.db.execute(
                 "UPDATE games SET hints = hints + 1 WHERE id = ? AND ply = ? AND status = 'active'",
                 (game_id, ply),
             )
@@ -288,7 +230,7 @@ class GameQueries(StandingQueries):
         """
         check_move(finish, rate, by_ai, answer)
         if finish is None:
-            async with self._lock:
+            async with self._con.lock:
                 if await self._write_move(
                     game_id, ply, cell, by_ai, reason, answer, deadline, now
                 ):
@@ -297,8 +239,8 @@ class GameQueries(StandingQueries):
         moves = [(game_id, ply, cell, int(by_ai), reason)]
         if answer is not None:
             moves.append((game_id, ply + 1, answer.cell, 1, answer.reason))
-        async with self._lock, self._transaction() as ok:
-            cur = await self._db.execute(
+        async with self._con.lock, self._con.transaction() as ok:
+            cur = await self._con.db.execute(
                 f"UPDATE games SET ply = ply + ?, deadline = ?, updated_at = {NOW}"
                 " WHERE id = ? AND ply = ? AND status = 'active'"
                 " AND (deadline IS NULL OR deadline > ?)",
@@ -307,7 +249,7 @@ class GameQueries(StandingQueries):
             if cur.rowcount != 1:
                 ok.rollback()
                 return await self._why_not_stored(game_id, ply, now)
-            await self._db.executemany(
+            await self._con.db.executemany(
                 "INSERT INTO moves (game_id, ply, cell, by_ai, reason) VALUES (?, ?, ?, ?, ?)",
                 moves,
             )
@@ -335,20 +277,20 @@ class GameQueries(StandingQueries):
         by then (a move made meanwhile reset the clock); with `not_due_at`, only if its clock
         had not run out at that time (a resignation cannot undo a loss on time).
         """
-        async with self._lock, self._transaction() as ok:
-            if ply is not None and not await self._scalar(
+        async with self._con.lock, self._con.transaction() as ok:
+            if ply is not None and not await self._con.scalar(
                 "SELECT COUNT(*) FROM games WHERE id = ? AND ply = ?", (game_id, ply)
             ):
                 ok.rollback()
                 return None
-            if due_by is not None and not await self._scalar(
+            if due_by is not None and not await self._con.scalar(
                 "SELECT COUNT(*) FROM games WHERE id = ? AND deadline IS NOT NULL"
                 " AND deadline <= ?",
                 (game_id, due_by),
             ):
                 ok.rollback()
                 return None
-            if not_due_at is not None and await self._scalar(
+            if not_due_at is not None and await self._con.scalar(
                 "SELECT COUNT(*) FROM games WHERE id = ? AND deadline IS NOT NULL"
                 " AND deadline <= ?",
                 (game_id, not_due_at),
@@ -365,7 +307,7 @@ class GameQueries(StandingQueries):
         the caller's transaction, so a game counts exactly once. None if it was not running."""
         reason = EndReason(finish.reason)
         winner = None if finish.winner is None else Mark(finish.winner).name
-        cur = await self._db.execute(
+        cur = await self._con.db.execute(
             "UPDATE games SET status = 'finished', winner = ?, end_reason = ?,"
             f" deadline = NULL, updated_at = {NOW}, finished_at = {NOW}"
             " WHERE id = ? AND status = 'active'",
@@ -373,10 +315,10 @@ class GameQueries(StandingQueries):
         )
         if cur.rowcount != 1:
             return None
-        await self._db.execute("DELETE FROM live_seats WHERE game_id = ?", (game_id,))
-        game = await self._game(game_id)
+        await self._con.db.execute("DELETE FROM live_seats WHERE game_id = ?", (game_id,))
+        game = await self.read_game(game_id)
         assert game is not None
-        changes = await self._count_result(game, finish.winner, rate) if game.rated else ()
+        changes = await self._standings.count_result(game, finish.winner, rate) if game.rated else ()
         return Finished(game, changes)
 
     # ----------------------------------------------------------------- helpers (lock held)
@@ -393,12 +335,12 @@ class GameQueries(StandingQueries):
     ) -> bool:
         """Store a move that does not end the game, in one statement (see _MOVE_WRITER); False
         if the game was not running at `ply` with its clock still running at `now`."""
-        if not self._move_writer_ready:
+        if not self._con.move_writer_ready:
             for sql in _MOVE_WRITER:
-                await self._db.execute(sql)
-            self._move_writer_ready = True
+                await self._con.db.execute(sql)
+            self._con.move_writer_ready = True
         try:
-            await self._db.execute(
+            await self._con.db.execute(
                 "INSERT INTO move_writes (game_id, ply, cell, by_ai, reason, answer_cell,"
                 " answer_reason, deadline, now) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (game_id, ply, cell, int(by_ai), reason,
@@ -412,37 +354,37 @@ class GameQueries(StandingQueries):
         return True
 
     async def _why_not_stored(self, game_id: int, ply: int, now: float) -> MoveOutcome:
-        late = await self._scalar(
+        late = await self._con.scalar(
             "SELECT COUNT(*) FROM games WHERE id = ? AND ply = ? AND status = 'active'"
             " AND deadline IS NOT NULL AND deadline <= ?",
             (game_id, ply, now),
         )
         return MoveOutcome.LATE if late else MoveOutcome.STALE
 
-    async def _game(self, game_id: int) -> GameRow | None:
+    async def read_game(self, game_id: int) -> GameRow | None:
         # One query, so one trip to the database thread: every click and every AI answer reads
         # its game, and under load these trips queue behind each other on the one connection.
-        rows = await self._db.execute_fetchall(_GAME_WITH_MOVES, (game_id,))
+        rows = await self._con.db.execute_fetchall(_GAME_WITH_MOVES, (game_id,))
         return next((game_row(row) for row in rows), None)
 
-    async def _games_where(self, condition: str, params: tuple[object, ...] = ()) -> list[GameRow]:
-        async with self._lock:
-            rows = await self._all(f"SELECT id FROM games WHERE {condition}", params)
+    async def games_where(self, condition: str, params: tuple[object, ...] = ()) -> list[GameRow]:
+        async with self._con.lock:
+            rows = await self._con.all(f"SELECT id FROM games WHERE {condition}", params)
             ids = [int(row[0]) for row in rows]
-            games = [await self._game(i) for i in ids]
+            games = [await self.read_game(i) for i in ids]
         return [g for g in games if g is not None]
 
     async def _active_game(self, guild_id: int, channel_id: int, user_id: int) -> GameRow | None:
-        row = await self._first(
+        row = await self._con.first(
             "SELECT game_id FROM live_seats WHERE guild_id = ? AND channel_id = ? AND user_id = ?",
             (guild_id, channel_id, user_id),
         )
-        return None if row is None else await self._game(int(row[0]))
+        return None if row is None else await self.read_game(int(row[0]))
 
     async def _active_watch(self, guild_id: int, channel_id: int) -> GameRow | None:
-        row = await self._first(
+        row = await self._con.first(
             "SELECT id FROM games WHERE guild_id = ? AND channel_id = ? AND mode = 'watch'"
             " AND status = 'active' ORDER BY id LIMIT 1",
             (guild_id, channel_id),
         )
-        return None if row is None else await self._game(int(row[0]))
+        return None if row is None else await self.read_game(int(row[0]))

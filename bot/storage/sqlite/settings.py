@@ -1,16 +1,14 @@
-"""Queries of per-server settings and of the installation's meta facts."""
+"""Queries of per-server settings."""
 
 from __future__ import annotations
-
-import aiosqlite
 
 from bot.game.model import GuildSettings
 from bot.storage.sqlite.connection import Connection
 
 
-class SettingQueries(Connection):
-    def __init__(self, db: aiosqlite.Connection) -> None:
-        super().__init__(db)
+class SettingQueries:
+    def __init__(self, con: Connection) -> None:
+        self._con = con
         # guild id -> its saved settings, None if it has none; see guild_settings.
         self._settings: dict[int, GuildSettings | None] = {}
 
@@ -19,8 +17,8 @@ class SettingQueries(Connection):
         # this one process, so a cache is exact and saves a database trip per move.
         if guild_id in self._settings:
             return self._settings[guild_id] or default
-        async with self._lock:
-            row = await self._first(
+        async with self._con.lock:
+            row = await self._con.first(
                 "SELECT pvp_timeout, ai_timeout FROM guild_settings WHERE guild_id = ?", (guild_id,)
             )
         found = (
@@ -32,26 +30,11 @@ class SettingQueries(Connection):
         return found or default
 
     async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
-        async with self._lock:
-            await self._db.execute(
+        async with self._con.lock:
+            await self._con.db.execute(
                 "INSERT INTO guild_settings (guild_id, pvp_timeout, ai_timeout) VALUES (?, ?, ?)"
                 " ON CONFLICT (guild_id) DO UPDATE SET pvp_timeout = excluded.pvp_timeout,"
                 " ai_timeout = excluded.ai_timeout",
                 (guild_id, settings.pvp_timeout, settings.ai_timeout),
             )
             self._settings[guild_id] = settings
-
-    async def get_meta(self, key: str) -> str | None:
-        async with self._lock:
-            row = await self._first(
-                "SELECT value FROM meta WHERE key = ?", (key,)
-            )
-        return None if row is None else str(row[0])
-
-    async def set_meta(self, key: str, value: str) -> None:
-        async with self._lock:
-            await self._db.execute(
-                "INSERT INTO meta (key, value) VALUES (?, ?)"
-                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (key, value),
-            )

@@ -20,17 +20,20 @@ from bot.storage.sqlite.connection import Connection
 from engine import Mark
 
 
-class StandingQueries(Connection):
+class StandingQueries:
+    def __init__(self, con: Connection) -> None:
+        self._con = con
+
     async def standing(self, scope: int, user_id: int, mode: Mode) -> Standing:
-        async with self._lock:
+        async with self._con.lock:
             return await self._standing(scope, user_id, mode)
 
     async def rated_leaderboard(
         self, scope: int, mode: Mode, *, min_games: int, limit: int = 10
     ) -> list[RatedRow]:
         """Ranked by rating, then games played (more first), then user id."""
-        async with self._lock:
-            rows = await self._all(
+        async with self._con.lock:
+            rows = await self._con.all(
                 "SELECT user_id, rating, wins, draws, losses FROM standings"
                 " WHERE scope = ? AND mode = ? AND wins + draws + losses >= ?"
                 " ORDER BY rating DESC, wins + draws + losses DESC, user_id ASC LIMIT ?",
@@ -47,8 +50,8 @@ class StandingQueries(Connection):
         ]
 
     async def rating_changes(self, game_id: int) -> list[RatingChange]:
-        async with self._lock:
-            rows = await self._all(
+        async with self._con.lock:
+            rows = await self._con.all(
                 "SELECT user_id, scope, mode, before, after FROM rating_changes WHERE game_id = ?"
                 " ORDER BY scope, user_id",
                 (game_id,),
@@ -58,8 +61,8 @@ class StandingQueries(Connection):
         ]
 
     async def user_stats(self, guild_id: int, user_id: int) -> UserStats:
-        async with self._lock:
-            rows = await self._all(
+        async with self._con.lock:
+            rows = await self._con.all(
                 "SELECT ai_level, result, COUNT(*) FROM results"
                 " WHERE guild_id = ? AND user_id = ? GROUP BY ai_level, result",
                 (guild_id, user_id),
@@ -76,7 +79,7 @@ class StandingQueries(Connection):
         return UserStats(overall=overall, by_level=by_level)
 
     # ----------------------------------------------------------------- helpers (lock held)
-    async def _count_result(
+    async def count_result(
         self, game: GameRow, winner: Mark | None, rate: RatePolicy
     ) -> tuple[RatingChange, ...]:
         """Write a rated finished game's result per AI level and its rating changes, in the
@@ -95,7 +98,7 @@ class StandingQueries(Connection):
                     RatingChange(update.user_id, scope, game.mode, update.before, update.after)
                 )
         for user, level, result in ai_results(game, winner):
-            await self._db.execute(
+            await self._con.db.execute(
                 "INSERT INTO results (game_id, guild_id, user_id, ai_level, result)"
                 " VALUES (?, ?, ?, ?, ?)",
                 (game.id, game.guild_id, user, level.value, result.value),
@@ -106,7 +109,7 @@ class StandingQueries(Connection):
         self, game: GameRow, scope: int, user_id: int, result: Result, before: float,
         after: float,
     ) -> None:
-        await self._db.execute(
+        await self._con.db.execute(
             "INSERT INTO standings (scope, user_id, mode, rating, wins, draws, losses)"
             " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scope, user_id, mode) DO UPDATE SET"
             " rating = excluded.rating, wins = wins + excluded.wins,"
@@ -121,14 +124,14 @@ class StandingQueries(Connection):
                 int(result is Result.LOSS),
             ),
         )
-        await self._db.execute(
+        await self._con.db.execute(
             "INSERT INTO rating_changes (game_id, scope, user_id, mode, before, after)"
             " VALUES (?, ?, ?, ?, ?, ?)",
             (game.id, scope, user_id, game.mode.value, before, after),
         )
 
     async def _standing(self, scope: int, user_id: int, mode: Mode) -> Standing:
-        row = await self._first(
+        row = await self._con.first(
             "SELECT rating, wins, draws, losses FROM standings"
             " WHERE scope = ? AND user_id = ? AND mode = ?",
             (scope, user_id, Mode(mode).value),

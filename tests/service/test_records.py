@@ -1,6 +1,7 @@
-"""The game service's side of replays, reviews and history, on a real SQLite file upgraded from
-the previous schema: games finished before this version replay and review like new ones, a
-review is made once and then read from the cache, and history pages carry rating changes."""
+"""The records service (bot.game.records): replays, reviews and history, on a real SQLite file
+upgraded from the previous schema: games finished before this version replay and review like new
+ones, a review is made once and then read from the cache, and history pages carry rating
+changes."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ async def upgraded(tmp_path: Path) -> Any:
     path = tmp_path / "caro.db"
     ids = old_world(path)
     storage = await SqliteStorage.open(path)
-    yield RecordService(storage), ids
+    yield RecordService(storage.reviews, storage.games, storage.standings), ids
     await storage.close()
 
 
@@ -127,30 +128,30 @@ async def test_finished_games_and_the_review_cache_on_each_backend(storage: Stor
 
     games = []
     for channel in (1, 2, 3):
-        row = await storage.create_game(
+        row = await storage.games.create_game(
             NewGame(guild_id=GUILD, channel_id=channel, mode=Mode.AI, x=ALICE, o=Level.EASY,
                     started_by=ALICE, rows=3, cols=3, k=3, rule="freestyle", rated=False)
         )
         games.append(row.id)
-    other_guild = await storage.create_game(
+    other_guild = await storage.games.create_game(
         NewGame(guild_id=GUILD + 1, channel_id=1, mode=Mode.AI, x=ALICE, o=Level.EASY,
                 started_by=ALICE, rows=3, cols=3, k=3, rule="freestyle", rated=False)
     )
     for game in (games[0], games[2], other_guild.id):
-        assert await storage.finish_game(game, Finish(winner=Mark.O, reason=EndReason.RESIGN),
+        assert await storage.games.finish_game(game, Finish(winner=Mark.O, reason=EndReason.RESIGN),
                                          rate=game_updates)
-    found = await storage.finished_games(GUILD, ALICE, limit=5)
+    found = await storage.reviews.finished_games(GUILD, ALICE, limit=5)
     assert [g.id for g in found] == [games[2], games[0]]  # finished only, this server, newest first
-    assert [g.id for g in await storage.finished_games(GUILD, ALICE, limit=1, offset=1)] == [
+    assert [g.id for g in await storage.reviews.finished_games(GUILD, ALICE, limit=1, offset=1)] == [
         games[0]
     ]
-    assert await storage.finished_games(GUILD, DAVE, limit=5) == []
+    assert await storage.reviews.finished_games(GUILD, DAVE, limit=5) == []
 
-    assert await storage.review(games[0], 5000) is None
-    await storage.save_review(games[0], 5000, '{"a": 1}')
-    assert await storage.review(games[0], 5000) == '{"a": 1}'
-    assert await storage.review(games[0], 100) is None  # made with another node limit
-    await storage.save_review(games[0], 100, '{"b": 2}')  # one per game: replaced
-    assert await storage.review(games[0], 100) == '{"b": 2}'
-    assert await storage.review(games[0], 5000) is None
+    assert await storage.reviews.review(games[0], 5000) is None
+    await storage.reviews.save_review(games[0], 5000, '{"a": 1}')
+    assert await storage.reviews.review(games[0], 5000) == '{"a": 1}'
+    assert await storage.reviews.review(games[0], 100) is None  # made with another node limit
+    await storage.reviews.save_review(games[0], 100, '{"b": 2}')  # one per game: replaced
+    assert await storage.reviews.review(games[0], 100) == '{"b": 2}'
+    assert await storage.reviews.review(games[0], 5000) is None
 

@@ -1,4 +1,4 @@
-"""The game service on a real database, with the real AI called in-process."""
+"""The games service (bot.game.games) on a real database, with the real AI called in-process."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from bot.cpu import jobs
 from bot.game.errors import UserError
 from bot.game.model import ActiveGameExists, AiLevel, MoveRef, Record
 from bot.game.options import GameOptions, parse_options
-from bot.game.service import GameService, ai_seed
+from bot.game.searches import ai_seed
+from bot.game.services import Services, build_services
 from bot.storage import SqliteStorage as Storage
 from engine import Board, Mark, Rule
 from engine.solver import perfect_move
@@ -49,7 +50,7 @@ class Thinker:
 async def service(tmp_path: Path):
     storage = await Storage.open(tmp_path / "caro.db")
     thinker = Thinker()
-    yield GameService(storage, thinker), thinker
+    yield build_services(storage, thinker), thinker
     await storage.close()
 
 
@@ -57,12 +58,12 @@ def options(level: str = "normal", size: str = "3x3", first: str = "me") -> Game
     return parse_options(level, size, "freestyle", first)
 
 
-async def start(service: GameService, player: int = ALICE, **kw: str):
-    state = await service.start(
+async def start(service: Services, player: int = ALICE, **kw: str):
+    state = await service.games.start(
         guild_id=GUILD, channel_id=CHANNEL, player_id=player, options=options(**kw),
         rng=random.Random(1),
     )
-    await service.attach_message(state.id, 5000 + state.id)
+    await service.games.attach_message(state.id, 5000 + state.id)
     return state
 
 
@@ -91,22 +92,22 @@ def test_hostile_options_get_clear_errors(kwargs: dict[str, str], message: str) 
 
 
 async def test_player_moves_then_ai_answers(service) -> None:
-    games, thinker = service
-    state = await start(games, level="impossible")
+    svc, thinker = service
+    state = await start(svc, level="impossible")
     assert state.player_mark.name == "X" and not state.ai_to_move
-    after = await games.play(MoveRef(state.id, 0, "B2"), user_id=ALICE, message_id=None)
+    after = await svc.games.play(MoveRef(state.id, 0, "B2"), user_id=ALICE, message_id=None)
     assert after.board.text() == "3x3 k3 freestyle B2" and after.ai_to_move
-    answered = await games.ai_move(state.id, member=ALICE)
+    answered = await svc.games.ai_move(state.id, member=ALICE)
     assert answered is not None and answered.board.ply == 2 and not answered.ai_to_move
     assert thinker.calls == [("3x3 k3 freestyle B2", "impossible", ai_seed(state.id, 1))]
     cell, reason = answered.last_ai_move or ("", "")
     assert answered.board.parse_move(cell) in [(0, 0), (0, 2), (2, 0), (2, 2)]  # only corners hold
     assert reason in {"center", "develop", "defend", "block", "threat", "fork", "win"}
-    assert await games.ai_move(state.id, member=ALICE) is None  # nothing owed any more
+    assert await svc.games.ai_move(state.id, member=ALICE) is None  # nothing owed any more
 
 
 async def test_ai_moves_are_reproducible_per_game_and_ply(service) -> None:
-    games, _ = service
+    svc, _ = service
     board = Board(5, 5, 4)
     board.push((0, 0))
     seed = ai_seed(7, 1)
@@ -127,111 +128,111 @@ async def test_ai_moves_are_reproducible_per_game_and_ply(service) -> None:
 async def test_refused_clicks_change_nothing(
     service, tmp_path: Path, ref: MoveRef, user: int, message: str
 ) -> None:
-    games, _ = service
-    state = await start(games)
+    svc, _ = service
+    state = await start(svc)
     assert state.id == 1
     before = row_counts(tmp_path / "caro.db")
     with pytest.raises(UserError, match=message):
-        await games.play(ref, user_id=user, message_id=None)
+        await svc.games.play(ref, user_id=user, message_id=None)
     assert row_counts(tmp_path / "caro.db") == before
 
 
 async def test_click_on_another_message_is_stale(service) -> None:
-    games, _ = service
-    state = await start(games)
+    svc, _ = service
+    state = await start(svc)
     with pytest.raises(UserError, match="out of date"):
-        await games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=123)
+        await svc.games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=123)
 
 
 async def test_clicks_while_the_ai_thinks_and_taken_cells(service) -> None:
-    games, _ = service
-    state = await start(games, first="ai")
+    svc, _ = service
+    state = await start(svc, first="ai")
     assert state.player_mark.name == "O" and state.ai_to_move
     with pytest.raises(UserError, match="Wait for the AI"):
-        await games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
-    answered = await games.ai_move(state.id, member=ALICE)
+        await svc.games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
+    answered = await svc.games.ai_move(state.id, member=ALICE)
     assert answered is not None
     taken = answered.last_ai_move[0] if answered.last_ai_move else ""
     with pytest.raises(UserError, match=f"{taken} is already taken"):
-        await games.play(MoveRef(state.id, 1, taken), user_id=ALICE, message_id=None)
+        await svc.games.play(MoveRef(state.id, 1, taken), user_id=ALICE, message_id=None)
 
 
 async def test_two_clicks_on_the_same_turn_apply_one_move(service) -> None:
-    games, _ = service
-    state = await start(games)
+    svc, _ = service
+    state = await start(svc)
     results = await asyncio.gather(
-        games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None),
-        games.play(MoveRef(state.id, 0, "C3"), user_id=ALICE, message_id=None),
+        svc.games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None),
+        svc.games.play(MoveRef(state.id, 0, "C3"), user_id=ALICE, message_id=None),
         return_exceptions=True,
     )
     applied = [r for r in results if not isinstance(r, BaseException)]
     refused = [r for r in results if isinstance(r, UserError)]
     assert len(applied) == 1 and len(refused) == 1
     assert "out of date" in str(refused[0])
-    row = await games.storage.game(state.id)
+    row = await svc.storage.games.game(state.id)
     assert row is not None and row.ply == 1
 
 
 async def test_late_ai_answer_is_dropped_if_the_game_moved_on(service, tmp_path: Path) -> None:
-    games, thinker = service
-    state = await start(games, first="ai")
+    svc, thinker = service
+    state = await start(svc, first="ai")
     thinker.gate = asyncio.Event()
-    pending = asyncio.create_task(games.ai_move(state.id, member=ALICE))
+    pending = asyncio.create_task(svc.games.ai_move(state.id, member=ALICE))
     await asyncio.sleep(0.05)
-    assert await games.ai_move(state.id, member=ALICE) is None  # already thinking about this game
-    await games.storage.abandon_game(state.id)
+    assert await svc.games.ai_move(state.id, member=ALICE) is None  # already thinking about this game
+    await svc.storage.games.abandon_game(state.id)
     thinker.gate.set()
     assert await pending is None
     assert row_counts(tmp_path / "caro.db")["moves"] == 0
 
 
 async def test_second_game_in_channel_is_refused(service) -> None:
-    games, _ = service
-    state = await start(games)
+    svc, _ = service
+    state = await start(svc)
     with pytest.raises(ActiveGameExists) as refused:
-        await start(games)
+        await start(svc)
     assert refused.value.game.id == state.id
 
 
-async def _play_to_end(games: GameService, game_id: int, pick) -> None:
+async def _play_to_end(svc: Services, game_id: int, pick) -> None:
     while True:
-        state = await games.state(game_id)
+        state = await svc.games.state(game_id)
         assert state is not None
         if not state.active:
             return
         if state.ai_to_move:
-            await games.ai_move(game_id, member=ALICE)
+            await svc.games.ai_move(game_id, member=ALICE)
             continue
         cell = pick(state.board)
         name = state.board.move_name(cell)
-        await games.play(MoveRef(game_id, state.board.ply, name), user_id=ALICE, message_id=None)
+        await svc.games.play(MoveRef(game_id, state.board.ply, name), user_id=ALICE, message_id=None)
 
 
 async def test_perfect_play_draws_and_bad_play_loses_against_impossible(service) -> None:
-    games, _ = service
-    draw = await start(games, level="impossible")
-    await _play_to_end(games, draw.id, perfect_move)
-    lose = await start(games, player=BOB, level="impossible")
+    svc, _ = service
+    draw = await start(svc, level="impossible")
+    await _play_to_end(svc, draw.id, perfect_move)
+    lose = await start(svc, player=BOB, level="impossible")
 
     def worst(board: Board):
         return next(iter(board.legal_moves))  # the first empty cell, row by row
 
     # Bob's moves are made with user id ALICE in _play_to_end, so play his game by hand.
     while True:
-        state = await games.state(lose.id)
+        state = await svc.games.state(lose.id)
         assert state is not None
         if not state.active:
             break
         if state.ai_to_move:
-            await games.ai_move(lose.id, member=BOB)
+            await svc.games.ai_move(lose.id, member=BOB)
         else:
             name = state.board.move_name(worst(state.board))
-            await games.play(MoveRef(lose.id, state.board.ply, name), user_id=BOB, message_id=None)
-    alice = await games.storage.user_stats(GUILD, ALICE)
-    bob = await games.storage.user_stats(GUILD, BOB)
+            await svc.games.play(MoveRef(lose.id, state.board.ply, name), user_id=BOB, message_id=None)
+    alice = await svc.storage.standings.user_stats(GUILD, ALICE)
+    bob = await svc.storage.standings.user_stats(GUILD, BOB)
     assert alice.overall == Record(draws=1)
     assert bob.overall == Record(losses=1)
-    final = await games.state(lose.id)
+    final = await svc.games.state(lose.id)
     assert final is not None and final.row.winner is Mark.O and final.board.outcome() is not None
 
 
@@ -239,21 +240,21 @@ async def test_states_built_after_a_move_match_the_database(service) -> None:
     """play and ai_move build the new state in memory instead of reading it back: it must be
     exactly what a fresh read of the database gives, move after move, up to the end (where the
     result comes from the database)."""
-    games, _ = service
-    state = await start(games, level="easy", size="4x4")
-    games.storage._settings.clear()  # the clock's settings come from the cache or the database
+    svc, _ = service
+    state = await start(svc, level="easy", size="4x4")
+    svc.storage.settings._settings.clear()  # the clock's settings come from the cache or the database
     rng = random.Random(7)
     seen = 0
     while state.active:
         if state.ai_to_move:
-            after = await games.ai_move(state.id, member=ALICE)
+            after = await svc.games.ai_move(state.id, member=ALICE)
         else:
             cell = rng.choice([state.board.move_name(m) for m in state.board.legal_moves])
-            after = await games.play(
+            after = await svc.games.play(
                 MoveRef(state.id, state.board.ply, cell), user_id=ALICE, message_id=5000 + state.id
             )
         assert after is not None
-        fresh = await games.state(state.id)
+        fresh = await svc.games.state(state.id)
         assert fresh is not None
         assert after.row == fresh.row
         assert after.board.text() == fresh.board.text()
@@ -273,10 +274,10 @@ class ReadCounter:
         self.count = 0
 
 
-def count_reads(games: GameService) -> ReadCounter:
+def count_reads(svc: Services) -> ReadCounter:
     """Counts the reads of a game or of its rating changes `games` makes from now on."""
     reads = ReadCounter()
-    real_game, real_changes = games.storage.game, games.storage.rating_changes
+    real_game, real_changes = svc.storage.games.game, svc.storage.standings.rating_changes
 
     async def counted(game_id: int):
         reads.count += 1
@@ -286,41 +287,41 @@ def count_reads(games: GameService) -> ReadCounter:
         reads.count += 1
         return await real_changes(game_id)
 
-    games.storage.game = counted  # type: ignore[method-assign]
-    games.storage.rating_changes = counted_changes  # type: ignore[method-assign]
+    svc.storage.games.game = counted  # type: ignore[method-assign]
+    svc.storage.standings.rating_changes = counted_changes  # type: ignore[method-assign]
     return reads
 
 
 async def test_an_ai_move_searched_while_the_board_was_posted_keeps_its_message(service) -> None:
-    games, _ = service
-    created = await games.start(
+    svc, _ = service
+    created = await svc.games.start(
         guild_id=GUILD, channel_id=CHANNEL, player_id=ALICE, options=options(first="ai"),
         rng=random.Random(1),
     )
     assert created.row.message_id is None and created.ai_to_move
     # The board is posted (its message stored) while the AI searches from the new game.
-    await games.attach_message(created.id, 7000)
-    answered = await games.ai_move(created.id, created, member=ALICE)
+    await svc.games.attach_message(created.id, 7000)
+    answered = await svc.games.ai_move(created.id, created, member=ALICE)
     assert answered is not None and answered.board.ply == 1
-    reads = count_reads(games)
+    reads = count_reads(svc)
     cell = answered.board.move_name(next(iter(answered.board.legal_moves)))
-    after = await games.play(MoveRef(created.id, 1, cell), user_id=ALICE, message_id=7000)
+    after = await svc.games.play(MoveRef(created.id, 1, cell), user_id=ALICE, message_id=7000)
     # The kept state knows the message: the click from it is judged without a read.
     assert after.row.message_id == 7000 and reads.count == 0
     # ... and a click from any other message is still refused as not the game's board.
     with pytest.raises(UserError) as refused:
-        await games.play(MoveRef(created.id, 2, cell), user_id=ALICE, message_id=7001)
+        await svc.games.play(MoveRef(created.id, 2, cell), user_id=ALICE, message_id=7001)
     assert refused.value.key == "click.stale"
 
 
 async def test_clicks_on_the_position_this_process_stored_read_nothing(service) -> None:
-    games, _ = service
-    state = await start(games, level="easy", size="4x4")
-    reads = count_reads(games)
-    after = await games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
+    svc, _ = service
+    state = await start(svc, level="easy", size="4x4")
+    reads = count_reads(svc)
+    after = await svc.games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
     assert reads.count == 0  # the game as this process created it
     while True:
-        answered = await games.ai_move(state.id, after, member=ALICE)
+        answered = await svc.games.ai_move(state.id, after, member=ALICE)
         assert answered is not None
         if not answered.active:
             break
@@ -328,44 +329,44 @@ async def test_clicks_on_the_position_this_process_stored_read_nothing(service) 
             answered.board.move_name(m) for m in answered.board.legal_moves
             if not ends(answered.board, m)
         )
-        after = await games.play(
+        after = await svc.games.play(
             MoveRef(state.id, answered.board.ply, cell), user_id=ALICE, message_id=None
         )
         assert reads.count == 0, after.board.ply
     # The write that finished the game returned its result and rating changes: the final
     # board is drawn without reading either.
-    changes = await games.rating_changes(state.id)
+    changes = await svc.games.rating_changes(state.id)
     assert reads.count == 0
-    assert answered.row == await games.storage.game(state.id)
-    assert changes == await games.storage.rating_changes(state.id) and len(changes) == 2
+    assert answered.row == await svc.storage.games.game(state.id)
+    assert changes == await svc.storage.standings.rating_changes(state.id) and len(changes) == 2
 
 
 async def test_a_move_on_a_game_another_process_changed_is_judged_on_the_stored_game(
     service, tmp_path: Path
 ) -> None:
-    games, thinker = service
+    svc, thinker = service
     other_storage = await Storage.open(tmp_path / "caro.db")
     try:
-        other = GameService(other_storage, thinker)  # a second bot process on the same database
-        state = await start(games, level="easy", size="4x4")
-        after = await games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
+        other = build_services(other_storage, thinker)  # a second bot process on the same database
+        state = await start(svc, level="easy", size="4x4")
+        after = await svc.games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
         # The other process answers for the AI: this one's last word on the game is a move old.
-        answered = await other.ai_move(state.id, member=ALICE)
+        answered = await other.games.ai_move(state.id, member=ALICE)
         assert answered is not None and answered.board.ply == 2
         with pytest.raises(UserError) as refused:
-            await games.play(MoveRef(state.id, 1, "B1"), user_id=ALICE, message_id=None)
+            await svc.games.play(MoveRef(state.id, 1, "B1"), user_id=ALICE, message_id=None)
         assert refused.value.key == "click.not_your_turn"  # as stored: it is the AI's no more
         free = next(answered.board.move_name(m) for m in answered.board.legal_moves)
-        after = await games.play(MoveRef(state.id, 2, free), user_id=ALICE, message_id=None)
+        after = await svc.games.play(MoveRef(state.id, 2, free), user_id=ALICE, message_id=None)
         assert after.board.ply == 3
-        answered = await games.ai_move(state.id, after, member=ALICE)
+        answered = await svc.games.ai_move(state.id, after, member=ALICE)
         assert answered is not None and answered.board.ply == 4
         # The other process ends the game at the very position this one stored last.
-        await other.resign(state.id, ALICE)
+        await other.games.resign(state.id, ALICE)
         before = row_counts(tmp_path / "caro.db")
         free = next(answered.board.move_name(m) for m in answered.board.legal_moves)
         with pytest.raises(UserError) as refused:
-            await games.play(MoveRef(state.id, 4, free), user_id=ALICE, message_id=None)
+            await svc.games.play(MoveRef(state.id, 4, free), user_id=ALICE, message_id=None)
         assert refused.value.key == "click.finished"
         assert row_counts(tmp_path / "caro.db") == before
     finally:
@@ -373,21 +374,21 @@ async def test_a_move_on_a_game_another_process_changed_is_judged_on_the_stored_
 
 
 async def test_helpers_refuse_the_same_way_for_every_action(service) -> None:
-    games, _ = service
-    state = await start(games, level="easy")
+    svc, _ = service
+    state = await start(svc, level="easy")
     for action in (
-        games.resign(state.id, BOB),
-        games.hint(state.id, 0, BOB),
-        games.play(MoveRef(state.id, 0, "A1"), user_id=BOB, message_id=None),
+        svc.games.resign(state.id, BOB),
+        svc.hints.hint(state.id, 0, BOB),
+        svc.games.play(MoveRef(state.id, 0, "A1"), user_id=BOB, message_id=None),
     ):
         with pytest.raises(UserError) as refused:
             await action
         assert refused.value.key == "click.not_your_game"
-    await games.resign(state.id, ALICE)
+    await svc.games.resign(state.id, ALICE)
     for action in (
-        games.resign(state.id, ALICE),
-        games.hint(state.id, 0, ALICE),
-        games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None),
+        svc.games.resign(state.id, ALICE),
+        svc.hints.hint(state.id, 0, ALICE),
+        svc.games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None),
     ):
         with pytest.raises(UserError) as refused:
             await action
@@ -395,54 +396,54 @@ async def test_helpers_refuse_the_same_way_for_every_action(service) -> None:
 
 
 async def test_service_meta_round_trips_through_storage(service) -> None:
-    games, _ = service
-    assert await games.get_meta("commands_hash") is None
-    await games.set_meta("commands_hash", "0f1e")
-    assert await games.get_meta("commands_hash") == "0f1e"
+    svc, _ = service
+    assert await svc.meta.get_meta("commands_hash") is None
+    await svc.meta.set_meta("commands_hash", "0f1e")
+    assert await svc.meta.get_meta("commands_hash") == "0f1e"
 
 
-def count_writes(games: GameService) -> list[tuple[int, str | None]]:
+def count_writes(svc: Services) -> list[tuple[int, str | None]]:
     """(ply, cell of the AI's answer stored with it) per add_move `games` makes from now on."""
     writes: list[tuple[int, str | None]] = []
-    real = games.storage.add_move
+    real = svc.storage.games.add_move
 
     async def counted(game_id: int, ply: int, cell: str, **kw):
         answer = kw.get("answer")
         writes.append((ply, None if answer is None else answer.cell))
         return await real(game_id, ply, cell, **kw)
 
-    games.storage.add_move = counted  # type: ignore[method-assign]
+    svc.storage.games.add_move = counted  # type: ignore[method-assign]
     return writes
 
 
 async def test_a_quick_answer_is_stored_with_the_move_in_one_write(service) -> None:
-    games, thinker = service
-    state = await start(games, level="easy", size="5x5")
-    writes = count_writes(games)
+    svc, thinker = service
+    state = await start(svc, level="easy", size="5x5")
+    writes = count_writes(svc)
     thinker.wait = 5.0
-    after = await games.play(MoveRef(state.id, 0, "C3"), user_id=ALICE, message_id=None)
+    after = await svc.games.play(MoveRef(state.id, 0, "C3"), user_id=ALICE, message_id=None)
     assert after.board.ply == 2 and not after.ai_to_move
     assert after.row.moves[-1].by_ai and after.last_ai_move is not None
     assert writes == [(0, after.row.moves[-1].cell)]
     # The answer is the one the AI's own turn would have stored: same search, same seed.
     assert thinker.calls[-1][2] == ai_seed(state.id, 1)
-    stored = await games.storage.game(state.id)
+    stored = await svc.storage.games.game(state.id)
     assert stored == after.row
 
 
 async def test_an_answer_slower_than_the_wait_is_stored_by_the_ais_turn_unsearched_again(
     service,
 ) -> None:
-    games, thinker = service
-    state = await start(games, level="easy", size="5x5")
-    writes = count_writes(games)
+    svc, thinker = service
+    state = await start(svc, level="easy", size="5x5")
+    writes = count_writes(svc)
     thinker.gate = asyncio.Event()  # the search does not answer in time
     thinker.wait = 0.01
-    after = await games.play(MoveRef(state.id, 0, "C3"), user_id=ALICE, message_id=None)
+    after = await svc.games.play(MoveRef(state.id, 0, "C3"), user_id=ALICE, message_id=None)
     assert after.board.ply == 1 and after.ai_to_move
     assert writes == [(0, None)]  # the member's move, alone
     searches = len(thinker.calls)
-    turn = asyncio.ensure_future(games.ai_move(state.id, after, member=ALICE))
+    turn = asyncio.ensure_future(svc.games.ai_move(state.id, after, member=ALICE))
     await asyncio.sleep(0.01)
     thinker.gate.set()
     answered = await turn
@@ -452,8 +453,8 @@ async def test_an_answer_slower_than_the_wait_is_stored_by_the_ais_turn_unsearch
 
 
 async def test_a_move_that_ends_the_game_asks_no_answer(service) -> None:
-    games, thinker = service
-    after = await start(games, level="easy", size="4x4")
+    svc, thinker = service
+    after = await start(svc, level="easy", size="4x4")
     thinker.wait = 5.0
     ended_by_member = False
     while after.active:
@@ -463,8 +464,8 @@ async def test_a_move_that_ends_the_game_asks_no_answer(service) -> None:
         ended_by_member = move is not None
         move = move if move is not None else next(iter(board.legal_moves))
         searches = len(thinker.calls)
-        after = await games.play(MoveRef(after.id, board.ply, board.move_name(move)),
+        after = await svc.games.play(MoveRef(after.id, board.ply, board.move_name(move)),
                                  user_id=ALICE, message_id=None)
         assert len(thinker.calls) == searches + (0 if ended_by_member else 1)
-    assert after.row == await games.storage.game(after.id)
+    assert after.row == await svc.storage.games.game(after.id)
     assert after.row.moves[-1].by_ai is not ended_by_member

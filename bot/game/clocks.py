@@ -1,0 +1,111 @@
+"""The turn clocks: when the member to move loses on time, waking the deadline watcher when a
+clock starts that runs out sooner than it planned to look, and settling the clocks that ran out.
+No Discord code here."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+from bot.game.cache import GameCache
+from bot.game.model import EndReason, Finish, GameState, Mode, NewGame, is_member
+from bot.game.ports import ClockStore, GameStore, RatePolicy
+from bot.game.settings import ServerSettings
+from engine import Board
+
+Clock = Callable[[], float]
+
+
+class Clocks:
+    def __init__(
+        self, store: ClockStore, settings: ServerSettings, *, clock: Clock = time.time
+    ) -> None:
+        self._store = store
+        self._settings = settings
+        self._clock = clock
+        # Wakes the deadline watcher when a new clock starts.
+        self.deadlines_changed = asyncio.Event()
+        # When the deadline watcher looks at the clocks next by itself (see ClocksCog); None
+        # while it is looking, or before it first ran: then every new clock wakes it. A clock
+        # running out later than this needs no wake-up: at 50 moves a second, waking it for
+        # each would cost three queries a move.
+        self.watched_until: float | None = None
+
+    def now(self) -> float:
+        """The time on the clock deadlines are written in."""
+        return self._clock()
+
+    async def next_deadline(self, *, shard_id: int = 0, shard_count: int = 1) -> float | None:
+        """The earliest running clock of any game or pending challenge of the shard."""
+        return await self._store.next_deadline(shard_id=shard_id, shard_count=shard_count)
+
+    async def deadline(self, state: GameState, board: Board) -> float | None:
+        """When the side to move on `board` loses on time; None if no member is to move."""
+        if board.is_over():
+            return None
+        return await self.clock_for(
+            state.row.guild_id, state.mode, member_to_move=state.user_of(board.turn) is not None
+        )
+
+    async def clock_for(self, guild_id: int, mode: Mode, *, member_to_move: bool) -> float | None:
+        if mode is Mode.WATCH or not member_to_move:
+            return None
+        limits = await self._settings.timeouts(guild_id)
+        seconds = limits.pvp_timeout if mode is Mode.PVP else limits.ai_timeout
+        deadline = self._clock() + seconds
+        if self.watched_until is None or deadline < self.watched_until:
+            self.deadlines_changed.set()
+        return deadline
+
+    async def with_clock(self, new: NewGame) -> NewGame:
+        """`new` with the clock of its first move, written with the game itself."""
+        deadline = await self.clock_for(new.guild_id, new.mode, member_to_move=is_member(new.x))
+        return replace(new, deadline=deadline)
+
+
+class Timeouts:
+    """Finishes the games whose member to move ran out of time."""
+
+    def __init__(
+        self,
+        store: ClockStore,
+        games: GameStore,
+        cache: GameCache,
+        clocks: Clocks,
+        rate: RatePolicy,
+    ) -> None:
+        self._store = store
+        self._rate = rate
+        self._games = games
+        self._cache = cache
+        self._clocks = clocks
+
+    async def expire_games(self, *, shard_id: int = 0, shard_count: int = 1) -> list[GameState]:
+        """Finish the shard's games whose member to move ran out of time: they lose. Each game
+        is finished once, even if the bot restarts (or another process asks) in between; the
+        games this call finished."""
+        now = self._clocks.now()
+        finished: list[GameState] = []
+        for row in await self._store.due_games(now, shard_id=shard_id, shard_count=shard_count):
+            async with self._cache.lock(row.id):
+                state = await self._finish_on_time(row.id, now)
+            if state is not None:
+                finished.append(state)
+        return finished
+
+    async def _finish_on_time(self, game_id: int, now: float) -> GameState | None:
+        """Finish `game_id` as lost on time by the member to move if their clock ran out by
+        `now` (game lock held); the game after it, None if it was not due."""
+        state = await self._cache.read(self._games, game_id)
+        if state is None or not state.active or state.board.is_over():
+            return None
+        finish = Finish(winner=state.board.turn.other, reason=EndReason.TIMEOUT)
+        finished = await self._games.finish_game(
+            game_id, finish, rate=self._rate, ply=state.board.ply, due_by=now
+        )
+        return None if finished is None else self._cache.finished(finished)
+
+
+__all__ = ["Clock", "Clocks", "Timeouts"]

@@ -1,0 +1,85 @@
+"""The services over one database, built together: each takes the stores and the other services
+it uses as constructor arguments; this only puts them together for the wiring and the tests."""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass
+
+from bot.game import ratings
+from bot.game.cache import GameCache
+from bot.game.challenges import CHALLENGE_SECONDS, ChallengeService
+from bot.game.clocks import Clock, Clocks, Timeouts
+from bot.game.cooldowns import Cooldowns
+from bot.game.games import DEFAULT_LIMITS, GameService, Limits
+from bot.game.hints import Hints
+from bot.game.levels import NO_ENGINE, ExternalLevel
+from bot.game.meta import Meta
+from bot.game.model import GuildSettings
+from bot.game.ports import StandingStore, Storage
+from bot.game.records import RecordService
+from bot.game.searches import Thinker
+from bot.game.settings import DEFAULT_TIMEOUTS, ServerSettings
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """The services over one database. `storage` is for the wiring (to close it) and the tests;
+    the cogs see the services only (bot.cogs.host)."""
+
+    storage: Storage
+    games: GameService
+    challenges: ChallengeService
+    clocks: Clocks
+    timeouts: Timeouts
+    hints: Hints
+    settings: ServerSettings
+    records: RecordService
+    meta: Meta
+    # Ratings and results: a read model, read as stored.
+    standings: StandingStore
+    cooldowns: Cooldowns
+
+
+def build_services(
+    storage: Storage,
+    ai: Thinker,
+    *,
+    clock: Clock = time.time,
+    default_timeouts: GuildSettings = DEFAULT_TIMEOUTS,
+    challenge_seconds: float = CHALLENGE_SECONDS,
+    limits: Limits = DEFAULT_LIMITS,
+    cooldowns: Cooldowns | None = None,
+    external: ExternalLevel = NO_ENGINE,
+) -> Services:
+    # One set of cooldowns: a command, its button and a Rematch meet the same rate.
+    cooldowns = cooldowns if cooldowns is not None else Cooldowns(clock)
+    cache = GameCache()
+    settings = ServerSettings(storage.settings, default_timeouts)
+    clocks = Clocks(storage.clocks, settings, clock=clock)
+    # A finished game is rated with the external engine's own anchor when it played.
+    rate = functools.partial(ratings.game_updates, external=external)
+    games = GameService(
+        storage.games, ai, clocks, cache, storage.standings,
+        limits=limits, cooldowns=cooldowns, external=external, rate=rate,
+    )
+    return Services(
+        storage=storage,
+        games=games,
+        challenges=ChallengeService(
+            storage.challenges, storage.games, clocks, limits=limits, cooldowns=cooldowns,
+            challenge_seconds=challenge_seconds,
+        ),
+        clocks=clocks,
+        timeouts=Timeouts(storage.clocks, storage.games, cache, clocks, rate),
+        hints=Hints(games, storage.games, ai, cache),
+        settings=settings,
+        records=RecordService(storage.reviews, storage.games, storage.standings),
+        meta=Meta(storage.meta),
+        standings=storage.standings,
+        cooldowns=cooldowns,
+    )
+
+
+__all__ = ["Services", "build_services"]

@@ -1,0 +1,55 @@
+"""Queries of the turn clocks on PostgreSQL: games whose clock ran out (claimed, so one process
+settles each), the next clock to run out."""
+
+from __future__ import annotations
+
+from bot.game.model import GameRow
+from bot.storage.postgres.connection import CLAIM_SECONDS, Connection, check_shard
+from bot.storage.postgres.games import _SHARD, GameQueries, _count
+
+
+class ClockQueries:
+    def __init__(self, con: Connection, games: GameQueries) -> None:
+        self._con = con
+        self._games = games
+
+    async def due_games(self, now: float, *, shard_id: int = 0,
+                        shard_count: int = 1) -> list[GameRow]:
+        """Running games of the shard whose member to move has run out of time by `now`, each
+        claimed for this caller (until `now` + CLAIM_SECONDS): another process asking at the
+        same moment, or before the claim lapses, gets the others, so a clock is settled once.
+        Rows another transaction holds are skipped rather than waited for."""
+        check_shard(shard_id, shard_count)
+        ids = await self._con.pool.fetch(
+            "WITH due AS (SELECT id FROM games WHERE status = 'active' AND deadline IS NOT NULL"
+            " AND deadline <= $1 AND (claimed_until IS NULL OR claimed_until <= $1)"
+            f" AND {_SHARD.format(count='$2', shard='$3')}"
+            " ORDER BY deadline, id FOR UPDATE SKIP LOCKED)"
+            " UPDATE games SET claimed_until = $1 + $4 FROM due WHERE games.id = due.id"
+            " RETURNING games.id",
+            now, shard_count, shard_id, CLAIM_SECONDS,
+        )
+        games = await self._games.read_games([int(r[0]) for r in ids])
+        return sorted(games, key=lambda g: (g.deadline or 0.0, g.id))
+
+    async def next_deadline(self, *, shard_id: int = 0, shard_count: int = 1) -> float | None:
+        """The earliest running clock of any game or pending challenge of the shard; a clock
+        claimed by a process counts from when its claim lapses."""
+        check_shard(shard_id, shard_count)
+        found = await self._con.pool.fetchval(
+            "SELECT MIN(d) FROM ("
+            " SELECT MIN(GREATEST(deadline, claimed_until)) AS d FROM games"
+            f"  WHERE status = 'active' AND {_SHARD.format(count='$1', shard='$2')}"
+            " UNION ALL SELECT MIN(GREATEST(deadline, claimed_until)) FROM challenges"
+            f"  WHERE status = 'pending' AND {_SHARD.format(count='$1', shard='$2')}) AS due",
+            shard_count, shard_id,
+        )
+        return None if found is None else float(found)
+
+    async def set_deadline(self, game_id: int, ply: int, deadline: float | None) -> bool:
+        done = await self._con.pool.execute(
+            "UPDATE games SET deadline = $1, claimed_until = NULL"
+            " WHERE id = $2 AND ply = $3 AND status = 'active'",
+            deadline, game_id, ply,
+        )
+        return _count(done) == 1
