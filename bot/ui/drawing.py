@@ -24,7 +24,7 @@ from typing import Any, ClassVar, cast
 
 import discord
 
-from bot.ui.payloads import ButtonPayload, Payload, RowPayload
+from bot.ui.payloads import ACTION_ROW, TEXT_DISPLAY, ButtonPayload, Payload, RowPayload
 
 _fast = True
 
@@ -73,9 +73,9 @@ def _button(payload: ButtonPayload, row: int | None = None) -> discord.ui.Button
 
 
 def _item(payload: Payload) -> discord.ui.Item[Any]:
-    if payload["type"] == 1:
+    if payload["type"] == ACTION_ROW:
         return discord.ui.ActionRow(*(_button(button) for button in payload["components"]))
-    if payload["type"] == 10:
+    if payload["type"] == TEXT_DISPLAY:
         return discord.ui.TextDisplay(payload["content"])
     return discord.ui.MediaGallery(*(
         discord.MediaGalleryItem(item["media"]["url"], spoiler=item["spoiler"])
