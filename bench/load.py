@@ -466,6 +466,7 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
             workdir, layout=split_shards(args.clusters, args.shards_per_cluster),
             shard_count=shard_count, database=database, guilds_per_shard=guilds_per_shard,
             CARO_LOOP_LAG_LOG="1", CARO_LOG_LEVEL="INFO",
+            CARO_FAST_DRAWING="0" if args.plain_drawing else "1",
         )
     except ValueError as exc:
         if server is not None:
@@ -488,6 +489,8 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
         ("database", backend),
         ("clusters", f"{args.clusters} of {args.shards_per_cluster} shard(s), "
                      f"{guilds_per_shard} guild(s) per shard"),
+        ("drawing", "plain discord.ui (CARO_FAST_DRAWING=0)" if args.plain_drawing
+         else "fast (CARO_FAST_DRAWING=1)"),
     ]
     statements: list[str] = []
     clicks: list[float] = []
@@ -638,6 +641,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--rounds", type=positive, default=1,
                         help="measure the --database list this many times, every other round "
                         "in reverse order, and print the median p99 ratio")
+    parser.add_argument("--plain-drawing", action="store_true",
+                        help="run the bot with CARO_FAST_DRAWING=0: boards as plain discord.ui "
+                        "items, discord.py's responses unpatched")
     parser.add_argument("--seed", type=int, default=1)
     return parser.parse_args(argv)
 

@@ -19,12 +19,15 @@ STOP_TIMEOUT = 20.0
 class BotHandle:
     """One bot process on one database; restartable; its output goes to a log file."""
 
-    def __init__(self, double: Any, workdir: Path, env: dict[str, str]) -> None:
+    def __init__(self, double: Any, workdir: Path, env: dict[str, str],
+                 fast_drawing: bool | None = None) -> None:
         self.double = double
         self.workdir = workdir
         self.db_path = workdir / "caro.db"
         self.log_path = workdir / "bot.log"
         self.extra_env = env
+        # CARO_FAST_DRAWING for the process (bot.ui.drawing); None: the bot's default.
+        self.fast_drawing = fast_drawing
         self.process: asyncio.subprocess.Process | None = None
         self.exit_codes: list[int] = []
 
@@ -39,6 +42,8 @@ class BotHandle:
             CARO_LOG_LEVEL="INFO",
             PYTHONUNBUFFERED="1",
         )
+        if self.fast_drawing is not None:
+            env["CARO_FAST_DRAWING"] = "1" if self.fast_drawing else "0"
         env.update(self.extra_env)
         return env
 

@@ -25,17 +25,34 @@ def compiled_engine() -> None:
 
     warm_up()
 
+
+@pytest.fixture(params=[True, False], ids=["fast-drawing", "plain-drawing"])
+def fast_drawing(request: pytest.FixtureRequest) -> Iterator[bool]:
+    """Both ways of drawing (CARO_FAST_DRAWING, bot.ui.drawing): a test that uses this runs once
+    with each, in this process and in the bot processes start_bot starts."""
+    from bot.ui import drawing
+
+    before = drawing.fast()
+    drawing.use_fast(request.param)
+    try:
+        yield request.param
+    finally:
+        drawing.use_fast(before)
+
+
 @pytest.fixture
-async def start_bot(tmp_path: Path) -> AsyncIterator[StartBot]:
-    """`await start_bot(CARO_AI_TIME_LIMIT="3")`: a double and a ready bot process with that env."""
+async def start_bot(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[StartBot]:
+    """`await start_bot(CARO_AI_TIME_LIMIT="3")`: a double and a ready bot process with that env
+    (and the way of drawing of `fast_drawing`, if the test uses it)."""
     from testkit.discord_double import DiscordDouble
 
     handles: list[tuple[Any, BotHandle]] = []
+    fast = request.getfixturevalue("fast_drawing") if "fast_drawing" in request.fixturenames else None
 
     async def start(**env: str) -> BotHandle:
         double = DiscordDouble(token=TOKEN)
         await double.start()
-        handle = BotHandle(double, tmp_path / f"bot{len(handles)}", env)
+        handle = BotHandle(double, tmp_path / f"bot{len(handles)}", env, fast_drawing=fast)
         handle.workdir.mkdir()
         handles.append((double, handle))
         await handle.start()

@@ -36,7 +36,7 @@ from bot.runtime.config import Settings
 from bot.runtime.logs import current_shard
 from bot.runtime.loop_lag import monitor_loop_lag
 from bot.storage import open_database
-from bot.ui import display_names
+from bot.ui import display_names, drawing
 from bot.ui.boards import Boards
 from bot.ui.buttons import Router
 from engine import cores
@@ -78,7 +78,10 @@ class CaroBot(commands.AutoShardedBot):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._released = False
         patches.filter_repeated_interactions(self, patches.RepeatFilter())
-        patches.build_response_messages_lazily()
+        # Both only for speed; off, discord.py draws and answers as it would on its own.
+        drawing.use_fast(settings.fast_drawing)
+        if settings.fast_drawing:
+            patches.build_response_messages_lazily()
 
     # ----------------------------------------------------------------- lifecycle
     @property

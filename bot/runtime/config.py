@@ -93,6 +93,9 @@ class Settings:
     # CARO_AI_WORKERS: processes that run AI searches side by side (besides the quick levels'
     # own). Each holds the compiled core once it is built; one suits a host of 1 GiB.
     ai_workers: int = DEFAULT_AI_WORKERS
+    # CARO_FAST_DRAWING: boards sent as ready-made component payloads and interaction responses
+    # read lazily (bot.ui.drawing, bot.runtime.patches); off, plain discord.py does both.
+    fast_drawing: bool = True
 
     @property
     def syncs_commands(self) -> bool:
@@ -203,6 +206,18 @@ def parse_shard_ids(raw: str, shard_count: int | None) -> tuple[int, ...]:
             raise bad_setting("CARO_SHARD_IDS", f"a shard is named twice in {raw!r}")
         ids |= span
     return tuple(sorted(ids))
+
+
+_SWITCH = {"1": True, "true": True, "yes": True, "on": True,
+           "0": False, "false": False, "no": False, "off": False}
+
+
+def parse_switch(name: str, raw: str) -> bool:
+    """On (1, true, yes, on) or off (0, false, no, off), in any case."""
+    value = _SWITCH.get(raw.lower())
+    if value is None:
+        raise bad_setting(name, f"expected 1, true, yes or on, or 0, false, no or off, got {raw!r}")
+    return value
 
 
 def shard_span(ids: tuple[int, ...]) -> str:
@@ -357,4 +372,5 @@ def load_settings(
         cluster=cluster,
         ai_workers=parse_ai_workers(get("CARO_AI_WORKERS")) if get("CARO_AI_WORKERS") else DEFAULT_AI_WORKERS,
         engine=engine,
+        fast_drawing=parse_switch("CARO_FAST_DRAWING", get("CARO_FAST_DRAWING") or "1"),
     )

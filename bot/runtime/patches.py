@@ -1,4 +1,4 @@
-"""The few places where discord.py has no public way to do what caro needs; all of them here.
+"""The places where discord.py has no public way to do what caro needs; all but the drawing's.
 
 - `point_at`: another REST base and gateway (a proxy, or the local Discord double the tests run
   against). discord.py reads both from class attributes and offers no setting for them.
@@ -14,21 +14,17 @@
   override.
 - `cancel_ready_timer`: discord.py leaves its READY delay timer running on close; if it fires
   after the loop is gone it dies with a traceback (a stop within ~2 s of connecting).
-- `DrawnView` / `DrawnLayout` and the payload builders: a board is sent as ready-made component
-  payloads. Built as discord.ui items, a 5x5 board's 27 buttons were the largest single cost of
-  a click (each Button builds and copies a model object); as plain dicts it is a fraction.
-  discord.py takes a message's components only through a view's `to_components()`, which these
-  override. A drawing is stopped when made, and discord.py keeps no finished view (nor a finished
-  modal) when it sends or edits a message: its clicks reach the bot's router (items.Router) from
-  the custom_id alone, as after a restart (outside an event loop a view cannot be stopped; such
-  a drawing is never sent).
 - `LazyCallbackResponse`: discord.py asks Discord for the message each interaction response
   makes or edits (`with_response`) and builds a whole Message of it at once, a board's 27
-  buttons included: a sizeable share of a click's CPU in bench/load.py, for an object the bot never
-  reads (it reads `message_id`). Installed in discord.py's interactions module by
-  `build_response_messages_lazily`, its `resource` is built when first read.
+  buttons included: a sizeable share of a click's CPU, for an object the bot never reads (it
+  reads `message_id`). Installed in discord.py's interactions module by
+  `build_response_messages_lazily`, its `resource` is built when first read. Speed only: the
+  wiring installs it only under CARO_FAST_DRAWING (the default).
 - `add_choice`: a choice known only at start (the operator's external engine level); choices
   are otherwise fixed by a decorator when the cog's class is defined.
+
+One more touch lives in the UI layer, beside its plain fallback: bot.ui.drawing, where boards are
+sent as ready-made component payloads (also speed only, also under CARO_FAST_DRAWING).
 
 tests/bot/test_discord_patches.py checks each of these against the installed discord.py, so an
 upgrade that moves the internals fails there, loudly, instead of silently turning a patch off.
@@ -40,7 +36,7 @@ import dataclasses
 import logging
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 import discord
 import yarl
@@ -132,54 +128,6 @@ def add_choice(
     params[parameter] = dataclasses.replace(param, choices=offered)
 
 
-# Component types of Discord's API (https://discord.com/developers/docs/components/reference).
-ACTION_ROW, BUTTON, TEXT_DISPLAY, MEDIA_GALLERY = 1, 2, 10, 12
-
-Payload = dict[str, Any]
-
-
-def button_payload(
-    *, custom_id: str, label: str, style: discord.ButtonStyle, disabled: bool
-) -> Payload:
-    """What discord.ui.Button(custom_id=..., label=..., style=..., disabled=...) sends."""
-    return {"type": BUTTON, "style": style.value, "disabled": disabled, "label": label,
-            "custom_id": custom_id}
-
-
-def row_payload(buttons: list[Payload]) -> Payload:
-    """What a discord.ui.ActionRow of these buttons sends (and a View's row of them)."""
-    return {"type": ACTION_ROW, "components": buttons}
-
-
-def text_payload(content: str) -> Payload:
-    """What discord.ui.TextDisplay(content) sends."""
-    return {"type": TEXT_DISPLAY, "content": content}
-
-
-def gallery_payload(url: str) -> Payload:
-    """What discord.ui.MediaGallery(discord.MediaGalleryItem(url)) sends."""
-    return {"type": MEDIA_GALLERY, "items": [{"media": {"url": url}, "spoiler": False}]}
-
-
-class _Drawing:
-    """What DrawnView and DrawnLayout share: components given as payloads, sent as given. Made
-    stopped: discord.py keeps no finished view."""
-
-    _v2: ClassVar[bool]
-
-    def __init__(self, payloads: list[Payload]) -> None:
-        # Cooperative: the next class in the MRO is discord.py's View or LayoutView.
-        super().__init__(timeout=None)  # type: ignore[call-arg]
-        self._payloads = payloads
-        self.stop()  # type: ignore[attr-defined]
-
-    def to_components(self) -> list[Payload]:
-        return self._payloads
-
-    def has_components_v2(self) -> bool:
-        return self._v2
-
-
 class LazyCallbackResponse(discord.InteractionCallbackResponse[Any]):
     """discord.py's answer to an interaction response, with `resource` (the message the response
     made or edited) built on first reading instead of at once; everything else as discord.py
@@ -222,15 +170,3 @@ def build_response_messages_lazily() -> None:
     """Make discord.py answer interaction responses with LazyCallbackResponse: its response
     methods name the class through the interactions module's globals."""
     discord.interactions.InteractionCallbackResponse = LazyCallbackResponse  # type: ignore[misc]
-
-
-class DrawnView(_Drawing, discord.ui.View):
-    """A plain message's components (action rows), given as payloads."""
-
-    _v2 = False
-
-
-class DrawnLayout(_Drawing, discord.ui.LayoutView):
-    """A Components V2 message's components (text, gallery, action rows), given as payloads."""
-
-    _v2 = True

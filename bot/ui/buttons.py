@@ -37,7 +37,7 @@ import discord
 
 from bot.game.errors import UserError
 from bot.game.model import GameState, Mode
-from bot.runtime.patches import Payload, button_payload
+from bot.ui.payloads import ButtonPayload, button_payload
 from bot.ui.replies import refuse, say
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ class Action(enum.Enum):
 _SPECS: dict[str, type[Click]] = {}
 
 
-def _makers(prefix: str, names: tuple[str, ...]) -> tuple[Callable[..., str], Callable[..., Payload]]:
+def _makers(prefix: str, names: tuple[str, ...]) -> tuple[Callable[..., str], Callable[..., ButtonPayload]]:
     """The custom_id and the button payload of an action, from its fields by name. Generated
     once per spec, as dataclasses generates __init__: a board's cells are most of its drawing,
     and an f-string of named arguments is the cheapest way to make their ids."""
@@ -116,7 +116,7 @@ def _makers(prefix: str, names: tuple[str, ...]) -> tuple[Callable[..., str], Ca
     )
     # The source holds only the spec's field names and its action's prefix, never input.
     scope = {"SECONDARY": discord.ButtonStyle.secondary, "button_payload": button_payload}
-    makers: tuple[Callable[..., str], Callable[..., Payload]] = eval(source, scope)
+    makers: tuple[Callable[..., str], Callable[..., ButtonPayload]] = eval(source, scope)
     return makers
 
 
@@ -172,9 +172,9 @@ class Click:
             /,
             *args: P.args,
             **kwargs: P.kwargs,
-        ) -> Payload:
-            """The button of these fields, as the payload a drawing sends (DrawnView,
-            DrawnLayout): no discord.ui item is made, its click comes back to the router from
+        ) -> ButtonPayload:
+            """The button of these fields, as the payload a drawing sends (bot.ui.drawing
+            sends it as is, or as a discord.ui item): its click comes back to the router from
             the id alone."""
 
     @property

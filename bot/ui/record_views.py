@@ -14,10 +14,11 @@ from bot.game.levels import ExternalLevel
 from bot.game.model import EndReason, GameState, Seat, Status
 from bot.game.records import HistoryPage
 from bot.i18n.texts import text_in
-from bot.runtime.patches import DrawnView, Payload, row_payload
+from bot.ui import drawing
 from bot.ui.buttons import Export, Replay, ReplayStep
 from bot.ui.buttons import HistoryPage as PageButton
 from bot.ui.buttons import Review as ReviewButton
+from bot.ui.payloads import ButtonPayload, row_payload
 from bot.ui.pictures import render_step
 from engine import Mark
 from engine.notation import cell_name
@@ -145,7 +146,7 @@ def replay_view(state: GameState, ply: int, tr: Translate) -> discord.ui.View:
     files = [Export.button(tr("button.export"), game=game)]
     if state.row.status is Status.FINISHED:
         files.append(ReviewButton.button(tr("button.review"), game=game))
-    return DrawnView([row_payload(steps), row_payload(files)])
+    return drawing.view([row_payload(steps), row_payload(files)])
 
 
 def replay_gif(gif: bytes) -> discord.File:
@@ -347,8 +348,8 @@ def history_view(page: HistoryPage, tr: Translate) -> discord.ui.View:
             tr("button.next"), SECONDARY, not page.has_next, user=user, page=page.page + 1
         ),
     ]
-    rows: list[list[Payload]] = [replays, reviews, pages]
-    return DrawnView([row_payload(row) for row in rows if row])
+    rows: list[list[ButtonPayload]] = [replays, reviews, pages]
+    return drawing.view([row_payload(row) for row in rows if row])
 
 
 __all__ = [

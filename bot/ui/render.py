@@ -26,14 +26,7 @@ from bot.game.model import (
 )
 from bot.game.ratings import LEADERBOARD_MIN_GAMES
 from bot.i18n.texts import EN, text_in
-from bot.runtime.patches import (
-    DrawnLayout,
-    DrawnView,
-    Payload,
-    gallery_payload,
-    row_payload,
-    text_payload,
-)
+from bot.ui import drawing
 from bot.ui.buttons import (
     EMPTY_LABEL,
     Accept,
@@ -46,6 +39,13 @@ from bot.ui.buttons import (
     Review,
     Stop,
     TypeMove,
+)
+from bot.ui.payloads import (
+    ButtonPayload,
+    Payload,
+    gallery_payload,
+    row_payload,
+    text_payload,
 )
 from bot.ui.pictures import Players, render_board
 from bot.ui.window import Window, initial_window
@@ -225,14 +225,16 @@ def game_view(
     tr = _translator(locale or state.row.locale)
     rows = [row_payload(items) for items in _button_rows(state, tr, window)]
     if not (layout or uses_layout(state)):
-        return DrawnView(rows)
-    components = [text_payload(game_content(state, locale, changes, external=external))]
+        return drawing.view(rows)
+    components: list[Payload] = [
+        text_payload(game_content(state, locale, changes, external=external))
+    ]
     if uses_image(state):
         components.append(gallery_payload(f"attachment://{BOARD_FILENAME}"))
-    return DrawnLayout(components + rows)
+    return drawing.layout([*components, *rows])
 
 
-Buttons = list[Payload]
+Buttons = list[ButtonPayload]
 
 
 def _button_rows(state: GameState, tr: Translate, window: Window | None) -> list[Buttons]:
@@ -357,8 +359,8 @@ def challenge_content(challenge: ChallengeRow, locale: str | None = None) -> str
 def challenge_view(challenge: ChallengeRow, locale: str | None = None) -> discord.ui.View:
     tr = _translator(locale or challenge.locale)
     if challenge.status != "pending":
-        return DrawnView([])
-    return DrawnView([
+        return drawing.view([])
+    return drawing.view([
         row_payload([
             Accept.button(tr("button.accept"), SUCCESS, challenge=challenge.id),
             Decline.button(tr("button.decline"), DANGER, challenge=challenge.id),

@@ -11,7 +11,7 @@ import discord
 import pytest
 
 from bot.cogs import FEATURES
-from bot.ui import buttons
+from bot.ui import buttons, drawing
 from bot.ui.buttons import (
     Accept,
     Action,
@@ -134,6 +134,7 @@ def test_ids_round_trip_into_typed_fields(
         (HistoryPage, ("Next",), {"user": 42, "page": 1}),
     ],
 )
+@pytest.mark.usefixtures("fast_drawing")
 def test_a_drawn_button_sends_what_discord_ui_would(
     spec: type[Click], look: tuple[Any, ...], fields: dict[str, Any]
 ) -> None:
@@ -145,6 +146,9 @@ def test_a_drawn_button_sends_what_discord_ui_would(
     ui = discord.ui.Button[Any](custom_id=made(**fields), **given)
     assert drawn == ui.to_component_dict()
     assert type(parse(drawn["custom_id"])) is spec
+    # Drawn on a message, either way (CARO_FAST_DRAWING on or off): the same row of it.
+    sent = drawing.view([{"type": 1, "components": [drawn]}]).to_components()
+    assert sent == [{"type": 1, "components": [ui.to_component_dict()]}]
 
 
 @pytest.mark.parametrize(

@@ -86,6 +86,8 @@ SERVER_ID = "expected a server id (a whole number written with the digits 0-9), 
          "expected a whole number of worker processes from 1 to 64, got '0'"),
         ("CARO_AI_WORKERS", "two",
          "expected a whole number of worker processes from 1 to 64, got 'two'"),
+        ("CARO_FAST_DRAWING", "maybe",
+         "expected 1, true, yes or on, or 0, false, no or off, got 'maybe'"),
     ],
 )
 def test_a_bad_setting_is_one_line_naming_it_and_exit_2(
@@ -123,6 +125,14 @@ def test_settings_accept_what_discord_and_proxies_use() -> None:
 def test_the_ai_pool_is_sized_by_caro_ai_workers() -> None:
     assert load_settings({"DISCORD_TOKEN": "t", "CARO_AI_WORKERS": " 1 "}).ai_workers == 1
     assert load_settings({"DISCORD_TOKEN": "t", "CARO_AI_WORKERS": "64"}).ai_workers == 64
+
+
+def test_fast_drawing_is_on_unless_turned_off() -> None:
+    assert load_settings({"DISCORD_TOKEN": "t"}).fast_drawing is True
+    for off in ("0", "false", "False", " no ", "OFF"):
+        assert load_settings({"DISCORD_TOKEN": "t", "CARO_FAST_DRAWING": off}).fast_drawing is False
+    for on in ("1", "true", "Yes", "on"):
+        assert load_settings({"DISCORD_TOKEN": "t", "CARO_FAST_DRAWING": on}).fast_drawing is True
 
 
 # ------------------------------------------------------------------ the database: before Discord

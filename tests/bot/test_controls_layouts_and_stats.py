@@ -9,10 +9,15 @@ import asyncio
 import re
 from typing import Any
 
+import pytest
+
 from bot.game.ratings import AI_ANCHORS, updated
 from testkit.bot_process import BotHandle, StartBot, text_of
 from testkit.sqlite_rows import player_mark
 from tests.bot.test_bot_process import cells, refusal
+
+# The scenarios that draw layouts run with CARO_FAST_DRAWING on and off.
+both_drawings = pytest.mark.usefixtures("fast_drawing")
 
 COMPONENTS_V2 = 1 << 15
 MANAGE_MESSAGES = 1 << 13
@@ -58,6 +63,7 @@ async def test_stats_show_the_record_and_the_server_leaderboard(running_bot: Bot
     assert alone.embeds[0]["description"] == lines["against the AI"]
 
 
+@both_drawings
 async def test_five_by_five_offers_resign_hint_and_rematch_and_survives_a_restart(
     running_bot: BotHandle,
 ) -> None:
@@ -98,6 +104,7 @@ async def test_five_by_five_offers_resign_hint_and_rematch_and_survives_a_restar
     assert rows == [(5, "X", "finished", "resign"), (5, "O", "active", None)]
 
 
+@both_drawings
 async def test_a_big_board_against_the_ai_has_resign_and_hint_next_to_the_window(
     running_bot: BotHandle,
 ) -> None:
@@ -133,6 +140,7 @@ async def test_a_big_board_against_the_ai_has_resign_and_hint_next_to_the_window
     assert [a["filename"] for a in message.attachments] == ["board.png"]
 
 
+@both_drawings
 async def test_one_watched_game_per_channel_and_who_may_stop_it(start_bot: StartBot) -> None:
     # Slow pacing: the games must still be running while the test clicks.
     bot = await start_bot(CARO_WATCH_DELAY_SECONDS="4")

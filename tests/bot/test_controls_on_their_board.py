@@ -10,6 +10,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from testkit.bot_process import BotHandle, StartBot, text_of
 from testkit.faults import (
     free_cells,
@@ -20,6 +22,9 @@ from testkit.faults import (
     ply_of,
     shutdown,
 )
+
+# The scenarios that draw layouts run with CARO_FAST_DRAWING on and off.
+both_drawings = pytest.mark.usefixtures("fast_drawing")
 
 COMPONENTS_V2 = 1 << 15
 WRONG_BOARD = "belongs to another board"
@@ -46,6 +51,7 @@ def tables(bot: BotHandle) -> tuple[Any, ...]:
     )
 
 
+@both_drawings
 async def test_every_control_sent_on_another_board_is_refused_and_changes_nothing(
     running_bot: BotHandle,
 ) -> None:
@@ -116,6 +122,7 @@ async def test_forged_pan_windows_are_refused_in_a_short_reply(running_bot: BotH
     # The fixture's shutdown fails the test if the bot logged a traceback.
 
 
+@both_drawings
 async def test_a_small_board_drawn_as_a_layout_once_is_drawn_as_one_again(
     running_bot: BotHandle,
 ) -> None:

@@ -1,6 +1,6 @@
-"""bot/runtime/patches.py leans on discord.py internals where no public way exists. These tests
-run the patches against the installed discord.py: if an upgrade moves an internal, they fail
-here, loudly, instead of the patch silently doing nothing."""
+"""bot/runtime/patches.py and the fast drawing of bot/ui/drawing.py lean on discord.py internals
+where no public way exists. These tests run them against the installed discord.py: if an upgrade
+moves an internal, they fail here, loudly, instead of the patch silently doing nothing."""
 
 from __future__ import annotations
 
@@ -11,14 +11,8 @@ import pytest
 import yarl
 
 from bot.runtime import patches
-from bot.runtime.patches import (
-    DrawnLayout,
-    DrawnView,
-    button_payload,
-    gallery_payload,
-    row_payload,
-    text_payload,
-)
+from bot.ui.drawing import DrawnLayout, DrawnView
+from bot.ui.payloads import button_payload, gallery_payload, row_payload, text_payload
 
 
 def test_the_rest_base_and_gateway_can_be_pointed_elsewhere() -> None:

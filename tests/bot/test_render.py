@@ -41,6 +41,8 @@ from engine.types import Level
 from testkit.discord_double.state import iter_components
 
 TEXT_DISPLAY, MEDIA_GALLERY = 10, 12
+# The tests that draw run with CARO_FAST_DRAWING on and off: both ways draw the same board.
+both_drawings = pytest.mark.usefixtures("fast_drawing")
 
 
 def game(moves: list[tuple[str, bool, str | None]], *, status: str = "active",
@@ -90,6 +92,7 @@ def v2_layout(state: GameState) -> list[Any]:
     return [len(c["components"]) if c["type"] == 1 else c["type"] for c in components]
 
 
+@both_drawings
 def test_players_turn_shows_a_clickable_grid() -> None:
     state = game([("B2", False, None), ("A1", True, "develop")])
     content = game_content(state, external=NO_ENGINE)
@@ -110,12 +113,14 @@ def test_players_turn_shows_a_clickable_grid() -> None:
     assert cells["C3"]["custom_id"] == "caro:m:7:2:C3"
 
 
+@both_drawings
 def test_board_is_locked_while_the_ai_thinks() -> None:
     state = game([("B2", False, None)])
     assert game_content(state, external=NO_ENGINE).endswith("The AI is thinking...")
     assert all(b["disabled"] for b in buttons(state))
 
 
+@both_drawings
 def test_win_highlights_the_line_and_disables_everything() -> None:
     moves = [("A1", False, None), ("A2", True, "develop"), ("B1", False, None),
              ("B2", True, "center"), ("C1", False, None)]
@@ -139,6 +144,7 @@ def test_unknown_reason_still_renders() -> None:
     assert "AI played **A1**: its choice." in game_content(state, external=NO_ENGINE)
 
 
+@both_drawings
 def test_five_by_five_fits_discord_limits_with_its_controls() -> None:
     state = game([], size=5, k=4, mark="O")
     # Five rows of cells and a row of controls: a Components V2 layout, the text on top.
@@ -158,6 +164,7 @@ def test_five_by_five_fits_discord_limits_with_its_controls() -> None:
     assert all(b["disabled"] for b in buttons(done))
 
 
+@both_drawings
 def test_four_by_four_keeps_a_plain_message_with_resign_and_hint() -> None:
     state = load_state(replace(game([], size=4, k=4).row, o=Level.NORMAL))
     assert action_rows(state) == [4, 4, 4, 4, 2]
@@ -276,6 +283,7 @@ def big_game(moves: list[str], *, status: str = "active", mode: str = "pvp") -> 
     return load_state(row)
 
 
+@both_drawings
 def test_a_big_board_gets_a_window_of_cells_pan_controls_and_resign() -> None:
     state = big_game(["H8", "A1"])
     # Text, picture, a 4x5 window, the pan row, the Resign row.
@@ -297,6 +305,7 @@ def test_a_big_board_gets_a_window_of_cells_pan_controls_and_resign() -> None:
     assert controls(against_easy)[-2:] == ["Resign", "Hint"]
 
 
+@both_drawings
 def test_a_finished_big_board_and_a_watched_one_show_no_cells() -> None:
     done = big_game(["H8", "A1", "I8", "A2", "J8", "A3", "K8", "A4", "L8"], status="finished")
     assert controls(done) == ["Rematch", "Review"] and buttons(done) == []
@@ -312,6 +321,7 @@ def test_a_finished_big_board_and_a_watched_one_show_no_cells() -> None:
     assert game_content(stopped, external=NO_ENGINE).endswith("**Stopped before the end.**")
 
 
+@both_drawings
 def test_a_small_watched_game_has_a_stop_button() -> None:
     row = replace(game([("B2", True, "center")]).row, mode=Mode.WATCH, x=Level.EASY)
     watched = load_state(row)

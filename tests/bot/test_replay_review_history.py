@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
+
 from bot.ui.pictures import render_board
 from engine import Board, Mark, Rule
 from engine.records import Ending, read_record
@@ -14,6 +16,10 @@ from engine.solver import perfect_move
 from testkit.bot_process import BotHandle, StartBot, text_of
 from tests.bot.test_bot_process import play_out, refusal
 from tests.bot.test_ways_to_play import accepted_game
+
+# Every scenario here draws replays, reviews or history pages: each runs with CARO_FAST_DRAWING
+# on and off.
+pytestmark = pytest.mark.usefixtures("fast_drawing")
 
 GIF = b"GIF89a"
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -8,12 +8,16 @@ import asyncio
 import re
 from typing import Any
 
+import pytest
+
 from testkit.bot_process import BotHandle, StartBot, text_of
 from testkit.sqlite_rows import player_mark, player_result
 from tests.bot.test_bot_process import cells, refusal
 
 MANAGE_GUILD = 1 << 5
 COMPONENTS_V2 = 1 << 15
+# The scenarios that draw boards and challenges run with CARO_FAST_DRAWING on and off.
+both_drawings = pytest.mark.usefixtures("fast_drawing")
 
 
 def decided(message: Any) -> bool:
@@ -29,6 +33,7 @@ async def accepted_game(alice: Any, bob: Any, **options: Any) -> Any:
     return challenge.message
 
 
+@both_drawings
 async def test_full_game_between_two_members_with_ratings(running_bot: BotHandle) -> None:
     double = running_bot.double
     alice, bob, carol = (double.add_member(n) for n in ("alice", "bob", "carol"))
@@ -76,6 +81,7 @@ async def test_full_game_between_two_members_with_ratings(running_bot: BotHandle
     assert f"<@{bob.id}> (X) vs <@{alice.id}> (O)" in text_of(again.message)
 
 
+@both_drawings
 async def test_declined_and_expired_challenges(start_bot: StartBot) -> None:
     bot = await start_bot(CARO_CHALLENGE_SECONDS="2")
     alice, bob = bot.double.add_member("alice"), bot.double.add_member("bob")
@@ -96,6 +102,7 @@ async def test_declined_and_expired_challenges(start_bot: StartBot) -> None:
     assert bot.db_counts()["games"] == 0
 
 
+@both_drawings
 async def test_ai_against_ai_to_the_end(start_bot: StartBot) -> None:
     bot = await start_bot(CARO_WATCH_DELAY_SECONDS="0.2")
     alice = bot.double.add_member("alice")
@@ -114,6 +121,7 @@ async def test_ai_against_ai_to_the_end(start_bot: StartBot) -> None:
     assert own.callback_type == 4 and not own.ephemeral
 
 
+@both_drawings
 async def test_caro_15x15_with_the_window_and_typed_moves(running_bot: BotHandle) -> None:
     double = running_bot.double
     alice, bob = double.add_member("alice"), double.add_member("bob")
@@ -158,6 +166,7 @@ async def test_caro_15x15_with_the_window_and_typed_moves(running_bot: BotHandle
     assert rows == [(15, 5, "caro", "X", 9)]
 
 
+@both_drawings
 async def test_resign_rematch_and_hint_against_the_ai(running_bot: BotHandle) -> None:
     double = running_bot.double
     alice, bob = double.add_member("alice"), double.add_member("bob")
@@ -191,6 +200,7 @@ async def test_resign_rematch_and_hint_against_the_ai(running_bot: BotHandle) ->
     assert rows == [("X", "loss", "resign"), ("O", "loss", "resign")]
 
 
+@both_drawings
 async def test_turn_timeout_forfeits_across_a_restart(start_bot: StartBot) -> None:
     bot = await start_bot(CARO_MIN_TIMEOUT_SECONDS="1")
     double = bot.double
@@ -220,6 +230,7 @@ async def test_turn_timeout_forfeits_across_a_restart(start_bot: StartBot) -> No
     assert bot.db_rows("SELECT COUNT(*) FROM rating_changes") == [(4,)]
 
 
+@both_drawings
 async def test_a_vietnamese_member_sees_vietnamese(running_bot: BotHandle) -> None:
     double = running_bot.double
     an = double.add_member("an", locale="vi")
@@ -247,6 +258,7 @@ async def test_a_vietnamese_member_sees_vietnamese(running_bot: BotHandle) -> No
     assert english.embeds[0]["title"] == "How to play caro"
 
 
+@both_drawings
 async def test_the_ai_answers_on_a_big_board(running_bot: BotHandle) -> None:
     alice = running_bot.double.add_member("alice")
     start = await alice.slash("caro start", size="9x9", difficulty="easy")
@@ -262,6 +274,7 @@ async def test_the_ai_answers_on_a_big_board(running_bot: BotHandle) -> None:
     assert message.button(ai_cell)["label"] == "O"  # the window shows the AI's answer
 
 
+@both_drawings
 async def test_slash_hint_resign_and_rematch_on_a_five_by_five_board(
     running_bot: BotHandle,
 ) -> None:
