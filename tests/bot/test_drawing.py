@@ -16,7 +16,15 @@ import discord
 import pytest
 
 import bot.cogs  # noqa: F401  (the feature cogs register the buttons the drawing makes)
-from bot.game.model import ChallengeFirst, ChallengeRow, ChallengeStatus, Result, load_state
+from bot.game.levels import NO_ENGINE
+from bot.game.model import (
+    ChallengeFirst,
+    ChallengeRow,
+    ChallengeStatus,
+    GameState,
+    Result,
+    load_state,
+)
 from bot.game.records import HistoryEntry, HistoryPage
 from bot.ui import drawing
 from bot.ui.record_views import history_view, replay_view, translator
@@ -46,13 +54,17 @@ def history() -> HistoryPage:
     return HistoryPage(user_id=42, page=1, entries=entries, has_next=True)
 
 
+def drawn_board(state: GameState, layout: bool = False) -> discord.ui.View | discord.ui.LayoutView:
+    return game_view(state, layout=layout, external=NO_ENGINE)
+
+
 DRAWINGS: dict[str, Callable[[], discord.ui.View | discord.ui.LayoutView]] = {
-    "3x3 board": lambda: game_view(game([("B2", False, None), ("A1", True, "develop")])),
-    "won 3x3 board": lambda: game_view(game(WIN, status="finished", result="win")),
-    "5x5 layout": lambda: game_view(game([("C3", False, None)], size=5, k=4)),
-    "15x15 picture board": lambda: game_view(big_game(["H8", "A1"])),
-    "finished 15x15": lambda: game_view(big_game(["H8", "A1"], status="finished")),
-    "3x3 as a layout": lambda: game_view(game([]), layout=True),
+    "3x3 board": lambda: drawn_board(game([("B2", False, None), ("A1", True, "develop")])),
+    "won 3x3 board": lambda: drawn_board(game(WIN, status="finished", result="win")),
+    "5x5 layout": lambda: drawn_board(game([("C3", False, None)], size=5, k=4)),
+    "15x15 picture board": lambda: drawn_board(big_game(["H8", "A1"])),
+    "finished 15x15": lambda: drawn_board(big_game(["H8", "A1"], status="finished")),
+    "3x3 as a layout": lambda: drawn_board(game([]), layout=True),
     "challenge": lambda: challenge_view(challenge()),
     "answered challenge": lambda: challenge_view(challenge("declined")),
     "replay at the start": lambda: replay_view(
