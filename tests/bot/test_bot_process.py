@@ -4,77 +4,16 @@ restarts and responsiveness, as a Discord user would see them."""
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import signal
-import subprocess
-import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from bot.game.ratings import updated
-from engine import Board
 from engine.solver import perfect_move
+from testkit.boards import board_of, cells, first_empty, is_over, play_out, ply_of, refusal
 from testkit.bot_process import TOKEN, BotHandle, StartBot, text_of
 from testkit.sqlite_rows import player_result
-
-FINAL = ("**You win!**", "**The AI wins.**", "**Draw.**")
-Pick = Callable[[Board], tuple[int, int]]
-
-
-def is_over(message: Any) -> bool:
-    return any(text in text_of(message) for text in FINAL)
-
-
-def cells(message: Any) -> list[dict[str, Any]]:
-    """The cell buttons of a game message (not its controls: resign, hint, rematch...)."""
-    return [b for b in message.buttons if str(b.get("custom_id", "")).startswith("caro:m:")]
-
-
-def board_of(message: Any, k: int) -> Board:
-    """The position drawn on a game message (its buttons), as an engine board."""
-    buttons = cells(message)
-    side = int(len(buttons) ** 0.5)
-    board = Board(side, side, k)
-    stones: dict[str, list[tuple[int, int]]] = {"X": [], "O": []}
-    for button in buttons:
-        label = button.get("label")
-        if label in stones:
-            cell = board.parse_move(button["custom_id"].rsplit(":", 1)[1])
-            stones[label].append(cell)
-    # Any interleaving of the stones gives the same position.
-    order = [stones["X"], stones["O"]]
-    for i in range(len(stones["X"]) + len(stones["O"])):
-        board.push(order[i % 2][i // 2])
-    return board
-
-
-def ply_of(message: Any) -> int:
-    return int(cells(message)[0]["custom_id"].split(":")[3])
-
-
-async def play_out(member: Any, message: Any, pick: Pick, k: int = 3) -> Any:
-    """Play `member`'s side with `pick` until the game ends; the final message."""
-    while True:
-        message = await message.wait_for(
-            lambda m: "Your turn" in text_of(m) or is_over(m), timeout=20
-        )
-        if is_over(message):
-            return message
-        board = board_of(message, k)
-        result = await member.click(message, board.move_name(pick(board)))
-        assert result.callback_type == 7, result
-        assert not result.ephemeral
-
-
-def first_empty(board: Board) -> tuple[int, int]:
-    return next(iter(board.legal_moves))
-
-
-def refusal(result: Any) -> str:
-    assert result.callback_type == 4 and result.ephemeral, result
-    return str(result.content)
+from testkit.startup import run_to_exit
 
 
 async def test_win_draw_and_loss_then_stats_and_leaderboard(running_bot: BotHandle) -> None:
@@ -318,16 +257,8 @@ async def test_a_fast_ai_that_moves_first_is_on_the_board_as_it_is_posted(
     assert "Your turn (O)." in text_of(hard) and hard.edits == 1
 
 
-def _run_bot(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "CARO_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "bot"], env=base | env, cwd=cwd, capture_output=True, text=True,
-        timeout=60,
-    )
-
-
 def test_missing_token_explains_how_to_get_one(tmp_path: Path) -> None:
-    done = _run_bot({"CARO_DB": str(tmp_path / "x.db")}, tmp_path)
+    done = run_to_exit({"CARO_DB": str(tmp_path / "x.db")}, tmp_path)
     assert done.returncode == 2
     assert "Developer Portal" in done.stderr and "Reset Token" in done.stderr
     assert "DISCORD_TOKEN=" in done.stderr
@@ -337,7 +268,7 @@ def test_missing_token_explains_how_to_get_one(tmp_path: Path) -> None:
 
 def test_token_from_dotenv_file_and_bad_setting(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("DISCORD_TOKEN=from-dotenv\nDISCORD_GUILD_ID=not-a-number\n")
-    done = _run_bot({}, tmp_path)
+    done = run_to_exit({}, tmp_path)
     assert done.returncode == 2
     assert "DISCORD_GUILD_ID" in done.stderr and "from-dotenv" not in done.stderr
     assert "Traceback" not in done.stderr
@@ -355,7 +286,7 @@ async def test_refused_token_exits_1_without_showing_it(tmp_path: Path) -> None:
             "DISCORD_GATEWAY_URL": double.gateway_url,
             "CARO_DB": str(tmp_path / "caro.db"),
         }
-        done = await asyncio.to_thread(_run_bot, env, tmp_path)
+        done = await asyncio.to_thread(run_to_exit, env, tmp_path)
     finally:
         await double.stop()
     assert done.returncode == 1

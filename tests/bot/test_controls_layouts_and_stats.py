@@ -10,9 +10,9 @@ import re
 from typing import Any
 
 from bot.game.ratings import AI_ANCHORS, updated
+from testkit.boards import cells, refusal
 from testkit.bot_process import BotHandle, StartBot, text_of
 from testkit.sqlite_rows import player_mark
-from tests.bot.test_bot_process import cells, refusal
 
 COMPONENTS_V2 = 1 << 15
 MANAGE_MESSAGES = 1 << 13

@@ -9,9 +9,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from testkit.bot_process import BotHandle, StartBot, text_of
-from tests.bot.test_bot_process import TOKEN, _run_bot, refusal
-from tests.bot.test_ways_to_play import accepted_game
+from testkit.boards import refusal
+from testkit.bot_process import TOKEN, BotHandle, StartBot, text_of
+from testkit.members import accepted_game
+from testkit.startup import run_to_exit
 
 MANAGE_GUILD = 1 << 5
 
@@ -113,7 +114,7 @@ async def test_a_database_from_a_newer_version_stops_the_bot_with_one_line(tmp_p
             "DISCORD_GATEWAY_URL": double.gateway_url,
             "CARO_DB": str(path),
         }
-        done = await asyncio.to_thread(_run_bot, env, tmp_path)
+        done = await asyncio.to_thread(run_to_exit, env, tmp_path)
     finally:
         await double.stop()
     assert done.returncode == 2, done.stderr

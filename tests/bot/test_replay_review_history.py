@@ -11,9 +11,9 @@ from bot.ui.pictures import render_board
 from engine import Board, Mark, Rule
 from engine.records import Ending, read_record
 from engine.solver import perfect_move
+from testkit.boards import play_out, refusal
 from testkit.bot_process import BotHandle, StartBot, text_of
-from tests.bot.test_bot_process import play_out, refusal
-from tests.bot.test_ways_to_play import accepted_game
+from testkit.members import accepted_game
 
 GIF = b"GIF89a"
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -8,9 +8,10 @@ import asyncio
 import re
 from typing import Any
 
+from testkit.boards import cells, refusal
 from testkit.bot_process import BotHandle, StartBot, text_of
+from testkit.members import accepted_game
 from testkit.sqlite_rows import player_mark, player_result
-from tests.bot.test_bot_process import cells, refusal
 
 MANAGE_GUILD = 1 << 5
 COMPONENTS_V2 = 1 << 15
@@ -18,15 +19,6 @@ COMPONENTS_V2 = 1 << 15
 
 def decided(message: Any) -> bool:
     return any(word in text_of(message) for word in ("wins", "Draw", "thắng", "Hòa"))
-
-
-async def accepted_game(alice: Any, bob: Any, **options: Any) -> Any:
-    """Alice challenges Bob, Bob accepts: the challenge message, now the board."""
-    challenge = await alice.slash("caro challenge", opponent=bob, **options)
-    assert challenge.callback_type == 4 and not challenge.ephemeral
-    answer = await bob.click(challenge.message, "Accept")
-    assert answer.callback_type == 7, answer
-    return challenge.message
 
 
 async def test_full_game_between_two_members_with_ratings(running_bot: BotHandle) -> None:
