@@ -32,9 +32,9 @@ from bot.runtime.config import Settings, SettingsError, load_settings
 from bot.runtime.logs import LINE_FORMAT, ClusterTag, current_shard
 from bot.storage import open_database
 from engine.solver import perfect_move
+from testkit.boards import play_out
 from testkit.bot_process import TOKEN, BotHandle, text_of
 from testkit.clusters import Cluster, Database, Deployment, deploy, rating_chain_problems
-from tests.bot.test_bot_process import play_out
 from tests.service.test_games import Thinker
 
 MANAGE_GUILD = 1 << 5

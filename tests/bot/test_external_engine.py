@@ -15,8 +15,8 @@ import pytest
 
 from bot.game.ratings import AI_ANCHORS, updated
 from engine.types import Level
+from testkit.boards import first_empty, is_over, play_out, refusal
 from testkit.bot_process import TOKEN, BotHandle, StartBot, text_of
-from tests.bot.test_bot_process import first_empty, is_over, play_out, refusal
 from tests.bot.test_config import closed_port, run_bot
 from tests.bot.test_external_level import caro_pbrain
 

@@ -13,9 +13,9 @@ from bot.ui.pictures import render_board
 from engine import Board, Mark, Rule
 from engine.records import Ending, read_record
 from engine.solver import perfect_move
+from testkit.boards import play_out, refusal
 from testkit.bot_process import BotHandle, StartBot, text_of
-from tests.bot.test_bot_process import play_out, refusal
-from tests.bot.test_ways_to_play import accepted_game
+from testkit.members import accepted_game
 
 # Every scenario here draws replays, reviews or history pages: each runs with CARO_FAST_DRAWING
 # on and off.

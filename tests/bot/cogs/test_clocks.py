@@ -1,0 +1,68 @@
+"""Turn clocks (bot/cogs/clocks.py), through the Discord double and the real bot process: a turn
+that runs out while the bot is down is forfeited when it starts, once, and a move after the
+deadline is refused right after a restart. The time limits are set with /caro settings."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from testkit.boards import refusal
+from testkit.bot_process import StartBot, text_of
+from testkit.members import MANAGE_GUILD, accepted_game
+
+# The scenarios that draw boards, challenges and layouts run with CARO_FAST_DRAWING on and off.
+both_drawings = pytest.mark.usefixtures("fast_drawing")
+
+
+@both_drawings
+async def test_turn_timeout_forfeits_across_a_restart(start_bot: StartBot) -> None:
+    bot = await start_bot(CARO_MIN_TIMEOUT_SECONDS="1")
+    double = bot.double
+    admin, alice, bob = (double.add_member(n) for n in ("admin", "alice", "bob"))
+    admin.permissions = str(int(admin.permissions) | MANAGE_GUILD)
+    assert "Manage Server" in refusal(await bob.slash("caro settings", timeout=0.05))
+    assert "between 0.0166667 and 10080" in refusal(
+        await admin.slash("caro settings", timeout=0.001)
+    )
+    saved = await admin.slash("caro settings", timeout=0.05)
+    assert saved.ephemeral and "**0.05** min per move against a person" in str(saved.content)
+    shown = await bob.slash("caro settings")
+    assert "**0.05** min per move against a person, **30** min" in str(shown.content)
+
+    message = await accepted_game(alice, bob)
+    await alice.click(message, "B2")
+    assert f"<@{bob.id}> to move (O)." in text_of(message)
+    await bot.stop()
+    await asyncio.sleep(3.5)  # Bob's 3 seconds run out while the bot is down
+    await bot.start()
+    await message.wait_for(lambda m: "ran out of time" in text_of(m), timeout=10)
+    assert f"**<@{alice.id}> wins: <@{bob.id}> ran out of time.**" in text_of(message)
+    rows = bot.db_rows("SELECT status, winner, end_reason, deadline FROM games")
+    assert rows == [("finished", "X", "timeout", None)]
+    assert bot.db_rows("SELECT COUNT(*) FROM rating_changes") == [(4,)]
+    await bot.restart()  # finished once: a second start changes nothing
+    assert bot.db_rows("SELECT COUNT(*) FROM rating_changes") == [(4,)]
+
+
+async def test_a_move_after_the_deadline_is_refused_right_after_a_restart(
+    start_bot: StartBot,
+) -> None:
+    bot = await start_bot(CARO_MIN_TIMEOUT_SECONDS="1")
+    double = bot.double
+    admin, alice, bob = (double.add_member(n) for n in ("admin", "alice", "bob"))
+    admin.permissions = str(int(admin.permissions) | MANAGE_GUILD)
+    assert (await admin.slash("caro settings", timeout=0.05)).ephemeral  # 3 s per move
+    challenge = await alice.slash("caro challenge", opponent=bob, first="me")
+    assert (await bob.click(challenge.message, "Accept")).callback_type == 7
+    await bot.stop()
+    await asyncio.sleep(3.5)  # Alice's 3 seconds run out while the bot is down
+    await bot.start()
+    # Clicked as soon as the bot is back: refused whether or not the deadline watcher has run.
+    late = await alice.click(challenge.message, "B2")
+    assert any(text in refusal(late) for text in ("Too late", "This game is over")), late
+    await challenge.message.wait_for(lambda m: "ran out of time" in text_of(m), timeout=10)
+    rows = bot.db_rows("SELECT status, end_reason, ply FROM games")
+    assert rows == [("finished", "timeout", 0)]
+    assert bot.db_rows("SELECT COUNT(*) FROM rating_changes") == [(4,)]

@@ -1,0 +1,103 @@
+"""Records and ratings (bot/cogs/stats.py), through the Discord double and the real bot process:
+`/caro stats` with the server's leaderboard after games won, drawn and lost, and
+`/caro leaderboard`."""
+
+from __future__ import annotations
+
+import re
+
+from bot.game.ratings import AI_ANCHORS, updated
+from engine.solver import perfect_move
+from testkit.boards import cells, first_empty, play_out
+from testkit.bot_process import BotHandle, text_of
+from testkit.sqlite_rows import player_result
+
+
+async def test_win_draw_and_loss_then_stats_and_leaderboard(running_bot: BotHandle) -> None:
+    double = running_bot.double
+    alice = double.add_member("alice")
+
+    win = await alice.slash("caro start", difficulty="easy")
+    assert win.callback_type == 4 and not win.ephemeral
+    assert "vs AI (O, easy)" in str(text_of(win)) and "Your turn (X)." in str(text_of(win))
+    end = await play_out(alice, win.message, perfect_move)
+    assert "**You win!**" in text_of(end)
+    green = [b for b in cells(end) if b["style"] == 3]
+    assert len(green) == 3 and all(b["label"] == "X" for b in green)
+    assert all(b["disabled"] for b in cells(end))
+    assert [b["label"] for b in end.buttons if b not in cells(end)] == ["Rematch", "Review"]
+
+    draw = await alice.slash("caro start", difficulty="impossible")
+    end = await play_out(alice, draw.message, perfect_move)
+    assert "**Draw.**" in text_of(end) and not any(b["style"] == 3 for b in cells(end))
+
+    loss = await alice.slash("caro start", difficulty="impossible", first="ai")
+    assert "vs AI (X, impossible)" in str(text_of(loss)) and "thinking" in str(text_of(loss))
+    end = await play_out(alice, loss.message, first_empty)
+    assert "**The AI wins.**" in text_of(end)
+    assert re.search(r"AI played \*\*[A-C][1-3]\*\*: completes a winning line\.", text_of(end))
+
+    stats = await alice.slash("caro stats")
+    assert stats.callback_type == 4
+    embed = stats.embeds[0]
+    fields = {f["name"]: f["value"] for f in embed["fields"]}
+    # Elo against the AI's anchors: a win over easy (800), a draw and a loss against impossible.
+    rating = updated(updated(updated(1200, 800, "win"), 2000, "draw"), 2000, "loss")
+    assert fields[f"against the AI: rating {round(rating)}"] == (
+        "1 W / 1 D / 1 L, 3 played, win rate 33%"
+    )
+    assert fields["vs AI easy"] == "1 W / 0 D / 0 L, 1 played, win rate 100%"
+    assert fields["vs AI impossible"] == "0 W / 1 D / 1 L, 2 played, win rate 0%"
+    assert not any(name.startswith("against people") for name in fields)
+
+    bob = double.add_member("bob")
+    about_alice = await bob.slash("caro stats", user=alice)
+    assert about_alice.embeds[0]["title"].lower() == "stats of alice"
+    own = await bob.slash("caro stats")
+    assert "No finished games" in own.embeds[0]["description"]
+    board = await bob.slash("caro leaderboard", mode="ai")
+    assert board.embeds[0]["title"] == "Leaderboard: this server, against the AI"
+    assert board.embeds[0]["description"] == (
+        f"**1.** <@{alice.id}>: {round(rating)} (1 W / 1 D / 1 L)"
+    )
+    assert "Listed after 3 rated games" in board.embeds[0]["footer"]["text"]
+    people = await bob.slash("caro leaderboard", scope="global", mode="pvp")
+    assert "Nobody has 3 rated games" in people.embeds[0]["description"]
+    helped = await bob.slash("caro help")
+    assert helped.ephemeral and "k of your marks in a row" in helped.embeds[0]["description"]
+
+    assert running_bot.db_counts()["results"] == 3
+    rows = running_bot.db_rows(f"SELECT status, {player_result()} FROM games ORDER BY id")
+    assert rows == [("finished", "win"), ("finished", "draw"), ("finished", "loss")]
+
+
+async def test_stats_show_the_record_and_the_server_leaderboard(running_bot: BotHandle) -> None:
+    double = running_bot.double
+    alice, bob = double.add_member("alice"), double.add_member("bob")
+    for _ in range(3):  # three rated games against the AI: enough to be listed
+        start = await alice.slash("caro start", difficulty="easy")
+        assert (await alice.click(start.message, "Resign")).callback_type == 7
+    own = await alice.slash("caro stats")
+    assert own.callback_type == 4 and len(own.embeds) == 2
+    record, board = own.embeds
+    assert record["title"] == "Stats of Alice"
+    fields = {f["name"]: f["value"] for f in record["fields"]}
+    rating = 1200.0
+    for _ in range(3):
+        rating = updated(rating, AI_ANCHORS["easy"], "loss")
+    shown = round(rating)  # 1114
+    assert fields[f"against the AI: rating {shown}"] == "0 W / 0 D / 3 L, 3 played, win rate 0%"
+    assert fields["vs AI easy"] == "0 W / 0 D / 3 L, 3 played, win rate 0%"
+    assert board["title"] == "Top 10 of this server"
+    lines = {f["name"]: f["value"] for f in board["fields"]}
+    assert lines["against the AI"] == f"**1.** <@{alice.id}>: {shown} (0 W / 0 D / 3 L)"
+    assert lines["against people"].startswith("Nobody has 3 rated games here yet.")
+    assert "Listed after 3 rated games" in board["footer"]["text"]
+    # Someone else's stats: their (empty) record, and the same server leaderboard.
+    other = await bob.slash("caro stats", user=alice)
+    assert [e["title"] for e in other.embeds] == ["Stats of Alice", "Top 10 of this server"]
+    newcomer = await alice.slash("caro stats", user=bob)
+    assert newcomer.embeds[0]["description"] == "No finished games in this server yet."
+    assert newcomer.embeds[1]["fields"] == board["fields"]
+    alone = await alice.slash("caro leaderboard", mode="ai")
+    assert alone.embeds[0]["description"] == lines["against the AI"]
