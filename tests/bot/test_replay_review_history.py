@@ -5,7 +5,6 @@ review answered from the cache) and /caro history's pages."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
 
@@ -16,42 +15,17 @@ from engine.solver import perfect_move
 from testkit.boards import play_out, refusal
 from testkit.bot_process import BotHandle, StartBot, text_of
 from testkit.members import accepted_game
+from testkit.replays import BACK, FIRST, GIF, LAST, NEXT, PNG, files, moves_in_db, posted, stepper
 
 # Every scenario here draws replays, reviews or history pages: each runs with CARO_FAST_DRAWING
 # on and off.
 pytestmark = pytest.mark.usefixtures("fast_drawing")
 
-GIF = b"GIF89a"
-PNG = b"\x89PNG\r\n\x1a\n"
-FIRST, BACK, NEXT, LAST = "\u23ee", "\u25c0", "\u25b6", "\u23ed"
 # X builds H8-K8 against O's G8; O must take L8 at move 8 and plays A1 instead; X wins on L8.
 MISSED_BLOCK = ["H8", "G8", "I8", "H9", "J8", "J9", "K8", "A1", "L8"]
 # Both sides build an open three; O lets X in at move 6 (J9), X misses the win by an open four
 # (G8 or K8) with A1 at move 7, and O wins from move 8 (K9, then G9).
 MISSED_WIN = ["H8", "H9", "I8", "I9", "J8", "J9", "A1", "K9", "L9", "G9"]
-
-
-def moves_in_db(bot: BotHandle, game: int) -> list[str]:
-    return [c for (c,) in bot.db_rows("SELECT cell FROM moves WHERE game_id = ? ORDER BY ply",
-                                      (game,))]
-
-
-def stepper(message: Any) -> dict[str, bool]:
-    """Whether each stepper button is enabled."""
-    return {b["label"]: not b.get("disabled", False) for b in message.buttons
-            if str(b.get("custom_id", "")).startswith("caro:rs:")}
-
-
-async def posted(result: Any) -> Any:
-    """The public message a deferred ("thinking...") answer turned into."""
-    assert result.callback_type == 5 and not result.ephemeral, result
-    [message] = await result.followups(1, timeout=30)
-    assert not message.loading
-    return message
-
-
-def files(message: Any) -> dict[str, bytes]:
-    return {a["filename"]: a["data"] for a in message.attachments}
 
 
 async def test_replay_of_an_ai_game_steps_to_every_position_and_back(

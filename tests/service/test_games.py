@@ -10,7 +10,7 @@ import pytest
 
 from bot.cpu import jobs
 from bot.game.errors import UserError
-from bot.game.model import ActiveGameExists, AiLevel, MoveRef, Record
+from bot.game.model import ActiveGameExists, MoveRef, Record
 from bot.game.options import GameOptions, parse_options
 from bot.game.searches import ai_seed
 from bot.game.services import Services, build_services
@@ -18,32 +18,9 @@ from bot.storage import SqliteStorage as Storage
 from engine import Board, Mark, Rule
 from engine.solver import perfect_move
 from testkit.sqlite_rows import row_counts
+from testkit.thinkers import Thinker
 
 GUILD, CHANNEL, ALICE, BOB = 10, 20, 30, 40
-
-
-class Thinker:
-    """The real AI worker function, run in-process; counts calls and can be held back. A
-    member's move waits `wait` seconds for a quick answer (none unless a test sets it)."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, AiLevel, str]] = []
-        self.members: list[object] = []
-        self.gate: asyncio.Event | None = None
-        self.wait = 0.0
-
-    async def think(
-        self, board: Board, level: AiLevel, member: object, seed: str
-    ) -> tuple[tuple[int, int], str]:
-        self.calls.append((board.text(), level, seed))
-        self.members.append(member)
-        if self.gate is not None:
-            await self.gate.wait()
-        row, col, reason = jobs.think(board.text(), level.value, seed, None)
-        return (row, col), reason
-
-    def quick_wait(self, level: AiLevel | None) -> float:
-        return self.wait
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from bot.game.services import Services, build_services
 from bot.storage import SqliteStorage as Storage
 from engine import Board, Mark
 from testkit.sqlite_rows import row_counts
-from tests.service.test_games import Thinker
+from testkit.thinkers import Thinker
 
 GUILD, CHANNEL, ALICE, BOB, CAROL = 10, 20, 30, 40, 50
 

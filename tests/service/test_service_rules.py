@@ -23,8 +23,8 @@ from bot.game.services import Services, build_services
 from bot.i18n.texts import VI, t
 from bot.storage import open_database
 from engine import Mark
-from tests.service.test_games import Thinker
-from tests.storage_backends import Backend
+from testkit.storage_backends import Backend
+from testkit.thinkers import Thinker
 
 GUILD, CHANNEL = 10, 20
 ALICE, BOB, CAROL, DAVE, ERIN = 30, 40, 50, 60, 70

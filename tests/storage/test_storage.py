@@ -32,7 +32,7 @@ from bot.storage import SqliteStorage, migration_files
 from engine import Mark
 from engine.types import Level
 from testkit.sqlite_rows import old_database
-from tests.storage_backends import Backend
+from testkit.storage_backends import Backend
 
 Storage = SqliteStorage  # for annotations; the fixtures give either backend
 
