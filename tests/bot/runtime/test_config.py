@@ -363,7 +363,7 @@ def test_env_example_lists_every_setting_the_bot_reads() -> None:
 
     import bot.runtime.config
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     tree = ast.parse(Path(bot.runtime.config.__file__).read_text(encoding="utf-8"))
     read = {
         node.value for node in ast.walk(tree)

@@ -25,7 +25,7 @@ from engine import Mark
 from testkit.thinkers import Thinker
 from testkit.worlds import ALICE, BOB, CAROL, DAVE, GUILD, Clock, old_world
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 async def everything(store: SqliteStorage | PostgresStorage, ids: dict[str, int]) -> dict:
