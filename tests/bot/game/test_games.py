@@ -1,4 +1,6 @@
-"""The games service (bot.game.games) on a real database, with the real AI called in-process."""
+"""The games service (bot.game.games) on a real database, with the real AI called in-process: moves
+and the AI's answers, and a game's life (two members' turns moving both ratings, resigning, the
+adaptive level, an AI-vs-AI game playing itself to the end)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Storage on both backends (a real SQLite file, a real PostgreSQL database): migrations, the
-one-running-game rule, moves, exactly-once stats."""
+one-running-game rule, moves, exactly-once stats; and databases `open_database` refuses in one
+line (unusable, in a read-only folder, from a newer version)."""
 
 from __future__ import annotations
 
