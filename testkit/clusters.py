@@ -1,7 +1,7 @@
 """Several cluster processes of the real bot on one database, against one Discord double: the
 handle of one cluster, a whole deployment (double with a guild per shard, database, clusters)
-for tests/test_clusters.py and the benchmarks (bench/load.py, bench/crash.py), and reading the
-database whatever its backend."""
+for tests/bot/runtime/test_clusters.py and the benchmarks (bench/load.py, bench/crash.py), and
+reading the database whatever its backend."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ import pytest
 from testkit.bot_process import TOKEN, BotHandle, StartBot
 from testkit.postgres import PostgresServer, PostgresUnavailable
 from testkit.postgres import required as postgres_required
-from tests.storage_backends import backend, storage  # noqa: F401 - fixtures: both storage backends
+from testkit.storage_backends import backend, storage  # noqa: F401 - fixtures: both storage backends
 
 
 @pytest.fixture(scope="session", autouse=True)

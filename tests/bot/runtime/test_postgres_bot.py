@@ -169,7 +169,7 @@ async def test_an_unreachable_server_stops_the_bot_with_one_line(tmp_path: Path)
 async def test_a_server_refusing_connections_is_named_by_host_and_port_not_as_a_bad_setting(
     tmp_path: Path,
 ) -> None:
-    from tests.bot.test_config import closed_port
+    from testkit.startup import closed_port
 
     port = closed_port()
     url = f"postgresql://caro:{PASSWORD}@127.0.0.1:{port}/caro"

@@ -35,7 +35,7 @@ from engine.solver import perfect_move
 from testkit.boards import play_out
 from testkit.bot_process import TOKEN, BotHandle, text_of
 from testkit.clusters import Cluster, Database, Deployment, deploy, rating_chain_problems
-from tests.service.test_games import Thinker
+from testkit.thinkers import Thinker
 
 MANAGE_GUILD = 1 << 5
 AI_EASY_RATING = 800.0

@@ -9,10 +9,8 @@ import asyncio
 import os
 import re
 import signal
-import socket
 import sqlite3
 import subprocess
-import sys
 import time
 from importlib.metadata import version
 from pathlib import Path
@@ -24,21 +22,7 @@ from bot.runtime import main as bot_main
 from bot.runtime.config import MAX_SNOWFLAKE, Settings, load_settings
 from testkit.bot_process import TOKEN
 from testkit.faults import launch, shutdown
-
-
-def run_bot(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "CARO_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "bot", *args], cwd=cwd, env=clean | env, capture_output=True,
-        text=True, timeout=60, stdin=subprocess.DEVNULL,
-    )
-
-
-def closed_port() -> int:
-    """A local port nothing listens on (bound, then released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from testkit.startup import closed_port, run_bot
 
 
 def only_line(done: subprocess.CompletedProcess[str]) -> str:
@@ -379,7 +363,7 @@ def test_env_example_lists_every_setting_the_bot_reads() -> None:
 
     import bot.runtime.config
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     tree = ast.parse(Path(bot.runtime.config.__file__).read_text(encoding="utf-8"))
     read = {
         node.value for node in ast.walk(tree)

@@ -26,13 +26,7 @@ from bot.storage import SqliteStorage
 from engine import Board, Mark
 from engine.ai import REASONS, choose_move
 from engine.types import Level
-
-
-def caro_pbrain() -> tuple[str, ...]:
-    script = Path(sys.executable).parent / "caro"
-    base = [str(script)] if script.exists() else [sys.executable, "-m", "engine"]
-    return (*base, "pbrain")
-
+from testkit.engines import caro_pbrain
 
 DEAD = (sys.executable, "-c", "import sys; sys.exit(3)")
 # Black has four in a row on row 8, open at H8: any engine worth the name wins there.

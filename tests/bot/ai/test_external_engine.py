@@ -17,8 +17,8 @@ from bot.game.ratings import AI_ANCHORS, updated
 from engine.types import Level
 from testkit.boards import first_empty, is_over, play_out, refusal
 from testkit.bot_process import TOKEN, BotHandle, StartBot, text_of
-from tests.bot.test_config import closed_port, run_bot
-from tests.bot.test_external_level import caro_pbrain
+from testkit.engines import caro_pbrain
+from testkit.startup import closed_port, run_bot
 
 # A brain that passes the start-up check (OK to START, then END), then dies when a game asks it
 # for a move.

@@ -10,17 +10,12 @@ import discord
 import pytest
 
 import bot.cogs  # noqa: F401  (the feature cogs register the buttons the drawing makes)
-from bot.game import ratings
 from bot.game.levels import NO_ENGINE
 from bot.game.model import (
-    EndReason,
-    GameRow,
     GameState,
     Mode,
-    MoveRow,
     RatedRow,
     Record,
-    Seat,
     Standing,
     Status,
     UserStats,
@@ -36,29 +31,13 @@ from bot.ui.render import (
     server_leaderboard_embed,
     stats_embed,
 )
-from engine import Mark
 from engine.types import Level
 from testkit.discord_double.state import iter_components
+from testkit.states import big_game, game
 
 TEXT_DISPLAY, MEDIA_GALLERY = 10, 12
 # The tests that draw run with CARO_FAST_DRAWING on and off: both ways draw the same board.
 both_drawings = pytest.mark.usefixtures("fast_drawing")
-
-
-def game(moves: list[tuple[str, bool, str | None]], *, status: str = "active",
-         result: str | None = None, mark: str = "X", size: int = 3, k: int = 3) -> GameState:
-    """A game of member 42 playing `mark` against "hard"; `result` is the member's."""
-    member = Mark[mark]
-    winner = {"win": member, "loss": member.other}.get(result or "")
-    row = GameRow(
-        id=7, guild_id=1, channel_id=2, message_id=3, mode=Mode.AI,
-        x=42 if member is Mark.X else Level.HARD, o=42 if member is Mark.O else Level.HARD,
-        started_by=42, rows=size, cols=size, k=k, rule="freestyle", status=Status(status),
-        winner=winner, end_reason=None if result is None else EndReason.LINE,
-        rated=ratings.rated(Mode.AI, size, size, k), ply=len(moves),
-        moves=tuple(MoveRow(i, cell, ai, why) for i, (cell, ai, why) in enumerate(moves)),
-    )
-    return load_state(row)
 
 
 def all_buttons(state: GameState) -> list[dict[str, Any]]:
@@ -265,22 +244,6 @@ def test_settings_from_environment() -> None:
 def test_bad_settings(env: dict[str, str], error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
         load_settings(env)
-
-
-def big_game(moves: list[str], *, status: str = "active", mode: str = "pvp") -> GameState:
-    seats: dict[str, tuple[Seat, Seat]] = {
-        "pvp": (42, 43), "ai": (42, Level.HARD), "watch": (Level.EASY, Level.HARD),
-    }
-    x, o = seats[mode]
-    row = GameRow(
-        id=9, guild_id=1, channel_id=2, message_id=3, mode=Mode(mode), x=x, o=o, started_by=42,
-        rows=15, cols=15, k=5, rule="caro", status=Status(status),
-        winner=Mark.X if status == "finished" else None,
-        end_reason=EndReason.LINE if status == "finished" else None,
-        rated=mode != "watch", ply=len(moves),
-        moves=tuple(MoveRow(i, cell, mode == "watch", None) for i, cell in enumerate(moves)),
-    )
-    return load_state(row)
 
 
 @both_drawings

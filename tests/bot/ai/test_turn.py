@@ -19,7 +19,7 @@ from bot.game.levels import NO_ENGINE, ExternalEngineSettings, ExternalLevel
 from bot.game.model import External
 from engine import Board
 from engine.types import Level
-from tests.bot.test_ai_pool import Gate, until
+from testkit.gates import Gate, until
 
 T = TypeVar("T")
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -12,27 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.cpu.pool import FairPool, PoolClosedError, process_pool
-
-
-class Gate:
-    """Jobs that wait for the test to let them go, recording the order they started in."""
-
-    def __init__(self) -> None:
-        self.started: list[str] = []
-        self.release = threading.Event()
-        self.lock = threading.Lock()
-
-    def job(self, name: str) -> str:
-        with self.lock:
-            self.started.append(name)
-        assert self.release.wait(10)
-        return name
-
-
-async def until(condition: object, timeout: float = 5.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not condition():  # type: ignore[operator]
-            await asyncio.sleep(0.005)
+from testkit.gates import Gate, until
 
 
 async def test_a_flooding_member_leaves_a_worker_for_everyone_else() -> None:

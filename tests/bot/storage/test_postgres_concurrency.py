@@ -20,7 +20,7 @@ from bot.storage.postgres.connection import CLAIM_SECONDS
 from bot.storage.sqlite import migration_files
 from engine import Mark
 from engine.types import Level
-from tests.storage_backends import Backend
+from testkit.storage_backends import Backend
 
 RATE = ratings.game_updates
 ALICE, BOB, CAROL = 1001, 1002, 1003

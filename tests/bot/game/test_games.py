@@ -1,4 +1,6 @@
-"""The games service (bot.game.games) on a real database, with the real AI called in-process."""
+"""The games service (bot.game.games) on a real database, with the real AI called in-process: moves
+and the AI's answers, and a game's life (two members' turns moving both ratings, resigning, the
+adaptive level, an AI-vs-AI game playing itself to the end)."""
 
 from __future__ import annotations
 
@@ -9,41 +11,21 @@ from pathlib import Path
 import pytest
 
 from bot.cpu import jobs
+from bot.game import ratings
 from bot.game.errors import UserError
-from bot.game.model import ActiveGameExists, AiLevel, MoveRef, Record
+from bot.game.model import ActiveGameExists, Mode, MoveRef, Record
 from bot.game.options import GameOptions, parse_options
+from bot.game.ports import GLOBAL_SCOPE
 from bot.game.searches import ai_seed
 from bot.game.services import Services, build_services
 from bot.storage import SqliteStorage as Storage
 from engine import Board, Mark, Rule
 from engine.solver import perfect_move
+from testkit.services import CAROL, move, pvp_game
 from testkit.sqlite_rows import row_counts
+from testkit.thinkers import Thinker
 
 GUILD, CHANNEL, ALICE, BOB = 10, 20, 30, 40
-
-
-class Thinker:
-    """The real AI worker function, run in-process; counts calls and can be held back. A
-    member's move waits `wait` seconds for a quick answer (none unless a test sets it)."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, AiLevel, str]] = []
-        self.members: list[object] = []
-        self.gate: asyncio.Event | None = None
-        self.wait = 0.0
-
-    async def think(
-        self, board: Board, level: AiLevel, member: object, seed: str
-    ) -> tuple[tuple[int, int], str]:
-        self.calls.append((board.text(), level, seed))
-        self.members.append(member)
-        if self.gate is not None:
-            await self.gate.wait()
-        row, col, reason = jobs.think(board.text(), level.value, seed, None)
-        return (row, col), reason
-
-    def quick_wait(self, level: AiLevel | None) -> float:
-        return self.wait
 
 
 @pytest.fixture
@@ -469,3 +451,75 @@ async def test_a_move_that_ends_the_game_asks_no_answer(service) -> None:
         assert len(thinker.calls) == searches + (0 if ended_by_member else 1)
     assert after.row == await svc.storage.games.game(after.id)
     assert after.row.moves[-1].by_ai is not ended_by_member
+
+
+async def test_two_people_take_turns_and_both_ratings_move(sqlite_world, tmp_path: Path) -> None:
+    svc, clock = sqlite_world
+    state = await pvp_game(svc, first="them")
+    assert state.mode == "pvp" and state.user_of(Mark.X) == BOB and state.user_of(Mark.O) == ALICE
+    assert state.row.deadline == clock.now + 60.0
+    with pytest.raises(UserError, match=f"It is <@{BOB}>'s turn"):
+        await move(svc, state.id, ALICE, "A1")
+    with pytest.raises(UserError, match="not your game"):
+        await move(svc, state.id, CAROL, "A1")
+    for user, cell in [(BOB, "A1"), (ALICE, "B1"), (BOB, "A2"), (ALICE, "B2"), (BOB, "A3")]:
+        state = await move(svc, state.id, user, cell)
+    assert not state.active and state.row.winner is Mark.X and state.result_of(Mark.O) == "loss"
+    assert state.row.end_reason == "line" and state.row.deadline is None
+    bob_after = ratings.updated(1200, 1200, "win")
+    changes = {(c.user_id, c.scope): round(c.after, 3) for c in
+               await svc.games.rating_changes(state.id)}
+    assert changes == {
+        (BOB, GUILD): round(bob_after, 3), (ALICE, GUILD): round(2400 - bob_after, 3),
+        (BOB, GLOBAL_SCOPE): round(bob_after, 3), (ALICE, GLOBAL_SCOPE): round(2400 - bob_after, 3),
+    }
+    standing = await svc.standings.standing(GUILD, BOB, Mode.PVP)
+    assert round(standing.rating) == 1216 and standing.record is not None
+    assert standing.record.wins == 1
+    # Games between people leave the vs-AI results alone.
+    assert row_counts(tmp_path / "caro.db")["results"] == 0
+
+
+async def test_resign_gives_the_win_to_the_other_side(sqlite_world) -> None:
+    svc, _ = sqlite_world
+    state = await svc.games.start(guild_id=GUILD, channel_id=CHANNEL, player_id=ALICE,
+                              options=parse_options("easy"), rng=random.Random(1))
+    with pytest.raises(UserError, match="not your game"):
+        await svc.games.resign(state.id, BOB)
+    over = await svc.games.resign(state.id, ALICE)
+    assert (over.result_of(Mark.X), over.row.winner, over.row.end_reason) == ("loss", Mark.O, "resign")
+    with pytest.raises(UserError, match="This game is over"):
+        await svc.games.resign(state.id, ALICE)
+    standing = await svc.standings.standing(GUILD, ALICE, Mode.AI)
+    assert standing.rating == pytest.approx(ratings.updated(1200, 800, "loss"))
+    # The rematch swaps colours: Alice played X, so the AI moves first.
+    old, options = await svc.games.rematch_options(state.id, ALICE)
+    assert old.id == state.id and options.first == "ai" and options.level == "easy"
+
+
+async def test_adaptive_picks_the_level_nearest_the_rating(sqlite_world) -> None:
+    svc, _ = sqlite_world
+    assert [ratings.nearest_level(r) for r in (600, 1000, 1390, 1450, 2500)] == [
+        "easy", "easy", "normal", "hard", "impossible",
+    ]
+    state = await svc.games.start(guild_id=GUILD, channel_id=CHANNEL, player_id=ALICE,
+                              options=parse_options("adaptive"), rng=random.Random(1))
+    assert state.ai_level == "normal"  # a newcomer is rated 1200
+
+
+async def test_ai_vs_ai_game_plays_itself_to_the_end(sqlite_world) -> None:
+    svc, _ = sqlite_world
+    state = await svc.games.start_watch(guild_id=GUILD, channel_id=CHANNEL, starter_id=ALICE,
+                                     x_level="easy", o_level="impossible",
+                                     options=parse_options(None, "3x3"))
+    await svc.games.attach_message(state.id, 777)
+    assert state.row.deadline is None and state.ai_to_move
+    # Watching does not stop the starter from playing in the same channel.
+    await svc.games.start(guild_id=GUILD, channel_id=CHANNEL, player_id=ALICE,
+                      options=parse_options(), rng=random.Random(1))
+    while state.active:
+        moved = await svc.games.ai_move(state.id, member=ALICE)
+        assert moved is not None
+        state = moved
+    assert state.row.winner in (None, Mark.O)  # impossible never loses
+    assert await svc.games.rating_changes(state.id) == []

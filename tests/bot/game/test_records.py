@@ -22,7 +22,7 @@ from bot.ui.record_views import export_files, move_list, replay_content, transla
 from engine import Mark
 from engine.records import read_record
 from engine.types import Level
-from tests.storage.test_storage_upgrade import ALICE, CAROL, DAVE, GUILD, old_world
+from testkit.worlds import ALICE, CAROL, DAVE, GUILD, old_world
 
 
 class Pool:

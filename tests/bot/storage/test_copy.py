@@ -22,10 +22,10 @@ from bot.game.services import build_services
 from bot.storage import PostgresStorage, SqliteStorage
 from bot.storage.copy import TABLES, copy_database
 from engine import Mark
-from tests.service.test_games import Thinker
-from tests.storage.test_storage_upgrade import ALICE, BOB, CAROL, DAVE, GUILD, Clock, old_world
+from testkit.thinkers import Thinker
+from testkit.worlds import ALICE, BOB, CAROL, DAVE, GUILD, Clock, old_world
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 async def everything(store: SqliteStorage | PostgresStorage, ids: dict[str, int]) -> dict:

@@ -31,8 +31,8 @@ from bot.ui.record_views import history_view, replay_view, translator
 from bot.ui.render import challenge_view, game_view
 from engine import Mark
 from testkit.bot_process import StartBot
-from tests.bot.test_render import big_game, game
-from tests.bot.test_replay_review_history import FIRST, posted
+from testkit.replays import FIRST, posted
+from testkit.states import big_game, game
 
 WIN = [("A1", False, None), ("A2", True, "develop"), ("B1", False, None),
        ("B2", True, "center"), ("C1", False, None)]

@@ -1,9 +1,11 @@
 """Storage on both backends (a real SQLite file, a real PostgreSQL database): migrations, the
-one-running-game rule, moves, exactly-once stats."""
+one-running-game rule, moves, exactly-once stats; and databases `open_database` refuses in one
+line (unusable, in a read-only folder, from a newer version)."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import replace
@@ -28,11 +30,11 @@ from bot.game.model import (
     Record,
 )
 from bot.game.ports import Answer, Finished, MoveOutcome, StorageError
-from bot.storage import SqliteStorage, migration_files
+from bot.storage import SqliteStorage, migration_files, open_database
 from engine import Mark
 from engine.types import Level
 from testkit.sqlite_rows import old_database
-from tests.storage_backends import Backend
+from testkit.storage_backends import Backend
 
 Storage = SqliteStorage  # for annotations; the fixtures give either backend
 
@@ -591,3 +593,49 @@ async def test_every_mode_is_stored_and_read_back_by_both_backends(storage: Stor
         created = await storage.games.create_game(new)
         read = await storage.games.game(created.id)
         assert read is not None and (read.mode, read.x, read.o) == (mode, x, o)
+
+
+async def test_databases_that_cannot_be_used_are_refused_in_one_line(tmp_path: Path) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    not_sqlite = tmp_path / "notes.txt"
+    not_sqlite.write_text("hello, this is not a database\n" * 20)
+    cases = {
+        tmp_path / "missing" / "caro.db": "does not exist",
+        folder: "is a folder",
+        not_sqlite: "not an SQLite database",
+    }
+    for path, reason in cases.items():
+        with pytest.raises(StorageError) as refused:
+            await open_database(str(path))
+        message = str(refused.value)
+        assert reason in message and str(path) in message and "\n" not in message
+    with pytest.raises(StorageError, match="expected sqlite:///path or postgresql://"):
+        await open_database("mysql://db.example/caro")
+    assert not_sqlite.read_text().startswith("hello")  # nothing written to it
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere; needs an ordinary user")
+async def test_a_read_only_folder_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        with pytest.raises(StorageError, match="not writable"):
+            await open_database(str(folder / "caro.db"))
+    finally:
+        folder.chmod(0o700)
+
+
+async def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "caro.db"
+    store = await open_database(f"sqlite:///{path}")
+    await store.close()
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA user_version = 99")
+        db.execute("CREATE TABLE from_the_future (id INTEGER)")
+    with pytest.raises(StorageError, match="schema version 99, newer than") as refused:
+        await open_database(path)
+    assert "\n" not in str(refused.value)
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (99,)

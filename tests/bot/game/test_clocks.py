@@ -1,0 +1,127 @@
+"""The clocks (bot/game/clocks.py) on a real database with a fake clock: time-outs lose exactly once,
+a move in time restarts the clock, a late move loses on time even before the deadline watcher
+runs (the database refuses it whatever the caller checked), and the watcher is woken only when it
+would look too late."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot.game.errors import UserError
+from bot.game.model import GuildSettings, MoveRef
+from engine import Mark
+from testkit.services import ALICE, BOB, GUILD, challenge, move, pvp_game, start
+from testkit.storage_backends import Backend
+
+
+async def test_time_out_loses_exactly_once(sqlite_world) -> None:
+    svc, clock = sqlite_world
+    state = await pvp_game(svc)
+    state = await move(svc, state.id, ALICE, "B2")
+    assert state.row.deadline == clock.now + 60.0
+    clock.now += 59
+    assert await svc.timeouts.expire_games() == []
+    clock.now += 2
+    finished = await svc.timeouts.expire_games()
+    ended = [(s.id, s.row.winner, s.row.end_reason) for s in finished]
+    assert ended == [(state.id, Mark.X, "timeout")]
+    assert await svc.timeouts.expire_games() == []
+    assert len(await svc.games.rating_changes(state.id)) == 4
+    with pytest.raises(UserError, match="This game is over"):
+        await move(svc, state.id, BOB, "A1")
+
+
+async def test_a_move_in_time_restarts_the_clock(sqlite_world) -> None:
+    svc, clock = sqlite_world
+    await svc.settings.save_timeouts(GUILD, GuildSettings(pvp_timeout=10, ai_timeout=20))
+    state = await pvp_game(svc)
+    clock.now += 9
+    state = await move(svc, state.id, ALICE, "B2")
+    clock.now += 9
+    assert await svc.timeouts.expire_games() == []
+    assert state.row.deadline == clock.now + 1
+
+
+async def test_a_new_clock_wakes_the_deadline_watcher_only_if_it_would_look_too_late(
+    world,
+) -> None:
+    svc, clock = world
+    found = await challenge(svc, ALICE, BOB)
+    _, state = await svc.challenges.answer_challenge(found.id, BOB, accept=True, rng=random.Random(1))
+    assert state is not None and state.mover_id == ALICE
+    # The watcher looks again by itself before Alice's next clock (60 s) could run out.
+    svc.clocks.watched_until = clock.now + 30
+    svc.clocks.deadlines_changed.clear()
+    moved = await svc.games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
+    assert moved.row.deadline == clock.now + 60
+    assert not svc.clocks.deadlines_changed.is_set()
+    # It would look only after Bob's clock ran out: woken.
+    svc.clocks.watched_until = clock.now + 90
+    moved = await svc.games.play(MoveRef(state.id, 1, "B1"), user_id=BOB, message_id=None)
+    assert svc.clocks.deadlines_changed.is_set()
+    # While it reads the clocks (None), every new clock wakes it for another pass.
+    svc.clocks.watched_until = None
+    svc.clocks.deadlines_changed.clear()
+    await svc.games.play(MoveRef(state.id, 2, "A2"), user_id=ALICE, message_id=None)
+    assert svc.clocks.deadlines_changed.is_set()
+
+
+async def test_a_move_after_the_deadline_loses_on_time_even_before_the_watcher_runs(
+    world, backend: Backend
+) -> None:
+    svc, clock = world
+    found = await challenge(svc, ALICE, BOB)
+    _, state = await svc.challenges.answer_challenge(found.id, BOB, accept=True, rng=random.Random(1))
+    assert state is not None and state.mover_id == ALICE
+    clock.now += 62.5  # Alice's minute ran out 2.5 s ago; expire_games has not run
+    svc.clocks.deadlines_changed.clear()
+    with pytest.raises(UserError, match="Too late"):
+        await svc.games.play(MoveRef(state.id, 0, "B2"), user_id=ALICE, message_id=None)
+    unchanged = await svc.games.state(state.id)
+    assert unchanged is not None and unchanged.row.moves == ()  # the late move was not written
+    # The deadline watcher is woken; it ends the game on time, once.
+    assert svc.clocks.deadlines_changed.is_set()
+    [over] = await svc.timeouts.expire_games()
+    assert over.id == state.id and not over.active
+    assert (over.row.winner, over.row.end_reason) == (Mark.O, "timeout")
+    assert len(await svc.games.rating_changes(state.id)) == 4
+    assert await svc.timeouts.expire_games() == []
+    with pytest.raises(UserError, match="This game is over"):
+        await svc.games.play(MoveRef(state.id, 0, "B2"), user_id=ALICE, message_id=None)
+    assert (await backend.row_counts())["rating_changes"] == 4
+
+
+async def test_a_move_just_in_time_counts(world) -> None:
+    svc, clock = world
+    state = await start(svc, ALICE)
+    clock.now += 119.9
+    after = await svc.games.play(MoveRef(state.id, 0, "B2"), user_id=ALICE, message_id=None)
+    assert after.board.ply == 1 and after.active
+
+
+async def test_the_database_refuses_a_late_move_whatever_the_caller_checked(world) -> None:
+    svc, clock = world
+    state = await start(svc, ALICE)
+    deadline = state.row.deadline
+    assert deadline is not None
+    outcome = await svc.storage.games.add_move(state.id, 0, "B2", by_ai=False, now=deadline)
+    assert outcome == "late"
+    assert await svc.storage.games.add_move(state.id, 0, "B2", by_ai=False,
+                                        now=deadline - 0.001) == "stored"
+
+
+async def test_a_resignation_cannot_undo_a_loss_on_time(world) -> None:
+    """Alice's clock ran out; Bob resigning afterwards (before the watcher ran) must not hand
+    her the win."""
+    svc, clock = world
+    found = await challenge(svc, ALICE, BOB)
+    _, state = await svc.challenges.answer_challenge(found.id, BOB, accept=True, rng=random.Random(1))
+    assert state is not None and state.mover_id == ALICE
+    clock.now += 61
+    with pytest.raises(UserError, match="This game is over"):
+        await svc.games.resign(state.id, BOB)
+    [over] = await svc.timeouts.expire_games()
+    assert (over.row.winner, over.row.end_reason) == (Mark.O, "timeout")
+    assert over.mark_of(BOB) is Mark.O
