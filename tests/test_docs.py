@@ -137,7 +137,7 @@ def test_console_blocks_say_why_and_name_real_programs(block: Block) -> None:
         assert done.returncode == 0, f"{block_id(block)}: {command} --help failed\n{done.stderr}"
 
 
-PATH_RE = re.compile(r"`((?:bot|engine|tests|bench|docs)/[A-Za-z0-9_./*-]+)`")
+PATH_RE = re.compile(r"`((?:bot|engine|tests|testkit|bench|docs)/[A-Za-z0-9_./*-]+)`")
 
 
 def test_every_repository_path_named_exists() -> None:

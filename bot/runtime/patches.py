@@ -26,7 +26,7 @@
 One more touch lives in the UI layer, beside its plain fallback: bot.ui.drawing, where boards are
 sent as ready-made component payloads (also speed only, also under CARO_FAST_DRAWING).
 
-tests/bot/test_discord_patches.py checks each of these against the installed discord.py, so an
+tests/bot/runtime/test_patches.py checks each of these against the installed discord.py, so an
 upgrade that moves the internals fails there, loudly, instead of silently turning a patch off.
 """
 

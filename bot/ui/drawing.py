@@ -14,7 +14,7 @@ once at start by the wiring from CARO_FAST_DRAWING (`use_fast`):
 Either way the view is stopped when made: discord.py keeps no finished view when it sends or
 edits a message, so a click reaches the bot's router (bot.ui.buttons.Router) from its custom_id
 alone, as after a restart. (Outside an event loop a view cannot be stopped; such a drawing is
-never sent.) tests/bot/test_discord_patches.py checks the fast views against discord.py.
+never sent.) tests/bot/runtime/test_patches.py checks the fast views against discord.py.
 """
 
 from __future__ import annotations

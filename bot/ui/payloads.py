@@ -1,7 +1,7 @@
 """The message components the bot draws, as the plain payloads Discord's API documents
 (https://discord.com/developers/docs/components/reference): buttons, action rows, a text display
 and a media gallery. Each builder makes exactly what the discord.ui item of the same fields sends
-(tests/bot/test_discord_patches.py checks it against the installed discord.py). bot.ui.drawing
+(tests/bot/runtime/test_patches.py checks it against the installed discord.py). bot.ui.drawing
 sends them as they are, or as discord.ui items."""
 
 from __future__ import annotations
