@@ -20,12 +20,13 @@ from bot.game.levels import ExternalLevel
 from bot.game.model import ActiveGameExists, GameState, Mode, jump_link
 from bot.game.searches import answered_within
 from bot.game.services import Services
+from bot.ui.buttons import Pan
 from bot.ui.display_names import display_names, remember
 from bot.ui.pictures import Players
 from bot.ui.record_views import players_of, translator
 from bot.ui.render import board_file, game_content, game_view, uses_image
 from bot.ui.replies import say
-from bot.ui.window import Window, initial_window
+from bot.ui.window import Window, WindowError, follow, initial_window
 
 log = logging.getLogger("caro.bot")
 
@@ -101,6 +102,19 @@ def window_for(state: GameState, window: Window | None) -> Window | None:
     return (window or initial_window(state.board)).clamp(state.board.rows, state.board.cols)
 
 
+def shown_window(message: discord.Message | None) -> Window | None:
+    """The pan window a board's message shows, read from its arrows' ids (the bot's own)."""
+    for row in message.components if message is not None else ():
+        for item in getattr(row, "children", ()):
+            click = Pan.parse(str(getattr(item, "custom_id", None)))
+            if click is not None:
+                try:
+                    return Window.decode(click.window)
+                except WindowError:
+                    return None
+    return None
+
+
 def is_layout(message: discord.Message | None) -> bool:
     return message is not None and message.flags.components_v2
 
@@ -110,6 +124,8 @@ class Boards:
         self._host = host
         self._draw_locks: dict[int, asyncio.Lock] = {}
         self._drawn_ply: dict[int, int] = {}  # the newest position drawn per running game
+        # The pan window last drawn per running big board: a move inside it leaves it in place.
+        self._windows: dict[int, Window] = {}
         # Boards that need no layout but whose message already is one (an older version drew a
         # small board as a V2 layout), as seen on clicks: a redraw through the channel, which
         # does not see the message, draws them as a layout too.
@@ -144,11 +160,30 @@ class Boards:
             state,
             external=self.external,
             edit=edit,
-            window=window,
+            window=self._window(state, window, message),
             changes=changes,
             layout=self._as_layout(message),
             players=await self.players(state),
         )
+
+    def _window(
+        self, state: GameState, window: Window | None, message: discord.Message | None
+    ) -> Window | None:
+        """The window to draw a big board with: `window` when the member panned; else the one
+        shown before (remembered, or read off the message), moved only as far as the last move
+        needs; else the first window, around the last move."""
+        board = state.board
+        if window_for(state, None) is None or not uses_image(state):
+            return window
+        if window is None:
+            shown = self._windows.get(state.id) or shown_window(message)
+            if shown is not None and shown.fits(board.rows, board.cols):
+                last = board.last_move
+                window = shown if last is None else follow(shown, last, board)
+        window = window_for(state, window)
+        if window is not None:
+            self._windows[state.id] = window
+        return window
 
     async def players(self, state: GameState) -> Players | None:
         """The legend of a board drawn as a picture: who plays X and who plays O (display names,
@@ -192,6 +227,7 @@ class Boards:
         if not state.active:
             self._draw_locks.pop(state.id, None)
             self._drawn_ply.pop(state.id, None)
+            self._windows.pop(state.id, None)
 
     async def show_quietly(self, state: GameState) -> None:
         """Redraw a game through the channel; a failed edit is logged, the game is stored."""
@@ -220,6 +256,7 @@ class Boards:
         restart, or a late answer)."""
         changes = () if state.active else await self.games.rating_changes(state.id)
         players = await self.players(state)
+        window = self._window(state, window, interaction.message if interaction else None)
         if interaction is not None and _age(interaction) < INTERACTION_EDIT_WINDOW:
             layout = self._as_layout(interaction.message)
             try:

@@ -267,6 +267,7 @@ def _cell_rows(
         highlighted.add(board.last_move)
     # A board has up to 25 cells here: the loop is the drawing's cost, so it is kept bare.
     draw, name = Cell.button, _cell_names
+    windowed = uses_image(state)
     game, ply, locked = state.id, board.ply, not players_turn
     rows: list[Buttons] = []
     for line in grid:
@@ -274,7 +275,10 @@ def _cell_rows(
         for cell in line:
             mark = board[cell]
             if mark is None:
-                label, style = EMPTY_LABEL, discord.ButtonStyle.secondary
+                # In a window of a big board an empty cell says which it is ("H8"): the member
+                # cannot count rows and columns from the picture at a glance.
+                label = name(cell) if windowed else EMPTY_LABEL
+                style = discord.ButtonStyle.secondary
             else:
                 label, style = mark.name, _MARK_STYLE[mark]
             if cell in highlighted:

@@ -205,6 +205,31 @@ async def test_caro_15x15_with_the_window_and_typed_moves(running_bot: BotHandle
 
 
 @both_drawings
+async def test_a_big_boards_window_stays_where_it_was_until_a_move_leaves_it(
+    running_bot: BotHandle,
+) -> None:
+    double = running_bot.double
+    alice, bob = double.add_member("alice"), double.add_member("bob")
+    message = await accepted_game(alice, bob, size="15x15")
+    mover, other = (alice, bob) if f"<@{alice.id}> to move" in text_of(message) else (bob, alice)
+
+    def window() -> list[str]:
+        return [str(b["custom_id"]).rsplit(":", 1)[1] for b in cells(message)]
+
+    first = window()
+    assert (await mover.click(message, "down")).callback_type == 7
+    panned = window()
+    assert panned != first and message.button(panned[0])["label"] == panned[0]
+    # A move inside the window leaves it where the member panned it.
+    await mover.click(message, panned[-1])
+    assert window() == panned
+    # A move far away brings the window just far enough to show it.
+    form = await other.click(message, "Type a move")
+    await other.submit_modal(message, form.modal["custom_id"], {"cell": "A1"})
+    assert "A1" in window() and message.button("A1")["label"] == "O"
+
+
+@both_drawings
 async def test_the_ai_answers_on_a_big_board(running_bot: BotHandle) -> None:
     alice = running_bot.double.add_member("alice")
     start = await alice.slash("caro start", size="9x9", difficulty="easy")

@@ -291,3 +291,13 @@ def test_a_small_watched_game_has_a_stop_button() -> None:
     assert action_rows(watched) == [3, 3, 3, 1]
     assert controls(watched) == ["Stop"]
     assert all(b["disabled"] for b in buttons(watched))
+
+
+def test_empty_cells_in_a_big_boards_window_say_which_cell_they_are() -> None:
+    state = big_game(["H8", "A1"])
+    labels = {b["custom_id"].rsplit(":", 1)[1]: b["label"] for b in buttons(state)}
+    assert labels["A1"] == "O" and labels["B1"] == "B1" and labels["E4"] == "E4"
+    # A small board is all cells: its empty ones stay blank.
+    small = game([("B2", False, None)])
+    small_labels = {b["custom_id"].rsplit(":", 1)[1]: b["label"] for b in buttons(small)}
+    assert small_labels["A1"] == EMPTY_LABEL and small_labels["B2"] == "X"

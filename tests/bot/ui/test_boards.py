@@ -1,0 +1,80 @@
+"""Boards' choice of the pan window of a big board: it stays where the member left it and moves
+only as far as the last move needs."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import discord
+
+from bot.game.model import GameState
+from bot.ui.boards import Boards, shown_window
+from bot.ui.buttons import Pan
+from bot.ui.window import Window, initial_window
+from testkit.states import big_game
+
+
+class _Item:
+    def __init__(self, custom_id: str) -> None:
+        self.custom_id = custom_id
+
+
+class _Row:
+    def __init__(self, *ids: str) -> None:
+        self.children = [_Item(i) for i in ids]
+
+
+class _Message:
+    """The part of a discord.Message the window is read from: its rows of components."""
+
+    def __init__(self, *rows: _Row) -> None:
+        self.components = list(rows)
+
+
+def _boards() -> Boards:
+    return Boards(cast(Any, object()))
+
+
+def _window(boards: Boards, state: GameState, window: Window | None = None,
+            message: _Message | None = None) -> Window | None:
+    return boards._window(state, window, cast(discord.Message | None, message))
+
+
+def test_a_move_inside_the_window_leaves_it_where_the_member_panned_it() -> None:
+    boards = _boards()
+    panned = Window(5, 5, 4, 5)
+    before = big_game(["H8"])
+    assert _window(boards, before, panned) == panned
+    inside = big_game(["H8", "G7"])  # G7: row 6, column 6 from 0, in the panned window
+    assert _window(boards, inside) == panned
+
+
+def test_a_last_move_outside_the_window_moves_it_only_as_far_as_needed() -> None:
+    boards = _boards()
+    panned = Window(5, 5, 4, 5)
+    _window(boards, big_game(["H8"]), panned)
+    # K11: row 10, column 10 from 0, one line below the window and one column right of it.
+    moved = _window(boards, big_game(["H8", "K11"]))
+    assert moved == Window(7, 6, 4, 5)
+
+
+def test_after_a_restart_the_window_is_read_off_the_clicked_message() -> None:
+    shown = Window(2, 3, 4, 5)
+    message = _Message(_Row("caro:m:9:1:D3"), _Row(Pan.custom_id_of(
+        game=9, ply=1, window=shown.encode(), direction="down"), "caro:r:9:1"))
+    assert shown_window(cast(discord.Message, message)) == shown
+    state = big_game(["D3", "E4"])
+    assert _window(_boards(), state, message=message) == shown
+    # Without a message or a memory the first window is around the last move.
+    assert _window(_boards(), state) == initial_window(state.board)
+    assert shown_window(None) is None
+    assert shown_window(cast(discord.Message, _Message(_Row("caro:m:9:1:A1")))) is None
+
+
+def test_a_finished_game_forgets_its_window() -> None:
+    boards = _boards()
+    _window(boards, big_game(["H8"]), Window(5, 5, 4, 5))
+    finished = big_game(["H8"], status="finished")
+    assert _window(boards, finished) is None
+    boards._forget_if_over(finished)
+    assert boards._windows == {}
