@@ -17,14 +17,14 @@ import discord
 
 from bot.game.games import GameService
 from bot.game.levels import ExternalLevel
-from bot.game.model import ActiveGameExists, GameState, Mode, jump_link
+from bot.game.model import ActiveGameExists, GameState, jump_link
 from bot.game.searches import answered_within
 from bot.game.services import Services
 from bot.ui.buttons import Pan
 from bot.ui.display_names import display_names, remember
 from bot.ui.pictures import Players
 from bot.ui.record_views import players_of, translator
-from bot.ui.render import board_file, game_content, game_view, uses_image
+from bot.ui.render import board_file, game_content, game_view, has_window, uses_image
 from bot.ui.replies import say
 from bot.ui.window import Window, WindowError, follow, initial_window
 
@@ -97,7 +97,7 @@ def message_parts(
 
 
 def window_for(state: GameState, window: Window | None) -> Window | None:
-    if not state.active or state.mode == Mode.WATCH:
+    if not has_window(state):
         return None
     return (window or initial_window(state.board)).clamp(state.board.rows, state.board.cols)
 
@@ -173,16 +173,15 @@ class Boards:
         shown before (remembered, or read off the message), moved only as far as the last move
         needs; else the first window, around the last move."""
         board = state.board
-        if window_for(state, None) is None or not uses_image(state):
+        if not (uses_image(state) and has_window(state)):
             return window
         if window is None:
             shown = self._windows.get(state.id) or shown_window(message)
             if shown is not None and shown.fits(board.rows, board.cols):
                 last = board.last_move
                 window = shown if last is None else follow(shown, last, board)
-        window = window_for(state, window)
-        if window is not None:
-            self._windows[state.id] = window
+        window = (window or initial_window(board)).clamp(board.rows, board.cols)
+        self._windows[state.id] = window
         return window
 
     async def players(self, state: GameState) -> Players | None:

@@ -175,6 +175,11 @@ def _result_line(state: GameState, tr: Translate, external: ExternalLevel) -> st
     )
 
 
+def has_window(state: GameState) -> bool:
+    """Whether a big board is drawn with a pan window of cells: a running game a member plays."""
+    return state.active and state.mode != Mode.WATCH
+
+
 def uses_image(state: GameState) -> bool:
     """Whether the board is too big for a grid of buttons and is drawn as a picture instead."""
     return state.board.rows > MAX_BUTTON_SIDE or state.board.cols > MAX_BUTTON_SIDE
@@ -244,7 +249,7 @@ def _button_rows(state: GameState, tr: Translate, window: Window | None) -> list
     if not uses_image(state):
         grid = [[(r, c) for c in range(board.cols)] for r in range(board.rows)]
         rows += _cell_rows(state, grid, players_turn)
-    elif state.active and state.mode != Mode.WATCH:
+    elif has_window(state):
         window = (window or initial_window(board)).clamp(board.rows, board.cols)
         rows += _cell_rows(state, window.grid(), players_turn)
         rows.append(_pan_controls(state, window, players_turn, tr))
