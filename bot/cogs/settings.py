@@ -99,7 +99,7 @@ class SettingsCog(commands.Cog, name="Settings"):
         # neither.
         if new_server != server:
             await services.settings.save_timeouts(guild_id, new_server)
-            log.info("guild %d: settings %s", guild_id, new_server)
+            log.info("guild %d: turn limits and language %s", guild_id, new_server)
         if new_mine != mine:
             await services.preferences.save_member(interaction.user.id, new_mine)
         await interaction.response.send_message(
