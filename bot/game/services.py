@@ -21,6 +21,7 @@ from bot.game.ports import StandingStore, Storage
 from bot.game.records import RecordService
 from bot.game.searches import Thinker
 from bot.game.settings import DEFAULT_TIMEOUTS, ServerSettings
+from bot.game.takebacks import Takebacks
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,7 @@ class Services:
     clocks: Clocks
     timeouts: Timeouts
     hints: Hints
+    takebacks: Takebacks
     settings: ServerSettings
     records: RecordService
     meta: Meta
@@ -74,6 +76,7 @@ def build_services(
         clocks=clocks,
         timeouts=Timeouts(storage.clocks, storage.games, cache, clocks, rate),
         hints=Hints(games, storage.games, ai, cache),
+        takebacks=Takebacks(storage.games, clocks, cache),
         settings=settings,
         records=RecordService(storage.reviews, storage.games, storage.standings),
         meta=Meta(storage.meta),
