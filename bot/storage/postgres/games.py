@@ -259,7 +259,8 @@ class GameQueries:
                     return None
                 await con.execute(
                     "UPDATE games SET ply = $2, deadline = $3, takebacks = takebacks + 1,"
-                    " takeback_open = false, claimed_until = NULL, updated_at = now()"
+                    " takeback_asked = NULL, takeback_open = false, claimed_until = NULL,"
+                    " updated_at = now()"
                     " WHERE id = $1",
                     game_id, to_ply, deadline,
                 )

@@ -245,7 +245,7 @@ class GameQueries:
             # until the moves are deleted and the transaction commits.
             cur = await self._con.db.execute(
                 f"UPDATE games SET ply = ?, deadline = ?, takebacks = takebacks + 1,"
-                f" takeback_open = 0, updated_at = {NOW}"
+                f" takeback_asked = NULL, takeback_open = 0, updated_at = {NOW}"
                 " WHERE id = ? AND ply = ? AND status = 'active' AND takebacks < ?"
                 " AND (deadline IS NULL OR deadline > ?)"
                 " AND (? = 0 OR (takeback_open = 1 AND takeback_asked = ?))",

@@ -47,9 +47,16 @@ async def test_the_board_is_reposted_and_the_old_one_points_to_it(
     before, shown = running_bot.db_counts(), new.snapshot()
     answer = refusal(await alice.click_custom_id(old, stale_click))
     assert answer == f"This board moved, here: {link} (nothing was changed)."
-    resign = refusal(await alice.click_custom_id(old, next(
-        str(b["custom_id"]) for b in new.buttons if str(b["custom_id"]).startswith("caro:r:")
-    )))
+    resign = refusal(
+        await alice.click_custom_id(
+            old,
+            next(
+                str(b["custom_id"])
+                for b in new.buttons
+                if str(b["custom_id"]).startswith("caro:r:")
+            ),
+        )
+    )
     assert link in resign
     assert running_bot.db_counts() == before and new.snapshot() == shown
     assert "no running game" in refusal(await bob.slash("caro board"))

@@ -7,10 +7,8 @@ from __future__ import annotations
 import pytest
 
 from bot.game.errors import UserError
-from bot.game.services import Services
 from bot.game.takebacks import MAX_TAKEBACKS, Request
 from testkit.services import ALICE, BOB, CAROL, move, pvp_game, start
-from testkit.worlds import Clock
 
 # A board too small to be rated (min(rows, cols) < k): a casual game.
 CASUAL = "3x4k4"
@@ -90,6 +88,9 @@ async def test_between_members_the_mover_asks_and_only_the_other_may_accept(worl
     # Answered: a second click on Accept (or Decline) finds nothing open.
     assert await refused(svc.takebacks.accept(game.id, 1, BOB)) == "takeback.expired"
     assert await refused(svc.takebacks.decline(game.id, 1, BOB)) == "takeback.expired"
+    # The move played again may be asked back again.
+    await move(svc, game.id, ALICE, "B2")
+    assert isinstance(await svc.takebacks.take_back(game.id, ALICE), Request)
 
 
 async def test_a_request_expires_with_the_turn_and_a_declined_one_is_not_asked_again(

@@ -16,8 +16,17 @@ GUILD, CHANNEL, ALICE, BOB = 111, 222, 333, 444
 
 def casual_game() -> NewGame:
     return NewGame(
-        guild_id=GUILD, channel_id=CHANNEL, mode=Mode.PVP, x=ALICE, o=BOB, started_by=ALICE,
-        rows=3, cols=4, k=4, rule="freestyle", rated=False,
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        mode=Mode.PVP,
+        x=ALICE,
+        o=BOB,
+        started_by=ALICE,
+        rows=3,
+        cols=4,
+        k=4,
+        rule="freestyle",
+        rated=False,
     )
 
 
@@ -38,19 +47,27 @@ async def test_a_takeback_removes_the_moves_and_sets_the_clock_in_one_write(
     )
     assert row is not None
     assert (row.ply, [m.cell for m in row.moves], row.deadline, row.takebacks) == (
-        1, ["A1"], 500.0, 1
+        1,
+        ["A1"],
+        500.0,
+        1,
     )
     assert (await backend.row_counts())["moves"] == 1
     # Not at the stored move count, past the limit, or after the clock ran out: nothing.
-    assert await storage.games.take_back(
-        game, 3, 1, now=0.0, deadline=None, limit=3, requested=False
-    ) is None
-    assert await storage.games.take_back(
-        game, 1, 0, now=0.0, deadline=None, limit=1, requested=False
-    ) is None
-    assert await storage.games.take_back(
-        game, 1, 0, now=500.0, deadline=None, limit=3, requested=False
-    ) is None
+    assert (
+        await storage.games.take_back(game, 3, 1, now=0.0, deadline=None, limit=3, requested=False)
+        is None
+    )
+    assert (
+        await storage.games.take_back(game, 1, 0, now=0.0, deadline=None, limit=1, requested=False)
+        is None
+    )
+    assert (
+        await storage.games.take_back(
+            game, 1, 0, now=500.0, deadline=None, limit=3, requested=False
+        )
+        is None
+    )
     stored = await storage.games.game(game)
     assert stored is not None and (stored.ply, stored.takebacks, len(stored.moves)) == (1, 1, 1)
     # The game plays on from there: the move count is free again.
@@ -74,9 +91,10 @@ async def test_a_request_is_open_at_one_move_count_and_declined_once(
     row = await storage.games.game(game)
     assert row is not None and not row.takeback_pending and row.takeback_asked == 1
     assert not await storage.games.ask_takeback(game, 1, now=0.0)  # declined: not again
-    assert await storage.games.take_back(
-        game, 1, 0, now=0.0, deadline=None, limit=3, requested=True
-    ) is None
+    assert (
+        await storage.games.take_back(game, 1, 0, now=0.0, deadline=None, limit=3, requested=True)
+        is None
+    )
     # A move since leaves the old request answering nothing.
     assert await storage.games.add_move(game, 1, "B1", by_ai=False, now=0.0) is MoveOutcome.STORED
     assert await storage.games.ask_takeback(game, 2, now=0.0)
@@ -94,9 +112,12 @@ async def test_two_processes_taking_back_the_same_position_undo_it_once(
     assert await first.games.ask_takeback(game, 4, now=0.0)
     attempts = [
         store.games.take_back(game, 4, 3, now=0.0, deadline=None, limit=9, requested=True)
-        for store in (first, second) for _ in range(4)
+        for store in (first, second)
+        for _ in range(4)
     ]
     outcomes = await asyncio.gather(*attempts)
     assert sum(o is not None for o in outcomes) == 1
     row = await second.games.game(game)
     assert row is not None and (row.ply, row.takebacks, len(row.moves)) == (3, 1, 3)
+    # Taken back: the move count is a fresh position, whose move may be asked back again.
+    assert row.takeback_asked is None and not row.takeback_pending
