@@ -18,6 +18,7 @@ from bot.game.games import GameService
 from bot.game.hints import Hints
 from bot.game.levels import ExternalLevel
 from bot.game.ports import StandingStore
+from bot.game.preferences import MemberPreferences
 from bot.game.records import RecordService
 from bot.game.settings import ServerSettings
 from bot.game.takebacks import Takebacks
@@ -44,6 +45,8 @@ class Services(Protocol):
     def takebacks(self) -> Takebacks: ...
     @property
     def settings(self) -> ServerSettings: ...
+    @property
+    def preferences(self) -> MemberPreferences: ...
     @property
     def standings(self) -> StandingStore: ...
     @property

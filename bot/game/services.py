@@ -18,6 +18,7 @@ from bot.game.levels import NO_ENGINE, ExternalLevel
 from bot.game.meta import Meta
 from bot.game.model import GuildSettings
 from bot.game.ports import StandingStore, Storage
+from bot.game.preferences import MemberPreferences
 from bot.game.records import RecordService
 from bot.game.searches import Thinker
 from bot.game.settings import DEFAULT_TIMEOUTS, ServerSettings
@@ -37,6 +38,7 @@ class Services:
     hints: Hints
     takebacks: Takebacks
     settings: ServerSettings
+    preferences: MemberPreferences
     records: RecordService
     meta: Meta
     # Ratings and results: a read model, read as stored.
@@ -78,6 +80,7 @@ def build_services(
         hints=Hints(games, storage.games, ai, cache),
         takebacks=Takebacks(storage.games, clocks, cache),
         settings=settings,
+        preferences=MemberPreferences(storage.settings),
         records=RecordService(storage.reviews, storage.games, storage.standings),
         meta=Meta(storage.meta),
         standings=storage.standings,
