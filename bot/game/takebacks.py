@@ -145,7 +145,7 @@ class Takebacks:
         )
         if row is None:
             raise await self._why_not(state.id, ply, now, "takeback.expired")
-        self._cache.searches.pop(state.id, None)
+        self._cache.rewound(state.id)
         after = load_state(row)
         self._cache.remember(after)
         return after

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bot.game.errors import UserError
+from bot.game.services import Services
 from bot.game.takebacks import MAX_TAKEBACKS, Request
 from testkit.services import ALICE, BOB, CAROL, move, pvp_game, start
 
@@ -123,3 +124,28 @@ async def test_a_finished_game_takes_nothing_back(world) -> None:
     await svc.games.resign(game.id, BOB)
     assert await refused(svc.takebacks.accept(game.id, 1, BOB)) == "takeback.expired"
     assert await refused(svc.takebacks.take_back(game.id, ALICE)) == "click.finished"
+
+
+async def free_cell(svc: Services, game_id: int) -> str:
+    state = await svc.games.state(game_id)
+    assert state is not None
+    taken = {m.cell for m in state.row.moves}
+    return next(c for c in ("B2", "C2", "D1", "D3", "A3", "B1") if c not in taken)
+
+
+async def test_a_hint_after_a_takeback_is_searched_for_the_new_position(world) -> None:
+    svc, _ = world
+    game = await start(svc, ALICE, size=CASUAL)
+    await move(svc, game.id, ALICE, "A1")
+    await svc.games.ai_move(game.id, member=ALICE)
+    await svc.hints.hint(game.id, 2, ALICE)
+    await move(svc, game.id, ALICE, await free_cell(svc, game.id))
+    await svc.games.ai_move(game.id, member=ALICE)
+    await svc.takebacks.take_back(game.id, ALICE)  # back to move 2
+    await svc.takebacks.take_back(game.id, ALICE)  # back to the empty board
+    # Another first move: move count 2 is another position, whose hint is searched afresh.
+    await move(svc, game.id, ALICE, "A3")
+    await svc.games.ai_move(game.id, member=ALICE)
+    await svc.hints.hint(game.id, 2, ALICE)
+    state = await svc.games.state(game.id)
+    assert state is not None and state.board.ply == 2 and state.row.hints == 2
