@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from discord.ext import commands
 
+from bot.cogs.board import BoardCog
 from bot.cogs.challenge import ChallengeCog
 from bot.cogs.clocks import ClocksCog
 from bot.cogs.controls import ControlsCog
@@ -20,6 +21,7 @@ from bot.cogs.replay import ReplayCog
 from bot.cogs.review import ReviewCog
 from bot.cogs.settings import SettingsCog
 from bot.cogs.stats import StatsCog
+from bot.cogs.takeback import TakebackCog
 from bot.cogs.watch import WatchCog
 
 if TYPE_CHECKING:
@@ -31,6 +33,8 @@ FEATURES: tuple[Callable[[Host], commands.Cog], ...] = (
     ChallengeCog,
     WatchCog,
     ControlsCog,
+    TakebackCog,
+    BoardCog,
     SettingsCog,
     StatsCog,
     ReplayCog,
@@ -42,6 +46,7 @@ FEATURES: tuple[Callable[[Host], commands.Cog], ...] = (
 
 __all__ = [
     "FEATURES",
+    "BoardCog",
     "ChallengeCog",
     "ClocksCog",
     "ControlsCog",
@@ -52,5 +57,6 @@ __all__ = [
     "ReviewCog",
     "SettingsCog",
     "StatsCog",
+    "TakebackCog",
     "WatchCog",
 ]

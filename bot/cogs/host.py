@@ -21,6 +21,7 @@ from bot.game.ports import StandingStore
 from bot.game.preferences import MemberPreferences
 from bot.game.records import RecordService
 from bot.game.settings import ServerSettings
+from bot.game.takebacks import Takebacks
 from bot.ui.boards import Boards
 
 CogT = TypeVar("CogT", bound=commands.Cog)
@@ -40,6 +41,8 @@ class Services(Protocol):
     def timeouts(self) -> Timeouts: ...
     @property
     def hints(self) -> Hints: ...
+    @property
+    def takebacks(self) -> Takebacks: ...
     @property
     def settings(self) -> ServerSettings: ...
     @property

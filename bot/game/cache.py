@@ -105,8 +105,16 @@ class GameCache:
         for forget in self._forgetting:
             forget(game_id)
 
+    def rewound(self, game_id: int) -> None:
+        """Moves of `game_id` were taken back: a move count no longer names one position, so
+        what was kept per move count (the AI's search, and with those told, a hint) is dropped."""
+        self.searches.pop(game_id, None)
+        for forget in self._forgetting:
+            forget(game_id)
+
     def when_forgotten(self, forget: Callable[[int], object]) -> None:
-        """Call `forget(game_id)` when a game ends, to drop what another service keeps for it."""
+        """Call `forget(game_id)` when a game ends or is rewound, to drop what another service
+        keeps for it."""
         self._forgetting.append(forget)
 
 

@@ -31,6 +31,7 @@ from bot.game.model import (
     NewGame,
     RatingChange,
     finish_of,
+    jump_link,
     load_state,
     parse_ai_level,
 )
@@ -283,7 +284,10 @@ class GameService:
     ) -> GameState | MoveOutcome:
         state, mark = _running(state, user_id)
         if message_id is not None and state.row.message_id not in (None, message_id):
-            raise UserError("click.stale")
+            # A drawing of this game on another message: its board was reposted (/caro board).
+            row = state.row
+            link = jump_link(row.guild_id, row.channel_id, state.row.message_id)
+            raise UserError("click.moved", link=link)
         # A copy: a drawing may still hold this board, and a refused move must not stay on it.
         board = state.board.copy()
         if ref.ply != board.ply:

@@ -125,6 +125,17 @@ class GameRow:
     deadline: float | None = None  # unix time the member to move loses on time
     hints: int = 0
     locale: str = "en-US"
+    takebacks: int = 0  # moves taken back so far (bot.game.takebacks limits them)
+    # The move count at which a member last asked to take their move back (None: never), and
+    # whether that request still waits for the other member's answer.
+    takeback_asked: int | None = None
+    takeback_open: bool = False
+
+    @property
+    def takeback_pending(self) -> bool:
+        """Whether a takeback request waits for its answer at the game's move count (any move
+        since, or the game ending, leaves it answering nothing)."""
+        return self.takeback_open and self.takeback_asked == self.ply and self.status is Status.ACTIVE
 
     def seat(self, mark: Mark) -> Seat:
         return self.x if mark is Mark.X else self.o

@@ -139,6 +139,35 @@ class GameStore(Protocol):
 
     async def add_hint(self, game_id: int, ply: int) -> bool: ...
 
+    async def ask_takeback(self, game_id: int, ply: int, *, now: float) -> bool:
+        """Open a request to take the last move back at move count `ply`; False (nothing
+        written) unless the game runs at `ply` with its clock running at `now` and no request was
+        asked at `ply` before (a declined one is not asked again)."""
+        ...
+
+    async def decline_takeback(self, game_id: int, ply: int) -> bool:
+        """Close the open request asked at move count `ply`; False if there is none (the game
+        moved on or ended, or it was answered)."""
+        ...
+
+    async def take_back(
+        self,
+        game_id: int,
+        ply: int,
+        to_ply: int,
+        *,
+        now: float,
+        deadline: float | None,
+        limit: int,
+        requested: bool,
+    ) -> GameRow | None:
+        """Remove the moves from `to_ply` on, set the clock of the member then to move to
+        `deadline` and count one takeback, in one transaction; the game after it, or None
+        (nothing written) unless the game runs at `ply` with its clock running at `now`, has had
+        fewer than `limit` takebacks, and (with `requested`) has an open request asked at `ply`.
+        Two takebacks of the same position, from any processes, undo it once."""
+        ...
+
 
 class ClockStore(Protocol):
     """The turn clocks of running games. A run-out clock handed to one caller is not handed to

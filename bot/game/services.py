@@ -22,6 +22,7 @@ from bot.game.preferences import MemberPreferences
 from bot.game.records import RecordService
 from bot.game.searches import Thinker
 from bot.game.settings import DEFAULT_TIMEOUTS, ServerSettings
+from bot.game.takebacks import Takebacks
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +36,7 @@ class Services:
     clocks: Clocks
     timeouts: Timeouts
     hints: Hints
+    takebacks: Takebacks
     settings: ServerSettings
     preferences: MemberPreferences
     records: RecordService
@@ -76,6 +78,7 @@ def build_services(
         clocks=clocks,
         timeouts=Timeouts(storage.clocks, storage.games, cache, clocks, rate),
         hints=Hints(games, storage.games, ai, cache),
+        takebacks=Takebacks(storage.games, clocks, cache),
         settings=settings,
         preferences=MemberPreferences(storage.settings),
         records=RecordService(storage.reviews, storage.games, storage.standings),

@@ -59,6 +59,7 @@ TABLES: dict[str, dict[str, Convert]] = {
         "o_level": _as_is, "started_by": _as_is, "rows": _as_is, "cols": _as_is, "k": _as_is,
         "rule": _as_is, "status": _as_is, "winner": _as_is, "end_reason": _as_is,
         "rated": _flag, "ply": _as_is, "deadline": _number, "hints": _as_is, "locale": _as_is,
+        "takebacks": _as_is, "takeback_asked": _as_is, "takeback_open": _flag,
         "created_at": _time, "updated_at": _time, "finished_at": _time,
     },
     "moves": {

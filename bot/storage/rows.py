@@ -90,6 +90,9 @@ def game_row(row: Row) -> GameRow:
         deadline=None if row["deadline"] is None else float(row["deadline"]),
         hints=int(row["hints"]),
         locale=str(row["locale"]),
+        takebacks=int(row["takebacks"]),
+        takeback_asked=None if row["takeback_asked"] is None else int(row["takeback_asked"]),
+        takeback_open=bool(row["takeback_open"]),
         moves=tuple(
             MoveRow(
                 ply=int(ply),

@@ -20,11 +20,21 @@ from bot.game.levels import ExternalLevel
 from bot.game.model import ActiveGameExists, GameState, jump_link
 from bot.game.searches import answered_within
 from bot.game.services import Services
+from bot.i18n.texts import text_in
+from bot.ui import drawing as drawings
 from bot.ui.buttons import Pan
 from bot.ui.display_names import display_names, remember
+from bot.ui.payloads import text_payload
 from bot.ui.pictures import Players
 from bot.ui.record_views import players_of, translator
-from bot.ui.render import board_file, game_content, game_view, has_window, uses_image
+from bot.ui.render import (
+    board_file,
+    game_content,
+    game_view,
+    has_window,
+    uses_image,
+    uses_layout,
+)
 from bot.ui.replies import say
 from bot.ui.window import Window, WindowError, follow, initial_window
 
@@ -130,6 +140,9 @@ class Boards:
         # small board as a V2 layout), as seen on clicks: a redraw through the channel, which
         # does not see the message, draws them as a layout too.
         self._layout_messages: set[int] = set()
+        # Games reposted by this process: a command's interaction no longer answers their board,
+        # so their redraws go through the channel, to the stored message.
+        self._reposted: set[int] = set()
 
     def _as_layout(self, message: discord.Message | None) -> bool:
         if message is None or not is_layout(message):
@@ -256,7 +269,11 @@ class Boards:
         changes = () if state.active else await self.games.rating_changes(state.id)
         players = await self.players(state)
         window = self._window(state, window, interaction.message if interaction else None)
-        if interaction is not None and _age(interaction) < INTERACTION_EDIT_WINDOW:
+        if (
+            interaction is not None
+            and _age(interaction) < INTERACTION_EDIT_WINDOW
+            and self._answers_board(interaction, state)
+        ):
             layout = self._as_layout(interaction.message)
             try:
                 await interaction.edit_original_response(
@@ -309,6 +326,66 @@ class Boards:
                     players=players,
                 )
             )
+
+    def _answers_board(self, interaction: discord.Interaction[Any], state: GameState) -> bool:
+        """Whether `interaction`'s response is the game's board: not once the board was
+        reposted elsewhere (/caro board), which leaves the old message a pointer to the new."""
+        message = interaction.message
+        if message is not None:
+            return state.row.message_id in (None, message.id)
+        return state.id not in self._reposted
+
+    async def repost(self, interaction: discord.Interaction[Any], state: GameState) -> GameState:
+        """Post the running game's board again as the answer to `interaction` (at the bottom of
+        the channel) and make it the game's board; the old message becomes a line linking to the
+        new one, with no buttons. Under the game's drawing lock, so no redraw of the old message
+        lands after it was replaced; the game as now stored."""
+        async with self._draw_lock(state.id):
+            fresh = await self.games.state(state.id)
+            state = fresh if fresh is not None else state
+            old = state.row.message_id
+            parts = message_parts(
+                state, external=self.external, window=self._window(state, None, None),
+                players=await self.players(state),
+            )
+            remember(interaction.guild_id, interaction.user)
+            response = await interaction.response.send_message(**parts)
+            message_id = response.message_id
+            if message_id is None:
+                message_id = (await interaction.original_response()).id
+            await self.games.attach_message(state.id, message_id)
+            self._reposted.add(state.id)
+            self._drawn_ply[state.id] = state.board.ply
+            if old is not None and old != message_id:
+                await self._point_to(state, old, message_id)
+        moved = await self.games.state(state.id)
+        return moved if moved is not None else state
+
+    async def _point_to(self, state: GameState, old: int, new: int) -> None:
+        """Turn the old board message `old` into a line linking to the new board `new`."""
+        row = state.row
+        line = text_in(row.locale, "board.moved", link=jump_link(row.guild_id, row.channel_id, new))
+        message = self._host.get_partial_messageable(
+            row.channel_id, guild_id=row.guild_id
+        ).get_partial_message(old)
+        parts: dict[str, Any]
+        if uses_layout(state) or old in self._layout_messages:
+            # Discord never takes the V2 flag off a message: the line is its one component.
+            parts = {"view": drawings.layout([text_payload(line)]), "attachments": []}
+        else:
+            parts = {"content": line, "view": None, "embeds": [], "attachments": []}
+        try:
+            await message.edit(**parts)
+        except discord.HTTPException as exc:
+            # The new board is stored: clicks on the old one are answered with its link anyway.
+            log.warning("game %d: could not turn its old board into a link (%s)", state.id, exc)
+
+    async def taken_back(self, state: GameState) -> None:
+        """Redraw a game after moves were taken back (`state`, fewer moves than drawn before):
+        the one drawing allowed to go back to an earlier move count."""
+        async with self._draw_lock(state.id):
+            self._drawn_ply[state.id] = state.board.ply
+        await self.show_quietly(state)
 
     async def post_new_game(
         self,

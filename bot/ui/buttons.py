@@ -36,7 +36,7 @@ from typing import (
 import discord
 
 from bot.game.errors import UserError
-from bot.game.model import GameState, Mode
+from bot.game.model import GameState, Mode, jump_link
 from bot.ui.payloads import ButtonPayload, button_payload
 from bot.ui.replies import refuse, say
 
@@ -97,6 +97,8 @@ class Action(enum.Enum):
     EXPORT = "ex"
     REVIEW = "rv"
     HISTORY_PAGE = "hp"
+    TAKEBACK_ACCEPT = "ta"
+    TAKEBACK_DECLINE = "td"
 
 
 _SPECS: dict[str, type[Click]] = {}
@@ -280,8 +282,38 @@ async def game_on_its_message(
     if state is None:
         raise UserError("click.no_game")
     if not on_its_message(interaction, state.row.message_id, custom_id):
+        if moved_from(interaction.message, state, custom_id):
+            row = state.row
+            assert row.message_id is not None  # moved_from says it has a board elsewhere
+            raise UserError(
+                "click.moved", link=jump_link(row.guild_id, row.channel_id, row.message_id)
+            )
         raise UserError("click.wrong_message")
     return state
+
+
+def moved_from(message: discord.Message | None, state: GameState, custom_id: str) -> bool:
+    """Whether `message`, not the game's board, is one of its earlier boards (the board was
+    reposted with /caro board): a drawing of the game (it carries the clicked id), or a message
+    of the bot's that carries no buttons at all any more (the old board, turned into a link; a
+    client that had not seen that edit still shows its buttons)."""
+    if message is None or state.row.message_id is None or message.id == state.row.message_id:
+        return False
+    return message_carries(message, custom_id) or not carries_buttons(message)
+
+
+def carries_buttons(message: discord.Message) -> bool:
+    """Whether the message carries any component with a custom_id (a button of the bot's)."""
+    stack: list[Any] = list(message.components)
+    while stack:
+        component = stack.pop()
+        if getattr(component, "custom_id", None):
+            return True
+        stack.extend(getattr(component, "children", ()) or ())
+        for inner in (getattr(component, "component", None), getattr(component, "accessory", None)):
+            if inner is not None:
+                stack.append(inner)
+    return False
 
 
 async def participant_state(
@@ -474,6 +506,22 @@ class HistoryPage(OnItsMessage, action=Action.HISTORY_PAGE):
     page: PageNumber
 
 
+class OfTakeback(OnItsMessage):
+    """An answer to a takeback request, on the request's own message: which game, and the move
+    count it was asked at (a move since leaves it answering nothing)."""
+
+    game: GameId
+    ply: Ply
+
+
+class TakebackAccept(OfTakeback, action=Action.TAKEBACK_ACCEPT):
+    pass
+
+
+class TakebackDecline(OfTakeback, action=Action.TAKEBACK_DECLINE):
+    pass
+
+
 def typed_cell(data: Any) -> str:
     """The cell typed into a "type a move" form, upper-cased and trimmed; "" if nothing; "?" if
     the text cannot name a cell (too long, or markdown that must not be echoed)."""
@@ -592,6 +640,7 @@ __all__ = [
     "OfFinishedGame",
     "OfGame",
     "OfPlayer",
+    "OfTakeback",
     "OnItsMessage",
     "OnTurn",
     "PLY",
@@ -605,13 +654,17 @@ __all__ = [
     "Router",
     "Spelling",
     "Stop",
+    "TakebackAccept",
+    "TakebackDecline",
     "TypeMove",
     "answered_by",
     "answers",
     "bot_of",
+    "carries_buttons",
     "finished_game_here",
     "game_on_its_message",
     "message_carries",
+    "moved_from",
     "on_its_message",
     "parse",
     "participant_state",

@@ -27,6 +27,16 @@ EXAMPLE_SIZE = "12x12"
 EXAMPLE_K = 4
 
 Section = tuple[str, str]
+# The name of a field that goes on with the one before it (a name is required; a zero-width space
+# shows none).
+CONTINUED = "\u200b"
+
+
+def _halves(lines: list[str]) -> list[str]:
+    """`lines` as two field texts, in order: the list of commands outgrew one embed field (1024
+    characters), and a split by count keeps every language's help the same shape."""
+    half = (len(lines) + 1) // 2
+    return ["\n".join(lines[:half]), "\n".join(lines[half:])]
 
 
 def subcommands() -> list[str]:
@@ -69,9 +79,11 @@ def help_sections(locale: str, external: ExternalLevel) -> list[Section]:
 
     game = tr("help.game")
 
-    command_lines = "\n".join(
-        tr("help.command", command=commands[name], description=tr(f"cmd.{name}"))
-        for name in subcommands()
+    command_lines = _halves(
+        [
+            tr("help.command", command=commands[name], description=tr(f"cmd.{name}"))
+            for name in subcommands()
+        ]
     )
 
     preset_lines = []
@@ -170,7 +182,10 @@ def help_sections(locale: str, external: ExternalLevel) -> list[Section]:
 
     return [
         (tr("help.game.title"), game),
-        (tr("help.commands.title"), command_lines),
+        *(
+            (tr("help.commands.title") if i == 0 else CONTINUED, lines)
+            for i, lines in enumerate(command_lines)
+        ),
         (tr("help.sizes.title"), sizes),
         (tr("help.rules.title"), rules),
         (tr("help.levels.title"), levels),

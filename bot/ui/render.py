@@ -38,6 +38,8 @@ from bot.ui.buttons import (
     Resign,
     Review,
     Stop,
+    TakebackAccept,
+    TakebackDecline,
     TypeMove,
 )
 from bot.ui.payloads import (
@@ -384,6 +386,30 @@ def challenge_view(challenge: ChallengeRow, locale: str | None = None) -> discor
         row_payload([
             Accept.button(tr("button.accept"), SUCCESS, challenge=challenge.id),
             Decline.button(tr("button.decline"), DANGER, challenge=challenge.id),
+        ])
+    ])
+
+
+def takeback_request_content(state: GameState, requester: int, opponent: int) -> str:
+    """The public line asking `opponent` to let `requester` take back the last move of `state`
+    (at its move count), in the game's language."""
+    tr = _translator(state.row.locale)
+    return tr(
+        "takeback.asked",
+        user=f"<@{requester}>",
+        opponent=f"<@{opponent}>",
+        cell=state.row.moves[-1].cell,
+    )
+
+
+def takeback_request_view(state: GameState) -> discord.ui.View:
+    """Accept and Decline of a takeback request asked at the move count of `state`."""
+    tr = _translator(state.row.locale)
+    game, ply = state.id, state.board.ply
+    return drawing.view([
+        row_payload([
+            TakebackAccept.button(tr("button.accept"), SUCCESS, game=game, ply=ply),
+            TakebackDecline.button(tr("button.decline"), DANGER, game=game, ply=ply),
         ])
     ])
 

@@ -119,10 +119,11 @@ async def test_refused_clicks_change_nothing(
     assert row_counts(tmp_path / "caro.db") == before
 
 
-async def test_click_on_another_message_is_stale(service) -> None:
+async def test_a_click_on_another_drawing_of_the_game_links_to_its_board(service) -> None:
     svc, _ = service
     state = await start(svc)
-    with pytest.raises(UserError, match="out of date"):
+    # Another message showing the game is an earlier board of it (/caro board moved it).
+    with pytest.raises(UserError, match="This board moved, here: https://discord.com/"):
         await svc.games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=123)
 
 
@@ -293,7 +294,7 @@ async def test_an_ai_move_searched_while_the_board_was_posted_keeps_its_message(
     # ... and a click from any other message is still refused as not the game's board.
     with pytest.raises(UserError) as refused:
         await svc.games.play(MoveRef(created.id, 2, cell), user_id=ALICE, message_id=7001)
-    assert refused.value.key == "click.stale"
+    assert refused.value.key == "click.moved"
 
 
 async def test_clicks_on_the_position_this_process_stored_read_nothing(service) -> None:

@@ -86,6 +86,8 @@ def test_vietnamese_command_names_are_unchanged() -> None:
         "cmdname.replay": "phát-lại",
         "cmdname.review": "phân-tích",
         "cmdname.history": "lịch-sử",
+        "cmdname.board": "bàn-cờ",
+        "cmdname.takeback": "đi-lại",
     }
 
 

@@ -29,6 +29,8 @@ from bot.ui.buttons import (
     Resign,
     Review,
     Stop,
+    TakebackAccept,
+    TakebackDecline,
     TypeMove,
     answered_by,
     parse,
@@ -59,6 +61,8 @@ PREVIOUS_TEMPLATES = {
     Replay: rf"caro:ro:(?P<game>{ID})",
     Review: rf"caro:rv:(?P<game>{ID})",
     HistoryPage: rf"caro:hp:(?P<user>{SNOWFLAKE}):(?P<page>0|[1-9][0-9]{{0,2}})",
+    TakebackAccept: rf"caro:ta:(?P<game>{ID}):(?P<ply>{PLY})",
+    TakebackDecline: rf"caro:td:(?P<game>{ID}):(?P<ply>{PLY})",
 }
 
 

@@ -1,0 +1,190 @@
+"""Takebacks: a member takes their last move back. No Discord code here.
+
+Against the AI the member's last move and the AI's reply to it are undone at once, so it is the
+member's turn again. Between members the member who just moved asks, and the move is undone only
+if the other member accepts before answering it with a move; the request is stored with the game
+(it outlives a restart) and names the move count it was asked at, so any further move, or the
+game ending, leaves it answering nothing.
+
+Only casual games allow takebacks (`refusal`): a rated game's moves stand, and so will a
+tournament game's, by one more condition there. A game allows at most MAX_TAKEBACKS, so a member
+cannot replay a game into a win move by move.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.game.cache import GameCache
+from bot.game.clocks import Clocks
+from bot.game.errors import UserError
+from bot.game.model import GameRow, GameState, Mode, Status, load_state
+from bot.game.ports import GameStore
+from engine import Board, Mark, Rule
+
+# Takebacks per game, both members' together: enough for a slip or two, too few to turn a lost
+# game around by trying every move.
+MAX_TAKEBACKS = 3
+
+
+def refusal(row: GameRow) -> str | None:
+    """Why game `row` allows no takeback (a text id), None if it allows them."""
+    if row.mode is Mode.WATCH:
+        return "takeback.watch"
+    if row.rated:
+        return "takeback.rated"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A takeback asked between members, waiting for `opponent`'s answer at move count
+    `state.board.ply`."""
+
+    state: GameState
+    requester: int
+    opponent: int
+
+
+class Takebacks:
+    """Taking moves back, under each game's lock (bot.game.cache) like every other change."""
+
+    def __init__(
+        self, store: GameStore, clocks: Clocks, cache: GameCache, *, limit: int = MAX_TAKEBACKS
+    ) -> None:
+        self._store = store
+        self._clocks = clocks
+        self._cache = cache
+        self.limit = limit
+
+    async def take_back(self, game_id: int, user_id: int) -> GameState | Request:
+        """`user_id` takes their last move back: against the AI, done at once (the game after
+        it); between members, asked (the request, for the other member to answer). UserError
+        (nothing changed) if they may not now."""
+        async with self._cache.lock(game_id):
+            state, mark = await self._casual_game_of(game_id, user_id)
+            if state.mode is Mode.AI:
+                if state.ai_to_move:
+                    raise UserError("takeback.wait_for_ai")
+                to_ply = _last_move_of(state, mark)
+                if to_ply is None:
+                    raise UserError("takeback.nothing")
+                return await self._undo(state, to_ply, requested=False)
+            if state.board.ply == 0 or state.board.turn is mark:
+                raise UserError("takeback.not_your_move")
+            if state.row.takeback_asked == state.board.ply:
+                raise UserError("takeback.already_asked")
+            now = self._clocks.now()
+            if not await self._store.ask_takeback(game_id, state.board.ply, now=now):
+                raise await self._why_not(game_id, state.board.ply, now, "takeback.already_asked")
+            opponent = state.user_of(mark.other)
+            assert opponent is not None  # a game between members
+            return Request(state=state, requester=user_id, opponent=opponent)
+
+    async def accept(self, game_id: int, ply: int, user_id: int) -> GameState:
+        """The other member accepts the request asked at move count `ply`: the asker's move is
+        undone; the game after it."""
+        async with self._cache.lock(game_id):
+            state = await self._answerable(game_id, ply, user_id)
+            return await self._undo(state, ply - 1, requested=True)
+
+    async def decline(self, game_id: int, ply: int, user_id: int) -> GameState:
+        """The other member declines the request asked at move count `ply`; the game as it is."""
+        async with self._cache.lock(game_id):
+            state = await self._answerable(game_id, ply, user_id)
+            if not await self._store.decline_takeback(game_id, ply):
+                raise UserError("takeback.expired")
+            return state
+
+    async def _casual_game_of(self, game_id: int, user_id: int) -> tuple[GameState, Mark]:
+        state = await self._cache.read(self._store, game_id)
+        if state is None:
+            raise UserError("click.no_game")
+        why = refusal(state.row)
+        if why is not None:
+            raise UserError(why)
+        mark = state.mark_of(user_id)
+        if mark is None:
+            raise UserError("click.not_your_game")
+        if not state.active:
+            raise UserError("click.finished")
+        if state.row.takebacks >= self.limit:
+            raise UserError("takeback.limit", limit=self.limit)
+        return state, mark
+
+    async def _answerable(self, game_id: int, ply: int, user_id: int) -> GameState:
+        """The game whose open request at `ply` `user_id` may answer; UserError otherwise."""
+        state = await self._cache.read(self._store, game_id)
+        if state is None:
+            raise UserError("click.no_game")
+        mark = state.mark_of(user_id)
+        if mark is None:
+            raise UserError("click.not_your_game")
+        if not state.active or state.board.ply != ply or not state.row.takeback_pending:
+            raise UserError("takeback.expired")
+        if state.board.turn is not mark:
+            # The asker: only the other member answers.
+            raise UserError("takeback.not_yours_to_answer")
+        return state
+
+    async def _undo(self, state: GameState, to_ply: int, *, requested: bool) -> GameState:
+        """Remove the moves of `state` from `to_ply` on; the clock of the member then to move
+        starts afresh, as after any move."""
+        ply = state.board.ply
+        board = _board_at(state, to_ply)
+        now = self._clocks.now()
+        deadline = await self._clocks.deadline(state, board)
+        row = await self._store.take_back(
+            state.id,
+            ply,
+            to_ply,
+            now=now,
+            deadline=deadline,
+            limit=self.limit,
+            requested=requested,
+        )
+        if row is None:
+            raise await self._why_not(state.id, ply, now, "takeback.expired")
+        self._cache.rewound(state.id)
+        after = load_state(row)
+        self._cache.remember(after)
+        return after
+
+    async def _why_not(self, game_id: int, ply: int, now: float, otherwise: str) -> UserError:
+        """Why a takeback write found nothing to change: the clock ran out (the deadline
+        watcher is woken to end the game), or the game moved on."""
+        self._cache.drop(game_id)
+        row = await self._store.game(game_id)
+        if row is None or row.status is not Status.ACTIVE:
+            return UserError("click.finished")
+        if row.deadline is not None and row.deadline <= now:
+            self._clocks.deadlines_changed.set()
+            return UserError("click.too_late")
+        if row.takebacks >= self.limit:
+            return UserError("takeback.limit", limit=self.limit)
+        if row.ply != ply:
+            return UserError("takeback.expired")
+        return UserError(otherwise)
+
+
+def _last_move_of(state: GameState, mark: Mark) -> int | None:
+    """The move count before `mark`'s last move, None if they have not moved."""
+    row = state.row
+    board = Board(row.rows, row.cols, row.k, Rule.parse(row.rule))
+    last = None
+    for move in row.moves:
+        if board.turn is mark:
+            last = move.ply
+        board.push_name(move.cell)
+    return last
+
+
+def _board_at(state: GameState, ply: int) -> Board:
+    row = state.row
+    board = Board(row.rows, row.cols, row.k, Rule.parse(row.rule))
+    for move in row.moves[:ply]:
+        board.push_name(move.cell)
+    return board
+
+
+__all__ = ["MAX_TAKEBACKS", "Request", "Takebacks", "refusal"]

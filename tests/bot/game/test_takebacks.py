@@ -1,0 +1,151 @@
+"""Takebacks (bot.game.takebacks) on each storage backend, with a fake clock: against the AI at
+once, between members when the other accepts, never in a rated game, at most MAX_TAKEBACKS a
+game; the moves taken back are gone from the stored game, and the clock starts afresh."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.game.errors import UserError
+from bot.game.services import Services
+from bot.game.takebacks import MAX_TAKEBACKS, Request
+from testkit.services import ALICE, BOB, CAROL, move, pvp_game, start
+
+# A board too small to be rated (min(rows, cols) < k): a casual game.
+CASUAL = "3x4k4"
+
+
+async def refused(call: object) -> str:
+    with pytest.raises(UserError) as refusal:
+        await call  # type: ignore[misc]
+    return refusal.value.key
+
+
+async def test_against_the_ai_the_members_move_and_the_reply_are_taken_back(world) -> None:
+    svc, clock = world
+    game = await start(svc, ALICE, size=CASUAL)
+    await svc.games.attach_message(game.id, 7000)
+    assert await refused(svc.takebacks.take_back(game.id, ALICE)) == "takeback.nothing"
+    await move(svc, game.id, ALICE, "A1")
+    state = await svc.games.ai_move(game.id, member=ALICE)
+    assert state is not None and state.board.ply == 2
+    clock.now += 30.0
+    after = await svc.takebacks.take_back(game.id, ALICE)
+    assert not isinstance(after, Request)
+    assert after.board.ply == 0 and after.row.moves == ()
+    assert after.row.takebacks == 1 and after.mover_id == ALICE
+    # The member's clock starts afresh (120 s against the AI in these worlds).
+    assert after.row.deadline == pytest.approx(clock.now + 120.0)
+    stored = await svc.games.state(game.id)
+    assert stored is not None and (stored.board.ply, stored.row.moves) == (0, ())
+    assert await refused(svc.takebacks.take_back(game.id, BOB)) == "click.not_your_game"
+
+
+async def test_no_takeback_while_the_ai_thinks_nor_in_a_rated_game(world) -> None:
+    svc, _ = world
+    casual = await start(svc, ALICE, size=CASUAL)
+    await move(svc, casual.id, ALICE, "A1")
+    assert await refused(svc.takebacks.take_back(casual.id, ALICE)) == "takeback.wait_for_ai"
+    rated = await start(svc, BOB, size="3x3")
+    assert rated.row.rated
+    await move(svc, rated.id, BOB, "A1")
+    await svc.games.ai_move(rated.id, member=BOB)
+    assert await refused(svc.takebacks.take_back(rated.id, BOB)) == "takeback.rated"
+    row = await svc.games.state(rated.id)
+    assert row is not None and row.board.ply == 2 and row.row.takebacks == 0
+
+
+async def test_a_game_allows_at_most_a_few_takebacks(world) -> None:
+    svc, _ = world
+    game = await start(svc, ALICE, size=CASUAL)
+    for _ in range(MAX_TAKEBACKS):
+        await move(svc, game.id, ALICE, "A1")
+        await svc.games.ai_move(game.id, member=ALICE)
+        await svc.takebacks.take_back(game.id, ALICE)
+    await move(svc, game.id, ALICE, "A1")
+    await svc.games.ai_move(game.id, member=ALICE)
+    assert await refused(svc.takebacks.take_back(game.id, ALICE)) == "takeback.limit"
+    state = await svc.games.state(game.id)
+    assert state is not None and state.board.ply == 2 and state.row.takebacks == MAX_TAKEBACKS
+
+
+async def test_between_members_the_mover_asks_and_only_the_other_may_accept(world) -> None:
+    svc, clock = world
+    game = await pvp_game(svc, size=CASUAL)  # Alice plays X
+    assert await refused(svc.takebacks.take_back(game.id, ALICE)) == "takeback.not_your_move"
+    await move(svc, game.id, ALICE, "A1")
+    assert await refused(svc.takebacks.take_back(game.id, BOB)) == "takeback.not_your_move"
+    asked = await svc.takebacks.take_back(game.id, ALICE)
+    assert isinstance(asked, Request)
+    assert (asked.requester, asked.opponent, asked.state.board.ply) == (ALICE, BOB, 1)
+    assert await refused(svc.takebacks.take_back(game.id, ALICE)) == "takeback.already_asked"
+    assert await refused(svc.takebacks.accept(game.id, 1, ALICE)) == "takeback.not_yours_to_answer"
+    assert await refused(svc.takebacks.accept(game.id, 1, CAROL)) == "click.not_your_game"
+    assert await refused(svc.takebacks.accept(game.id, 0, BOB)) == "takeback.expired"
+    clock.now += 10.0
+    after = await svc.takebacks.accept(game.id, 1, BOB)
+    assert after.board.ply == 0 and after.mover_id == ALICE and after.row.takebacks == 1
+    assert after.row.deadline == pytest.approx(clock.now + 60.0)
+    # Answered: a second click on Accept (or Decline) finds nothing open.
+    assert await refused(svc.takebacks.accept(game.id, 1, BOB)) == "takeback.expired"
+    assert await refused(svc.takebacks.decline(game.id, 1, BOB)) == "takeback.expired"
+    # The move played again may be asked back again.
+    await move(svc, game.id, ALICE, "B2")
+    assert isinstance(await svc.takebacks.take_back(game.id, ALICE), Request)
+
+
+async def test_a_request_expires_with_the_turn_and_a_declined_one_is_not_asked_again(
+    world,
+) -> None:
+    svc, _ = world
+    game = await pvp_game(svc, size=CASUAL)
+    await move(svc, game.id, ALICE, "A1")
+    await svc.takebacks.take_back(game.id, ALICE)
+    # Bob answers with a move instead: the request answers nothing any more.
+    await move(svc, game.id, BOB, "B1")
+    assert await refused(svc.takebacks.accept(game.id, 1, BOB)) == "takeback.expired"
+    state = await svc.games.state(game.id)
+    assert state is not None and state.board.ply == 2 and not state.row.takeback_pending
+    await move(svc, game.id, ALICE, "A2")
+    await svc.takebacks.take_back(game.id, ALICE)
+    declined = await svc.takebacks.decline(game.id, 3, BOB)
+    assert declined.board.ply == 3
+    assert await refused(svc.takebacks.take_back(game.id, ALICE)) == "takeback.already_asked"
+    assert await refused(svc.takebacks.accept(game.id, 3, BOB)) == "takeback.expired"
+    state = await svc.games.state(game.id)
+    assert state is not None and state.board.ply == 3 and state.row.takebacks == 0
+
+
+async def test_a_finished_game_takes_nothing_back(world) -> None:
+    svc, _ = world
+    game = await pvp_game(svc, size=CASUAL)
+    await move(svc, game.id, ALICE, "A1")
+    await svc.takebacks.take_back(game.id, ALICE)
+    await svc.games.resign(game.id, BOB)
+    assert await refused(svc.takebacks.accept(game.id, 1, BOB)) == "takeback.expired"
+    assert await refused(svc.takebacks.take_back(game.id, ALICE)) == "click.finished"
+
+
+async def free_cell(svc: Services, game_id: int) -> str:
+    state = await svc.games.state(game_id)
+    assert state is not None
+    taken = {m.cell for m in state.row.moves}
+    return next(c for c in ("B2", "C2", "D1", "D3", "A3", "B1") if c not in taken)
+
+
+async def test_a_hint_after_a_takeback_is_searched_for_the_new_position(world) -> None:
+    svc, _ = world
+    game = await start(svc, ALICE, size=CASUAL)
+    await move(svc, game.id, ALICE, "A1")
+    await svc.games.ai_move(game.id, member=ALICE)
+    await svc.hints.hint(game.id, 2, ALICE)
+    await move(svc, game.id, ALICE, await free_cell(svc, game.id))
+    await svc.games.ai_move(game.id, member=ALICE)
+    await svc.takebacks.take_back(game.id, ALICE)  # back to move 2
+    await svc.takebacks.take_back(game.id, ALICE)  # back to the empty board
+    # Another first move: move count 2 is another position, whose hint is searched afresh.
+    await move(svc, game.id, ALICE, "A3")
+    await svc.games.ai_move(game.id, member=ALICE)
+    await svc.hints.hint(game.id, 2, ALICE)
+    state = await svc.games.state(game.id)
+    assert state is not None and state.board.ply == 2 and state.row.hints == 2

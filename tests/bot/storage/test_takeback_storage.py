@@ -1,0 +1,123 @@
+"""Takebacks in storage, on both backends: the moves from the asked move count on are removed,
+the clock and the count change in the same transaction, a request is open at one move count
+only, and two processes taking back the same position undo it once."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.game.model import Mode, NewGame
+from bot.game.ports import MoveOutcome
+from bot.storage import SqliteStorage
+from testkit.storage_backends import Backend
+
+GUILD, CHANNEL, ALICE, BOB = 111, 222, 333, 444
+
+
+def casual_game() -> NewGame:
+    return NewGame(
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        mode=Mode.PVP,
+        x=ALICE,
+        o=BOB,
+        started_by=ALICE,
+        rows=3,
+        cols=4,
+        k=4,
+        rule="freestyle",
+        rated=False,
+    )
+
+
+async def played(storage: SqliteStorage, *cells: str) -> int:
+    game = await storage.games.create_game(casual_game())
+    for ply, cell in enumerate(cells):
+        stored = await storage.games.add_move(game.id, ply, cell, by_ai=False, now=0.0)
+        assert stored is MoveOutcome.STORED
+    return game.id
+
+
+async def test_a_takeback_removes_the_moves_and_sets_the_clock_in_one_write(
+    storage: SqliteStorage, backend: Backend
+) -> None:
+    game = await played(storage, "A1", "B1", "A2")
+    row = await storage.games.take_back(
+        game, 3, 1, now=0.0, deadline=500.0, limit=3, requested=False
+    )
+    assert row is not None
+    assert (row.ply, [m.cell for m in row.moves], row.deadline, row.takebacks) == (
+        1,
+        ["A1"],
+        500.0,
+        1,
+    )
+    assert (await backend.row_counts())["moves"] == 1
+    # Not at the stored move count, past the limit, or after the clock ran out: nothing.
+    assert (
+        await storage.games.take_back(game, 3, 1, now=0.0, deadline=None, limit=3, requested=False)
+        is None
+    )
+    assert (
+        await storage.games.take_back(game, 1, 0, now=0.0, deadline=None, limit=1, requested=False)
+        is None
+    )
+    assert (
+        await storage.games.take_back(
+            game, 1, 0, now=500.0, deadline=None, limit=3, requested=False
+        )
+        is None
+    )
+    stored = await storage.games.game(game)
+    assert stored is not None and (stored.ply, stored.takebacks, len(stored.moves)) == (1, 1, 1)
+    # The game plays on from there: the move count is free again.
+    assert await storage.games.add_move(game, 1, "C3", by_ai=False, now=0.0) is MoveOutcome.STORED
+
+
+async def test_a_request_is_open_at_one_move_count_and_declined_once(
+    storage: SqliteStorage,
+) -> None:
+    game = await played(storage, "A1")
+    assert not await storage.games.take_back(
+        game, 1, 0, now=0.0, deadline=None, limit=3, requested=True
+    )
+    assert await storage.games.ask_takeback(game, 1, now=0.0)
+    assert not await storage.games.ask_takeback(game, 1, now=0.0)  # asked already
+    assert not await storage.games.ask_takeback(game, 0, now=0.0)  # not the move count
+    row = await storage.games.game(game)
+    assert row is not None and row.takeback_pending
+    assert await storage.games.decline_takeback(game, 1)
+    assert not await storage.games.decline_takeback(game, 1)
+    row = await storage.games.game(game)
+    assert row is not None and not row.takeback_pending and row.takeback_asked == 1
+    assert not await storage.games.ask_takeback(game, 1, now=0.0)  # declined: not again
+    assert (
+        await storage.games.take_back(game, 1, 0, now=0.0, deadline=None, limit=3, requested=True)
+        is None
+    )
+    # A move since leaves the old request answering nothing.
+    assert await storage.games.add_move(game, 1, "B1", by_ai=False, now=0.0) is MoveOutcome.STORED
+    assert await storage.games.ask_takeback(game, 2, now=0.0)
+    assert await storage.games.add_move(game, 2, "A2", by_ai=False, now=0.0) is MoveOutcome.STORED
+    row = await storage.games.game(game)
+    assert row is not None and not row.takeback_pending
+
+
+async def test_two_processes_taking_back_the_same_position_undo_it_once(
+    backend: Backend,
+) -> None:
+    first = await backend.open()
+    second = await backend.open()  # a second connection, as if another process raced us
+    game = await played(first, "A1", "B1", "A2", "B2")
+    assert await first.games.ask_takeback(game, 4, now=0.0)
+    attempts = [
+        store.games.take_back(game, 4, 3, now=0.0, deadline=None, limit=9, requested=True)
+        for store in (first, second)
+        for _ in range(4)
+    ]
+    outcomes = await asyncio.gather(*attempts)
+    assert sum(o is not None for o in outcomes) == 1
+    row = await second.games.game(game)
+    assert row is not None and (row.ply, row.takebacks, len(row.moves)) == (3, 1, 3)
+    # Taken back: the move count is a fresh position, whose move may be asked back again.
+    assert row.takeback_asked is None and not row.takeback_pending
