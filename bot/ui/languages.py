@@ -8,6 +8,7 @@ Commands are named as Discord shows them to the reader, which follows their Disc
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Protocol, cast
 
 import discord
@@ -15,6 +16,8 @@ import discord
 from bot.game.services import Services
 from bot.i18n.texts import choose_language, command_names, text_in
 from bot.i18n.translator import locale_of
+
+log = logging.getLogger("caro.bot")
 
 
 class _Host(Protocol):
@@ -54,13 +57,19 @@ async def language(interaction: discord.Interaction[Any], *, public: bool = Fals
     if isinstance(found, str):
         return found
     services = cast("_Host", interaction.client).services
-    found = await member_language(
-        services,
-        interaction.guild_id,
-        interaction.user.id,
-        client=locale_of(interaction),
-        public=public,
-    )
+    try:
+        found = await member_language(
+            services,
+            interaction.guild_id,
+            interaction.user.id,
+            client=locale_of(interaction),
+            public=public,
+        )
+    except Exception:
+        # The settings cannot be read (the database is failing): the member still gets their
+        # answer, which may be the error itself, in their Discord client's language.
+        log.warning("could not read the language of member %s", interaction.user.id, exc_info=True)
+        return choose_language(None, None, locale_of(interaction))
     interaction.extras[key] = found
     return found
 

@@ -58,6 +58,8 @@ class Notices:
         passed goes, and the member now to move in a game between members is pinged, unless they
         are `actor` (who just acted and is looking at the board) or turned pings off. Against
         the AI nobody is pinged: the member just clicked."""
+        if state.mode is not Mode.PVP and state.id not in self._posted:
+            return  # nobody to ping, nothing to remove: no lock to keep either
         async with self._lock(state.id):
             if self._current(state):
                 return
@@ -125,11 +127,17 @@ class Notices:
                 fail_if_not_exists=False
             )
         try:
-            message = await channel.send(
-                content,
-                allowed_mentions=only(member),
-                reference=reference,  # type: ignore[arg-type]
-            )
+            try:
+                message = await channel.send(
+                    content,
+                    allowed_mentions=only(member),
+                    reference=reference,  # type: ignore[arg-type]
+                )
+            except discord.Forbidden:
+                if reference is None:
+                    raise
+                # A reply needs Read Message History; the call alone needs only Send Messages.
+                message = await channel.send(content, allowed_mentions=only(member))
         except discord.HTTPException as exc:
             log.warning("game %d: could not call the member to move (%s)", state.id, exc)
             return
