@@ -56,10 +56,9 @@ async def language(interaction: discord.Interaction[Any], *, public: bool = Fals
     found = interaction.extras.get(key)
     if isinstance(found, str):
         return found
-    services = cast("_Host", interaction.client).services
     try:
         found = await member_language(
-            services,
+            cast("_Host", interaction.client).services,
             interaction.guild_id,
             interaction.user.id,
             client=locale_of(interaction),
@@ -68,7 +67,7 @@ async def language(interaction: discord.Interaction[Any], *, public: bool = Fals
     except Exception:
         # The settings cannot be read (the database is failing): the member still gets their
         # answer, which may be the error itself, in their Discord client's language.
-        log.warning("could not read the language of member %s", interaction.user.id, exc_info=True)
+        log.warning("could not read a member's language settings", exc_info=True)
         return choose_language(None, None, locale_of(interaction))
     interaction.extras[key] = found
     return found
