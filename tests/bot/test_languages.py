@@ -86,7 +86,11 @@ async def test_a_member_is_pinged_in_their_own_language(running_bot: BotHandle) 
     await bob.click(board, "Nhận lời")
 
     def calls() -> list:
-        return [m for m in double.store.order if alice.id in m.pinged and m.payload.get("message_reference")]
+        return [
+            m
+            for m in double.store.order
+            if alice.id in m.pinged and m.payload.get("message_reference")
+        ]
 
     await double.store.changes.wait_until(lambda: bool(calls()), 10)
     assert calls()[0].content == f"<@{alice.id}>, đến lượt bạn."

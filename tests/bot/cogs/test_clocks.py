@@ -71,7 +71,8 @@ async def test_a_move_after_the_deadline_is_refused_right_after_a_restart(
 def _warnings(double, member_id: str) -> list:
     """The low-time warnings that notified `member_id` (deleted ones included)."""
     return [
-        m for m in double.store.order
+        m
+        for m in double.store.order
         if member_id in m.pinged and "your clock runs out" in m.content
     ]
 
