@@ -64,10 +64,10 @@ async def language(interaction: discord.Interaction[Any], *, public: bool = Fals
             client=locale_of(interaction),
             public=public,
         )
-    except Exception:
+    except Exception as exc:
         # The settings cannot be read (the database is failing): the member still gets their
         # answer, which may be the error itself, in their Discord client's language.
-        log.warning("could not read a member's language settings", exc_info=True)
+        log.warning("could not read a member's language settings (%r)", exc)
         return choose_language(None, None, locale_of(interaction))
     interaction.extras[key] = found
     return found

@@ -58,6 +58,13 @@ class Notices:
         passed goes, and the member now to move in a game between members is pinged, unless they
         are `actor` (who just acted and is looking at the board) or turned pings off. Against
         the AI nobody is pinged: the member just clicked."""
+        try:
+            await self._turn(state, actor)
+        except Exception as exc:
+            # A call is a courtesy: the move stands and the board shows whose turn it is.
+            log.warning("game %d: could not call the member to move (%r)", state.id, exc)
+
+    async def _turn(self, state: GameState, actor: int | None) -> None:
         if state.mode is not Mode.PVP and state.id not in self._posted:
             return  # nobody to ping, nothing to remove: no lock to keep either
         async with self._lock(state.id):
@@ -77,6 +84,12 @@ class Notices:
         """Warn the member to move in `state` that their clock runs low (once per turn: the
         clock's warning was claimed for this call), unless they turned warnings off. The
         turn's ping, if any, makes way for it."""
+        try:
+            await self._low_time(state)
+        except Exception as exc:
+            log.warning("game %d: could not warn the member to move (%r)", state.id, exc)
+
+    async def _low_time(self, state: GameState) -> None:
         member = state.user_of(state.board.turn)
         if member is None or not state.active or state.row.deadline is None:
             return
@@ -92,9 +105,12 @@ class Notices:
         """After any drawing of `state`: the notice goes if its turn passed or the game ended."""
         if state.id not in self._posted or self._current(state):
             return
-        async with self._lock(state.id):
-            if not self._current(state):
-                await self._remove(state)
+        try:
+            async with self._lock(state.id):
+                if not self._current(state):
+                    await self._remove(state)
+        except Exception as exc:
+            log.warning("game %d: could not remove its notice (%r)", state.id, exc)
 
     def _current(self, state: GameState) -> bool:
         posted = self._posted.get(state.id)
