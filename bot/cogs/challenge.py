@@ -16,8 +16,8 @@ from bot.game.errors import UserError
 from bot.game.model import ChallengeRow
 from bot.game.options import CHALLENGE_FIRSTS, RULES, GameOptions, parse_options
 from bot.i18n.texts import text_in
-from bot.i18n.translator import locale_of
 from bot.ui.buttons import Accept, Decline, OfChallenge, answers
+from bot.ui.languages import language
 from bot.ui.render import challenge_content, challenge_view
 from bot.ui.replies import refuse
 
@@ -76,7 +76,7 @@ class ChallengeCog(commands.Cog, name="Challenge"):
             opponent_id=opponent_id,
             opponent_is_bot=opponent_is_bot,
             options=options,
-            locale=locale_of(interaction),
+            locale=await language(interaction, public=True),
         )
         response = await interaction.response.send_message(
             challenge_content(challenge),
@@ -118,6 +118,9 @@ class ChallengeCog(commands.Cog, name="Challenge"):
         await interaction.response.edit_message(
             **await self.bot.boards.drawing(state, edit=True, message=message)
         )
+        # The challenge's message became the board, and an edit notifies nobody: when the
+        # challenger moves first, a ping calls them (the one who accepted is looking).
+        self.bot.spawn(self.bot.boards.notices.turn(state, actor=interaction.user.id))
         log.info("challenge %d accepted: game %d", challenge.id, state.id)
 
     async def show_closed(self, challenge: ChallengeRow) -> None:

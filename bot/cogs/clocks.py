@@ -1,5 +1,6 @@
-"""Turn clocks: a game whose player ran out of time is lost, an unanswered challenge closes. At
-start-up (the bot may have been down when a clock ran out), then as each clock runs out. Only the
+"""Turn clocks: a game whose player ran out of time is lost, an unanswered challenge closes, and
+a member whose clock runs low is warned (once per turn). At start-up (the bot may have been down
+when a clock ran out), then as each clock runs out or runs low. Only the
 clocks of guilds on this cluster's shards: the storage hands each run-out clock to one caller,
 so a clock is settled once even while shards move between clusters."""
 
@@ -47,11 +48,13 @@ class ClocksCog(commands.Cog, name="Clocks"):
                 for shard_id in self.bot.held_shards():
                     with self.bot.working_for(shard_id):
                         await self.expire_due(shard_id)
+                        warning = await self.warn_due(shard_id)
                         found = await clocks.next_deadline(
                             shard_id=shard_id, shard_count=self.shard_count
                         )
-                    if found is not None and (upcoming is None or found < upcoming):
-                        upcoming = found
+                    for at in (found, warning):
+                        if at is not None and (upcoming is None or at < upcoming):
+                            upcoming = at
             except Exception:
                 if self.bot.is_closed():
                     return
@@ -69,6 +72,17 @@ class ClocksCog(commands.Cog, name="Clocks"):
     def shard_count(self) -> int:
         assert self.bot.shard_count is not None, "known once connected"
         return self.bot.shard_count
+
+    async def warn_due(self, shard_id: int) -> float | None:
+        """Warn the members of the shard whose clock runs low (each turn once); when the next
+        warning falls due."""
+        due, upcoming = await self.bot.services.timeouts.due_warnings(
+            shard_id=shard_id, shard_count=self.shard_count
+        )
+        for state in due:
+            log.info("game %d: warning %s that their clock runs low", state.id, state.board.turn.name)
+            await self.bot.boards.notices.low_time(state)
+        return upcoming
 
     async def expire_due(self, shard_id: int) -> None:
         for state in await self.bot.services.timeouts.expire_games(shard_id=shard_id, shard_count=self.shard_count):

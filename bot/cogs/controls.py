@@ -17,8 +17,8 @@ from bot.cogs.play import PlayCog
 from bot.game.errors import UserError
 from bot.game.model import GameState, Mode, jump_link
 from bot.i18n.texts import text_in
-from bot.i18n.translator import locale_of
 from bot.ui.buttons import Hint, Rematch, Resign, answers, participant_state
+from bot.ui.languages import language
 from bot.ui.replies import localized, refuse, say
 
 if TYPE_CHECKING:
@@ -99,13 +99,13 @@ class ControlsCog(commands.Cog, name="Controls"):
             hint = await self.bot.services.hints.hint(game, ply, interaction.user.id)
         except UserError as exc:
             if not self.bot.is_closed():
-                await interaction.followup.send(localized(interaction, exc), ephemeral=True)
+                await interaction.followup.send(await localized(interaction, exc), ephemeral=True)
             return
         if self.bot.is_closed():
             # The search outlived a shutdown (the pool lets running searches end): Discord
             # can no longer be told, and the member's "thinking" ends on its own.
             return
-        loc = locale_of(interaction)
+        loc = await language(interaction)
         fresh = await self.bot.services.games.state(game)
         count = fresh.row.hints if fresh is not None else 1
         reason = text_in(loc, f"reason.{hint.reason}")

@@ -21,7 +21,7 @@ from discord.app_commands import Choice, locale_str
 from bot.game.errors import UserError
 from bot.game.options import SIZES, parse_size
 from bot.i18n.texts import t, text_in
-from bot.i18n.translator import locale_of
+from bot.ui.languages import language
 from bot.ui.replies import refuse, say
 from engine.notation import MAX_SIDE
 
@@ -146,7 +146,7 @@ async def size_suggestions(
 ) -> list[Choice[str]]:
     """The presets matching what is typed, and the typed size itself if it is a valid one
     (any board up to 26x26); for a typed size that is not valid, one entry saying what is."""
-    loc = locale_of(interaction)
+    loc = await language(interaction)
     typed = current.strip().lower()
     found = [Choice(name=text_in(loc, f"size.{key}"), value=key) for key in SIZES if typed in key]
     if typed and typed not in SIZES:

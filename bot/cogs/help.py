@@ -13,14 +13,18 @@ from bot.game.levels import ExternalLevel
 from bot.i18n.texts import text_in
 from bot.i18n.translator import locale_of
 from bot.ui.help_text import help_sections
+from bot.ui.languages import language
 
 if TYPE_CHECKING:
     from bot.cogs.host import Host
 
 
-def help_embed(external: ExternalLevel, locale: str = "en-US") -> discord.Embed:
-    """/caro help as one embed: the introduction, then a field per section."""
-    (_, introduction), *sections = help_sections(locale, external)
+def help_embed(
+    external: ExternalLevel, locale: str = "en-US", client: str | None = None
+) -> discord.Embed:
+    """/caro help as one embed: the introduction, then a field per section (commands named as
+    a Discord client in `client` shows them; by default `locale`)."""
+    (_, introduction), *sections = help_sections(locale, external, client)
     embed = discord.Embed(title=text_in(locale, "help.title"), description=introduction)
     for title, body in sections:
         embed.add_field(name=title, value=body, inline=False)
@@ -34,5 +38,8 @@ class HelpCog(commands.Cog, name="Help"):
     @app_commands.command(name=text("cmdname.help"), description=text("cmd.help"))
     async def help(self, interaction: discord.Interaction[Any]) -> None:
         await interaction.response.send_message(
-            embed=help_embed(self.bot.external, locale_of(interaction)), ephemeral=True
+            embed=help_embed(
+                self.bot.external, await language(interaction), locale_of(interaction)
+            ),
+            ephemeral=True,
         )

@@ -11,8 +11,8 @@ from discord.ext import commands
 
 from bot.cogs.group import option_names, text
 from bot.game.errors import UserError
-from bot.i18n.translator import locale_of
 from bot.ui.buttons import HistoryPage, answers
+from bot.ui.languages import language
 from bot.ui.record_views import history_content, history_view, translator
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ class HistoryCog(commands.Cog, name="History"):
         assert guild_id is not None  # the /caro group checks this
         target = member or interaction.user
         page = await self.bot.services.records.history(guild_id, target.id, 0)
-        tr = translator(locale_of(interaction))
+        tr = translator(await language(interaction))
         await interaction.response.send_message(
             history_content(page, tr, self.bot.external), view=history_view(page, tr)
         )
@@ -46,7 +46,7 @@ class HistoryCog(commands.Cog, name="History"):
             raise UserError("history.bad_page")
         # The page's range is checked by the history itself, whoever asks.
         page = await self.bot.services.records.history(guild_id, click.user, click.page)
-        tr = translator(locale_of(interaction))
+        tr = translator(await language(interaction))
         await interaction.response.edit_message(
             content=history_content(page, tr, self.bot.external), view=history_view(page, tr)
         )

@@ -17,8 +17,8 @@ from bot.game.errors import UserError
 from bot.game.model import GameState, MoveRef
 from bot.game.options import DIFFICULTIES, FIRSTS, RULES, GameOptions, parse_options
 from bot.i18n.texts import text_in
-from bot.i18n.translator import locale_of
 from bot.ui.buttons import MODAL_FIELD, Cell, MoveForm, Pan, TypeMove, answers
+from bot.ui.languages import language
 from bot.ui.replies import refuse, say
 from bot.ui.window import DEFAULT_COLS, DEFAULT_ROWS, Window, WindowError
 
@@ -95,6 +95,7 @@ class PlayCog(commands.Cog, name="Play"):
             return
         self._starting.add(key)
         try:
+            locale = await language(interaction, public=True)
             state = await self.bot.boards.post_new_game(
                 interaction,
                 lambda: self.bot.services.games.start(
@@ -103,7 +104,7 @@ class PlayCog(commands.Cog, name="Play"):
                     player_id=interaction.user.id,
                     options=options,
                     rng=random.Random(interaction.id),
-                    locale=locale_of(interaction),
+                    locale=locale,
                 ),
                 busy="error.already_playing",
                 busy_unposted="error.already_playing_nolink",
@@ -166,7 +167,7 @@ class PlayCog(commands.Cog, name="Play"):
     async def open_move_form(
         self, interaction: discord.Interaction[Any], _: TypeMove, state: GameState
     ) -> None:
-        await interaction.response.send_modal(move_form(state, locale_of(interaction)))
+        await interaction.response.send_modal(move_form(state, await language(interaction)))
 
     async def _play(self, interaction: discord.Interaction[Any], ref: MoveRef) -> GameState:
         """The member's move stored, with the AI's answer if a quick one came in time."""

@@ -17,10 +17,10 @@ from discord.ext import commands
 from bot.cogs.group import option_names, text
 from bot.game.errors import UserError
 from bot.game.model import GameState
-from bot.i18n.translator import locale_of
 from bot.ui import picture_jobs
 from bot.ui.buttons import Export, Replay, ReplayStep, answers
 from bot.ui.display_names import display_names, remember
+from bot.ui.languages import language
 from bot.ui.record_views import (
     REPLAY_GIF,
     STEP_PNG,
@@ -106,7 +106,7 @@ class ReplayCog(commands.Cog, name="Replay"):
     async def export(
         self, interaction: discord.Interaction[Any], _: Export, state: GameState
     ) -> None:
-        locale = locale_of(interaction)
+        locale = await language(interaction)
         await interaction.response.send_message(
             translator(locale)("export.done", game=state.id),
             files=export_files(state, await players(interaction, state, locale)),

@@ -24,9 +24,9 @@ from bot.cogs.replay import MAX_GAME_ID, players
 from bot.game.errors import UserError
 from bot.game.model import GameState
 from bot.i18n.texts import text_in
-from bot.i18n.translator import locale_of
 from bot.ui import picture_jobs
 from bot.ui.buttons import Review, answers
+from bot.ui.languages import language
 from bot.ui.record_views import pictures_to_draw, review_message, review_progress, translator
 from bot.ui.replies import localized, say
 
@@ -83,7 +83,7 @@ class ReviewCog(commands.Cog, name="Review"):
             try:
                 await self._review(interaction, state)
             except UserError as exc:
-                await interaction.edit_original_response(content=localized(interaction, exc))
+                await interaction.edit_original_response(content=await localized(interaction, exc))
             except Exception:
                 if self.bot.is_closed():
                     log.info("game %d: a review was cut short by the shutdown", state.id)
@@ -92,7 +92,7 @@ class ReviewCog(commands.Cog, name="Review"):
                 # the member is told rather than left with "thinking..." for ever.
                 log.exception("game %d: the review failed", state.id)
                 await interaction.edit_original_response(
-                    content=text_in(locale_of(interaction), "error.internal")
+                    content=text_in(await language(interaction), "error.internal")
                 )
         finally:
             self._asking[owner] -= 1

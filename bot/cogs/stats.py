@@ -14,6 +14,7 @@ from bot.game.model import Mode
 from bot.game.ports import GLOBAL_SCOPE
 from bot.game.ratings import LEADERBOARD_MIN_GAMES
 from bot.i18n.translator import locale_of
+from bot.ui.languages import language
 from bot.ui.render import LEADERBOARD_SIZE, leaderboard_embed, server_leaderboard_embed, stats_embed
 
 if TYPE_CHECKING:
@@ -45,11 +46,11 @@ class StatsCog(commands.Cog, name="Stats"):
             )
             for mode in MODES
         }
-        loc = locale_of(interaction)
+        loc = await language(interaction)
         await interaction.response.send_message(
             embeds=[
                 stats_embed(target.display_name, stats, standings, loc, external=self.bot.external),
-                server_leaderboard_embed(boards, loc),
+                server_leaderboard_embed(boards, loc, locale_of(interaction)),
             ]
         )
 
@@ -72,5 +73,7 @@ class StatsCog(commands.Cog, name="Stats"):
             guild_id if scope == "server" else GLOBAL_SCOPE, chosen, min_games=LEADERBOARD_MIN_GAMES
         )
         await interaction.response.send_message(
-            embed=leaderboard_embed(rows, scope, chosen, locale_of(interaction))
+            embed=leaderboard_embed(
+                rows, scope, chosen, await language(interaction), locale_of(interaction)
+            )
         )

@@ -17,8 +17,8 @@ from bot.game.errors import UserError
 from bot.game.model import GameState
 from bot.game.options import ADAPTIVE, RULES, parse_options
 from bot.i18n.texts import TextId
-from bot.i18n.translator import locale_of
 from bot.ui.buttons import Stop, answers
+from bot.ui.languages import language
 from bot.ui.replies import refuse
 from engine.types import LEVELS, Level
 
@@ -70,6 +70,7 @@ class WatchCog(commands.Cog, name="Watch"):
         except UserError as exc:
             await refuse(interaction, exc)
             return
+        locale = await language(interaction, public=True)
         state = await self.bot.boards.post_new_game(
             interaction,
             lambda: self.bot.services.games.start_watch(
@@ -79,7 +80,7 @@ class WatchCog(commands.Cog, name="Watch"):
                 x_level=x_options.level,
                 o_level=o_options.level,
                 options=x_options,
-                locale=locale_of(interaction),
+                locale=locale,
             ),
             busy="watch.running",
             busy_unposted="watch.running",

@@ -17,6 +17,18 @@ from engine import Board
 
 Clock = Callable[[], float]
 
+# A member is warned that their clock runs low when a fifth of their turn is left, at least 15 s
+# and at most 2 minutes before it runs out (and never before half the turn has gone): on a
+# 10-minute turn at 2 minutes, on a 1-minute turn at 15 s.
+WARNING_SHARE = 0.2
+MIN_WARNING = 15.0
+MAX_WARNING = 120.0
+
+
+def warning_lead(turn: float) -> float:
+    """Seconds before a clock of `turn` seconds runs out at which its member is warned."""
+    return min(max(turn * WARNING_SHARE, MIN_WARNING), MAX_WARNING, turn / 2)
+
 
 class Clocks:
     def __init__(
@@ -49,13 +61,18 @@ class Clocks:
             state.row.guild_id, state.mode, member_to_move=state.user_of(board.turn) is not None
         )
 
+    async def turn_seconds(self, guild_id: int, mode: Mode) -> float:
+        """How long a member's turn lasts in a game of `mode` in this server."""
+        limits = await self._settings.timeouts(guild_id)
+        return limits.pvp_timeout if mode is Mode.PVP else limits.ai_timeout
+
     async def clock_for(self, guild_id: int, mode: Mode, *, member_to_move: bool) -> float | None:
         if mode is Mode.WATCH or not member_to_move:
             return None
-        limits = await self._settings.timeouts(guild_id)
-        seconds = limits.pvp_timeout if mode is Mode.PVP else limits.ai_timeout
+        seconds = await self.turn_seconds(guild_id, mode)
         deadline = self._clock() + seconds
-        if self.watched_until is None or deadline < self.watched_until:
+        # The watcher must also look when this clock's low-time warning falls due.
+        if self.watched_until is None or deadline - warning_lead(seconds) < self.watched_until:
             self.deadlines_changed.set()
         return deadline
 
@@ -95,6 +112,43 @@ class Timeouts:
                 finished.append(state)
         return finished
 
+    async def due_warnings(
+        self, *, shard_id: int = 0, shard_count: int = 1
+    ) -> tuple[list[GameState], float | None]:
+        """The shard's running games whose member to move is to be warned now that their clock
+        runs low (warning_lead), each claimed for this caller: a clock's warning is handed out
+        once, even across a restart or to several processes. And when the next warning falls
+        due (None: no clock is waiting for one), for the watcher's sleep."""
+        now = self._clocks.now()
+        due: list[GameState] = []
+        upcoming: float | None = None
+        rows = await self._store.unwarned_clocks(
+            now + MAX_WARNING, shard_id=shard_id, shard_count=shard_count
+        )
+        for row in rows:
+            deadline = row.deadline
+            if deadline is None or deadline <= now:
+                continue  # run out: the game is lost on time, not warned
+            warn_at = deadline - warning_lead(
+                await self._clocks.turn_seconds(row.guild_id, row.mode)
+            )
+            if warn_at > now:
+                upcoming = warn_at if upcoming is None else min(upcoming, warn_at)
+                continue
+            if not await self._store.claim_warning(row.id, deadline):
+                continue
+            state = await self._cache.read(self._games, row.id)
+            if state is not None and state.active and state.row.deadline == deadline:
+                due.append(state)
+        later = await self._store.next_unwarned_clock(
+            now + MAX_WARNING, shard_id=shard_id, shard_count=shard_count
+        )
+        if later is not None:
+            # Its warning is at most MAX_WARNING before it: look again by then.
+            at = later - MAX_WARNING
+            upcoming = at if upcoming is None else min(upcoming, at)
+        return due, upcoming
+
     async def _finish_on_time(self, game_id: int, now: float) -> GameState | None:
         """Finish `game_id` as lost on time by the member to move if their clock ran out by
         `now` (game lock held); the game after it, None if it was not due."""
@@ -108,4 +162,4 @@ class Timeouts:
         return None if finished is None else self._cache.finished(finished)
 
 
-__all__ = ["Clock", "Clocks", "Timeouts"]
+__all__ = ["Clock", "Clocks", "Timeouts", "warning_lead"]

@@ -171,7 +171,8 @@ class GameStore(Protocol):
 
 class ClockStore(Protocol):
     """The turn clocks of running games. A run-out clock handed to one caller is not handed to
-    another process at the same time, so no game is finished on time twice."""
+    another process at the same time, so no game is finished on time twice; a clock's low-time
+    warning is claimed once, so no member is warned twice for one turn."""
 
     async def due_games(
         self, now: float, *, shard_id: int = 0, shard_count: int = 1
@@ -184,6 +185,27 @@ class ClockStore(Protocol):
         ...
 
     async def set_deadline(self, game_id: int, ply: int, deadline: float | None) -> bool: ...
+
+    async def unwarned_clocks(
+        self, until: float, *, shard_id: int = 0, shard_count: int = 1
+    ) -> list[GameRow]:
+        """Running games of the shard whose clock runs out by `until` and whose low-time
+        warning of that clock nobody claimed yet, soonest first."""
+        ...
+
+    async def next_unwarned_clock(
+        self, after: float, *, shard_id: int = 0, shard_count: int = 1
+    ) -> float | None:
+        """The earliest running clock of the shard running out after `after` whose low-time
+        warning nobody claimed yet."""
+        ...
+
+    async def claim_warning(self, game_id: int, deadline: float) -> bool:
+        """Claim the low-time warning of `game_id`'s clock that runs out at `deadline`: True
+        for exactly one caller per clock, whatever processes ask, and only while the game
+        still runs on that clock (a new clock has a new deadline, so each turn is warned once,
+        a restart in between included)."""
+        ...
 
 
 class ChallengeStore(Protocol):

@@ -70,6 +70,52 @@ def text_in(locale: str, key: str, /, **values: object) -> str:
     return template.format(**filled)
 
 
+def has_catalogue(locale: str) -> bool:
+    """Whether the bot speaks `locale`: English, or a language with a catalogue ("vi", "vi-VN")."""
+    language = locale.replace("_", "-").partition("-")[0].lower()
+    return language == DEFAULT_LOCALE or LOADED.lookup(locale) is not None
+
+
+def choose_language(own: str | None, server: str | None, client: str | None) -> str:
+    """The language to write to a member in: the one they chose for caro (`own`), else their
+    server's default (`server`), else their Discord client's (`client`) if the bot speaks it,
+    else English. The one rule every reply, ping and warning follows."""
+    for chosen in (own, server):
+        if chosen:
+            return chosen
+    if client and has_catalogue(client):
+        return client
+    return DEFAULT_LOCALE
+
+
+# The /caro group's text id: "caro" in every language so far, but a catalogue may name it.
+GROUP_KEY = "cmdname.caro"
+COMMAND_PREFIX = "cmdname."
+# Texts name a command through a placeholder {cmd_<name>} ("{cmd_start}"), filled with the name
+# Discord shows the reader, which follows their Discord client, not the language of the text.
+COMMAND_PLACEHOLDER = "cmd_"
+
+
+def subcommands() -> list[str]:
+    """The /caro subcommands: every command name the catalogues translate, in their order."""
+    return [
+        key.removeprefix(COMMAND_PREFIX)
+        for key in EN
+        if key.startswith(COMMAND_PREFIX) and key != GROUP_KEY
+    ]
+
+
+def command_name(locale: str, name: str) -> str:
+    """How Discord shows the subcommand `name` to a client in `locale`, e.g. "/caro bắt-đầu"."""
+    return f"/{text_in(locale, GROUP_KEY)} {text_in(locale, COMMAND_PREFIX + name)}"
+
+
+def command_names(client: str) -> dict[str, str]:
+    """The values of every {cmd_<name>} placeholder for a reader whose Discord client is in
+    `client`: give them to text_in along with a text's own values."""
+    return {COMMAND_PLACEHOLDER + name: command_name(client, name) for name in subcommands()}
+
+
 def _filled(locale: str, value: object) -> object:
     if isinstance(value, TextId):
         return text_in(locale, value)

@@ -37,7 +37,9 @@ class CatalogueTranslator(app_commands.Translator):
 
 
 def locale_of(interaction: discord.Interaction[Any]) -> str:
-    """The language to answer `interaction` in: the user's Discord locale (e.g. "vi"), which
-    texts.text_in maps to a catalogue, English when there is none."""
+    """The locale of the member's Discord client (e.g. "vi"): the language Discord shows them
+    the commands' names in, so the one to name commands in (texts.command_names). The language
+    to write to them in is bot.ui.languages.language, which also weighs the language they chose
+    for caro and their server's default."""
     locale = interaction.locale
     return locale.value if isinstance(locale, discord.Locale) else DEFAULT_LOCALE

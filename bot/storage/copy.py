@@ -92,6 +92,7 @@ TABLES: dict[str, dict[str, Convert]] = {
                         "clock_warnings": _flag, "language": _as_is},
     "meta": {"key": _as_is, "value": _as_is},
     "reviews": {"game_id": _as_is, "node_limit": _as_is, "data": _as_is, "created_at": _time},
+    "clock_warnings": {"game_id": _as_is, "deadline": _number},
 }
 # Tables whose ids PostgreSQL hands out: after the copy they continue after the copied ones.
 _IDENTITIES = ("games", "challenges")

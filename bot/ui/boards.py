@@ -24,6 +24,7 @@ from bot.i18n.texts import text_in
 from bot.ui import drawing as drawings
 from bot.ui.buttons import Pan
 from bot.ui.display_names import display_names, remember
+from bot.ui.notices import Notices
 from bot.ui.payloads import text_payload
 from bot.ui.pictures import Players
 from bot.ui.record_views import players_of, translator
@@ -143,6 +144,9 @@ class Boards:
         # Games reposted by this process: a command's interaction no longer answers their board,
         # so their redraws go through the channel, to the stored message.
         self._reposted: set[int] = set()
+        # The calls to the member to move: a ping when a move makes it their turn, a warning
+        # when their clock runs low; each drawing of a game removes one whose turn passed.
+        self.notices = Notices(host)
 
     def _as_layout(self, message: discord.Message | None) -> bool:
         if message is None or not is_layout(message):
@@ -231,6 +235,7 @@ class Boards:
             await self._draw(state, interaction, window=window)
             self._drawn_ply[state.id] = state.board.ply
         self._forget_if_over(state)
+        self._host.spawn(self.notices.settle(state))
 
     def _draw_lock(self, game_id: int) -> asyncio.Lock:
         return self._draw_locks.setdefault(game_id, asyncio.Lock())
@@ -255,6 +260,7 @@ class Boards:
         lock = self._draw_locks.get(state.id)
         if lock is not None and lock.locked():
             self._host.spawn(self.show(state, None))
+        self._host.spawn(self.notices.settle(state))
 
     async def _draw(
         self,
@@ -457,9 +463,12 @@ class Boards:
         so the player sees them a moment earlier than two edits would show them, and the bot
         sends and draws one board per click instead of two. Otherwise the move is shown at once
         and the AI's answer when it comes."""
+        # After the board shows the move, the call to the member now to move follows it (and
+        # the one that called the mover goes).
         if state.ai_to_move:
             reply = self._host.spawn(self.ai_move(state.id, owner, known=state))
             await self._acknowledge(interaction, state, then=reply)
+            self._host.spawn(self.notices.turn(state, actor=interaction.user.id))
             self._host.spawn(self._show_reply(reply, interaction))
             return
         # Under the game's drawing lock, as the newest position drawn: a drawing of an older
@@ -469,6 +478,7 @@ class Boards:
             await self._acknowledge(interaction, state, then=None, locked=True)
             self._drawn_ply[state.id] = state.board.ply
         self._forget_if_over(state)
+        self._host.spawn(self.notices.turn(state, actor=interaction.user.id))
 
     async def _acknowledge(
         self,

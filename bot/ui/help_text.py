@@ -14,13 +14,11 @@ from bot.game.model import External
 from bot.game.options import FIRSTS, PRESET_RULES, SIZES, difficulties, parse_options, parse_size
 from bot.game.ratings import AI_ANCHORS, K_FACTOR, LEADERBOARD_MIN_GAMES, START_RATING
 from bot.game.settings import DEFAULT_TIMEOUTS
-from bot.i18n import texts
-from bot.i18n.texts import Counted, text_in
+from bot.i18n.texts import Counted, command_name, subcommands, text_in
 from bot.ui.render import MAX_BUTTON_SIDE
 from engine.notation import MAX_SIDE
 from engine.types import LEVELS, Level, Rule
 
-GROUP_KEY = "cmdname.caro"
 # A typed size shown as the example of a custom board: bigger than every preset's button grid, so
 # the example also meets the big-board paragraph.
 EXAMPLE_SIZE = "12x12"
@@ -39,18 +37,10 @@ def _halves(lines: list[str]) -> list[str]:
     return ["\n".join(lines[:half]), "\n".join(lines[half:])]
 
 
-def subcommands() -> list[str]:
-    """The /caro subcommands, in the order the help lists them: every command name the
-    catalogues translate (the names Discord shows come from the same ids)."""
-    prefix = GROUP_KEY.rpartition(".")[0] + "."
-    return [
-        key.removeprefix(prefix) for key in texts.EN if key.startswith(prefix) and key != GROUP_KEY
-    ]
-
-
 def command(locale: str, name: str) -> str:
-    """How a member of this language types the subcommand `name`, e.g. "/caro bắt-đầu"."""
-    return f"/{text_in(locale, GROUP_KEY)} {text_in(locale, f'cmdname.{name}')}"
+    """How a member whose Discord client is in `locale` types the subcommand `name`, e.g.
+    "/caro bắt-đầu"."""
+    return command_name(locale, name)
 
 
 def _either(tr: Callable[..., str], items: list[str]) -> str:
@@ -60,9 +50,10 @@ def _either(tr: Callable[..., str], items: list[str]) -> str:
     return tr("help.or", first=", ".join(items[:-1]), last=items[-1])
 
 
-def help_sections(locale: str, external: ExternalLevel) -> list[Section]:
+def help_sections(locale: str, external: ExternalLevel, client: str | None = None) -> list[Section]:
     """(title, body) of each part of /caro help in `locale`, with the `external` level when the
-    operator set one up; each body fits a Discord embed field (1024 characters) and the whole an
+    operator set one up, naming the commands as a Discord client in `client` shows them (by
+    default `locale`); each body fits a Discord embed field (1024 characters) and the whole an
     embed (6000)."""
 
     def tr(key: str, /, **values: object) -> str:
@@ -75,7 +66,7 @@ def help_sections(locale: str, external: ExternalLevel) -> list[Section]:
         return tr("help.default", text=text) if is_default else text
 
     defaults = parse_options()
-    commands = {name: command(locale, name) for name in subcommands()}
+    commands = {name: command(client or locale, name) for name in subcommands()}
 
     game = tr("help.game")
 

@@ -25,7 +25,7 @@ from bot.game.model import (
     UserStats,
 )
 from bot.game.ratings import LEADERBOARD_MIN_GAMES
-from bot.i18n.texts import EN, text_in
+from bot.i18n.texts import EN, command_names, text_in
 from bot.ui import drawing
 from bot.ui.buttons import (
     EMPTY_LABEL,
@@ -425,10 +425,14 @@ def _record_line(record: Record, tr: Translate) -> str:
     )
 
 
-def leaderboard_text(rows: Sequence[RatedRow], locale: str = "en-US") -> str:
+def leaderboard_text(
+    rows: Sequence[RatedRow], locale: str = "en-US", client: str | None = None
+) -> str:
+    """The ranked lines; with none, where to start, the commands named as a Discord client in
+    `client` shows them (by default `locale`)."""
     tr = _translator(locale)
     if not rows:
-        return tr("board.empty", count=LEADERBOARD_MIN_GAMES)
+        return tr("board.empty", count=LEADERBOARD_MIN_GAMES, **command_names(client or locale))
     return "\n".join(
         tr(
             "board.line",
@@ -448,25 +452,26 @@ def leaderboard_embed(
     scope: str = "server",
     mode: Mode = Mode.PVP,
     locale: str = "en-US",
+    client: str | None = None,
 ) -> discord.Embed:
     tr = _translator(locale)
     embed = discord.Embed(
         title=tr("board.title", scope=tr(f"scope.{scope}"), mode=tr(f"mode.{mode}")),
-        description=leaderboard_text(rows, locale),
+        description=leaderboard_text(rows, locale, client),
     )
     embed.set_footer(text=tr("board.rule", count=LEADERBOARD_MIN_GAMES))
     return embed
 
 
 def server_leaderboard_embed(
-    boards: Mapping[Mode, Sequence[RatedRow]], locale: str = "en-US"
+    boards: Mapping[Mode, Sequence[RatedRow]], locale: str = "en-US", client: str | None = None
 ) -> discord.Embed:
     """This server's top players per mode, shown under a player's stats."""
     tr = _translator(locale)
     embed = discord.Embed(title=tr("board.server_title", count=LEADERBOARD_SIZE))
     for mode, rows in boards.items():
         embed.add_field(
-            name=tr(f"mode.{mode}"), value=leaderboard_text(rows, locale), inline=False
+            name=tr(f"mode.{mode}"), value=leaderboard_text(rows, locale, client), inline=False
         )
     embed.set_footer(text=tr("board.rule", count=LEADERBOARD_MIN_GAMES))
     return embed

@@ -7,21 +7,20 @@ from typing import Any
 import discord
 
 from bot.game.errors import UserError
-from bot.i18n.texts import text_in
-from bot.i18n.translator import locale_of
+from bot.ui.languages import reply_text
 
 
-def localized(interaction: discord.Interaction[Any], error: UserError) -> str:
-    return text_in(locale_of(interaction), error.key, **error.values)
+async def localized(interaction: discord.Interaction[Any], error: UserError) -> str:
+    return await reply_text(interaction, error.key, **error.values)
 
 
 async def say(interaction: discord.Interaction[Any], key: str, **values: object) -> None:
     """An ephemeral answer in the user's language."""
-    await ephemeral(interaction, text_in(locale_of(interaction), key, **values))
+    await ephemeral(interaction, await reply_text(interaction, key, **values))
 
 
 async def refuse(interaction: discord.Interaction[Any], error: UserError) -> None:
-    await ephemeral(interaction, localized(interaction, error))
+    await ephemeral(interaction, await localized(interaction, error))
 
 
 async def ephemeral(interaction: discord.Interaction[Any], text: str) -> None:

@@ -33,6 +33,7 @@ from testkit.discord_double.state import (
     StallClock,
     iso_now,
     normalize,
+    notified,
     user_payload,
 )
 
@@ -416,6 +417,14 @@ class DiscordDouble:
                     "member": member.member_payload(with_user=False),
                 }
         message = Message(self.store, payload, visible_to=visible_to, files=files)
+        users, _, everyone = notified(message.content, data.get("allowed_mentions"))
+        # Only members of the channel's guild hear a ping; an ephemeral message rings nobody.
+        guild = self.guild_of_channel(channel_id)
+        if visible_to is None:
+            message.pinged = [
+                u for u in users if u in self.members and guild in self.members[u].guild_ids
+            ]
+            message.pinged_everyone = everyone
         self.store.add(message)
         channel = self.channels.get(channel_id)
         if channel is not None and visible_to is None:

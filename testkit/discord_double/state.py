@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import itertools
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -210,6 +211,10 @@ class Message:
         self._files = files
         self.edits = 0
         self.deleted = False
+        # Whom creating the message notified (see notified): user ids, and whether @everyone
+        # or @here rang. An edit notifies nobody, as on Discord.
+        self.pinged: list[str] = []
+        self.pinged_everyone = False
 
     def __repr__(self) -> str:
         state = " deleted" if self.deleted else ""
@@ -307,6 +312,29 @@ class Message:
 
     def snapshot(self) -> dict[str, Any]:
         return json_copy(self.payload)
+
+
+_USER_MENTION = re.compile(r"<@!?(\d+)>")
+_ROLE_MENTION = re.compile(r"<@&(\d+)>")
+
+
+def notified(content: str, allowed: dict[str, Any] | None) -> tuple[list[str], list[str], bool]:
+    """(users, roles, everyone) a new message with this content notifies, as Discord decides:
+    only mentions written in the content, filtered by its allowed_mentions (none given: every
+    mention in it rings)."""
+    users = list(dict.fromkeys(_USER_MENTION.findall(content)))
+    roles = list(dict.fromkeys(_ROLE_MENTION.findall(content)))
+    everyone = "@everyone" in content or "@here" in content
+    if allowed is None:
+        return users, roles, everyone
+    parse = set(allowed.get("parse") or ())
+    if "users" not in parse:
+        listed = {str(u) for u in allowed.get("users") or ()}
+        users = [u for u in users if u in listed]
+    if "roles" not in parse:
+        listed = {str(r) for r in allowed.get("roles") or ()}
+        roles = [r for r in roles if r in listed]
+    return users, roles, everyone and "everyone" in parse
 
 
 class MessageStore:

@@ -25,7 +25,7 @@ from discord.ext import commands
 from discord.webhook.async_ import async_context, interaction_response_params
 
 from testkit.discord_double import DiscordDouble, InteractionFailed, Member, Message
-from testkit.discord_double.state import Changes
+from testkit.discord_double.state import Changes, notified
 
 TOKEN = "test-token"
 
@@ -848,3 +848,13 @@ async def test_a_change_wakes_its_waiter_and_a_quiet_wait_ends_at_its_timeout() 
     started = loop.time()
     await changes.wait(0.05)
     assert loop.time() - started >= 0.04
+
+
+def test_a_new_message_notifies_only_the_mentions_its_allowed_mentions_let_through() -> None:
+    content = "<@1> <@!2> <@&9> @everyone"
+    assert notified(content, None) == (["1", "2"], ["9"], True)
+    assert notified(content, {"parse": []}) == ([], [], False)
+    assert notified(content, {"parse": [], "users": ["2"]}) == (["2"], [], False)
+    assert notified(content, {"parse": ["users", "everyone"]}) == (["1", "2"], [], True)
+    # Only a mention written in the content rings, whatever the list allows.
+    assert notified("hello", {"users": ["1"]}) == ([], [], False)

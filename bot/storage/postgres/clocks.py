@@ -46,6 +46,50 @@ class ClockQueries:
         )
         return None if found is None else float(found)
 
+    async def unwarned_clocks(
+        self, until: float, *, shard_id: int = 0, shard_count: int = 1
+    ) -> list[GameRow]:
+        """Running games of the shard whose clock runs out by `until` and whose low-time
+        warning of that clock nobody claimed, soonest first."""
+        check_shard(shard_id, shard_count)
+        ids = await self._con.pool.fetch(
+            "SELECT id FROM games WHERE status = 'active' AND deadline IS NOT NULL"
+            f" AND deadline <= $1 AND {_SHARD.format(count='$2', shard='$3')}"
+            " AND NOT EXISTS (SELECT 1 FROM clock_warnings w"
+            " WHERE w.game_id = games.id AND w.deadline = games.deadline)",
+            until, shard_count, shard_id,
+        )
+        games = await self._games.read_games([int(r[0]) for r in ids])
+        return sorted(games, key=lambda g: (g.deadline or 0.0, g.id))
+
+    async def next_unwarned_clock(
+        self, after: float, *, shard_id: int = 0, shard_count: int = 1
+    ) -> float | None:
+        """The earliest running clock of the shard running out after `after` whose low-time
+        warning nobody claimed."""
+        check_shard(shard_id, shard_count)
+        found = await self._con.pool.fetchval(
+            "SELECT MIN(deadline) FROM games WHERE status = 'active' AND deadline > $1"
+            f" AND {_SHARD.format(count='$2', shard='$3')} AND NOT EXISTS"
+            " (SELECT 1 FROM clock_warnings w"
+            " WHERE w.game_id = games.id AND w.deadline = games.deadline)",
+            after, shard_count, shard_id,
+        )
+        return None if found is None else float(found)
+
+    async def claim_warning(self, game_id: int, deadline: float) -> bool:
+        """Claim the low-time warning of `game_id`'s clock that runs out at `deadline`: True
+        for one caller per clock, whichever processes ask at once (the upsert's conflict
+        check serialises them on the row), and only while the game still runs on it."""
+        claimed = await self._con.pool.fetchval(
+            "INSERT INTO clock_warnings (game_id, deadline) SELECT id, deadline FROM games"
+            " WHERE id = $1 AND status = 'active' AND deadline = $2"
+            " ON CONFLICT (game_id) DO UPDATE SET deadline = excluded.deadline"
+            " WHERE clock_warnings.deadline <> excluded.deadline RETURNING game_id",
+            game_id, deadline,
+        )
+        return claimed is not None
+
     async def set_deadline(self, game_id: int, ply: int, deadline: float | None) -> bool:
         done = await self._con.pool.execute(
             "UPDATE games SET deadline = $1, claimed_until = NULL"

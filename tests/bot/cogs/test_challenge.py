@@ -10,6 +10,7 @@ import pytest
 
 from testkit.boards import cells, refusal
 from testkit.bot_process import BotHandle, StartBot, text_of
+from testkit.members import accepted_game
 
 # The scenarios that draw boards, challenges and layouts run with CARO_FAST_DRAWING on and off.
 both_drawings = pytest.mark.usefixtures("fast_drawing")
@@ -153,3 +154,67 @@ async def test_a_second_challenge_between_two_members_names_the_waiting_one_and_
     assert (await bob.click(waiting, "Decline")).callback_type == 7
     assert not (await bob.slash("caro challenge", opponent=alice)).ephemeral
     assert running_bot.db_rows("SELECT COUNT(*) FROM challenges") == [(3,)]
+
+
+def _notices(double, member_id: str) -> list:
+    """The calls to move that notified `member_id` (deleted ones included): the replies to a
+    board that pinged them (the challenge, which pinged the challenged member, is none)."""
+    return [m for m in double.store.order if member_id in m.pinged and m.payload.get("message_reference")]
+
+
+@both_drawings
+async def test_the_member_to_move_is_pinged_each_turn_and_only_them(running_bot: BotHandle) -> None:
+    double = running_bot.double
+    alice, bob = (double.add_member(n) for n in ("alice", "bob"))
+    challenge = await alice.slash("caro challenge", opponent=bob, first="me")
+    board = challenge.message
+    await bob.click(board, "Accept")
+    # Alice moves first: the board (the challenge message, edited) notifies nobody, so a short
+    # reply to it calls her, and only her.
+    await double.store.changes.wait_until(lambda: bool(_notices(double, alice.id)), 10)
+    (first,) = _notices(double, alice.id)
+    assert first.content == f"<@{alice.id}>, your move."
+    assert str(first.payload["message_reference"]["message_id"]) == board.id
+    assert not first.pinged_everyone and first.pinged == [alice.id]
+    await alice.click(board, "B2")
+    await double.store.changes.wait_until(lambda: bool(_notices(double, bob.id)), 10)
+    (second,) = _notices(double, bob.id)
+    assert second.pinged == [bob.id] and second.content == f"<@{bob.id}>, your move."
+    # The turn passed: Alice's call is gone, so the channel holds one per game.
+    await first.wait_for(lambda m: m.deleted)
+    await bob.click(board, "A1")
+    await double.store.changes.wait_until(lambda: len(_notices(double, alice.id)) == 2, 10)
+    await second.wait_for(lambda m: m.deleted)
+    # The challenge called Bob when it was posted; its edits into the board rang nobody.
+    assert board.pinged == [bob.id]
+    # The end of the game takes the last call away.
+    await alice.click(board, "Resign")
+    last = _notices(double, alice.id)[-1]
+    await last.wait_for(lambda m: m.deleted)
+    calls = _notices(double, alice.id) + _notices(double, bob.id)
+    assert len(calls) == 3 and all(m.deleted for m in calls)
+
+
+async def test_a_member_who_turned_pings_off_is_not_pinged(running_bot: BotHandle) -> None:
+    double = running_bot.double
+    alice, bob = (double.add_member(n) for n in ("alice", "bob"))
+    assert (await bob.slash("caro settings", pings=False)).ephemeral
+    board = await accepted_game(alice, bob, first="me")
+    await double.store.changes.wait_until(lambda: bool(_notices(double, alice.id)), 10)
+    await alice.click(board, "B2")
+    await board.wait_for(lambda m: f"<@{bob.id}> to move (O)." in text_of(m))
+    await asyncio.sleep(1.0)  # time enough for a ping to arrive, were one sent
+    assert _notices(double, bob.id) == []
+    # Alice's call went with her turn all the same.
+    await _notices(double, alice.id)[0].wait_for(lambda m: m.deleted)
+
+
+async def test_nobody_is_pinged_in_a_game_against_the_ai(running_bot: BotHandle) -> None:
+    double = running_bot.double
+    alice = double.add_member("alice")
+    game = await alice.slash("caro start", difficulty="easy", first="ai")
+    await game.message.wait_for(lambda m: "Your turn" in text_of(m))
+    free = next(b for b in cells(game.message) if not b.get("disabled"))
+    await alice.click(game.message, free["custom_id"])
+    await asyncio.sleep(1.0)
+    assert [m for m in double.store.order if m.pinged] == []

@@ -66,3 +66,37 @@ async def test_a_move_after_the_deadline_is_refused_right_after_a_restart(
     rows = bot.db_rows("SELECT status, end_reason, ply FROM games")
     assert rows == [("finished", "timeout", 0)]
     assert bot.db_rows("SELECT COUNT(*) FROM rating_changes") == [(4,)]
+
+
+def _warnings(double, member_id: str) -> list:
+    """The low-time warnings that notified `member_id` (deleted ones included)."""
+    return [
+        m
+        for m in double.store.order
+        if member_id in m.pinged and "your clock runs out" in m.content
+    ]
+
+
+async def test_a_member_whose_clock_runs_low_is_warned_once_unless_they_turned_it_off(
+    start_bot: StartBot,
+) -> None:
+    bot = await start_bot(CARO_MIN_TIMEOUT_SECONDS="1")
+    double = bot.double
+    admin, alice, bob = (double.add_member(n) for n in ("admin", "alice", "bob"))
+    admin.permissions = str(int(admin.permissions) | MANAGE_GUILD)
+    assert (await admin.slash("caro settings", timeout=0.1)).ephemeral  # 6 s: warned at 3 s left
+    assert (await alice.slash("caro settings", clock_warnings=False)).ephemeral
+    message = await accepted_game(alice, bob, first="me")
+    await alice.click(message, "B2")
+    await double.store.changes.wait_until(lambda: bool(_warnings(double, bob.id)), 10)
+    (warning,) = _warnings(double, bob.id)
+    assert warning.pinged == [bob.id] and not warning.pinged_everyone
+    assert warning.content.startswith(f"<@{bob.id}>, your clock runs out <t:")
+    assert str(warning.payload["message_reference"]["message_id"]) == message.id
+    # Bob's move ends his turn: the warning goes with it.
+    await bob.click(message, "A1")
+    await warning.wait_for(lambda m: m.deleted)
+    # Alice turned warnings off: her clock runs out without one.
+    await message.wait_for(lambda m: "ran out of time" in text_of(m), timeout=15)
+    assert _warnings(double, alice.id) == []
+    assert len(_warnings(double, bob.id)) == 1

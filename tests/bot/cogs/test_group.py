@@ -63,6 +63,7 @@ class DirectMessage:
 
     def __init__(self) -> None:
         self.response = Response()
+        self.extras: dict[object, object] = {}
 
 
 def tree_with(description: str) -> app_commands.CommandTree[Any]:

@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+from bot.game.clocks import warning_lead
 from bot.game.errors import UserError
 from bot.game.model import GuildSettings, MoveRef
 from engine import Mark
@@ -125,3 +126,67 @@ async def test_a_resignation_cannot_undo_a_loss_on_time(world) -> None:
     [over] = await svc.timeouts.expire_games()
     assert (over.row.winner, over.row.end_reason) == (Mark.O, "timeout")
     assert over.mark_of(BOB) is Mark.O
+
+
+def test_the_low_time_warning_comes_at_a_fifth_of_the_turn_between_15_s_and_2_minutes() -> None:
+    assert warning_lead(10 * 60) == 120.0  # a fifth, 2 minutes
+    assert warning_lead(5 * 60) == 60.0
+    assert warning_lead(30 * 60) == 120.0  # capped at 2 minutes
+    assert warning_lead(60) == 15.0  # at least 15 s
+    assert warning_lead(3) == 1.5  # never before half the turn has gone
+
+
+async def test_a_member_is_warned_once_per_turn_when_their_clock_runs_low(world) -> None:
+    svc, clock = world
+    state = await pvp_game(svc)  # 60 s a move: warned with 15 s left
+    state = await move(svc, state.id, ALICE, "B2")
+    clock.now += 44
+    due, upcoming = await svc.timeouts.due_warnings()
+    assert due == [] and upcoming == pytest.approx(clock.now + 1)
+    clock.now += 1
+    due, upcoming = await svc.timeouts.due_warnings()
+    assert [(s.id, s.mover_id) for s in due] == [(state.id, BOB)]
+    assert upcoming is None
+    # Asked again (another pass, a restarted bot, another process): not warned twice.
+    assert (await svc.timeouts.due_warnings())[0] == []
+    # Bob's move starts Alice's clock: her turn gets its own warning.
+    state = await move(svc, state.id, BOB, "A1")
+    _, upcoming = await svc.timeouts.due_warnings()
+    assert upcoming == pytest.approx(clock.now + 45)
+    clock.now += 50
+    due, _ = await svc.timeouts.due_warnings()
+    assert [(s.id, s.mover_id) for s in due] == [(state.id, ALICE)]
+
+
+async def test_a_clock_that_ran_out_is_not_warned_but_lost(world) -> None:
+    svc, clock = world
+    state = await pvp_game(svc)
+    state = await move(svc, state.id, ALICE, "B2")
+    clock.now += 61  # the bot was down through the warning and the deadline
+    assert (await svc.timeouts.due_warnings())[0] == []
+    assert [s.id for s in await svc.timeouts.expire_games()] == [state.id]
+
+
+async def test_a_warning_missed_while_the_bot_was_down_still_comes_if_time_is_left(
+    world,
+) -> None:
+    svc, clock = world
+    state = await pvp_game(svc)
+    state = await move(svc, state.id, ALICE, "B2")
+    clock.now += 55  # past the warning, 5 s before the end
+    due, _ = await svc.timeouts.due_warnings()
+    assert [s.id for s in due] == [state.id]
+
+
+async def test_a_new_clock_wakes_the_watcher_when_its_warning_falls_before_its_next_look(
+    world,
+) -> None:
+    svc, clock = world
+    found = await challenge(svc, ALICE, BOB)
+    _, state = await svc.challenges.answer_challenge(found.id, BOB, accept=True, rng=random.Random(1))
+    assert state is not None
+    # The watcher looks again in 50 s: Bob's 60 s clock ends later, but warns him at 45 s.
+    svc.clocks.watched_until = clock.now + 50
+    svc.clocks.deadlines_changed.clear()
+    await svc.games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
+    assert svc.clocks.deadlines_changed.is_set()

@@ -395,3 +395,36 @@ def test_every_literal_text_id_in_the_bot_is_in_the_catalogues() -> None:
     }
     assert len(used) > 50  # the scan sees the bot's calls at all
     assert sorted(entry for entry in used if entry[2] not in texts.EN) == []
+
+
+def test_the_language_is_the_members_then_the_servers_then_their_clients_then_english() -> None:
+    assert texts.choose_language("en", "vi", "vi") == "en"
+    assert texts.choose_language(None, "vi", "en-US") == "vi"
+    assert texts.choose_language(None, None, "vi") == "vi"
+    # A client language the bot has no catalogue for: English.
+    assert texts.choose_language(None, None, "ja") == texts.DEFAULT_LOCALE
+    assert texts.choose_language(None, None, "en-GB") == "en-GB"
+    assert texts.choose_language(None, None, None) == texts.DEFAULT_LOCALE
+
+
+def test_commands_are_named_as_the_readers_discord_client_shows_them() -> None:
+    assert texts.command_name("vi", "start") == "/caro bắt-đầu"
+    assert texts.command_name("en-US", "start") == "/caro start"
+    assert texts.command_name("ja", "challenge") == "/caro challenge"  # no catalogue: English
+    # The text's language and the command's are independent.
+    english_text = texts.text_in("en-US", "click.finished", **texts.command_names("vi"))
+    assert english_text == "This game is over. Start a new one with `/caro bắt-đầu`."
+    vietnamese_text = texts.text_in("vi", "click.finished", **texts.command_names("en-US"))
+    assert vietnamese_text.endswith("`/caro start`.")
+
+
+def test_no_text_names_a_command_in_english_words() -> None:
+    # A command written out ("`/caro start`") would show an English name to every reader; texts
+    # name commands through {cmd_<name>} placeholders. /caro help's long body is the one
+    # legacy text left.
+    for locale in texts.CATALOGUES:
+        for key in texts.EN:
+            if key == "help.body":
+                continue
+            found = texts.CATALOGUES[locale].get(key, "")
+            assert "`/caro " not in found, (locale, key)

@@ -364,6 +364,35 @@ async def test_a_move_after_the_clock_ran_out_is_late_and_writes_nothing(
                      rate=RATE)
 
 
+async def test_a_clocks_low_time_warning_is_claimed_once_by_any_number_of_processes(
+    backend: Backend,
+) -> None:
+    first = await backend.open()
+    second = await backend.open()  # a second connection, as if another process raced us
+    game = await first.games.create_game(new_game(level="hard"))
+    assert await add(first, game.id, 0, "A1", deadline=50.0)
+    assert await add(first, game.id, 1, "B2", by_ai=True, deadline=100.0)
+    assert [g.id for g in await second.clocks.unwarned_clocks(100.0)] == [game.id]
+    assert await second.clocks.unwarned_clocks(99.0) == []
+    assert await first.clocks.next_unwarned_clock(0.0) == 100.0
+    claims = [first.clocks.claim_warning(game.id, 100.0) for _ in range(4)]
+    claims += [second.clocks.claim_warning(game.id, 100.0) for _ in range(4)]
+    assert sorted(await asyncio.gather(*claims)) == [False] * 7 + [True]
+    assert await first.clocks.unwarned_clocks(100.0) == []
+    assert await second.clocks.next_unwarned_clock(0.0) is None
+    # A clock the game no longer runs on is not claimed; the next clock is, once.
+    assert not await first.clocks.claim_warning(game.id, 150.0)
+    assert await add(first, game.id, 2, "C3", deadline=200.0)
+    assert await second.clocks.next_unwarned_clock(0.0) == 200.0
+    assert await second.clocks.claim_warning(game.id, 200.0)
+    assert not await first.clocks.claim_warning(game.id, 200.0)
+    # Nor is the clock of a finished game.
+    other = await first.games.create_game(new_game(channel=CHANNEL + 1))
+    assert await add(first, other.id, 0, "A1", deadline=300.0)
+    await first.games.finish_game(other.id, Finish(winner=None, reason=EndReason.RESIGN), rate=RATE)
+    assert not await second.clocks.claim_warning(other.id, 300.0)
+
+
 async def test_concurrent_finish_attempts_count_once(backend: Backend) -> None:
     first = await backend.open()
     second = await backend.open()  # a second connection, as if another process raced us

@@ -1,0 +1,84 @@
+"""Which language the bot writes to a member in, one rule for every reply, ping and warning:
+the language they chose for caro, else their server's default, else their Discord client's if
+the bot speaks it, else English (bot.i18n.texts.choose_language). A game's public text (its
+board) follows the server's default first, then its starter's.
+
+Commands are named as Discord shows them to the reader, which follows their Discord client
+(bot.i18n.translator.locale_of), whatever language the text around them is in."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Protocol, cast
+
+import discord
+
+from bot.game.services import Services
+from bot.i18n.texts import choose_language, command_names, text_in
+from bot.i18n.translator import locale_of
+
+log = logging.getLogger("caro.bot")
+
+
+class _Host(Protocol):
+    @property
+    def services(self) -> Services: ...
+
+
+# Where an interaction keeps its member's language once resolved: one lookup per interaction,
+# however many texts its answer holds.
+_RESOLVED = "caro.language"
+
+
+async def member_language(
+    services: Services,
+    guild_id: int | None,
+    user_id: int,
+    *,
+    client: str | None,
+    public: bool = False,
+) -> str:
+    """The language to write to member `user_id` of server `guild_id` in (`client`: their
+    Discord client's locale, None when not known). `public`: for a text the whole channel reads
+    that this member starts (a board), where the server's default comes first."""
+    own = (await services.preferences.member(user_id)).language
+    server = None
+    if guild_id is not None and (public or own is None):
+        server = (await services.settings.timeouts(guild_id)).language
+    if public:
+        return choose_language(server, own, client)
+    return choose_language(own, server, client)
+
+
+async def language(interaction: discord.Interaction[Any], *, public: bool = False) -> str:
+    """The language to answer `interaction`'s member in (see member_language)."""
+    key = (_RESOLVED, public)
+    found = interaction.extras.get(key)
+    if isinstance(found, str):
+        return found
+    try:
+        found = await member_language(
+            cast("_Host", interaction.client).services,
+            interaction.guild_id,
+            interaction.user.id,
+            client=locale_of(interaction),
+            public=public,
+        )
+    except Exception as exc:
+        # The settings cannot be read (the database is failing): the member still gets their
+        # answer, which may be the error itself, in their Discord client's language.
+        log.warning("could not read a member's language settings (%r)", exc)
+        return choose_language(None, None, locale_of(interaction))
+    interaction.extras[key] = found
+    return found
+
+
+async def reply_text(interaction: discord.Interaction[Any], key: str, /, **values: object) -> str:
+    """The text `key` for `interaction`'s member: in their language, its commands named as their
+    Discord client shows them."""
+    return text_in(
+        await language(interaction), key, **{**command_names(locale_of(interaction)), **values}
+    )
+
+
+__all__ = ["language", "member_language", "reply_text"]

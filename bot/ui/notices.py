@@ -1,0 +1,175 @@
+"""The one short message per running game that calls its member to move: "your move" in a game
+between members, "your clock is running out" in any timed game.
+
+A mention notifies only in a new message (Discord never notifies for a mention an edit adds), so
+the call is a short reply to the board rather than a change to it. It mentions the member to
+move and nobody else: its allowed mentions name exactly that user, never @everyone, a role or
+the other player. The game's next notice replaces it and the end of the game deletes it, so a
+channel holds at most one per running game. A member who turned pings or warnings off in
+/caro settings gets none."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Protocol
+
+import discord
+
+from bot.game.model import GameState, Mode
+from bot.game.services import Services
+from bot.i18n.texts import text_in
+from bot.ui.languages import member_language
+
+log = logging.getLogger("caro.bot")
+
+
+class Host(Protocol):
+    @property
+    def services(self) -> Services: ...
+
+    def get_partial_messageable(
+        self, id: int, *, guild_id: int | None = None, type: object = None
+    ) -> discord.PartialMessageable: ...
+
+
+def only(user_id: int) -> discord.AllowedMentions:
+    """Mentions that notify `user_id` alone, whatever else the text holds."""
+    return discord.AllowedMentions(
+        everyone=False, roles=False, replied_user=False, users=[discord.Object(id=user_id)]
+    )
+
+
+class Notices:
+    def __init__(self, host: Host) -> None:
+        self._host = host
+        # The notice on each running game's channel: (the move count it was posted at, its
+        # message id). The next turn's notice or the game's end removes it.
+        self._posted: dict[int, tuple[int, int]] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    def posted(self, game_id: int) -> int | None:
+        """The id of the game's notice in its channel, if one is there."""
+        found = self._posted.get(game_id)
+        return None if found is None else found[1]
+
+    async def turn(self, state: GameState, *, actor: int | None) -> None:
+        """After a move (or the start of a game) drawn as `state`: the notice of a turn that
+        passed goes, and the member now to move in a game between members is pinged, unless they
+        are `actor` (who just acted and is looking at the board) or turned pings off. Against
+        the AI nobody is pinged: the member just clicked."""
+        try:
+            await self._turn(state, actor)
+        except Exception as exc:
+            # A call is a courtesy: the move stands and the board shows whose turn it is.
+            log.warning("game %d: could not call the member to move (%r)", state.id, exc)
+
+    async def _turn(self, state: GameState, actor: int | None) -> None:
+        if state.mode is not Mode.PVP and state.id not in self._posted:
+            return  # nobody to ping, nothing to remove: no lock to keep either
+        async with self._lock(state.id):
+            if self._current(state):
+                return
+            await self._remove(state)
+            if not state.active or state.mode is not Mode.PVP or state.board.is_over():
+                return
+            member = state.user_of(state.board.turn)
+            if member is None or member == actor:
+                return
+            if not (await self._host.services.preferences.member(member)).turn_pings:
+                return
+            await self._post(state, member, "notice.turn")
+
+    async def low_time(self, state: GameState) -> None:
+        """Warn the member to move in `state` that their clock runs low (once per turn: the
+        clock's warning was claimed for this call), unless they turned warnings off. The
+        turn's ping, if any, makes way for it."""
+        try:
+            await self._low_time(state)
+        except Exception as exc:
+            log.warning("game %d: could not warn the member to move (%r)", state.id, exc)
+
+    async def _low_time(self, state: GameState) -> None:
+        member = state.user_of(state.board.turn)
+        if member is None or not state.active or state.row.deadline is None:
+            return
+        if not (await self._host.services.preferences.member(member)).clock_warnings:
+            return
+        async with self._lock(state.id):
+            await self._remove(state)
+            # Discord shows the time left counting down, in the reader's own language.
+            when = f"<t:{int(state.row.deadline)}:R>"
+            await self._post(state, member, "notice.low_time", when=when)
+
+    async def settle(self, state: GameState) -> None:
+        """After any drawing of `state`: the notice goes if its turn passed or the game ended."""
+        if state.id not in self._posted or self._current(state):
+            return
+        try:
+            async with self._lock(state.id):
+                if not self._current(state):
+                    await self._remove(state)
+        except Exception as exc:
+            log.warning("game %d: could not remove its notice (%r)", state.id, exc)
+
+    def _current(self, state: GameState) -> bool:
+        posted = self._posted.get(state.id)
+        return (
+            posted is not None
+            and state.active
+            and not state.board.is_over()
+            and posted[0] == state.board.ply
+        )
+
+    def _lock(self, game_id: int) -> asyncio.Lock:
+        return self._locks.setdefault(game_id, asyncio.Lock())
+
+    def _channel(self, state: GameState) -> discord.PartialMessageable:
+        return self._host.get_partial_messageable(state.row.channel_id, guild_id=state.row.guild_id)
+
+    async def _post(self, state: GameState, member: int, key: str, **values: object) -> None:
+        services = self._host.services
+        # The member's language; the board's stands in for their Discord client's.
+        locale = await member_language(
+            services, state.row.guild_id, member, client=state.row.locale
+        )
+        content = text_in(locale, key, member=f"<@{member}>", **values)
+        channel = self._channel(state)
+        reference = None
+        if state.row.message_id is not None:
+            # A reply: one click leads to the board, and a board deleted meanwhile does not
+            # stop the call.
+            reference = channel.get_partial_message(state.row.message_id).to_reference(
+                fail_if_not_exists=False
+            )
+        try:
+            try:
+                message = await channel.send(
+                    content,
+                    allowed_mentions=only(member),
+                    reference=reference,  # type: ignore[arg-type]
+                )
+            except discord.Forbidden:
+                if reference is None:
+                    raise
+                # A reply needs Read Message History; the call alone needs only Send Messages.
+                message = await channel.send(content, allowed_mentions=only(member))
+        except discord.HTTPException as exc:
+            log.warning("game %d: could not call the member to move (%s)", state.id, exc)
+            return
+        self._posted[state.id] = (state.board.ply, message.id)
+
+    async def _remove(self, state: GameState) -> None:
+        posted = self._posted.pop(state.id, None)
+        if not state.active:
+            self._locks.pop(state.id, None)
+        if posted is None:
+            return
+        try:
+            await self._channel(state).get_partial_message(posted[1]).delete()
+        except discord.HTTPException as exc:
+            # Deleted by a moderator already, or no access: nothing is left to tidy.
+            log.info("game %d: could not delete its notice (%s)", state.id, exc)
+
+
+__all__ = ["Notices", "only"]
