@@ -24,7 +24,7 @@ from bot.game.options import (
     parse_timeout,
 )
 from bot.i18n.texts import text_in
-from bot.i18n.translator import locale_of
+from bot.ui.languages import language as reply_language
 from bot.ui.replies import refuse, say
 
 if TYPE_CHECKING:
@@ -103,7 +103,8 @@ class SettingsCog(commands.Cog, name="Settings"):
         if new_mine != mine:
             await services.preferences.save_member(interaction.user.id, new_mine)
         await interaction.response.send_message(
-            shown_settings(locale_of(interaction), new_server, new_mine), ephemeral=True
+            shown_settings(await reply_language(interaction), new_server, new_mine),
+            ephemeral=True,
         )
 
     def _server(

@@ -73,6 +73,8 @@ class TakebackCog(commands.Cog, name="Takeback"):
         )
         await interaction.response.edit_message(content=line, view=None)
         await self.bot.boards.taken_back(state)
+        # It is the asker's turn again: they are called like after any move.
+        self.bot.spawn(self.bot.boards.notices.turn(state, actor=interaction.user.id))
 
     @answers(TakebackDecline)
     async def decline(
