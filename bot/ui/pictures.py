@@ -103,7 +103,8 @@ class Theme:
         return mark
 
 
-THEMES: dict[BoardStyle, Theme] = {
+# Keyed by BoardStyle, the choices a member has; a style's value finds it too.
+THEMES: dict[str, Theme] = {
     # Go-board look: black X and white O stones on wood, readable in Discord's dark and light modes
     # because the image brings its own background. Green marks the last move and the winning
     # line, as on the buttons; X's blue and O's red are the buttons' only.
@@ -263,8 +264,8 @@ def clear_caches() -> None:
 
 def theme_named(name: str) -> Theme:
     try:
-        return THEMES[BoardStyle(name)]
-    except (ValueError, KeyError, TypeError):
+        return THEMES[name]
+    except (KeyError, TypeError):
         raise RenderError(f"unknown theme {name!r}: choose one of {', '.join(THEMES)}") from None
 
 

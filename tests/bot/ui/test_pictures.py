@@ -459,7 +459,8 @@ def test_each_theme_gives_a_colour_the_same_meaning_on_the_picture_and_on_the_bu
 ) -> None:
     look = THEMES[name]
     # What the picture draws in a colour, and the button style showing the same thing.
-    meanings = [(look.x_ink, look.x_button, "X"), (look.o_ink, look.o_button, "O")]
+    meanings: list[tuple[RGB, ButtonColour | None, str]] = [
+        (look.x_ink, look.x_button, "X"), (look.o_ink, look.o_button, "O")]
     meanings += [(look.last_mark, look.marked_button, "the last move"),
                  (look.win_line, look.marked_button, "the winning line")]
     for colour, button, what in meanings:
