@@ -156,8 +156,11 @@ def test_pictures_are_the_ones_the_script_draws(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     from PIL import Image
 
+    from bot.ui.pictures import THEMES
+
     drawn = sorted(p.name for p in tmp_path.iterdir())
-    assert drawn == ["big-board.png", "replay.gif"]
+    themes = [f"theme-{name}.png" for name in THEMES]
+    assert drawn == sorted(["big-board.png", "replay.gif", *themes])
     for name in drawn:
         with Image.open(tmp_path / name) as image:
             assert image.width > 100 and image.height > 100

@@ -16,7 +16,7 @@ from discord.ext import commands
 
 from bot.cogs.group import option_names, text
 from bot.game.errors import UserError
-from bot.game.model import GameState
+from bot.game.model import DEFAULT_STYLE, GameState
 from bot.ui import picture_jobs
 from bot.ui.buttons import Export, Replay, ReplayStep, answers
 from bot.ui.display_names import display_names, remember
@@ -48,6 +48,12 @@ async def players(
     remember(interaction.guild_id, interaction.user)
     names = await display_names(interaction.client, state.row.guild_id, state.row.members)
     return players_of(state, names, translator(locale))
+
+
+async def theme_of(bot: Host, member_id: int) -> str:
+    """The theme a member draws their pictures in: a replay, its steps or a review is drawn for
+    whoever asked for it."""
+    return (await bot.services.preferences.member(member_id)).theme or DEFAULT_STYLE
 
 
 class ReplayCog(commands.Cog, name="Replay"):
@@ -99,7 +105,10 @@ class ReplayCog(commands.Cog, name="Replay"):
         await interaction.response.edit_message(
             content=replay_content(state, target, tr, self.bot.external),
             view=replay_view(state, target, tr),
-            attachments=[*kept, step_png(state, target, names)],
+            attachments=[
+                *kept,
+                step_png(state, target, names, await theme_of(self.bot, interaction.user.id)),
+            ],
         )
 
     @answers(Export)
@@ -131,7 +140,11 @@ class ReplayCog(commands.Cog, name="Replay"):
         # (in the asking member's turn), off the event loop.
         await interaction.response.defer(thinking=True)
         gif = await self.bot.ai.run_on_cpu(
-            interaction.user.id, picture_jobs.replay_gif, state.board.text(), names
+            interaction.user.id,
+            picture_jobs.replay_gif,
+            state.board.text(),
+            names,
+            await theme_of(self.bot, interaction.user.id),
         )
         files = [replay_gif(gif)]
         if export:
@@ -144,4 +157,4 @@ class ReplayCog(commands.Cog, name="Replay"):
         )
 
 
-__all__ = ["MAX_GAME_ID", "ReplayCog", "STEP_PNG", "players"]
+__all__ = ["MAX_GAME_ID", "ReplayCog", "STEP_PNG", "players", "theme_of"]

@@ -20,7 +20,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.group import option_names, text
-from bot.cogs.replay import MAX_GAME_ID, players
+from bot.cogs.replay import MAX_GAME_ID, players, theme_of
 from bot.game.errors import UserError
 from bot.game.model import GameState
 from bot.i18n.texts import text_in
@@ -139,6 +139,7 @@ class ReviewCog(commands.Cog, name="Review"):
             state.board.text(),
             pictures_to_draw(done.review),
             names,
+            await theme_of(self.bot, owner),
         )
         content, embeds, files = review_message(
             done.state, done.review, names, pictures, tr, self.bot.external

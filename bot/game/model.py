@@ -273,6 +273,8 @@ class BoardStyle(StrEnum):
 
     WOOD = "wood"
     PAPER = "paper"
+    CONTRAST = "contrast"  # high contrast, safe for colour-blind players
+    NIGHT = "night"
 
 
 # The theme of a member who never chose one.

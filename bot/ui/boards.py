@@ -17,7 +17,7 @@ import discord
 
 from bot.game.games import GameService
 from bot.game.levels import ExternalLevel
-from bot.game.model import ActiveGameExists, GameState, jump_link
+from bot.game.model import DEFAULT_STYLE, ActiveGameExists, GameState, jump_link
 from bot.game.searches import answered_within
 from bot.game.services import Services
 from bot.i18n.texts import text_in
@@ -84,12 +84,15 @@ def message_parts(
     changes: Any = (),
     layout: bool = False,
     players: Players | None = None,
+    theme: str = DEFAULT_STYLE,
 ) -> dict[str, Any]:
     """Keyword arguments that draw a game on a message (send or edit): text, buttons and, on a
-    big board, the picture (with `players`, its legend). `layout` draws even a small board as a
-    Components V2 layout (for a message that already is one). `external` names the external
-    engine's seat."""
-    view = game_view(state, window=window, changes=changes, layout=layout, external=external)
+    big board, the picture (with `players`, its legend), all in `theme`'s colours. `layout`
+    draws even a small board as a Components V2 layout (for a message that already is one).
+    `external` names the external engine's seat."""
+    view = game_view(
+        state, window=window, changes=changes, layout=layout, external=external, theme=theme
+    )
     parts: dict[str, Any] = {"view": view}
     if isinstance(view, discord.ui.LayoutView):
         # The text is a component of the layout; V2 messages carry no content or embeds, and
@@ -97,9 +100,9 @@ def message_parts(
         if edit:
             parts.update(content=None, embeds=[])
     else:
-        parts["content"] = game_content(state, changes=changes, external=external)
+        parts["content"] = game_content(state, changes=changes, external=external, theme=theme)
     if uses_image(state):
-        picture = board_file(state, window_for(state, window), players)
+        picture = board_file(state, window_for(state, window), players, theme)
         if edit:
             parts["attachments"] = [picture]
         else:
@@ -181,6 +184,7 @@ class Boards:
             changes=changes,
             layout=self._as_layout(message),
             players=await self.players(state),
+            theme=await self.theme(state),
         )
 
     def _window(
@@ -208,6 +212,12 @@ class Boards:
             return None
         names = await display_names(self._host, state.row.guild_id, state.row.members)
         return players_of(state, names, translator(state.row.locale))
+
+    async def theme(self, state: GameState) -> str:
+        """The look of a game's board: the theme of the member who started it, so a public
+        board looks the same whoever clicks it; a change of theme shows from the next drawing."""
+        chosen = (await self._host.services.preferences.member(state.row.started_by)).theme
+        return chosen or DEFAULT_STYLE
 
     async def show(
         self,
@@ -274,6 +284,7 @@ class Boards:
         restart, or a late answer)."""
         changes = () if state.active else await self.games.rating_changes(state.id)
         players = await self.players(state)
+        theme = await self.theme(state)
         window = self._window(state, window, interaction.message if interaction else None)
         if (
             interaction is not None
@@ -291,6 +302,7 @@ class Boards:
                         changes=changes,
                         layout=layout,
                         players=players,
+                        theme=theme,
                     )
                 )
                 return
@@ -313,6 +325,7 @@ class Boards:
                     changes=changes,
                     layout=layout,
                     players=players,
+                    theme=theme,
                 )
             )
         except discord.HTTPException as exc:
@@ -330,6 +343,7 @@ class Boards:
                     changes=changes,
                     layout=True,
                     players=players,
+                    theme=theme,
                 )
             )
 
@@ -437,7 +451,10 @@ class Boards:
                     state, reply = reply.result() or state, None
             remember(interaction.guild_id, interaction.user)
             parts = message_parts(
-                state, external=self.external, players=await self.players(state)
+                state,
+                external=self.external,
+                players=await self.players(state),
+                theme=await self.theme(state),
             )
             response = await interaction.response.send_message(**parts)
             message_id = response.message_id

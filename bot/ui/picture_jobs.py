@@ -6,21 +6,27 @@ game on a big board takes over a second to draw, which must not happen on the bo
 
 from __future__ import annotations
 
-from bot.ui.pictures import render_replay, render_turning_point
+from bot.ui.pictures import DEFAULT_THEME, render_replay, render_turning_point
 from engine import Board
 
 
-def replay_gif(board_text: str, players: tuple[str, str]) -> bytes:
-    """The animated replay of the game on `board_text`."""
-    return render_replay(Board.from_text(board_text), players=players)
+def replay_gif(board_text: str, players: tuple[str, str], theme: str = DEFAULT_THEME) -> bytes:
+    """The animated replay of the game on `board_text`, in `theme`."""
+    return render_replay(Board.from_text(board_text), players=players, theme=theme)
 
 
 def turning_point_pictures(
-    board_text: str, points: list[tuple[int, tuple[int, int] | None]], players: tuple[str, str]
+    board_text: str,
+    points: list[tuple[int, tuple[int, int] | None]],
+    players: tuple[str, str],
+    theme: str = DEFAULT_THEME,
 ) -> list[bytes]:
-    """The picture of each (ply, better move) of a review, in order."""
+    """The picture of each (ply, better move) of a review, in order, in `theme`."""
     game = Board.from_text(board_text)
-    return [render_turning_point(game, ply, better, players=players) for ply, better in points]
+    return [
+        render_turning_point(game, ply, better, players=players, theme=theme)
+        for ply, better in points
+    ]
 
 
 __all__ = ["replay_gif", "turning_point_pictures"]

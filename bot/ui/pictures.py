@@ -13,10 +13,12 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import cache, lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
+from bot.game.model import DEFAULT_STYLE, BoardStyle
 from bot.ui.window import Window
 from engine import Board, Mark
 from engine.notation import MAX_SIDE, column_letter
@@ -47,9 +49,33 @@ class RenderError(ValueError):
     """The image cannot be drawn as asked: unknown theme, cells or window off the board."""
 
 
+class ButtonColour(StrEnum):
+    """Discord's four button styles (discord.ButtonStyle's names), which are all the colours a
+    button can have: a theme says which one shows X, O and the marked cells, so that the buttons
+    and the picture give a colour the same meaning."""
+
+    PRIMARY = "primary"
+    SECONDARY = "secondary"
+    SUCCESS = "success"
+    DANGER = "danger"
+
+
+# What each style looks like in Discord's dark mode (its light mode differs only slightly).
+BUTTON_RGB: dict[ButtonColour, RGB] = {
+    ButtonColour.PRIMARY: (88, 101, 242),
+    ButtonColour.SECONDARY: (78, 80, 88),
+    ButtonColour.SUCCESS: (36, 128, 70),
+    ButtonColour.DANGER: (218, 55, 60),
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Theme:
-    """Colours of one look. `glyphs` draws X and O as letters; otherwise they are go stones."""
+    """Colours of one look. `glyphs` draws X and O as a cross and a ring; otherwise they are go
+    stones. The buttons of a board in this theme show X, O and the marked cells (the last move
+    and the winning line) in `x_button`, `o_button` and `marked_button`; with no
+    `marked_button` the marked cells keep their side's colour and say so in their label, for
+    players who cannot tell Discord's red from its green."""
 
     name: str
     background: RGB
@@ -62,14 +88,27 @@ class Theme:
     win_line: RGB
     window: RGB
     last_dot: RGB | None  # a dot on the last stone...
-    last_fill: RGB | None  # ...or the last move's cell shaded
+    last_fill: RGB | None  # ...or the last move's cell shaded...
+    last_frame: RGB | None  # ...or a square drawn around it (a shape, for colour-blind players)
     glyphs: bool
+    x_button: ButtonColour
+    o_button: ButtonColour
+    marked_button: ButtonColour | None
+
+    @property
+    def last_mark(self) -> RGB:
+        """The colour that marks the last move on the picture."""
+        mark = self.last_dot or self.last_fill or self.last_frame
+        assert mark is not None, f"theme {self.name} does not mark the last move"
+        return mark
 
 
+# Keyed by BoardStyle, the choices a member has; a style's value finds it too.
 THEMES: dict[str, Theme] = {
     # Go-board look: black X and white O stones on wood, readable in Discord's dark and light modes
-    # because the image brings its own background.
-    "wood": Theme(
+    # because the image brings its own background. Green marks the last move and the winning
+    # line, as on the buttons; X's blue and O's red are the buttons' only.
+    BoardStyle.WOOD: Theme(
         name="wood",
         background=(226, 184, 106),
         highlight=(244, 214, 140),
@@ -78,14 +117,19 @@ THEMES: dict[str, Theme] = {
         x_ink=(24, 24, 24),
         o_ink=(246, 244, 238),
         o_edge=(58, 52, 44),
-        win_line=(25, 113, 194),
-        window=(200, 30, 120),
-        last_dot=(224, 49, 49),
+        win_line=(22, 122, 58),
+        window=(30, 30, 30),
+        last_dot=(40, 170, 80),
         last_fill=None,
+        last_frame=None,
         glyphs=False,
+        x_button=ButtonColour.PRIMARY,
+        o_button=ButtonColour.DANGER,
+        marked_button=ButtonColour.SUCCESS,
     ),
-    # Squared exercise-book paper, how caro is played at school: red X, blue O.
-    "paper": Theme(
+    # Squared exercise-book paper, how caro is played at school: red X, blue O, and the buttons
+    # follow (X red, O blue).
+    BoardStyle.PAPER: Theme(
         name="paper",
         background=(250, 250, 246),
         highlight=(255, 236, 170),
@@ -94,14 +138,62 @@ THEMES: dict[str, Theme] = {
         x_ink=(214, 40, 40),
         o_ink=(25, 100, 190),
         o_edge=(25, 100, 190),
-        win_line=(30, 30, 30),
-        window=(130, 60, 220),
+        win_line=(30, 130, 60),
+        window=(70, 70, 70),
         last_dot=None,
         last_fill=(206, 232, 200),
+        last_frame=None,
         glyphs=True,
+        x_button=ButtonColour.DANGER,
+        o_button=ButtonColour.PRIMARY,
+        marked_button=ButtonColour.SUCCESS,
+    ),
+    # High contrast, safe for colour-blind players: blue crosses and orange rings (a pair that
+    # stays apart in every common colour blindness, and in shape too) on white, the last move
+    # framed in black and the winning line black. Buttons show no red next to green: the marked
+    # cells keep their side's colour and are bracketed instead.
+    BoardStyle.CONTRAST: Theme(
+        name="contrast",
+        background=(255, 255, 255),
+        highlight=(255, 232, 120),
+        line=(120, 120, 120),
+        label=(0, 0, 0),
+        x_ink=(0, 90, 181),
+        o_ink=(192, 80, 0),
+        o_edge=(192, 80, 0),
+        win_line=(0, 0, 0),
+        window=(0, 0, 0),
+        last_dot=None,
+        last_fill=None,
+        last_frame=(0, 0, 0),
+        glyphs=True,
+        x_button=ButtonColour.PRIMARY,
+        o_button=ButtonColour.DANGER,
+        marked_button=None,
+    ),
+    # Dark, in the buttons' own colours: blurple crosses, red rings, green for the last move
+    # and the winning line, on a board as dark as Discord's dark mode.
+    BoardStyle.NIGHT: Theme(
+        name="night",
+        background=(36, 38, 46),
+        highlight=(78, 70, 30),
+        line=(84, 90, 106),
+        label=(186, 192, 206),
+        x_ink=(124, 138, 255),
+        o_ink=(240, 84, 84),
+        o_edge=(240, 84, 84),
+        win_line=(72, 200, 110),
+        window=(200, 200, 210),
+        last_dot=None,
+        last_fill=(30, 84, 52),
+        last_frame=None,
+        glyphs=True,
+        x_button=ButtonColour.PRIMARY,
+        o_button=ButtonColour.DANGER,
+        marked_button=ButtonColour.SUCCESS,
     ),
 }
-DEFAULT_THEME = "wood"
+DEFAULT_THEME: str = DEFAULT_STYLE
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,6 +355,12 @@ def draw_board(
             draw.ellipse(
                 (x - radius, y - radius, x + radius, y + radius), fill=colours.index(look.last_dot)
             )
+    if last is not None and look.last_frame is not None:
+        draw.rectangle(
+            geometry.inner_box(last),
+            outline=colours.index(look.last_frame),
+            width=max(2, geometry.cell // 12),
+        )
     if window is not None:
         _outline_window(draw, geometry, window, colours.index(look.window))
     outcome = board.outcome()
@@ -320,8 +418,9 @@ class _Palette:
             surfaces.append(look.last_fill)
         inks = [look.line, look.label, look.x_ink, look.o_ink, look.o_edge]
         solids = [look.win_line, look.window]
-        if look.last_dot is not None:
-            solids.append(look.last_dot)
+        for mark in (look.last_dot, look.last_frame):
+            if mark is not None:
+                solids.append(mark)
         colours: list[RGB] = []
         for colour in surfaces + inks + solids:
             _add(colours, colour)
@@ -376,7 +475,7 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 def _empty_board(rows: int, cols: int, theme: str) -> Image.Image:
     """Background, grid and coordinates of one board size: drawn once, copied by every render.
     Callers must copy it before drawing on it."""
-    look = THEMES[theme]
+    look = theme_named(theme)
     geometry = layout(rows, cols)
     image = Image.new("RGB", (geometry.width, geometry.height), look.background)
     draw = ImageDraw.Draw(image)
@@ -406,7 +505,7 @@ def _stone(
     cell: int, line_width: int, theme: str, mark: int, surface: RGB
 ) -> tuple[Image.Image, Image.Image]:
     """A stone (or glyph) filling one cell's inside over `surface`, and the mask of its pixels."""
-    look = THEMES[theme]
+    look = theme_named(theme)
     side = cell - line_width
     big = side * _SUPERSAMPLE
     image = Image.new("RGB", (big, big), surface)
@@ -492,7 +591,7 @@ def _fit(text: str, font: ImageFont.FreeTypeFont | ImageFont.ImageFont, width: i
 @lru_cache(maxsize=256)
 def _legend(rows: int, cols: int, theme: str, players: Players) -> Image.Image:
     """The strip under the board: one line per side, its stone, its letter and its player."""
-    look = THEMES[theme]
+    look = theme_named(theme)
     geometry = layout(rows, cols)
     line = _legend_line(geometry)
     image = Image.new("RGB", (geometry.width, legend_height(rows, cols)), look.background)
@@ -617,8 +716,10 @@ def replay_frames(
 
 
 __all__ = [
+    "BUTTON_RGB",
     "DEFAULT_THEME",
     "THEMES",
+    "ButtonColour",
     "Layout",
     "Players",
     "RenderError",

@@ -19,7 +19,7 @@ from bot.ui.buttons import Export, Replay, ReplayStep
 from bot.ui.buttons import HistoryPage as PageButton
 from bot.ui.buttons import Review as ReviewButton
 from bot.ui.payloads import ButtonPayload, row_payload
-from bot.ui.pictures import render_step
+from bot.ui.pictures import DEFAULT_THEME, render_step
 from engine import Mark
 from engine.notation import cell_name
 from engine.records import Ending, GameRecord
@@ -154,8 +154,10 @@ def replay_gif(gif: bytes) -> discord.File:
     return discord.File(io.BytesIO(gif), REPLAY_GIF)
 
 
-def step_png(state: GameState, ply: int, players: Players) -> discord.File:
-    png = render_step(state.board, ply, players=players, numbers=True)
+def step_png(
+    state: GameState, ply: int, players: Players, theme: str = DEFAULT_THEME
+) -> discord.File:
+    png = render_step(state.board, ply, players=players, numbers=True, theme=theme)
     return discord.File(io.BytesIO(png), STEP_PNG)
 
 

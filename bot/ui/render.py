@@ -49,7 +49,7 @@ from bot.ui.payloads import (
     row_payload,
     text_payload,
 )
-from bot.ui.pictures import Players, render_board
+from bot.ui.pictures import DEFAULT_THEME, ButtonColour, Players, Theme, render_board, theme_named
 from bot.ui.window import Window, initial_window
 from engine import Mark
 from engine.notation import cell_name
@@ -61,7 +61,7 @@ BOARD_FILENAME = "board.png"
 LEADERBOARD_SIZE = 10
 MAX_BUTTON_SIDE = 5  # Discord allows 5 buttons per action row
 
-_MARK_STYLE = {Mark.X: discord.ButtonStyle.primary, Mark.O: discord.ButtonStyle.danger}
+_STYLE = {colour: discord.ButtonStyle[colour.value] for colour in ButtonColour}
 SECONDARY, DANGER = discord.ButtonStyle.secondary, discord.ButtonStyle.danger
 PRIMARY, SUCCESS = discord.ButtonStyle.primary, discord.ButtonStyle.success
 # Every drawing names all its cells; the names of the boards in play, computed once.
@@ -74,9 +74,11 @@ def game_content(
     changes: Sequence[RatingChange] = (),
     *,
     external: ExternalLevel,
+    theme: str = DEFAULT_THEME,
 ) -> str:
-    """The game message: the board's rules, both sides, the move count, the last AI move with
-    its reason, and whose turn it is (with the clock) or how it ended. `external` names the
+    """The game message: the board's rules, both sides, the move count, the key to the
+    picture's and the buttons' colours in `theme` (big boards), the last AI move with its
+    reason, and whose turn it is (with the clock) or how it ended. `external` names the
     external engine's seat."""
     tr = _translator(locale or state.row.locale)
     row = state.row
@@ -85,6 +87,9 @@ def game_content(
         _players_line(state, tr, external),
         tr("game.moves", ply=state.board.ply),
     ]
+    if uses_image(state):
+        # The picture and its buttons side by side: one line says what their colours mean.
+        lines.append(tr(f"theme.key.{theme_named(theme).name}"))
     if not row.rated and state.mode != Mode.WATCH:
         # Too small to be lost by the side moving first (see bot.game.ratings.rated): say so.
         lines.append(tr("game.unrated"))
@@ -199,10 +204,14 @@ def uses_image(state: GameState) -> bool:
 
 
 def board_file(
-    state: GameState, window: Window | None = None, players: Players | None = None
+    state: GameState,
+    window: Window | None = None,
+    players: Players | None = None,
+    theme: str = DEFAULT_THEME,
 ) -> discord.File:
-    """The board picture: last move marked, the winning line, the button window outlined, and
-    with `players` (who plays X, who plays O) a legend saying whose stones are which."""
+    """The board picture in `theme`: last move marked, the winning line, the button window
+    outlined, and with `players` (who plays X, who plays O) a legend saying whose stones are
+    which."""
     outcome = state.board.outcome()
     png = render_board(
         state.board,
@@ -210,6 +219,7 @@ def board_file(
         highlight=outcome.line if outcome is not None else None,
         window=window,
         players=players,
+        theme=theme,
     )
     return discord.File(io.BytesIO(png), filename=BOARD_FILENAME)
 
@@ -233,19 +243,21 @@ def game_view(
     layout: bool = False,
     *,
     external: ExternalLevel,
+    theme: str = DEFAULT_THEME,
 ) -> discord.ui.View | discord.ui.LayoutView:
     """The components of a game: one button per cell (boards up to 5x5) or a pannable window of
     cells over the picture (bigger boards), then the controls: Resign (and Hint against the easy
     and normal AI) while the game runs, Stop in an AI-vs-AI game, Rematch at the end.
 
     On a V2 layout (see uses_layout; or `layout`, for a message that already is one) the text
-    and the picture are components too."""
+    and the picture are components too. The cells' colours are `theme`'s, as on its picture."""
     tr = _translator(locale or state.row.locale)
-    rows = [row_payload(items) for items in _button_rows(state, tr, window)]
+    look = theme_named(theme)
+    rows = [row_payload(items) for items in _button_rows(state, tr, window, look)]
     if not (layout or uses_layout(state)):
         return drawing.view(rows)
     components: list[Payload] = [
-        text_payload(game_content(state, locale, changes, external=external))
+        text_payload(game_content(state, locale, changes, external=external, theme=look.name))
     ]
     if uses_image(state):
         components.append(gallery_payload(f"attachment://{BOARD_FILENAME}"))
@@ -255,16 +267,18 @@ def game_view(
 Buttons = list[ButtonPayload]
 
 
-def _button_rows(state: GameState, tr: Translate, window: Window | None) -> list[Buttons]:
+def _button_rows(
+    state: GameState, tr: Translate, window: Window | None, look: Theme
+) -> list[Buttons]:
     board = state.board
     players_turn = state.mover_id is not None
     rows: list[Buttons] = []
     if not uses_image(state):
         grid = [[(r, c) for c in range(board.cols)] for r in range(board.rows)]
-        rows += _cell_rows(state, grid, players_turn)
+        rows += _cell_rows(state, grid, players_turn, look)
     elif has_window(state):
         window = (window or initial_window(board)).clamp(board.rows, board.cols)
-        rows += _cell_rows(state, window.grid(), players_turn)
+        rows += _cell_rows(state, window.grid(), players_turn, look)
         rows.append(_pan_controls(state, window, players_turn, tr))
     controls = _game_controls(state, tr) if state.active else _end_controls(state, tr)
     if controls:
@@ -276,13 +290,17 @@ def _cell_rows(
     state: GameState,
     grid: Sequence[Sequence[tuple[int, int]]],
     players_turn: bool,
+    look: Theme,
 ) -> list[Buttons]:
     board = state.board
     outcome = board.outcome()
     highlighted = set(outcome.line) if outcome is not None else set()
-    # On a big board the last move is hard to spot in a window: it gets the win colour.
+    # On a big board the last move is hard to spot in a window: it is marked as the winning
+    # line is, in the colour the theme's picture marks it with.
     if board.last_move is not None and uses_image(state):
         highlighted.add(board.last_move)
+    styles = {Mark.X: _STYLE[look.x_button], Mark.O: _STYLE[look.o_button]}
+    marked = _STYLE[look.marked_button] if look.marked_button is not None else None
     # A board has up to 25 cells here: the loop is the drawing's cost, so it is kept bare.
     draw, name = Cell.button, _cell_names
     windowed = uses_image(state)
@@ -298,9 +316,13 @@ def _cell_rows(
                 label = name(cell) if windowed else EMPTY_LABEL
                 style = discord.ButtonStyle.secondary
             else:
-                label, style = mark.name, _MARK_STYLE[mark]
+                label, style = mark.name, styles[mark]
             if cell in highlighted:
-                style = discord.ButtonStyle.success
+                if marked is not None:
+                    style = marked
+                else:
+                    # Colour alone would not tell every player: the label says it.
+                    label = f"[{label}]"
             items.append(
                 draw(label, style, locked or mark is not None, game=game, ply=ply, cell=name(cell))
             )

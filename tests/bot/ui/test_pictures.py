@@ -8,8 +8,12 @@ import random
 import pytest
 from PIL import Image
 
+from bot.game.model import DEFAULT_STYLE, BoardStyle
 from bot.ui.pictures import (
+    BUTTON_RGB,
+    DEFAULT_THEME,
     THEMES,
+    ButtonColour,
     RenderError,
     cell_centre,
     clear_caches,
@@ -230,7 +234,7 @@ def test_rendering_does_not_change_the_cached_empty_board() -> None:
 
 def test_bad_requests_are_explained() -> None:
     board = Board(15, 15, 5)
-    with pytest.raises(RenderError, match="unknown theme 'neon': choose one of wood, paper"):
+    with pytest.raises(RenderError, match="unknown theme 'neon': choose one of wood, paper, "):
         render_board(board, theme="neon")
     with pytest.raises(RenderError, match="highlighted cell \\(15, 0\\) is not on a 15x15 board"):
         render_board(board, highlight=[(15, 0)])
@@ -355,3 +359,181 @@ def test_a_turning_point_shows_the_move_played_and_shades_the_better_one() -> No
     assert colour_at(image, centre(game, "L8")) != WOOD.x_ink  # X's winning stone is not yet on
     with pytest.raises(RenderError, match="is the move played"):
         render_turning_point(game, 8, game.parse_move("A1"))
+
+
+# ----------------------------------------------------------------------------- themes
+# Machado, Oliveira and Fernandes (2009), full severity, on linear RGB: what a player with each
+# common colour blindness sees.
+COLOUR_BLINDNESS = {
+    "protanopia": ((0.152286, 1.052583, -0.204868), (0.114503, 0.786281, 0.099216),
+                   (-0.003882, -0.048116, 1.051998)),
+    "deuteranopia": ((0.367322, 0.860646, -0.227968), (0.280085, 0.672501, 0.047413),
+                     (-0.011820, 0.042940, 0.968881)),
+    "tritanopia": ((1.255528, -0.076749, -0.178779), (-0.078411, 0.930809, 0.147602),
+                   (0.004733, 0.691367, 0.303900)),
+}
+
+
+def linear(colour: RGB) -> tuple[float, float, float]:
+    def one(v: int) -> float:
+        c = v / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    return one(colour[0]), one(colour[1]), one(colour[2])
+
+
+def luminance(colour: RGB) -> float:
+    r, g, b = linear(colour)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: RGB, b: RGB) -> float:
+    """WCAG's contrast ratio, from 1 (the same) to 21 (black on white)."""
+    light, dark = sorted((luminance(a), luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def lab(rgb: tuple[float, float, float]) -> tuple[float, float, float]:
+    """CIELAB (D65) of a linear RGB colour."""
+    r, g, b = (min(1.0, max(0.0, v)) for v in rgb)
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
+
+    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
+
+
+def seen_apart(a: RGB, b: RGB, matrix: tuple[tuple[float, ...], ...] | None) -> float:
+    """How far apart two colours look (CIE76 delta E) to normal eyes or through `matrix`."""
+    def seen(colour: RGB) -> tuple[float, float, float]:
+        c = linear(colour)
+        if matrix is None:
+            return lab(c)
+        r, g, b = (sum(m * v for m, v in zip(row, c, strict=True)) for row in matrix)
+        return lab((r, g, b))
+
+    return float(sum((p - q) ** 2 for p, q in zip(seen(a), seen(b), strict=True)) ** 0.5)
+
+
+def hue_and_saturation(colour: RGB) -> tuple[float, float]:
+    import colorsys
+
+    h, s, _ = colorsys.rgb_to_hsv(*(v / 255 for v in colour))
+    return h * 360, s
+
+
+def nearest_button(colour: RGB) -> ButtonColour:
+    """The coloured button style (not grey) whose hue is closest to `colour`'s."""
+    hue, _ = hue_and_saturation(colour)
+
+    def apart(style: ButtonColour) -> float:
+        d = abs(hue - hue_and_saturation(BUTTON_RGB[style])[0])
+        return min(d, 360 - d)
+
+    coloured = [s for s in ButtonColour if s is not ButtonColour.SECONDARY]
+    return min(coloured, key=apart)
+
+
+def chromatic(colour: RGB) -> bool:
+    return hue_and_saturation(colour)[1] >= 0.12
+
+
+def test_there_is_a_theme_for_every_board_style_a_member_may_pick_and_no_other() -> None:
+    assert set(THEMES) == set(BoardStyle)
+    assert sorted(THEMES) == sorted(style.value for style in BoardStyle)
+    assert DEFAULT_THEME == DEFAULT_STYLE
+
+
+def test_there_are_at_least_four_themes_and_one_is_high_contrast() -> None:
+    assert len(THEMES) >= 4 and DEFAULT_THEME in THEMES
+    assert all(name == look.name for name, look in THEMES.items())
+    assert any(look.marked_button is None for look in THEMES.values())
+
+
+@pytest.mark.parametrize("name", sorted(THEMES))
+def test_each_theme_gives_a_colour_the_same_meaning_on_the_picture_and_on_the_buttons(
+    name: str,
+) -> None:
+    look = THEMES[name]
+    # What the picture draws in a colour, and the button style showing the same thing.
+    meanings: list[tuple[RGB, ButtonColour | None, str]] = [
+        (look.x_ink, look.x_button, "X"), (look.o_ink, look.o_button, "O")]
+    meanings += [(look.last_mark, look.marked_button, "the last move"),
+                 (look.win_line, look.marked_button, "the winning line")]
+    for colour, button, what in meanings:
+        if button is None:
+            # Not shown by a colour on the buttons: not by one on the picture either.
+            assert not chromatic(colour), f"{name}: {what} is coloured on the picture only"
+        elif chromatic(colour):
+            assert nearest_button(colour) is button, f"{name}: {what} {colour} is not {button}"
+        else:
+            # Black and white stones: buttons cannot be black or white, so only X and O may be
+            # drawn so (the key names both); a mark in no colour would contradict its button.
+            assert what in ("X", "O"), f"{name}: {what} is uncoloured but {button} on buttons"
+    # The window's outline means no side: it is grey, not a colour a button uses.
+    assert not chromatic(look.window), f"{name}: the window outline looks like a side's colour"
+    assert len({look.x_button, look.o_button, look.marked_button}) == 3
+    assert ButtonColour.SECONDARY not in (look.x_button, look.o_button, look.marked_button)
+
+
+@pytest.mark.parametrize("name", sorted(THEMES))
+def test_each_theme_draws_its_own_colours_and_marks_the_last_move(name: str) -> None:
+    look = THEMES[name]
+    board = played(9, 9, 5, "E5", "D4", "F6")
+    image = decode(render_board(board, theme=name))
+    colours = {colour for _, colour in image.getcolors(maxcolors=65536) or []}
+    assert {look.background, look.line, look.label, look.x_ink, look.o_ink} <= colours
+    assert look.last_mark in colours
+    x0, y0, x1, _ = layout(9, 9).inner_box(board.parse_move("F6"))
+    marked = {colour_at(image, (x, y0 + 1)) for x in range(x0, x1)}
+    assert look.last_mark in marked or colour_at(image, centre(board, "F6")) == look.last_mark
+    assert render_board(board, theme=name) != render_board(board, theme=DEFAULT_THEME) or (
+        name == DEFAULT_THEME
+    )
+
+
+def test_the_high_contrast_theme_is_readable_and_safe_for_colour_blind_players() -> None:
+    look = THEMES["contrast"]
+    # Crosses and rings: the sides differ in shape, not only in colour.
+    assert look.glyphs
+    # Stones, marks and text stand out from the board as WCAG AA asks of text (4.5:1), the
+    # grid as it asks of graphics (3:1).
+    for what in ("x_ink", "o_ink", "label", "win_line", "last_mark"):
+        assert contrast(getattr(look, what), look.background) >= 4.5, what
+    assert contrast(look.line, look.background) >= 3
+    # X and O stay far apart to normal eyes and in each common colour blindness (a delta E
+    # over 40 is two plainly different colours).
+    for kind, matrix in [("normal", None), *COLOUR_BLINDNESS.items()]:
+        assert seen_apart(look.x_ink, look.o_ink, matrix) > 40, kind
+    # Its buttons never put Discord's red next to its green, the pair most players with a
+    # colour blindness confuse.
+    used = {look.x_button, look.o_button, look.marked_button}
+    assert not {ButtonColour.DANGER, ButtonColour.SUCCESS} <= used
+
+
+def test_the_high_contrast_theme_frames_the_last_move() -> None:
+    look = THEMES["contrast"]
+    board = played(9, 9, 5, "E5", "D4")
+    image = decode(render_board(board, theme="contrast"))
+    x0, y0, x1, y1 = layout(9, 9).inner_box(board.parse_move("D4"))
+    for xy in ((x0, y0), (x1, y1), ((x0 + x1) // 2, y0), (x0, (y0 + y1) // 2)):
+        assert colour_at(image, xy) == look.last_frame, xy
+    plain = decode(render_board(board, theme="contrast", last_move=False))
+    assert colour_at(plain, (x0, y0)) == look.background
+
+
+@pytest.mark.parametrize("name", sorted(THEMES))
+def test_replays_and_reviews_are_drawn_in_the_theme_asked_for(name: str) -> None:
+    look = THEMES[name]
+    game = played(9, 9, 5, "E5", "D4", "E6", "D5", "E4", "D6", "E3", "A1", "E7")
+    frames = frames_of(render_replay(game, theme=name, players=("a", "b")))
+    # The final position, then the empty board.
+    assert {look.x_ink, look.o_ink, look.win_line} <= {c for _, c in frames[0].getcolors(65536) or []}
+    assert colour_at(frames[1], centre(game, "E5")) == look.background
+    step = decode(render_step(game, 9, theme=name))
+    assert colour_at(step, midpoint(centre(game, "E4"), centre(game, "E5"))) == look.win_line
+    point = decode(render_turning_point(game, 2, game.parse_move("C3"), theme=name))
+    assert colour_at(point, centre(game, "C3")) == look.highlight

@@ -24,6 +24,7 @@ from bot.game.model import (
 from bot.i18n import texts
 from bot.runtime.config import MissingTokenError, SettingsError, load_settings
 from bot.ui.buttons import EMPTY_LABEL
+from bot.ui.pictures import THEMES
 from bot.ui.render import (
     game_content,
     game_view,
@@ -301,3 +302,60 @@ def test_empty_cells_in_a_big_boards_window_say_which_cell_they_are() -> None:
     small = game([("B2", False, None)])
     small_labels = {b["custom_id"].rsplit(":", 1)[1]: b["label"] for b in buttons(small)}
     assert small_labels["A1"] == EMPTY_LABEL and small_labels["B2"] == "X"
+
+
+# ----------------------------------------------------------------------------- themes
+def themed_cells(state: GameState, theme: str) -> dict[str, dict[str, Any]]:
+    view = game_view(state, external=NO_ENGINE, theme=theme)
+    return {
+        c["custom_id"].rsplit(":", 1)[1]: c
+        for c in iter_components(view.to_components())
+        if c["type"] == 2 and c["custom_id"].startswith("caro:m:")
+    }
+
+
+@pytest.mark.parametrize("name", sorted(THEMES))
+def test_the_buttons_show_x_o_and_the_last_move_in_the_colours_of_the_theme(name: str) -> None:
+    look = THEMES[name]
+    state = big_game(["H8", "A1", "B2"])
+    cells = themed_cells(state, name)
+    assert cells["A1"]["style"] == discord.ButtonStyle[look.o_button.value].value
+    if look.marked_button is None:
+        # The last move keeps its side's colour and says it is the last in its label.
+        assert cells["B2"]["label"] == "[X]"
+        assert cells["B2"]["style"] == discord.ButtonStyle[look.x_button.value].value
+    else:
+        assert cells["B2"]["label"] == "X"
+        assert cells["B2"]["style"] == discord.ButtonStyle[look.marked_button.value].value
+    small = game([("B2", False, None), ("A1", True, "develop")])
+    small_cells = themed_cells(small, name)
+    assert small_cells["B2"]["style"] == discord.ButtonStyle[look.x_button.value].value
+    assert small_cells["A1"]["label"] == "O"
+
+
+def test_a_won_small_board_in_the_high_contrast_theme_brackets_the_line_instead_of_greening_it(
+) -> None:
+    moves = [("A1", False, None), ("A2", True, "develop"), ("B1", False, None),
+             ("B2", True, "center"), ("C1", False, None)]
+    state = game(moves, status="finished", result="win")
+    cells = themed_cells(state, "contrast")
+    assert sorted(n for n, b in cells.items() if b["label"] == "[X]") == ["A1", "B1", "C1"]
+    assert not any(b["style"] == discord.ButtonStyle.success.value for b in cells.values())
+
+
+@pytest.mark.parametrize("locale", ["en-US", "vi"])
+@pytest.mark.parametrize("name", sorted(THEMES))
+def test_a_big_board_says_what_its_colours_mean_in_its_theme(name: str, locale: str) -> None:
+    state = big_game(["H8", "A1"])
+    view = game_view(state, locale, external=NO_ENGINE, theme=name)
+    text = view.to_components()[0]["content"]
+    assert texts.text_in(locale, f"theme.key.{name}") in text.splitlines()
+    others = [texts.text_in(locale, f"theme.key.{other}") for other in THEMES if other != name]
+    assert not any(other in text for other in others)
+    # A board of buttons alone has no picture to explain.
+    small = game([("B2", False, None)])
+    assert "theme.key" not in game_content(small, external=NO_ENGINE, theme=name)
+    assert all(
+        texts.text_in("en-US", f"theme.key.{other}") not in game_content(small, external=NO_ENGINE)
+        for other in THEMES
+    )
