@@ -32,12 +32,13 @@ class ChallengeCog(commands.Cog, name="Challenge"):
         self.bot = bot
 
     @app_commands.command(name=text("cmdname.challenge"), description=text("cmd.challenge"))
-    @app_commands.rename(**option_names("opponent", "size", "rule", "first"))
+    @app_commands.rename(**option_names("opponent", "size", "rule", "first", "rated"))
     @app_commands.describe(
         opponent=text("cmd.challenge.opponent"),
         size=text("cmd.start.size"),
         rule=text("cmd.start.rule"),
         first=text("cmd.challenge.first"),
+        rated=text("cmd.start.rated"),
     )
     @app_commands.choices(rule=choices("rule", RULES), first=choices("first", CHALLENGE_FIRSTS))
     @app_commands.autocomplete(size=size_suggestions)
@@ -48,9 +49,12 @@ class ChallengeCog(commands.Cog, name="Challenge"):
         size: str | None = None,
         rule: str | None = None,
         first: str | None = None,
+        rated: bool = True,
     ) -> None:
         try:
-            options = parse_options(None, size, rule, first, firsts=CHALLENGE_FIRSTS)
+            options = parse_options(
+                None, size, rule, first, firsts=CHALLENGE_FIRSTS, rated=rated
+            )
             await self.post_challenge(
                 interaction, opponent.id, options, opponent_is_bot=opponent.bot
             )

@@ -57,12 +57,13 @@ class PlayCog(commands.Cog, name="Play"):
         self._starting: set[tuple[int, int, int]] = set()
 
     @app_commands.command(name=text("cmdname.start"), description=text("cmd.start"))
-    @app_commands.rename(**option_names("difficulty", "size", "rule", "first"))
+    @app_commands.rename(**option_names("difficulty", "size", "rule", "first", "rated"))
     @app_commands.describe(
         difficulty=text("cmd.start.difficulty"),
         size=text("cmd.start.size"),
         rule=text("cmd.start.rule"),
         first=text("cmd.start.first"),
+        rated=text("cmd.start.rated"),
     )
     @app_commands.choices(
         difficulty=choices("level", DIFFICULTIES),
@@ -77,9 +78,12 @@ class PlayCog(commands.Cog, name="Play"):
         size: str | None = None,
         rule: str | None = None,
         first: str | None = None,
+        rated: bool = True,
     ) -> None:
         try:
-            options = parse_options(difficulty, size, rule, first, external=self.bot.external)
+            options = parse_options(
+                difficulty, size, rule, first, external=self.bot.external, rated=rated
+            )
         except UserError as exc:
             await refuse(interaction, exc)
             return

@@ -125,6 +125,7 @@ class ChallengeService:
                 first=ChallengeFirst(options.first),
                 locale=locale,
                 deadline=now + self.challenge_seconds,
+                rated=options.rated,
             ),
             now=now,
         )
@@ -167,7 +168,7 @@ class ChallengeService:
             cols=found.cols,
             k=found.k,
             rule=found.rule,
-            rated=ratings.rated(Mode.PVP, found.rows, found.cols, found.k),
+            rated=found.rated and ratings.rated(Mode.PVP, found.rows, found.cols, found.k),
             locale=found.locale,
             # The challenge message becomes the board: the game is never seen without a message
             # (an unposted game would be abandoned by a /caro start racing this accept).

@@ -155,7 +155,7 @@ class GameService:
             cols=options.cols,
             k=options.k,
             rule=options.rule.value,
-            rated=ratings.rated(Mode.AI, options.rows, options.cols, options.k),
+            rated=options.rated and ratings.rated(Mode.AI, options.rows, options.cols, options.k),
             locale=locale,
         )
         async with self._guild_locks.setdefault(guild_id, asyncio.Lock()):
@@ -471,6 +471,9 @@ class GameService:
             k=state.row.k,
             rule=Rule.parse(state.row.rule),
             first=first,
+            # A casual game's rematch is casual too.
+            rated=state.row.rated
+            or not ratings.rated(state.mode, state.row.rows, state.row.cols, state.row.k),
         )
         return state, options
 

@@ -197,6 +197,8 @@ class ChallengeRow:
     status: ChallengeStatus
     deadline: float
     game_id: int | None
+    # False: the challenger asked for a casual game (no rating; takebacks allowed).
+    rated: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +214,7 @@ class NewChallenge:
     first: ChallengeFirst
     locale: str
     deadline: float
+    rated: bool = True  # False: a casual game was asked for
 
 
 @dataclass(frozen=True, slots=True)

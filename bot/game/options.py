@@ -44,6 +44,8 @@ class GameOptions:
     k: int
     rule: Rule
     first: str  # "me", "ai" or "random" (a challenge: "me", "them" or "random")
+    # False: a casual game, never rated (takebacks allowed); True: rated if the board allows.
+    rated: bool = True
 
 
 def _choice(value: str | None, default: str, allowed: tuple[str, ...], option: str) -> str:
@@ -74,6 +76,7 @@ def parse_options(
     *,
     firsts: tuple[str, ...] = FIRSTS,
     external: ExternalLevel = NO_ENGINE,
+    rated: bool = True,
 ) -> GameOptions:
     """Options of /caro start (and /caro challenge, with `firsts` = CHALLENGE_FIRSTS);
     UserError naming the valid choices for anything else. The external engine is a choice only
@@ -85,7 +88,7 @@ def parse_options(
     rule_name = _choice(rule, default_rule, RULES, "rule")
     who = _choice(first, "me", firsts, "first")
     return GameOptions(
-        level=level, rows=rows, cols=cols, k=k, rule=Rule.parse(rule_name), first=who
+        level=level, rows=rows, cols=cols, k=k, rule=Rule.parse(rule_name), first=who, rated=rated
     )
 
 

@@ -76,7 +76,7 @@ TABLES: dict[str, dict[str, Convert]] = {
         "id": _as_is, "guild_id": _as_is, "channel_id": _as_is, "message_id": _as_is,
         "challenger_id": _as_is, "opponent_id": _as_is, "rows": _as_is, "cols": _as_is,
         "k": _as_is, "rule": _as_is, "first": _as_is, "locale": _as_is, "status": _as_is,
-        "deadline": _number, "game_id": _as_is, "created_at": _time,
+        "deadline": _number, "game_id": _as_is, "created_at": _time, "rated": _flag,
     },
     "standings": {
         "scope": _as_is, "user_id": _as_is, "mode": _as_is, "rating": _number,

@@ -24,7 +24,7 @@ from bot.game.model import (
     Status,
     UserStats,
 )
-from bot.game.ratings import LEADERBOARD_MIN_GAMES
+from bot.game.ratings import LEADERBOARD_MIN_GAMES, rated
 from bot.i18n.texts import EN, command_names, text_in
 from bot.ui import drawing
 from bot.ui.buttons import (
@@ -91,8 +91,12 @@ def game_content(
         # The picture and its buttons side by side: one line says what their colours mean.
         lines.append(tr(f"theme.key.{theme_named(theme).name}"))
     if not row.rated and state.mode != Mode.WATCH:
-        # Too small to be lost by the side moving first (see bot.game.ratings.rated): say so.
-        lines.append(tr("game.unrated"))
+        if rated(state.mode, row.rows, row.cols, row.k):
+            # Big enough to be rated: the members asked for a casual game.
+            lines.append(tr("game.casual", **command_names(locale or row.locale)))
+        else:
+            # Too small to be lost by the side moving first (see bot.game.ratings.rated).
+            lines.append(tr("game.unrated"))
     last = state.last_ai_move
     if last is not None:
         cell, reason = last
@@ -387,7 +391,7 @@ def challenge_content(challenge: ChallengeRow, locale: str | None = None) -> str
         "opponent": f"<@{challenge.opponent_id}>",
     }
     if challenge.status == "pending":
-        return tr(
+        text = tr(
             "challenge.text",
             rows=challenge.rows,
             cols=challenge.cols,
@@ -397,6 +401,9 @@ def challenge_content(challenge: ChallengeRow, locale: str | None = None) -> str
             when=f"<t:{math.ceil(challenge.deadline)}:R>",
             **names,
         )
+        if not challenge.rated:
+            text += " " + tr("challenge.casual")
+        return text
     return tr(f"challenge.{challenge.status}", link="", **names).rstrip(": ")
 
 

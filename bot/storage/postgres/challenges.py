@@ -22,7 +22,7 @@ from bot.storage.postgres.games import _SHARD, GameQueries, _count
 
 _CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, message_id, challenger_id, opponent_id, rows, cols, k, rule, first, "
-    "locale, status, deadline, game_id"
+    "locale, status, deadline, game_id, rated"
 )
 # The class of the transaction locks on a pair of members' challenges (the first key of the
 # two-key advisory locks; the migrations' one-key lock lives apart from these).
@@ -58,12 +58,12 @@ class ChallengeQueries:
                 raise ChallengePending(_challenge_row(waiting))
             row = await con.fetchrow(
                 "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id, rows,"
-                " cols, k, rule, first, locale, deadline)"
-                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+                " cols, k, rule, first, locale, deadline, rated)"
+                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
                 f" RETURNING {_CHALLENGE_COLUMNS}",
                 new.guild_id, new.channel_id, new.challenger_id, new.opponent_id, new.rows,
                 new.cols, new.k, new.rule, ChallengeFirst(new.first).value, new.locale,
-                new.deadline,
+                new.deadline, new.rated,
             )
         return _challenge_row(row)
 
@@ -156,4 +156,5 @@ def _challenge_row(row: Any) -> ChallengeRow:
         status=ChallengeStatus(row["status"]),
         deadline=float(row["deadline"]),
         game_id=None if row["game_id"] is None else int(row["game_id"]),
+        rated=bool(row["rated"]),
     )

@@ -19,7 +19,7 @@ from bot.storage.sqlite.games import GameQueries
 
 _CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, message_id, challenger_id, opponent_id, rows, cols, k, rule, first, "
-    "locale, status, deadline, game_id"
+    "locale, status, deadline, game_id, rated"
 )
 # A pending challenge of the server between two members, either way round, still open at a time:
 # parameters guild, now, a, b, b, a. One whose time ran out but that the deadline watcher has
@@ -52,8 +52,8 @@ class ChallengeQueries:
                     raise ChallengePending(_challenge_row(waiting))
                 cur = await self._con.db.execute(
                     "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id,"
-                    " rows, cols, k, rule, first, locale, deadline)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " rows, cols, k, rule, first, locale, deadline, rated)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         new.guild_id,
                         new.channel_id,
@@ -66,6 +66,7 @@ class ChallengeQueries:
                         ChallengeFirst(new.first).value,
                         new.locale,
                         new.deadline,
+                        int(new.rated),
                     ),
                 )
             challenge_id = cur.lastrowid
@@ -169,4 +170,5 @@ def _challenge_row(row: sqlite3.Row) -> ChallengeRow:
         status=ChallengeStatus(row["status"]),
         deadline=float(row["deadline"]),
         game_id=None if row["game_id"] is None else int(row["game_id"]),
+        rated=bool(row["rated"]),
     )

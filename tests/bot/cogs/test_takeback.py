@@ -93,3 +93,31 @@ async def test_between_members_the_other_accepts_or_declines(running_bot: BotHan
     assert "no longer open" in late
     assert running_bot.db_rows("SELECT ply, takebacks FROM games") == [(4, 1)]
     assert double.violations == []
+
+
+async def test_a_casual_game_on_a_rated_board_allows_takebacks_and_changes_no_rating(
+    running_bot: BotHandle,
+) -> None:
+    double = running_bot.double
+    alice, bob = double.add_member("alice"), double.add_member("bob")
+    # Against the AI: rated:False on a board that would be rated.
+    board = (await alice.slash("caro start", difficulty="easy", size="9x9", rated=False)).message
+    assert "_Casual: this game does not count for ratings; takebacks are allowed" in text_of(board)
+    await alice.click(board, "E5")
+    await board.wait_for(lambda m: ply_of(m) == 2 and "Your turn" in text_of(m), timeout=20)
+    done = await alice.slash("caro takeback")
+    assert done.ephemeral and "You took back your last move" in str(done.content)
+    await board.wait_for(lambda m: ply_of(m) == 0)
+    assert (await alice.slash("caro resign")).ephemeral
+    assert running_bot.db_rows("SELECT rated FROM games") == [(0,)]
+    assert running_bot.db_rows("SELECT COUNT(*) FROM rating_changes") == [(0,)]
+    # Between members: the challenge says so, and its rematch is casual too.
+    challenge = await alice.slash("caro challenge", opponent=bob, size="15x15", rated=False)
+    assert "A casual game: no rating change, takebacks allowed." in str(challenge.message.content)
+    await bob.click(challenge.message, "Accept")
+    assert "_Casual:" in text_of(challenge.message)
+    await alice.slash("caro resign")
+    await challenge.message.wait_for(lambda m: any(b["label"] == "Rematch" for b in m.buttons))
+    rematch = await bob.click(challenge.message, "Rematch")
+    assert "A casual game" in str(rematch.message.content if rematch.message else "")
+    assert running_bot.db_rows("SELECT rated FROM challenges ORDER BY id") == [(0,), (0,)]

@@ -1,0 +1,3 @@
+-- A challenge may ask for a casual game (no rating, takebacks allowed): the game it becomes is
+-- rated only if the challenge asked for a rated one and the board is big enough.
+ALTER TABLE challenges ADD COLUMN rated INTEGER NOT NULL DEFAULT 1 CHECK (rated IN (0, 1));
