@@ -7,6 +7,7 @@ from .board import Board, LegalMoves
 from .types import (
     LEVELS,
     Cell,
+    ForbiddenMoveError,
     IllegalMoveError,
     InvalidMoveError,
     Level,
@@ -29,6 +30,7 @@ __all__ = [
     "LEVELS",
     "Board",
     "Cell",
+    "ForbiddenMoveError",
     "IllegalMoveError",
     "InvalidMoveError",
     "Level",

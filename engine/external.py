@@ -33,8 +33,8 @@ MIN_SIDE = 5
 START_TIMEOUT = 15.0
 # Seconds past the turn limit allowed for the pipe and the brain's own overshoot.
 GRACE = 0.5
-# Bits of INFO rule (the protocol's): 1 exactly five, 8 caro; 0 freestyle.
-RULE_BITS = {Rule.FREESTYLE: 0, Rule.EXACT: 1, Rule.CARO: 8}
+# Bits of INFO rule (the protocol's): 1 exactly five, 4 renju, 8 caro; 0 freestyle.
+RULE_BITS = {Rule.FREESTYLE: 0, Rule.EXACT: 1, Rule.RENJU: 4, Rule.CARO: 8}
 # Lines a brain may send at any time besides its answer; they are skipped.
 CHATTER = ("MESSAGE", "DEBUG", "SUGGEST", "UNKNOWN")
 

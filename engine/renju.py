@@ -242,6 +242,12 @@ class Stones:
             raise ValueError("every row of the grid must have the same length")
         return cls(len(rows), cols, [value for row in rows for value in row])
 
+    def copy(self) -> Stones:
+        new = Stones.__new__(Stones)
+        new.rows, new.cols, new._width, new._steps = self.rows, self.cols, self._width, self._steps
+        new._grid = self._grid.copy()
+        return new
+
     # ------------------------------------------------------------- editing
     def place(self, cell: Cell, mark: Mark) -> None:
         """Put a stone on an empty cell."""

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum, IntEnum, StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .renju import Forbidden
 
 Cell = tuple[int, int]
 
@@ -43,6 +47,16 @@ class Rule(Enum):
     FREESTYLE = "freestyle"  # k or more in a row
     EXACT = "exact"  # exactly k; an overline does not win
     CARO = "caro"  # exactly k, and not blocked by the opponent at both ends
+    # Five in a row (k must be 5): X (black) wins with exactly five and may not play a
+    # double-three, a double-four or an overline (engine.renju); O (white) wins with five or more.
+    RENJU = "renju"
+
+    def for_mark(self, mark: int) -> Rule:
+        """The rule a line of `mark`'s is judged by: renju judges black's as exact and white's
+        as freestyle; every other rule is the same for both sides."""
+        if self is Rule.RENJU:
+            return Rule.EXACT if mark == 1 else Rule.FREESTYLE
+        return self
 
     @classmethod
     def parse(cls, text: str) -> Rule:
@@ -102,3 +116,14 @@ class InvalidMoveError(MoveError):
 
 class IllegalMoveError(MoveError):
     """The cell exists but cannot be played now (occupied, or the game is over)."""
+
+
+class ForbiddenMoveError(IllegalMoveError):
+    """Under renju, black's move is a forbidden shape (double-three, double-four or overline).
+
+    `forbidden` is the engine.renju.Forbidden that names the cell, the shape and its rows; the
+    message reads like "double-three at H8"."""
+
+    def __init__(self, message: str, forbidden: Forbidden) -> None:
+        super().__init__(message)
+        self.forbidden = forbidden
