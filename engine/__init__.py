@@ -4,10 +4,10 @@ from importlib.metadata import PackageNotFoundError, version
 
 from . import cores
 from .board import Board, LegalMoves
+from .renju import ForbiddenMoveError
 from .types import (
     LEVELS,
     Cell,
-    ForbiddenMoveError,
     IllegalMoveError,
     InvalidMoveError,
     Level,

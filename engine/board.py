@@ -8,10 +8,9 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 from .notation import MAX_SIDE, cell_name, column_letter, parse_cell, parse_size
-from .renju import Forbidden, Stones
+from .renju import Forbidden, ForbiddenMoveError, Stones
 from .types import (
     Cell,
-    ForbiddenMoveError,
     IllegalMoveError,
     InvalidMoveError,
     Mark,

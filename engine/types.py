@@ -5,10 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum, IntEnum, StrEnum
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .renju import Forbidden
 
 Cell = tuple[int, int]
 
@@ -116,14 +112,3 @@ class InvalidMoveError(MoveError):
 
 class IllegalMoveError(MoveError):
     """The cell exists but cannot be played now (occupied, or the game is over)."""
-
-
-class ForbiddenMoveError(IllegalMoveError):
-    """Under renju, black's move is a forbidden shape (double-three, double-four or overline).
-
-    `forbidden` is the engine.renju.Forbidden that names the cell, the shape and its rows; the
-    message reads like "double-three at H8"."""
-
-    def __init__(self, message: str, forbidden: Forbidden) -> None:
-        super().__init__(message)
-        self.forbidden = forbidden
