@@ -34,7 +34,9 @@ class GameResult:
 
 def play(black: str, white: str, seed: int, opening: int, time_limit: float) -> GameResult:
     from engine import Board, Mark, Rule
-    from engine.ai import choose_move
+    from engine.ai import choose_move, warm_up
+
+    warm_up()  # the compiled cores loaded before any move is timed
 
     rng = random.Random(f"renju/{seed}")
     board = Board(SIZE, SIZE, 5, Rule.RENJU)

@@ -229,7 +229,9 @@ def _geometry(rows: int, cols: int, k: int, rule: Rule) -> _Geometry:
 
 def _wins_at(geo: _Geometry, own: int, opp: int, index: int) -> bool:
     """Whether the side owning `own` (the side to move) wins by playing the empty cell `index`."""
-    rule = _side_rule(geo.rule, (own | opp).bit_count() % 2 == 0)
+    rule = geo.rule
+    if rule is Rule.RENJU:
+        rule = _side_rule(rule, (own | opp).bit_count() % 2 == 0)
     own |= 1 << index
     for mask, before, after in geo.windows_by_cell[index]:
         if own & mask == mask and _full_window_wins(rule, own, opp, before, after):
@@ -395,8 +397,10 @@ class _Searcher:
         cells = geo.cells
         occupied = me | opp
         ply = occupied.bit_count()
-        rule = _side_rule(geo.rule, ply % 2 == 0)
-        their_rule = _side_rule(geo.rule, ply % 2 == 1)
+        rule = their_rule = geo.rule
+        if rule is Rule.RENJU:
+            rule = _side_rule(geo.rule, ply % 2 == 0)
+            their_rule = _side_rule(geo.rule, ply % 2 == 1)
         empty_count = cells - ply
         my_moves = (empty_count + 1) // 2
         their_moves = empty_count // 2
@@ -487,7 +491,7 @@ class _Searcher:
         order = geo.order if hint < 0 else (hint, *geo.order)
         searched_hint = False
         # Black's forbidden points under renju are no moves: with none left, the bounds answer.
-        stones = _renju_stones(geo, me, opp)
+        stones = _renju_stones(geo, me, opp) if geo.rule is Rule.RENJU else None
         for index in order:
             bit = 1 << index
             if not (candidates & bit) or occupied & bit:

@@ -33,6 +33,7 @@ from engine.programs.pbrain import (
     rule_from_bits,
     serve,
 )
+from testkit.rules import K_RULES
 
 
 class Recorder:
@@ -346,7 +347,7 @@ def test_arrange_refuses_impossible_counts() -> None:
 
 def test_arrange_random_positions_keep_every_stone() -> None:
     rng = random.Random(5)
-    for rule in Rule:
+    for rule in K_RULES:
         for _ in range(20):
             board = Board(9, 9, 5, rule)
             for _ in range(rng.randrange(30)):
