@@ -4,6 +4,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from . import cores
 from .board import Board, LegalMoves
+from .renju import ForbiddenMoveError
 from .types import (
     LEVELS,
     Cell,
@@ -29,6 +30,7 @@ __all__ = [
     "LEVELS",
     "Board",
     "Cell",
+    "ForbiddenMoveError",
     "IllegalMoveError",
     "InvalidMoveError",
     "Level",

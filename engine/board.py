@@ -8,7 +8,16 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 from .notation import MAX_SIDE, cell_name, column_letter, parse_cell, parse_size
-from .types import Cell, IllegalMoveError, InvalidMoveError, Mark, Outcome, Rule, quoted
+from .renju import Forbidden, ForbiddenMoveError, Stones
+from .types import (
+    Cell,
+    IllegalMoveError,
+    InvalidMoveError,
+    Mark,
+    Outcome,
+    Rule,
+    quoted,
+)
 
 # Row/col steps of the four line directions: horizontal, vertical, both diagonals.
 DIRECTIONS: tuple[tuple[int, int], ...] = ((0, 1), (1, 0), (1, 1), (1, -1))
@@ -24,6 +33,8 @@ def winning_line(
     The cell itself is not read, so search code can ask about an empty cell as well as the one
     just played; the scan reaches at most k (k + 1 for the exact rules) stones either way: O(k).
     """
+    if rule is Rule.RENJU:
+        rule = Rule.EXACT if mark == 1 else Rule.FREESTYLE
     other = 3 - mark
     # Freestyle needs to know only "at least k"; the exact rules need one stone beyond.
     reach = k if rule is Rule.FREESTYLE else k + 1
@@ -80,13 +91,22 @@ class LegalMoves:
         if b.is_over():
             return
         cols = b.cols
+        # Under renju black's forbidden points are not legal: the board refuses them.
+        renju = b.rule is Rule.RENJU and b.turn is Mark.X
         for index, value in enumerate(b.grid):
             if value == EMPTY:
-                yield divmod(index, cols)
+                cell = divmod(index, cols)
+                if not (renju and b.is_forbidden(cell)):
+                    yield cell
 
     def __len__(self) -> int:
         b = self._board
-        return 0 if b.is_over() else b.rows * b.cols - len(b.moves)
+        if b.is_over():
+            return 0
+        empty = b.rows * b.cols - b.ply
+        if b.rule is Rule.RENJU and b.turn is Mark.X:
+            return empty - len(b.forbidden_points())
+        return empty
 
     def __contains__(self, cell: object) -> bool:
         b = self._board
@@ -95,9 +115,16 @@ class LegalMoves:
         row, col = cell
         if not (isinstance(row, int) and isinstance(col, int)):
             return False
-        return 0 <= row < b.rows and 0 <= col < b.cols and b.grid[row * b.cols + col] == EMPTY
+        return (
+            0 <= row < b.rows
+            and 0 <= col < b.cols
+            and b.grid[row * b.cols + col] == EMPTY
+            and not b.is_forbidden((row, col))
+        )
 
     def __bool__(self) -> bool:
+        if self._board.rule is Rule.RENJU:
+            return next(iter(self), None) is not None
         return len(self) > 0
 
     def __repr__(self) -> str:
@@ -112,7 +139,18 @@ class Board:
     cheap enough for search; the result is found from the last move only, in O(k).
     """
 
-    __slots__ = ("rows", "cols", "k", "rule", "_grid", "_moves", "_outcome", "_hash", "_keys")
+    __slots__ = (
+        "rows",
+        "cols",
+        "k",
+        "rule",
+        "_grid",
+        "_moves",
+        "_outcome",
+        "_hash",
+        "_keys",
+        "_stones",
+    )
 
     def __init__(self, rows: int = 3, cols: int = 3, k: int = 3, rule: Rule = Rule.FREESTYLE) -> None:
         for name, side in (("rows", rows), ("cols", cols)):
@@ -123,6 +161,8 @@ class Board:
             raise ValueError(f"k must be from 1 to {longest} on a {rows}x{cols} board, not {quoted(k)}")
         if not isinstance(rule, Rule):
             rule = Rule.parse(str(rule))
+        if rule is Rule.RENJU and k != 5:
+            raise ValueError(f"renju is five in a row: k must be 5, not {k}")
         self.rows = rows
         self.cols = cols
         self.k = k
@@ -132,6 +172,8 @@ class Board:
         self._outcome: Outcome | None = None
         self._hash = 0
         self._keys = zobrist_keys(rows, cols)
+        # Renju's copy of the stones, kept in step by push and pop, for the forbidden-move check.
+        self._stones = Stones(rows, cols, self._grid) if rule is Rule.RENJU else None
 
     # ----------------------------------------------------------------- reading the position
     @property
@@ -197,6 +239,18 @@ class Board:
         if self._grid[index] != EMPTY:
             raise IllegalMoveError(f"{cell_name(cell)} is already taken")
         mark = Mark.X if len(self._moves) % 2 == 0 else Mark.O
+        stones = self._stones
+        if stones is not None:
+            # Refused rather than lost: a forbidden point is shown and named to the player, and
+            # an engine never plays one. A five is never forbidden (it is checked first).
+            if mark is Mark.X:
+                forbidden = stones.forbidden(cell)
+                if forbidden is not None:
+                    raise ForbiddenMoveError(
+                        f"{forbidden.shape} at {cell_name(cell)}: black may not play it under renju",
+                        forbidden,
+                    )
+            stones.place(cell, mark)
         self._grid[index] = mark
         self._moves.append(index)
         self._hash ^= self._keys[mark][index]
@@ -213,6 +267,8 @@ class Board:
         index = self._moves.pop()
         mark = self._grid[index]
         self._grid[index] = EMPTY
+        if self._stones is not None:
+            self._stones.remove(divmod(index, self.cols))
         self._hash ^= self._keys[mark][index]
         # push refuses moves after the end, so the position before any move was still open.
         self._outcome = None
@@ -225,6 +281,35 @@ class Board:
         return cell
 
     # ----------------------------------------------------------------- rules
+    @property
+    def renju_stones(self) -> Stones | None:
+        """Under renju, the board's own engine.renju.Stones, kept in step by push and pop (for
+        search code to ask about black's forbidden points without a copy); None otherwise.
+        Read only: changing it would break the board's checks."""
+        return self._stones
+
+    def forbidden(self, cell: Cell) -> Forbidden | None:
+        """Under renju, why the side to move may not play the empty `cell` (only black is ever
+        refused), or None; always None under the other rules."""
+        stones = self._stones
+        if stones is None or len(self._moves) % 2 or self._outcome is not None:
+            return None
+        return stones.forbidden(cell)
+
+    def is_forbidden(self, cell: Cell) -> bool:
+        """Whether the side to move may not play the empty `cell` for the renju shapes."""
+        stones = self._stones
+        if stones is None or len(self._moves) % 2 or self._outcome is not None:
+            return False
+        return stones.is_forbidden(cell)
+
+    def forbidden_points(self) -> tuple[Forbidden, ...]:
+        """Every empty cell the side to move may not play under renju, in (row, col) order."""
+        stones = self._stones
+        if stones is None or len(self._moves) % 2 or self._outcome is not None:
+            return ()
+        return stones.forbidden_points()
+
     def _winning_line(self, row: int, col: int, mark: int) -> tuple[Cell, ...] | None:
         return winning_line(self._grid, self.rows, self.cols, self.k, self.rule, row, col, mark)
 
@@ -274,6 +359,7 @@ class Board:
         new._outcome = self._outcome
         new._hash = self._hash
         new._keys = self._keys
+        new._stones = None if self._stones is None else self._stones.copy()
         return new
 
     def __eq__(self, other: object) -> bool:

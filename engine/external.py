@@ -39,10 +39,10 @@ MIN_SIDE = 5
 START_TIMEOUT = 15.0
 # Seconds past the turn limit allowed for the pipe and the brain's own overshoot.
 GRACE = 0.5
-# INFO rule as the managers send it: 0 freestyle, 1 exactly five ("standard"), 8 caro. Brains
-# differ in which they accept (Rapfi takes 0, 1, 4 and the swap numbers, and answers ERROR to 8),
-# so the bot asks each rule once at start (ExternalEngine.accepted_rules).
-RULE_BITS = {Rule.FREESTYLE: 0, Rule.EXACT: 1, Rule.CARO: 8}
+# INFO rule as the managers send it: 0 freestyle, 1 exactly five ("standard"), 4 renju, 8 caro.
+# Brains differ in which they accept (Rapfi takes 0, 1, 4 and the swap numbers, and answers ERROR
+# to 8), so the bot asks each rule once at start (ExternalEngine.accepted_rules).
+RULE_BITS = {Rule.FREESTYLE: 0, Rule.EXACT: 1, Rule.RENJU: 4, Rule.CARO: 8}
 # Lines a brain may send at any time besides its answer; they are skipped.
 CHATTER = ("MESSAGE", "DEBUG", "SUGGEST", "UNKNOWN")
 

@@ -12,7 +12,10 @@ run of k" is a handful of shift-and-AND steps, and the first stone that complete
 by binary search over the prefix unions of each side's stones: a few big-int operations per
 playout instead of a win check per move. Exact and caro rules can be spoiled by overlines and
 blocked ends, so for them the search only finds the first ply with a run of k or more (no win
-can come earlier) and the game is replayed stone by stone from there.
+can come earlier) and the game is replayed stone by stone from there. Under renju the replay
+judges black's lines as exact and white's as freestyle; the playouts do not refuse black's
+forbidden moves (random games are the yardstick's rough guess either way), but the cells it
+chooses between are only those black may play.
 """
 
 from __future__ import annotations
@@ -42,8 +45,9 @@ class _Geometry:
     steps: tuple[int, int, int, int]  # position offsets of the four line directions
     run_shifts: tuple[tuple[int, ...], ...]  # per direction, the shifts that find runs of k
     bits: tuple[int, ...]  # board index -> its bit
-    replay_exact: bool  # exact/caro: a run of k is not always a win
+    replay_exact: bool  # exact/caro/renju: a run of k is not always a win
     caro: bool
+    renju: bool  # white (O) wins with k or more
     blank_grid: tuple[int, ...]  # replay grid: 0 on the board, _OFF_BOARD in the padding
 
 
@@ -77,6 +81,7 @@ def _geometry(rows: int, cols: int, k: int, rule: Rule) -> _Geometry:
         bits=tuple(1 << p for p in positions),
         replay_exact=rule is not Rule.FREESTYLE,
         caro=rule is Rule.CARO,
+        renju=rule is Rule.RENJU,
         blank_grid=tuple(grid),
     )
 
@@ -127,7 +132,10 @@ def _exact_win(grid: list[int], p: int, mark: int, geo: _Geometry) -> bool:
         while grid[q] == mark:
             fwd += 1
             q += s
-        if back + 1 + fwd == k and not (geo.caro and start_blocked and grid[q] == other):
+        run = back + 1 + fwd
+        if geo.renju and mark == 2 and run >= k:
+            return True
+        if run == k and not (geo.caro and start_blocked and grid[q] == other):
             return True
     return False
 
@@ -167,7 +175,8 @@ def playout_result(board: Board, order: Sequence[Cell]) -> Mark | None:
     """Winner when the cells in `order` are played in turn from `board`, found the fast way.
 
     `order` must hold every empty cell. This is what each playout computes; it exists so tests
-    can check it against Board.push.
+    can check it against Board.push (under renju, for orders where black plays no forbidden
+    point: the playouts do not refuse them).
     """
     if board.is_over():
         raise ValueError("the game is already over")
@@ -218,6 +227,8 @@ def candidate_cells(board: Board, radius: int | None = 2) -> list[Cell]:
             for cc in range(max(0, c - radius), min(cols, c + radius + 1)):
                 if grid[rr * cols + cc] == 0:
                     near.add((rr, cc))
+    if board.rule is Rule.RENJU:
+        return sorted(cell for cell in near if not board.is_forbidden(cell))
     return sorted(near)
 
 

@@ -40,7 +40,7 @@ from enum import Enum
 from typing import Protocol, runtime_checkable
 
 from .notation import cell_name
-from .types import Cell, Mark
+from .types import Cell, IllegalMoveError, Mark
 
 EMPTY = 0
 BLACK = 1
@@ -84,6 +84,17 @@ class Forbidden:
     def __str__(self) -> str:
         rows = "; ".join(" ".join(cell_name(c) for c in line) for line in self.lines)
         return f"{cell_name(self.cell)}: {self.shape} ({rows})"
+
+
+class ForbiddenMoveError(IllegalMoveError):
+    """Under renju, black's move is a forbidden shape (double-three, double-four or overline).
+
+    `forbidden` names the cell, the shape and its rows; the message reads like "double-three at
+    H8". Refused rather than lost: see docs/engine/renju.md."""
+
+    def __init__(self, message: str, forbidden: Forbidden) -> None:
+        super().__init__(message)
+        self.forbidden = forbidden
 
 
 @runtime_checkable
@@ -241,6 +252,12 @@ class Stones:
         if any(len(row) != cols for row in rows):
             raise ValueError("every row of the grid must have the same length")
         return cls(len(rows), cols, [value for row in rows for value in row])
+
+    def copy(self) -> Stones:
+        new = Stones.__new__(Stones)
+        new.rows, new.cols, new._width, new._steps = self.rows, self.cols, self._width, self._steps
+        new._grid = self._grid.copy()
+        return new
 
     # ------------------------------------------------------------- editing
     def place(self, cell: Cell, mark: Mark) -> None:

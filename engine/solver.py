@@ -57,6 +57,7 @@ import numpy as np
 
 from . import cores
 from .board import Board
+from .renju import Stones
 from .types import Cell, Rule
 
 __all__ = [
@@ -227,13 +228,32 @@ def _geometry(rows: int, cols: int, k: int, rule: Rule) -> _Geometry:
 
 
 def _wins_at(geo: _Geometry, own: int, opp: int, index: int) -> bool:
-    """Whether the side owning `own` wins by playing the empty cell `index`."""
-    own |= 1 << index
+    """Whether the side owning `own` (the side to move) wins by playing the empty cell `index`."""
     rule = geo.rule
+    if rule is Rule.RENJU:
+        rule = _side_rule(rule, (own | opp).bit_count() % 2 == 0)
+    own |= 1 << index
     for mask, before, after in geo.windows_by_cell[index]:
         if own & mask == mask and _full_window_wins(rule, own, opp, before, after):
             return True
     return False
+
+
+def _side_rule(rule: Rule, black: bool) -> Rule:
+    """The rule a side's lines are judged by (renju: exact for black, freestyle for white)."""
+    if rule is Rule.RENJU:
+        return Rule.EXACT if black else Rule.FREESTYLE
+    return rule
+
+
+def _renju_stones(geo: _Geometry, me: int, opp: int) -> Stones | None:
+    """Under renju with black to move, the position as engine.renju.Stones (to skip black's
+    forbidden points); None otherwise."""
+    ply = (me | opp).bit_count()
+    if geo.rule is not Rule.RENJU or ply % 2:
+        return None
+    grid = [(me >> i & 1) + 2 * (opp >> i & 1) for i in range(geo.cells)]
+    return Stones(geo.rows, geo.cols, grid)
 
 
 def _full_window_wins(rule: Rule, own: int, opp: int, before: int, after: int) -> bool:
@@ -374,10 +394,13 @@ class _Searcher:
         if budget.nodes >= budget.next_check:
             budget.check()
         geo = self.geo
-        rule = geo.rule
         cells = geo.cells
         occupied = me | opp
         ply = occupied.bit_count()
+        rule = their_rule = geo.rule
+        if rule is Rule.RENJU:
+            rule = _side_rule(geo.rule, ply % 2 == 0)
+            their_rule = _side_rule(geo.rule, ply % 2 == 1)
         empty_count = cells - ply
         my_moves = (empty_count + 1) // 2
         their_moves = empty_count // 2
@@ -403,7 +426,7 @@ class _Searcher:
                 need = missing.bit_count()
                 if need <= their_moves:
                     their_live = True
-                    if need == 1 and _full_window_wins(rule, opp, me, before, after):
+                    if need == 1 and _full_window_wins(their_rule, opp, me, before, after):
                         threats.append((missing, before, after))
         if empty_count == 1 or not (my_live or their_live):
             return 0
@@ -467,9 +490,13 @@ class _Searcher:
         best_move = -1
         order = geo.order if hint < 0 else (hint, *geo.order)
         searched_hint = False
+        # Black's forbidden points under renju are no moves: with none left, the bounds answer.
+        stones = _renju_stones(geo, me, opp) if geo.rule is Rule.RENJU else None
         for index in order:
             bit = 1 << index
             if not (candidates & bit) or occupied & bit:
+                continue
+            if stones is not None and stones.is_forbidden(divmod(index, geo.cols)):
                 continue
             if index == hint:
                 if searched_hint:
@@ -587,7 +614,8 @@ _SearchFn = Callable[[int, int, int, int], int]
 
 def _search_fn(geo: _Geometry, budget: _Budget) -> _SearchFn:
     """The exact search for positions of this spec: compiled when the board fits a uint64."""
-    if geo.cells <= COMPILED_MAX_CELLS and cores.usable():
+    # Renju's forbidden moves are the pure-Python search's only.
+    if geo.cells <= COMPILED_MAX_CELLS and geo.rule is not Rule.RENJU and cores.usable():
         tables = _core_tables(geo)
 
         def compiled(me: int, opp: int, alpha: int, beta: int) -> int:
@@ -689,9 +717,12 @@ def _root(board: Board, budget: _Budget, every_best: bool) -> _Answer:
     else:
         score = 0
     occupied = me | opp
+    stones = _renju_stones(geo, me, opp)
     best: list[Cell] = []
     for index in geo.order:
         if occupied >> index & 1:
+            continue
+        if stones is not None and stones.is_forbidden(divmod(index, geo.cols)):
             continue
         # Null window: no move beats the position's score, so "not below it" means "equal".
         if child_score(index, score - 1, score) >= score:
@@ -783,6 +814,7 @@ def _answer_within(
     if (
         known is None
         and board.rows * board.cols <= FULL_TABLE_MAX_CELLS
+        and board.rule is not Rule.RENJU
         and spec not in _FULL_TABLES_BUILT
         and (time_limit is None or time_limit >= FULL_TABLE_MIN_TIME)
     ):

@@ -43,6 +43,16 @@ class Rule(Enum):
     FREESTYLE = "freestyle"  # k or more in a row
     EXACT = "exact"  # exactly k; an overline does not win
     CARO = "caro"  # exactly k, and not blocked by the opponent at both ends
+    # Five in a row (k must be 5): X (black) wins with exactly five and may not play a
+    # double-three, a double-four or an overline (engine.renju); O (white) wins with five or more.
+    RENJU = "renju"
+
+    def for_mark(self, mark: int) -> Rule:
+        """The rule a line of `mark`'s is judged by: renju judges black's as exact and white's
+        as freestyle; every other rule is the same for both sides."""
+        if self is Rule.RENJU:
+            return Rule.EXACT if mark == 1 else Rule.FREESTYLE
+        return self
 
     @classmethod
     def parse(cls, text: str) -> Rule:

@@ -11,7 +11,15 @@ from bot.game.challenges import CHALLENGE_SECONDS
 from bot.game.hints import HINT_LEVELS
 from bot.game.levels import ExternalLevel
 from bot.game.model import External
-from bot.game.options import FIRSTS, PRESET_RULES, SIZES, difficulties, parse_options, parse_size
+from bot.game.options import (
+    FIRSTS,
+    PRESET_RULES,
+    RULES,
+    SIZES,
+    difficulties,
+    parse_options,
+    parse_size,
+)
 from bot.game.ratings import AI_ANCHORS, K_FACTOR, LEADERBOARD_MIN_GAMES, START_RATING
 from bot.game.settings import DEFAULT_TIMEOUTS
 from bot.i18n.texts import Counted, command_name, subcommands, text_in
@@ -108,6 +116,7 @@ def help_sections(locale: str, external: ExternalLevel, client: str | None = Non
     rule_lines = [
         tr("help.bullet", text=default(tr(f"rule.{rule.value}"), rule is defaults.rule))
         for rule in Rule
+        if rule.value in RULES
     ]
     rule_lines += [
         tr("help.rules.preset", size=f"`{key}`", rule=tr(f"rulename.{rule.value}"))

@@ -15,19 +15,27 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+import numpy.typing as npt
 
 from ..board import DIRECTIONS, Board, zobrist_keys
-from ..types import Rule
+from ..renju import Shape
+from ..types import Cell, Rule
 from . import core, pns
 from .core import Ctx, Geo, State
 from .pns import PnTable
 from .stop import Stop
 
-RULE_CODES = {Rule.FREESTYLE: core.FREESTYLE, Rule.EXACT: core.EXACT, Rule.CARO: core.CARO}
+RULE_CODES = {
+    Rule.FREESTYLE: core.FREESTYLE,
+    Rule.EXACT: core.EXACT,
+    Rule.CARO: core.CARO,
+    Rule.RENJU: core.RENJU,
+}
 NEAR_RADIUS = 2
 WORTH_LEVELS = 8
 TT_BUCKETS = 1 << 18  # two entries each: about 15 MB per process
@@ -131,6 +139,7 @@ def new_state(g: Geo, moves: list[int] | None = None) -> State:
         n3=np.zeros(3, dtype=np.int64),
         wdelta=np.zeros((2, g.k), dtype=np.int64),
         t3m=np.zeros((3, (size + 63) // 64), dtype=np.int64),
+        rf=np.zeros((size + 1, core.RF_COLS), dtype=np.int32),
     )
     core.load(g, s, np.array(moves or [], dtype=np.int32))
     return s
@@ -387,14 +396,51 @@ def _threat_wins(
     return int(out[0]), int(out[1])
 
 
+# The core's verdicts on a black stone, as engine.renju's shapes (None: allowed or a five).
+RENJU_SHAPES: dict[int, Shape | None] = {
+    core.R_ALLOWED: None,
+    core.R_FIVE: None,
+    core.R_OVERLINE: Shape.OVERLINE,
+    core.R_DOUBLE_FOUR: Shape.DOUBLE_FOUR,
+    core.R_DOUBLE_THREE: Shape.DOUBLE_THREE,
+}
+
+
+def renju_verdicts(rows: int, cols: int, grid: Sequence[int]) -> npt.NDArray[np.int8]:
+    """The compiled core's verdict (core.R_*) on a black stone on each cell of a position given
+    as row-major values (0 empty, 1 X, 2 O), -1 on the stones: the second implementation of
+    renju's forbidden moves, next to engine.renju, that the core's searches use."""
+    g = geometry(rows, cols, 5, Rule.RENJU)
+    cells = np.array(grid, dtype=np.int8)
+    if cells.shape != (rows * cols,):
+        raise ValueError(f"expected {rows} x {cols} cell values, got {cells.size}")
+    out = np.zeros(rows * cols, dtype=np.int8)
+    rf = np.zeros((rows * cols + 1, core.RF_COLS), dtype=np.int32)
+    core.renju_verdicts(g, cells, rf, out)
+    return out
+
+
+def renju_forbidden(rows: int, cols: int, grid: Sequence[int]) -> dict[Cell, Shape]:
+    """The forbidden points of black in a position (as renju_verdicts), with their shapes."""
+    out = renju_verdicts(rows, cols, grid)
+    found: dict[Cell, Shape] = {}
+    for index in np.flatnonzero(out >= core.R_OVERLINE):
+        shape = RENJU_SHAPES[int(out[index])]
+        if shape is not None:
+            found[divmod(int(index), cols)] = shape
+    return found
+
+
 def exercise() -> None:
     """Call every core function once with each of its signatures, so that numba loads (or, in a
     build, compiles) all of them now: no later call is the first (engine.cores)."""
     for rule in Rule:
-        board = Board(7, 7, 4, rule)
+        board = Board(7, 7, 5 if rule is Rule.RENJU else 4, rule)
         for name in ("D4", "C3", "D3", "E5", "D5"):
             board.push_name(name)
         think(board, time.perf_counter() + 0.05)
+        if rule is Rule.RENJU:
+            renju_verdicts(board.rows, board.cols, board.grid)
         g, s = state_of(board)
         for cell in range(g.size):
             if not s.grid[cell]:

@@ -36,7 +36,7 @@ I8 = npt.NDArray[np.int8]
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
 
-FREESTYLE, EXACT, CARO = 0, 1, 2
+FREESTYLE, EXACT, CARO, RENJU = 0, 1, 2, 3
 WIN = 1 << 40
 WON = WIN - 10_000  # any value beyond this is a forced result
 MAX_PLY = 160  # deepest recursion (search plies plus threat-sequence plies) with own buffers
@@ -98,6 +98,9 @@ class State(NamedTuple):
     # the cells that make a four at every node: read from these words that is a few steps
     # instead of a pass over the board.
     t3m: I64
+    # [level, column]: renju_verdict's stack (RF_* columns), one level per nested real-three
+    # check; size + 1 levels, as each holds one more stone than the one before.
+    rf: I32
 
 
 class Ctx(NamedTuple):
@@ -428,12 +431,224 @@ def load(g: Geo, s: State, moves: I32) -> None:
         place(g, s, moves[i], 1 if i % 2 == 0 else 2)
 
 
+# ----------------------------------------------------------------------------- renju
+# Verdicts on a black stone (those of engine.renju): OVERLINE and above forbid it.
+R_ALLOWED, R_FIVE, R_OVERLINE, R_DOUBLE_FOUR, R_DOUBLE_THREE = 0, 1, 2, 3, 4
+R_REACH = 5  # cells each side of the stone that decide its shapes (engine.renju.REACH)
+# Columns of State.rf: the cell, its threes' count, the three and point being tried, the real
+# threes found, then per three its two straight-four points (-1 when it has one).
+RF_CELL, RF_N, RF_I, RF_J, RF_REAL, RF_POINTS = 0, 1, 2, 3, 4, 5
+RF_MAX_THREES = 16  # four lines, at most four windows each
+RF_COLS = RF_POINTS + 2 * RF_MAX_THREES
+
+
+@jit_inline
+def _renju_line(g: Geo, grid: I8, r0: int, c0: int, d: int) -> int:
+    """The 2 * R_REACH + 1 cells of line d centred on (r0, c0), two bits each from the far
+    negative end (0 empty, 1 black, 2 white or off the board)."""
+    rows, cols = g.rows, g.cols
+    dr = g.dr[d]
+    dc = g.dc[d]
+    code = 0
+    for o in range(-R_REACH, R_REACH + 1):
+        r = r0 + o * dr
+        c = c0 + o * dc
+        v = 2
+        if 0 <= r < rows and 0 <= c < cols:
+            x = grid[r * cols + c]
+            v = 1 if x == 1 else (0 if x == 0 else 2)
+        code |= v << (2 * (o + R_REACH))
+    return code
+
+
+@jit_inline
+def _at(code: int, o: int) -> int:
+    return (code >> (2 * (o + R_REACH))) & 3
+
+
+@jit_inline
+def _renju_open(g: Geo, grid: I8, cell: int, rf: I32, t: int) -> int:
+    """A black stone on the empty cell, read as engine.renju._analyse reads each line: the
+    verdict when its shapes decide it (the stone taken off again), or -1 with the stone left on
+    and level t of rf holding its threes, whose realness the caller must check."""
+    grid[cell] = 1
+    r0 = cell // g.cols
+    c0 = cell % g.cols
+    five = False
+    over = False
+    fours = 0
+    n = 0
+    for d in range(4):
+        code = _renju_line(g, grid, r0, c0, d)
+        lo = 0
+        while lo > -R_REACH and _at(code, lo - 1) == 1:
+            lo -= 1
+        hi = 0
+        while hi < R_REACH and _at(code, hi + 1) == 1:
+            hi += 1
+        run = hi - lo + 1
+        if run == 5:
+            five = True
+        elif run > 5:
+            over = True
+        # Fours: five cells holding the stone, four black and one empty, neither neighbour
+        # black. A straight four is two such windows side by side with the same stones.
+        last = -1
+        for a in range(-4, 1):
+            black = 0
+            empty = 0
+            mask = 0
+            for o in range(a, a + 5):
+                v = _at(code, o)
+                if v == 1:
+                    black += 1
+                    mask |= 1 << (o + R_REACH)
+                elif v == 0:
+                    empty += 1
+            if black == 4 and empty == 1 and _at(code, a - 1) != 1 and _at(code, a + 5) != 1:
+                if mask != last:
+                    fours += 1
+                last = mask
+            else:
+                last = -1
+        # Threes: ". a b c d ." with neither outer neighbour black, a..d three black and one
+        # empty (the straight-four point). The same stones from two windows side by side are
+        # one three with two points.
+        last = -1
+        for a in range(-4, 0):
+            if _at(code, a) != 0 or _at(code, a + 5) != 0:
+                last = -1
+                continue
+            if _at(code, a - 1) == 1 or _at(code, a + 6) == 1:
+                last = -1
+                continue
+            black = 0
+            empty = 0
+            mask = 0
+            point = 0
+            for o in range(a + 1, a + 5):
+                v = _at(code, o)
+                if v == 1:
+                    black += 1
+                    mask |= 1 << (o + R_REACH)
+                elif v == 0:
+                    empty += 1
+                    point = o
+            if black == 3 and empty == 1:
+                at = (r0 + point * g.dr[d]) * g.cols + c0 + point * g.dc[d]
+                if mask == last:
+                    rf[t, RF_POINTS + 2 * (n - 1) + 1] = at
+                else:
+                    rf[t, RF_POINTS + 2 * n] = at
+                    rf[t, RF_POINTS + 2 * n + 1] = -1
+                    n += 1
+                last = mask
+            else:
+                last = -1
+    verdict = -1
+    if five:
+        verdict = R_FIVE
+    elif over:
+        verdict = R_OVERLINE
+    elif fours >= 2:
+        verdict = R_DOUBLE_FOUR
+    elif n < 2:
+        verdict = R_ALLOWED
+    if verdict >= 0:
+        grid[cell] = 0
+        return verdict
+    rf[t, RF_CELL] = cell
+    rf[t, RF_N] = n
+    rf[t, RF_I] = 0
+    rf[t, RF_J] = 0
+    rf[t, RF_REAL] = 0
+    return -1
+
+
+@jit
+def renju_verdict(g: Geo, grid: I8, cell: int, rf: I32) -> int:
+    """engine.renju's verdict on a black stone on the empty cell (R_*), the grid left as found.
+
+    A three is real when one of its straight-four points is itself allowed with the stone in
+    place, so each such point is judged the same way, one level deeper: a loop over the
+    explicit stack rf rather than a recursive function, which numba's disk cache could not
+    load back."""
+    verdict = _renju_open(g, grid, cell, rf, 0)
+    if verdict >= 0:
+        return verdict
+    top = 0
+    while True:
+        n = rf[top, RF_N]
+        i = rf[top, RF_I]
+        decided = -1
+        if rf[top, RF_REAL] + n - i < 2:
+            decided = R_ALLOWED
+        else:
+            point = rf[top, RF_POINTS + 2 * i + rf[top, RF_J]]
+            child = _renju_open(g, grid, point, rf, top + 1)
+            if child < 0:
+                top += 1
+                continue
+            decided = -2 - child  # the child's verdict, handed to the level below
+        while True:
+            if decided <= -2:
+                # A point of the three being tried at `top` was judged.
+                if decided == -2 - R_ALLOWED:
+                    rf[top, RF_REAL] += 1
+                    if rf[top, RF_REAL] == 2:
+                        decided = R_DOUBLE_THREE
+                    else:
+                        rf[top, RF_I] += 1
+                        rf[top, RF_J] = 0
+                        break
+                else:
+                    j = rf[top, RF_J] + 1
+                    i = rf[top, RF_I]
+                    if j == 2 or rf[top, RF_POINTS + 2 * i + j] < 0:
+                        rf[top, RF_I] = i + 1
+                        rf[top, RF_J] = 0
+                    else:
+                        rf[top, RF_J] = j
+                    break
+            # `top` is decided: take its stone off and hand the verdict down.
+            grid[rf[top, RF_CELL]] = 0
+            if top == 0:
+                return decided
+            top -= 1
+            decided = -2 - decided
+
+
+@jit
+def renju_verdicts(g: Geo, grid: I8, rf: I32, out: I8) -> None:
+    """renju_verdict of every empty cell into out (-1 for a stone): a whole position's
+    forbidden points in one call."""
+    for c in range(g.size):
+        out[c] = -1 if grid[c] != 0 else renju_verdict(g, grid, c, rf)
+
+
+@jit_inline
+def forbidden_at(g: Geo, s: State, cell: int, mark: int) -> bool:
+    """Whether mark may not play the empty cell: black's renju shapes, nothing otherwise.
+
+    Only a cell where black makes two threes, two fours or a longer row can be forbidden: one
+    in two live windows of k-3 or k-2 black stones, or in one of k-1 (an overline's). The
+    counters say so at once, so most cells never reach the check."""
+    if g.rule != RENJU or mark != 1:
+        return False
+    if s.t4[1, cell] == 0 and s.t3[1, cell] < 2 and s.t2[1, cell] < 2:
+        return False
+    return renju_verdict(g, s.grid, cell, s.rf) >= R_OVERLINE
+
+
 # ----------------------------------------------------------------------------- rules
 @jit_inline
 def line_wins(g: Geo, grid: I8, cell: int, mark: int) -> bool:
     """Would a stone of mark on cell win under the rule? The cell itself is not read (as in
     engine.board.winning_line, which this mirrors)."""
     rows, cols, k, rule = g.rows, g.cols, g.k, g.rule
+    if rule == RENJU:
+        # Black wins with exactly five, white with five or more.
+        rule = EXACT if mark == 1 else FREESTYLE
     other = 3 - mark
     reach = k if rule == FREESTYLE else k + 1
     r0 = cell // cols
@@ -567,8 +782,17 @@ def _next_stamp(ctx: Ctx) -> int:
 def blocks(g: Geo, s: State, ctx: Ctx, mark: int, wins: I32, nwins: int, out: I32) -> int:
     """Cells where mark's opponent stops every one of mark's winning cells, into out (when
     none does, the winning cells themselves, so the caller finds the loss). Under caro a stone
-    just past either end of the line can block it too."""
+    just past either end of the line can block it too. Under renju black's forbidden points are
+    left out, and none may be left: 0 then, a win for white."""
     if g.rule != CARO:
+        if g.rule == RENJU and mark == 2:
+            # Black may not block on a forbidden point: none left means white wins (0).
+            n = 0
+            for i in range(nwins):
+                if not forbidden_at(g, s, wins[i], 1):
+                    out[n] = wins[i]
+                    n += 1
+            return n
         for i in range(nwins):
             out[i] = wins[i]
         return nwins
@@ -654,7 +878,7 @@ def makes_fork(g: Geo, s: State, cell: int, mark: int) -> bool:
     """Would a stone of mark on the empty cell make two new winning cells (an open or double
     four)? Only mark's threes through the cell can become fours, each with one cell left to
     complete it, so this reads those windows instead of playing the stone."""
-    if s.t3[mark, cell] < 2:
+    if s.t3[mark, cell] < 2 or forbidden_at(g, s, cell, mark):
         return False
     k = g.k
     grid = s.grid
@@ -771,7 +995,7 @@ def vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
                 while b != 0:
                     c = word * 64 + _low_bit(b)
                     b &= b - 1
-                    if grid[c] == 0:
+                    if grid[c] == 0 and not forbidden_at(g, s, c, att):
                         moves[n] = c
                         scores[n] = attack[att, c] + t3[att, c] * FOUR_BONUS
                         n += 1
@@ -895,8 +1119,9 @@ def _fork_defences(g: Geo, s: State, ctx: Ctx, att: int, out: I32) -> int:
                         c = g.wcells[w, i]
                         if s.grid[c] == 0 and mark[c] != st:
                             mark[c] = st
-                            out[nr] = c
-                            nr += 1
+                            if not forbidden_at(g, s, c, dfn):
+                                out[nr] = c
+                                nr += 1
     if not any_fork:
         return 0
     for word in range(bits.shape[1]):
@@ -906,8 +1131,9 @@ def _fork_defences(g: Geo, s: State, ctx: Ctx, att: int, out: I32) -> int:
             b &= b - 1
             if grid[c] == 0 and mark[c] != st:
                 mark[c] = st
-                out[nr] = c
-                nr += 1
+                if not forbidden_at(g, s, c, dfn):
+                    out[nr] = c
+                    nr += 1
     return nr
 
 
@@ -928,14 +1154,14 @@ def threat_moves(g: Geo, s: State, att: int, threes: bool, moves: I32, scores: I
             while b != 0:
                 c = word * 64 + _low_bit(b)
                 b &= b - 1
-                if grid[c] == 0:
+                if grid[c] == 0 and not forbidden_at(g, s, c, att):
                     moves[n] = c
                     scores[n] = FOUR_BONUS + attack[att, c]
                     n += 1
         return n
     t2 = s.t2
     for c in range(g.size):
-        if grid[c] != 0:
+        if grid[c] != 0 or forbidden_at(g, s, c, att):
             continue
         if t3[att, c] > 0:
             moves[n] = c
@@ -1024,6 +1250,11 @@ def _vct(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
                 nw = win_cells_near(g, s, threat, att, threats)  # att had no winning cell here
                 if nw > 0:
                     nr = blocks(g, s, ctx, att, threats, nw, replies)
+                    if nr == 0:
+                        # Renju: black may block on no cell, so white's four wins.
+                        unplace(g, s)
+                        ok, found, mode = True, threat, _RETURN
+                        continue
                 elif forced or vf[lv, V_DEPTH] > 0:
                     nr = _fork_defences(g, s, ctx, att, replies)
                     three = True
@@ -1141,7 +1372,10 @@ def gen_moves(g: Geo, s: State, ctx: Ctx, me: int, ply: int, hint: int, width: i
     theirs = ctx.wbuf[ply]
     nt = win_cells(g, s, them, theirs)
     if nt > 0:
-        return blocks(g, s, ctx, them, theirs, nt, moves)
+        nb = blocks(g, s, ctx, them, theirs, nt, moves)
+        # None only under renju, when black's every block is forbidden: lost, any move will do.
+        if nb > 0:
+            return nb
     # A fork cell lies in two of the opponent's live windows of k-2 stones.
     threatened = s.n3[them] >= 2 and find_fork(g, s, them) >= 0
     k0 = ctx.killers[ply, 0]
@@ -1153,7 +1387,7 @@ def gen_moves(g: Geo, s: State, ctx: Ctx, me: int, ply: int, hint: int, width: i
     attack = s.attack
     history = ctx.history
     for c in range(g.size):
-        if grid[c] != 0 or near[c] == 0:
+        if grid[c] != 0 or near[c] == 0 or forbidden_at(g, s, c, me):
             continue
         my3 = t3[me, c]
         their3 = t3[them, c]

@@ -22,7 +22,7 @@ from types import ModuleType
 
 from .. import cores
 from ..board import Board
-from ..types import LEVELS, Cell, IllegalMoveError, Level
+from ..types import LEVELS, Cell, IllegalMoveError, Level, Rule
 from .explain import reason_at
 from .position import EVERY_CELL_UP_TO, Position
 from .search import WON, Searcher
@@ -333,6 +333,15 @@ def _core_move(
             stop=stop,
             fresh=fresh,
         )
+    move = result.move
+    if board.rule is Rule.RENJU and board.is_forbidden(divmod(move, board.cols)):
+        # The core keeps off black's forbidden points itself; should one come through all the
+        # same, the best-ranked allowed move is played instead, as no forbidden one may be.
+        allowed = [m for m in result.ranking if not board.is_forbidden(divmod(m, board.cols))]
+        if not allowed:
+            raise cores.CoreNotReady("no allowed move from the compiled core")
+        move = allowed[0]
+        result = compiled.CoreResult(move, 0, result.depth, result.nodes, "search", ())
     reason = reason_at(Position(board), result.move) if with_reason else ""
     # The proof-number VCT answers every defence of the attacker's threes (engine.ai.pns), so a
     # win it finds is as forced as one by fours.
@@ -513,7 +522,7 @@ def _guarded(
         pool = [
             m
             for m in dict.fromkeys([*line, *pos.four_moves(pos.turn), *ranking[:8]])
-            if m not in tried and not pos.grid[m]
+            if m not in tried and not pos.grid[m] and not pos.forbidden(m, pos.turn)
         ]
         pool.sort(key=lambda m: rank.get(m, len(rank)))
         for move in pool:

@@ -45,6 +45,7 @@ from .core import (
     _unwind,
     blocks,
     cycles,
+    forbidden_at,
     has_win,
     jit,
     jit_inline,
@@ -190,8 +191,9 @@ def _defences(g: Geo, s: State, ctx: Ctx, att: int, out: I32, wins: I32, tmp: I3
                 c = g.wcells[w, t]
                 if grid[c] == 0 and mark[c] != st:
                     mark[c] = st
-                    out[nr] = c
-                    nr += 1
+                    if not forbidden_at(g, s, c, dfn):
+                        out[nr] = c
+                        nr += 1
             if caro:
                 a = g.wcells[w, 0]
                 b = g.wcells[w, 1]
@@ -215,8 +217,9 @@ def _defences(g: Geo, s: State, ctx: Ctx, att: int, out: I32, wins: I32, tmp: I3
             b &= b - 1
             if grid[c] == 0 and mark[c] != st:
                 mark[c] = st
-                out[nr] = c
-                nr += 1
+                if not forbidden_at(g, s, c, dfn):
+                    out[nr] = c
+                    nr += 1
     return nr
 
 

@@ -89,6 +89,7 @@ class Position:
         "gain",
         "attack",
         "tracked",
+        "stones",
     )
 
     def __init__(self, board: Board) -> None:
@@ -97,6 +98,8 @@ class Position:
         self.grid = cast(list[int], self.board.grid)
         self.rows, self.cols, self.k, self.rule = board.rows, board.cols, board.k, board.rule
         self.size = board.rows * board.cols
+        # Renju's stones, kept in step by the board's push and pop: black's forbidden points.
+        self.stones = self.board.renju_stones
         t = tables(board.rows, board.cols, board.k)
         self.window_cells, self.cell_windows, self.near_cells = (
             t.window_cells,
@@ -218,6 +221,19 @@ class Position:
         self._remove(row * self.cols + col, mark)
 
     # ------------------------------------------------------------------ reading
+    def forbidden(self, index: int, mark: int) -> bool:
+        """Whether `mark` may not play the empty cell `index`: black's renju shapes."""
+        stones = self.stones
+        return stones is not None and mark == 1 and stones.is_forbidden(divmod(index, self.cols))
+
+    def allowed(self, cells: list[int], mark: int) -> list[int]:
+        """`cells` less those `mark` may not play (only black's, only under renju)."""
+        stones = self.stones
+        if stones is None or mark != 1:
+            return cells
+        cols = self.cols
+        return [c for c in cells if not stones.is_forbidden(divmod(c, cols))]
+
     def wins_at(self, index: int, mark: int) -> bool:
         """Would `mark` win by playing the empty cell `index` (whoever is to move)?"""
         row, col = divmod(index, self.cols)
@@ -250,6 +266,10 @@ class Position:
         """
         if wins is None:
             wins = self.win_cells(mark)
+        if self.stones is not None:
+            # Renju: black may not block on a forbidden point, so a four whose only block is
+            # one wins for white. Empty then: no block at all.
+            return self.allowed(wins, 3 - mark)
         if self.rule is not Rule.CARO or not wins:
             return wins
         rows, cols, k, grid = self.rows, self.cols, self.k, self.grid
@@ -297,7 +317,8 @@ class Position:
         return found
 
     def four_moves(self, mark: int) -> list[int]:
-        """Empty cells where `mark` would make a line one stone short of k (a "four")."""
+        """Empty cells where `mark` would make a line one stone short of k (a "four"), less
+        black's forbidden points under renju."""
         k = self.k
         if k < 2:
             return []
@@ -308,17 +329,19 @@ class Position:
             for cell in window_cells[w]:
                 if not grid[cell]:
                     cells.add(cell)
-        return sorted(cells)
+        return self.allowed(sorted(cells), mark)
 
     def candidates(self) -> list[int]:
-        """Empty cells near a stone; every empty cell on small boards or with no stone yet."""
+        """Empty cells near a stone; every empty cell on small boards or with no stone yet.
+        Under renju black's forbidden points are left out: they cannot be played."""
         grid, near = self.grid, self.near
         if self.size <= EVERY_CELL_UP_TO:
-            return [i for i in range(self.size) if not grid[i]]
-        found = [i for i in range(self.size) if near[i] and not grid[i]]
-        if not found:
             found = [i for i in range(self.size) if not grid[i]]
-        return found
+        else:
+            found = [i for i in range(self.size) if near[i] and not grid[i]]
+            if not found:
+                found = [i for i in range(self.size) if not grid[i]]
+        return self.allowed(found, self.turn)
 
     def move_scores(self, cells: list[int], mark: int) -> list[int]:
         """Quick worth of playing each cell for `mark`: its own lines grown plus the opponent's cut."""

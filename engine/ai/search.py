@@ -50,7 +50,11 @@ class Searcher:
         them = 3 - me
         threats = pos.win_cells(them)
         if threats:
-            return pos.blocks(them, threats), True
+            blocks = pos.blocks(them, threats)
+            # No block only under renju (black's are all forbidden): the game is lost, and any
+            # move will do.
+            if blocks:
+                return blocks, True
         cells = pos.candidates()
         scores = pos.move_scores(cells, me)
         history = self.history
@@ -80,7 +84,8 @@ class Searcher:
         if depth <= 0:
             threats = pos.win_cells(3 - me)
             if threats:
-                if len(threats) > 1 and len(pos.blocks(3 - me, threats)) > 1:
+                blocks = pos.blocks(3 - me, threats)
+                if not blocks or (len(threats) > 1 and len(blocks) > 1):
                     return -(WIN - ply - 2)
             elif self.leaf_vcf and pos.live[me][pos.k - 2]:
                 # A quiet-looking leaf may hide a win by fours for the side to move.

@@ -154,7 +154,7 @@ def _three_moves(pos: Position, attacker: int, fours: list[int]) -> list[int]:
                 if not grid[cell]:
                     found.add(cell)
     found.difference_update(fours)
-    moves = sorted(found)
+    moves = pos.allowed(sorted(found), attacker)
     scores = pos.move_scores(moves, attacker)
     order = sorted(range(len(moves)), key=lambda i: (-scores[i], moves[i]))
     return [moves[i] for i in order]
@@ -272,4 +272,4 @@ def _defences(pos: Position, attacker: int, forks: list[int]) -> list[int]:
         cells = window_cells[w]
         if any(c in fork_set for c in cells):
             found.update(c for c in cells if not grid[c])
-    return sorted(found)
+    return pos.allowed(sorted(found), 3 - attacker)

@@ -468,7 +468,7 @@ def format_report(results: Sequence[GameResult], names: Sequence[str], anchor: s
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--size", default="9x9", help="board size ROWSxCOLS, or ROWSxCOLSkK (default 9x9)")
     parser.add_argument("--k", type=int, default=5, help="stones in a row to win (default 5)")
-    parser.add_argument("--rule", default="freestyle", help="freestyle, exact or caro")
+    parser.add_argument("--rule", default="freestyle", help="freestyle, exact, caro or renju")
     parser.add_argument(
         "--levels",
         default="easy,normal,hard,impossible",

@@ -204,7 +204,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sizes", default=DEFAULT_SIZES,
                         help=f"comma-separated ROWSxCOLSkK boards (default {DEFAULT_SIZES})")
     parser.add_argument("--levels", default=None, help="comma-separated AI levels (default all)")
-    parser.add_argument("--rule", default="freestyle", help="freestyle, exact or caro")
+    parser.add_argument("--rule", default="freestyle", help="freestyle, exact, caro or renju")
     parser.add_argument("--moves", type=int, default=10,
                         help="positions timed per level and size (default 10)")
     parser.add_argument("--time-limit", type=float, default=None,

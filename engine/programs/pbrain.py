@@ -76,8 +76,7 @@ def rule_from_bits(bits: int) -> tuple[Rule, list[str]]:
     if bits & RULE_CONTINUOUS:
         notes.append("continuous games are not supported: the game ends at the first win")
     if bits & RULE_RENJU:
-        notes.append("renju is not supported: playing freestyle (five or more wins)")
-        return Rule.FREESTYLE, notes
+        return Rule.RENJU, notes
     if bits & RULE_CARO:
         return Rule.CARO, notes
     if bits & RULE_EXACT:
@@ -114,9 +113,10 @@ def finished_line(rule: Rule, stones: dict[Cell, Mark]) -> list[Cell] | None:
             run = [(r, c)]
             while stones.get((run[-1][0] + dr, run[-1][1] + dc)) is mark:
                 run.append((run[-1][0] + dr, run[-1][1] + dc))
-            if len(run) < K or (rule is not Rule.FREESTYLE and len(run) != K):
+            judged = rule.for_mark(mark)
+            if len(run) < K or (judged is not Rule.FREESTYLE and len(run) != K):
                 continue
-            if rule is Rule.CARO:
+            if judged is Rule.CARO:
                 before = stones.get((r - dr, c - dc))
                 after = stones.get((run[-1][0] + dr, run[-1][1] + dc))
                 if before is mark.other and after is mark.other:

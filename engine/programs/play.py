@@ -180,7 +180,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--k", type=int, default=None, help="stones in a row to win (default: min(5, longest side))"
     )
-    parser.add_argument("--rule", default="freestyle", help="freestyle (default), exact or caro")
+    parser.add_argument("--rule", default="freestyle", help="freestyle (default), exact, caro or renju")
     parser.add_argument(
         "--vs", default="human", type=opponent, metavar="{human," + ",".join(LEVELS) + "}",
         help="opponent (default: human)",

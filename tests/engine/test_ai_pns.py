@@ -13,6 +13,7 @@ from engine.ai import compiled, core, pns
 from engine.ai.position import Position
 from engine.ai.threats import Budget, OutOfBudget, vcf
 from engine.types import Cell
+from testkit.rules import K_RULES
 
 _tables: dict[tuple[int, int, int, Rule], tuple[core.Ctx, pns.PnTable]] = {}
 
@@ -154,7 +155,7 @@ def test_dfpn_leaves_the_position_as_it_found_it_and_stops_at_the_node_limit() -
     assert before[3:] == after[3:]
 
 
-@pytest.mark.parametrize("rule", list(Rule))
+@pytest.mark.parametrize("rule", K_RULES)
 def test_every_win_dfpn_claims_on_random_positions_holds_against_every_defence(rule: Rule) -> None:
     claimed = 0
     for board in clustered_positions(9, rule, 400, seed=list(Rule).index(rule)):

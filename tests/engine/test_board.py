@@ -82,7 +82,7 @@ def test_size_and_k_limits_are_inclusive() -> None:
     Board(3, 7, 7)  # k may exceed the short side as long as the long side fits it
 
 
-@pytest.mark.parametrize("name", ["renju", "", "free style", "5", "caro!"])
+@pytest.mark.parametrize("name", ["renjuu", "", "free style", "5", "caro!"])
 def test_bad_rule_names_are_refused_with_the_choices(name: str) -> None:
     with pytest.raises(ValueError) as info:
         Rule.parse(name)

@@ -20,6 +20,7 @@ from engine.external import (
     supports,
 )
 from testkit.engines import scripted_brain
+from testkit.rules import K_RULES
 
 
 def caro_pbrain(*args: str) -> list[str]:
@@ -86,7 +87,7 @@ def test_the_brain_sees_whose_stones_are_whose(engines: Callable[..., ExternalEn
     assert engine.move(board) == (2, 6)
 
 
-@pytest.mark.parametrize("rule", list(Rule))
+@pytest.mark.parametrize("rule", K_RULES)
 def test_rule_and_rectangular_boards_reach_the_brain(
     rule: Rule, engines: Callable[..., ExternalEngine]
 ) -> None:

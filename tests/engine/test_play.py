@@ -274,12 +274,23 @@ def test_bad_sizes(text: str) -> None:
 
 @pytest.mark.parametrize(
     "argv",
-    [["--size", "30x30"], ["--size", "3x3", "--k", "4"], ["--rule", "renju"], ["--size", "big"]],
+    [
+        ["--size", "30x30"],
+        ["--size", "3x3", "--k", "4"],
+        ["--rule", "gomoku"],
+        ["--rule", "renju"],  # renju is five in a row: not on the default 3x3 board
+        ["--size", "big"],
+    ],
 )
 def test_run_reports_bad_arguments(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert run(parse(argv)) == 2
     err = capsys.readouterr().err
     assert err.startswith("caro play: ") and len(err) > len("caro play: \n")
+
+
+def test_renju_is_a_rule_of_the_game() -> None:
+    board, _, _ = build_game(parse(["--size", "15x15", "--rule", "renju"]))
+    assert board.rule is Rule.RENJU and board.k == 5
 
 
 def test_vs_ai_seats_and_seeded_first() -> None:

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Board, Cell, Mark, Outcome, Rule
+from testkit.rules import K_RULES
 
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
@@ -129,7 +130,7 @@ def test_random_playouts_agree_with_the_referee() -> None:
     rng = random.Random(20261122)
     endings = set()
     for rows, cols, k in SHAPES:
-        for rule in Rule:
+        for rule in K_RULES:
             for _ in range(4 if rows * cols <= 50 else 2):
                 board = Board(rows, cols, k, rule)
                 playout(board, rng)
@@ -180,7 +181,7 @@ def enumerate_positions(rule: Rule) -> dict[tuple[int, ...], object]:
 
 
 def test_exhaustive_tic_tac_toe_positions() -> None:
-    results = {rule: enumerate_positions(rule) for rule in Rule}
+    results = {rule: enumerate_positions(rule) for rule in K_RULES}
     freestyle = results[Rule.FREESTYLE]
     assert len(freestyle) == 5478
     endings = [v for v in freestyle.values() if v is not None]
@@ -212,7 +213,7 @@ def test_sampled_4x4_k3_positions_under_each_rule() -> None:
     # 4x4 is too big to enumerate here; a seeded sample of DFS branches is where exact and caro
     # really differ from freestyle (fours, and threes against an edge).
     rng = random.Random(44)
-    for rule in Rule:
+    for rule in K_RULES:
         board = Board(4, 4, 3, rule)
         _, nodes = sample_tree(board, rng, 3000)
         assert nodes > 2000
@@ -235,7 +236,7 @@ def test_exact_and_caro_differ_from_freestyle_on_4x4() -> None:
     rows=st.integers(1, 8),
     cols=st.integers(1, 8),
     k_frac=st.floats(0.0, 1.0),
-    rule=st.sampled_from(list(Rule)),
+    rule=st.sampled_from(K_RULES),
     picks=st.lists(st.integers(0, 10_000), max_size=64),
 )
 def test_push_pop_round_trip_property(

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from engine import Board, Cell, Mark, Outcome, Rule
+from testkit.rules import K_RULES
 
 # Scattered far-away cells for the side that only has to pass its turn: never two adjacent.
 FILLER: tuple[Cell, ...] = tuple((14, c) for c in range(0, 15, 2)) + tuple(
@@ -42,7 +43,7 @@ def gomoku(rule: Rule = Rule.FREESTYLE) -> Board:
 
 
 # ----------------------------------------------------------------- directions
-@pytest.mark.parametrize("rule", list(Rule))
+@pytest.mark.parametrize("rule", K_RULES)
 @pytest.mark.parametrize(
     ("xs", "line"),
     [
@@ -94,7 +95,7 @@ def test_mixed_colours_do_not_make_a_line() -> None:
 
 
 # ----------------------------------------------------------------- edges, corners, shapes
-@pytest.mark.parametrize("rule", list(Rule))
+@pytest.mark.parametrize("rule", K_RULES)
 def test_corner_to_corner_diagonals_on_a_small_board(rule: Rule) -> None:
     board = Board(5, 5, 5, rule)
     xs = [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)]
@@ -107,7 +108,7 @@ def test_corner_to_corner_diagonals_on_a_small_board(rule: Rule) -> None:
     assert sorted(outcome.line) == sorted(xs)
 
 
-@pytest.mark.parametrize("rule", list(Rule))
+@pytest.mark.parametrize("rule", K_RULES)
 def test_lines_along_each_edge(rule: Rule) -> None:
     for xs in (
         [(0, c) for c in range(10, 15)],  # top edge, right corner
@@ -162,7 +163,7 @@ def test_one_column_board() -> None:
     assert board.outcome() == Outcome(Mark.X, ((0, 0), (1, 0), (2, 0)))
 
 
-@pytest.mark.parametrize("rule", list(Rule))
+@pytest.mark.parametrize("rule", K_RULES)
 def test_k1_first_stone_wins(rule: Rule) -> None:
     board = Board(3, 3, 1, rule)
     board.push((1, 1))

@@ -11,7 +11,7 @@ from bot.game import options, ratings
 from bot.game.levels import NO_ENGINE
 from bot.i18n import texts
 from bot.ui import help_text
-from engine.types import Level, Rule
+from engine.types import Level
 
 
 def _help(locale: str) -> str:
@@ -27,8 +27,8 @@ def test_help_mentions_every_level_preset_rule_and_subcommand(locale: str) -> No
     assert texts.text_in(locale, "level.adaptive") in text
     for preset in options.SIZES:
         assert f"`{preset}`" in text, preset
-    for rule in Rule:
-        assert texts.text_in(locale, f"rule.{rule.value}") in text, rule
+    for rule in options.RULES:
+        assert texts.text_in(locale, f"rule.{rule}") in text, rule
     for name in help_text.subcommands():
         assert f"**{help_text.command(locale, name)}**" in text, name
     # Big and typed sizes, the largest board and the typed-move button.
