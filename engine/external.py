@@ -25,7 +25,13 @@ from collections.abc import Sequence
 from .board import Board
 from .types import Cell, Rule
 
-__all__ = ["ExternalEngine", "ExternalEngineError", "parse_command", "supports"]
+__all__ = [
+    "EngineRefused",
+    "ExternalEngine",
+    "ExternalEngineError",
+    "parse_command",
+    "supports",
+]
 
 K = 5
 MIN_SIDE = 5
@@ -33,7 +39,9 @@ MIN_SIDE = 5
 START_TIMEOUT = 15.0
 # Seconds past the turn limit allowed for the pipe and the brain's own overshoot.
 GRACE = 0.5
-# Bits of INFO rule (the protocol's): 1 exactly five, 4 renju, 8 caro; 0 freestyle.
+# INFO rule as the managers send it: 0 freestyle, 1 exactly five ("standard"), 4 renju, 8 caro.
+# Brains differ in which they accept (Rapfi takes 0, 1, 4 and the swap numbers, and answers ERROR
+# to 8), so the bot asks each rule once at start (ExternalEngine.accepted_rules).
 RULE_BITS = {Rule.FREESTYLE: 0, Rule.EXACT: 1, Rule.RENJU: 4, Rule.CARO: 8}
 # Lines a brain may send at any time besides its answer; they are skipped.
 CHATTER = ("MESSAGE", "DEBUG", "SUGGEST", "UNKNOWN")
@@ -41,6 +49,11 @@ CHATTER = ("MESSAGE", "DEBUG", "SUGGEST", "UNKNOWN")
 
 class ExternalEngineError(Exception):
     """The external brain did not give a legal move: it died, timed out or answered nonsense."""
+
+
+class EngineRefused(ExternalEngineError):
+    """The brain answered ERROR: it runs, but will not do what it was asked (a rule it does not
+    play, say)."""
 
 
 def parse_command(text: str) -> list[str]:
@@ -166,7 +179,8 @@ class ExternalEngine:
             if not line or line.split(" ", 1)[0].upper() in CHATTER:
                 continue
             if line.upper().startswith("ERROR"):
-                raise self._fail(f"the engine refused {what}: {line[:200]}")
+                self.close()
+                raise EngineRefused(f"the engine refused {what}: {line[:200]}")
             return line
 
     def check(self, size: int = 15, timeout: float = START_TIMEOUT) -> None:
@@ -181,6 +195,23 @@ class ExternalEngine:
                 raise ExternalEngineError(f"the engine answered {reply[:200]!r} to START {size}")
         finally:
             self.close()
+
+    def accepted_rules(self, rules: Sequence[Rule], size: int = 15) -> frozenset[Rule]:
+        """The rules among `rules` the brain plays: each is asked for one move on a `size`
+        board holding one stone, and a rule it answers with ERROR is left out (a brain that
+        does not know a rule number says so, then plays freestyle). ExternalEngineError if it
+        fails otherwise (it cannot start, dies or stays silent)."""
+        accepted = set()
+        for rule in rules:
+            board = Board(size, size, K, rule)
+            board.push((size // 2, size // 2))
+            try:
+                self.move(board)
+            except EngineRefused:
+                continue
+            accepted.add(rule)
+        self.close()
+        return frozenset(accepted)
 
     # ----------------------------------------------------------------- playing
     def move(self, board: Board) -> Cell:

@@ -18,7 +18,13 @@ from typing import Any, TypeVar
 
 from bot.cpu import jobs
 from bot.cpu.pool import FairPool, process_pool
-from bot.game.levels import FALLBACK, NO_ENGINE, ExternalEngineSettings, ExternalLevel
+from bot.game.levels import (
+    FALLBACK,
+    NO_ENGINE,
+    ExternalEngineSettings,
+    ExternalLevel,
+    stand_in,
+)
 from bot.game.model import AiLevel, External
 from engine import Board
 from engine.ai import DEFAULT_TIME_LIMITS
@@ -189,6 +195,8 @@ class AiTurns:
                 board.spec,
                 EXTERNAL_FALLBACK,
             )
+            # Stored as the stand-in's, so the board says who played it.
+            return (row, col), stand_in(reason)
         return (row, col), reason
 
 

@@ -18,6 +18,7 @@ from bot.game.games import GameService
 from bot.game.hints import Hints
 from bot.game.levels import ExternalLevel
 from bot.game.ports import StandingStore
+from bot.game.preferences import MemberPreferences
 from bot.game.records import RecordService
 from bot.game.settings import ServerSettings
 from bot.ui.boards import Boards
@@ -41,6 +42,8 @@ class Services(Protocol):
     def hints(self) -> Hints: ...
     @property
     def settings(self) -> ServerSettings: ...
+    @property
+    def preferences(self) -> MemberPreferences: ...
     @property
     def standings(self) -> StandingStore: ...
     @property

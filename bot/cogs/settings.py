@@ -1,19 +1,28 @@
-"""Per-server settings: `/caro settings` shows the turn time limits, and changes them for
-members who may manage the server."""
+"""`/caro settings`: a member's own settings (board style, turn pings, clock warnings,
+language), and the server's (turn time limits, default language) for members who may manage the
+server. With no option it shows them."""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.group import option_names, text
+from bot.cogs.group import choices, option_names, text
 from bot.game.errors import UserError
-from bot.game.model import GuildSettings
-from bot.game.options import parse_timeout
+from bot.game.model import DEFAULT_STYLE, GuildSettings, MemberSettings
+from bot.game.options import (
+    AUTO_LANGUAGE,
+    LANGUAGES,
+    THEMES,
+    parse_language,
+    parse_theme,
+    parse_timeout,
+)
 from bot.i18n.texts import text_in
 from bot.i18n.translator import locale_of
 from bot.ui.replies import refuse, say
@@ -29,44 +38,121 @@ class SettingsCog(commands.Cog, name="Settings"):
         self.bot = bot
 
     @app_commands.command(name=text("cmdname.settings"), description=text("cmd.settings"))
-    @app_commands.rename(**option_names("timeout", "ai_timeout"))
+    @app_commands.rename(
+        **option_names(
+            "theme",
+            "pings",
+            "clock_warnings",
+            "language",
+            "timeout",
+            "ai_timeout",
+            "server_language",
+        )
+    )
     @app_commands.describe(
-        timeout=text("cmd.settings.timeout"), ai_timeout=text("cmd.settings.ai_timeout")
+        theme=text("cmd.settings.theme"),
+        pings=text("cmd.settings.pings"),
+        clock_warnings=text("cmd.settings.clock_warnings"),
+        language=text("cmd.settings.language"),
+        timeout=text("cmd.settings.timeout"),
+        ai_timeout=text("cmd.settings.ai_timeout"),
+        server_language=text("cmd.settings.server_language"),
+    )
+    @app_commands.choices(
+        theme=choices("theme", THEMES),
+        language=choices("language", LANGUAGES),
+        server_language=choices("language", LANGUAGES),
     )
     async def settings(
         self,
         interaction: discord.Interaction[Any],
+        theme: str | None = None,
+        pings: bool | None = None,
+        clock_warnings: bool | None = None,
+        language: str | None = None,
         timeout: float | None = None,
         ai_timeout: float | None = None,
+        server_language: str | None = None,
     ) -> None:
         guild_id = interaction.guild_id
         assert guild_id is not None  # the /caro group checks this
-        minimum = self.bot.min_timeout
-        current = await self.bot.services.settings.timeouts(guild_id)
-        if timeout is not None or ai_timeout is not None:
-            if not interaction.permissions.manage_guild:
-                await say(interaction, "error.no_permission")
-                return
-            try:
-                current = GuildSettings(
-                    pvp_timeout=current.pvp_timeout
-                    if timeout is None
-                    else parse_timeout(timeout, minimum_seconds=minimum),
-                    ai_timeout=current.ai_timeout
-                    if ai_timeout is None
-                    else parse_timeout(ai_timeout, minimum_seconds=minimum),
-                )
-            except UserError as exc:
-                await refuse(interaction, exc)
-                return
-            await self.bot.services.settings.save_timeouts(guild_id, current)
-            log.info("guild %d: turn limits %s", guild_id, current)
+        services = self.bot.services
+        server_asked = timeout is not None or ai_timeout is not None or server_language is not None
+        if server_asked and not interaction.permissions.manage_guild:
+            await say(interaction, "error.no_permission")
+            return
+        server = await services.settings.timeouts(guild_id)
+        mine = await services.preferences.member(interaction.user.id)
+        try:
+            new_server = self._server(server, timeout, ai_timeout, server_language)
+            new_mine = replace(
+                mine,
+                theme=mine.theme if theme is None else parse_theme(theme),
+                turn_pings=mine.turn_pings if pings is None else pings,
+                clock_warnings=mine.clock_warnings if clock_warnings is None else clock_warnings,
+                language=mine.language if language is None else parse_language(language),
+            )
+        except UserError as exc:
+            await refuse(interaction, exc)
+            return
+        # Each is saved only when it changed: both are validated first, so a bad option saves
+        # neither.
+        if new_server != server:
+            await services.settings.save_timeouts(guild_id, new_server)
+            log.info("guild %d: settings %s", guild_id, new_server)
+        if new_mine != mine:
+            await services.preferences.save_member(interaction.user.id, new_mine)
         await interaction.response.send_message(
-            text_in(
-                locale_of(interaction),
-                "settings.saved",
-                pvp=f"{current.pvp_timeout / 60:g}",
-                ai=f"{current.ai_timeout / 60:g}",
-            ),
-            ephemeral=True,
+            shown_settings(locale_of(interaction), new_server, new_mine), ephemeral=True
         )
+
+    def _server(
+        self,
+        current: GuildSettings,
+        timeout: float | None,
+        ai_timeout: float | None,
+        server_language: str | None,
+    ) -> GuildSettings:
+        minimum = self.bot.min_timeout
+        return GuildSettings(
+            pvp_timeout=current.pvp_timeout
+            if timeout is None
+            else parse_timeout(timeout, minimum_seconds=minimum),
+            ai_timeout=current.ai_timeout
+            if ai_timeout is None
+            else parse_timeout(ai_timeout, minimum_seconds=minimum),
+            language=current.language
+            if server_language is None
+            else parse_language(server_language),
+        )
+
+
+def shown_settings(locale: str, server: GuildSettings, mine: MemberSettings) -> str:
+    """The server's settings and the member's own, as /caro settings shows them."""
+
+    def on_off(value: bool) -> str:
+        return text_in(locale, "settings.on" if value else "settings.off")
+
+    def language_name(language: str | None) -> str:
+        return text_in(locale, f"language.{language or AUTO_LANGUAGE}")
+
+    theme = (mine.theme or DEFAULT_STYLE).value
+    return "\n".join(
+        (
+            text_in(
+                locale,
+                "settings.saved",
+                pvp=f"{server.pvp_timeout / 60:g}",
+                ai=f"{server.ai_timeout / 60:g}",
+            ),
+            text_in(locale, "settings.server_language", language=language_name(server.language)),
+            text_in(
+                locale,
+                "settings.mine",
+                theme=text_in(locale, f"theme.{theme}"),
+                pings=on_off(mine.turn_pings),
+                warnings=on_off(mine.clock_warnings),
+                language=language_name(mine.language),
+            ),
+        )
+    )

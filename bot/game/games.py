@@ -40,6 +40,7 @@ from bot.game.options import (
 )
 from bot.game.ports import Answer, Finished, GameStore, MoveOutcome, RatePolicy, StandingStore
 from bot.game.searches import Searches, Thinker, failed
+from bot.i18n.texts import TextId
 from engine import Board, IllegalMoveError, InvalidMoveError, Mark, Rule
 from engine.external import supports
 from engine.notation import cell_name
@@ -65,7 +66,7 @@ DEFAULT_LIMITS = Limits()
 def _ai_level(name: str, options: GameOptions, external: ExternalLevel) -> AiLevel:
     """The AI of a chosen level for a game with `options`; UserError for the external engine
     once it is no longer set up (a rematch, or a command sent before the operator removed it),
-    or on a board a piskvork brain does not play (it would never make a move of its own)."""
+    or on a board or under a rule it does not play (it would never make a move of its own)."""
     level = parse_ai_level(name)
     if isinstance(level, Level):
         return level
@@ -74,6 +75,13 @@ def _ai_level(name: str, options: GameOptions, external: ExternalLevel) -> AiLev
         raise UserError("error.external_gone")
     if not supports(Board(options.rows, options.cols, options.k, options.rule)):
         raise UserError("error.external_board", name=engine.name)
+    if not external.plays(options.rule):
+        raise UserError(
+            "error.external_rule",
+            name=engine.name,
+            rule=TextId(f"rulename.{options.rule.value}"),
+            rules=", ".join(rule.value for rule in Rule if rule in engine.rules),
+        )
     return level
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bot.cpu.jobs import EXTERNAL_FALLBACK
 from bot.game.model import AiLevel, External
-from engine.types import Level
+from engine.types import Level, Rule
 
 FALLBACK = Level(EXTERNAL_FALLBACK)
 """The level that plays the external engine's seat when the engine cannot, or is gone."""
@@ -29,6 +29,8 @@ class ExternalEngineSettings:
     name: str = "external engine"  # CARO_ENGINE_NAME: what players see
     rating: float = 2200.0  # CARO_ENGINE_RATING: its fixed anchor on the rating scale
     time_limit: float = 1.0  # CARO_ENGINE_TIME_LIMIT: seconds per move
+    # The rules it plays, asked of it once at start (bot.runtime.preflight.check_engine).
+    rules: frozenset[Rule] = frozenset(Rule)
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,10 @@ class ExternalLevel:
     def offered(self) -> tuple[str, ...]:
         """The ids of the levels to add to caro's own: ("external",) when an engine is set up."""
         return (External.ENGINE.value,) if self.engine is not None else ()
+
+    def plays(self, rule: Rule) -> bool:
+        """Whether the engine is set up and plays games under `rule`."""
+        return self.engine is not None and rule in self.engine.rules
 
     def anchor(self, level: AiLevel, anchors: Mapping[str, float]) -> float:
         """The fixed rating of `level` from caro's `anchors`, or the external engine's own."""
@@ -66,8 +72,30 @@ class ExternalLevel:
         return tr("level.external")
 
 
+# A move the fallback made in the engine's seat is stored with its reason id behind this mark,
+# so the board can say who played it: two players never share a seat unannounced.
+STAND_IN = "stand_in:"
+
+
+def stand_in(reason: str) -> str:
+    """The stored reason of a move the fallback made in the engine's place."""
+    return STAND_IN + reason
+
+
+def played_by_stand_in(reason: str | None) -> bool:
+    return reason is not None and reason.startswith(STAND_IN)
+
+
 NO_ENGINE = ExternalLevel()
 """The external level of a process without CARO_ENGINE_CMD: never offered."""
 
 
-__all__ = ["FALLBACK", "NO_ENGINE", "ExternalEngineSettings", "ExternalLevel"]
+__all__ = [
+    "FALLBACK",
+    "NO_ENGINE",
+    "STAND_IN",
+    "ExternalEngineSettings",
+    "ExternalLevel",
+    "played_by_stand_in",
+    "stand_in",
+]

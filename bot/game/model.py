@@ -253,6 +253,29 @@ class UserStats:
 class GuildSettings:
     pvp_timeout: float  # seconds a member has for one move against another member
     ai_timeout: float  # seconds a member has for one move against the AI
+    # The server's default language (a catalogue locale such as "vi"); None: not set.
+    language: str | None = None
+
+
+class BoardStyle(StrEnum):
+    """The board themes a member may pick for the pictures of their games."""
+
+    WOOD = "wood"
+    PAPER = "paper"
+
+
+# The theme of a member who never chose one.
+DEFAULT_STYLE = BoardStyle.WOOD
+
+
+@dataclass(frozen=True, slots=True)
+class MemberSettings:
+    """What one member chose for themselves, in every server."""
+
+    theme: BoardStyle | None = None  # None: the installation's default theme
+    turn_pings: bool = True  # mention them when it is their turn against another member
+    clock_warnings: bool = True  # warn them when their turn clock runs low
+    language: str | None = None  # a catalogue locale ("en-US", "vi"); None: not chosen
 
 
 class ActiveGameExists(Exception):

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from bot.game.errors import UserError
 from bot.game.levels import NO_ENGINE, ExternalLevel
-from bot.game.model import ChallengeFirst
-from bot.i18n.texts import TextId
+from bot.game.model import BoardStyle, ChallengeFirst
+from bot.i18n.texts import CATALOGUES, TextId
 from engine import Rule
 from engine.notation import SizeError
 from engine.notation import parse_size as engine_parse_size
@@ -32,6 +32,10 @@ RULES: tuple[str, ...] = tuple(r.value for r in Rule if r is not Rule.RENJU)
 FIRSTS: tuple[str, ...] = ("me", "ai", "random")
 CHALLENGE_FIRSTS: tuple[str, ...] = tuple(f.value for f in ChallengeFirst)
 MAX_TIMEOUT = 7 * 24 * 3600.0
+THEMES: tuple[str, ...] = tuple(style.value for style in BoardStyle)
+# A language a member or a server may choose: a catalogue's, or "auto" to choose none.
+AUTO_LANGUAGE = "auto"
+LANGUAGES: tuple[str, ...] = (AUTO_LANGUAGE, *CATALOGUES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,3 +124,13 @@ def parse_timeout(minutes: float, *, minimum_seconds: float) -> float:
 
 def _minutes_text(seconds: float) -> str:
     return f"{seconds / 60:g}"
+
+
+def parse_theme(value: str) -> BoardStyle:
+    return BoardStyle(_choice(value, value, THEMES, "theme"))
+
+
+def parse_language(value: str) -> str | None:
+    """A language option: a catalogue's locale, or None for "auto"."""
+    chosen = _choice(value, value, LANGUAGES, "language")
+    return None if chosen == AUTO_LANGUAGE else chosen

@@ -20,6 +20,7 @@ from bot.game.model import (
     Finish,
     GameRow,
     GuildSettings,
+    MemberSettings,
     Mode,
     NewChallenge,
     NewGame,
@@ -205,10 +206,14 @@ class StandingStore(Protocol):
 
 
 class SettingStore(Protocol):
-    """Per-server settings (the turn clocks)."""
+    """Per-server settings (the turn clocks, the default language) and each member's own."""
 
     async def guild_settings(self, guild_id: int, default: GuildSettings) -> GuildSettings: ...
     async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None: ...
+    async def member_settings(self, user_id: int) -> MemberSettings:
+        """What the member saved, or MemberSettings() if they never saved any."""
+
+    async def save_member_settings(self, user_id: int, settings: MemberSettings) -> None: ...
 
 
 class ReviewStore(Protocol):

@@ -18,6 +18,7 @@ from bot.game.levels import NO_ENGINE, ExternalLevel
 from bot.game.meta import Meta
 from bot.game.model import GuildSettings
 from bot.game.ports import StandingStore, Storage
+from bot.game.preferences import MemberPreferences
 from bot.game.records import RecordService
 from bot.game.searches import Thinker
 from bot.game.settings import DEFAULT_TIMEOUTS, ServerSettings
@@ -35,6 +36,7 @@ class Services:
     timeouts: Timeouts
     hints: Hints
     settings: ServerSettings
+    preferences: MemberPreferences
     records: RecordService
     meta: Meta
     # Ratings and results: a read model, read as stored.
@@ -75,6 +77,7 @@ def build_services(
         timeouts=Timeouts(storage.clocks, storage.games, cache, clocks, rate),
         hints=Hints(games, storage.games, ai, cache),
         settings=settings,
+        preferences=MemberPreferences(storage.settings),
         records=RecordService(storage.reviews, storage.games, storage.standings),
         meta=Meta(storage.meta),
         standings=storage.standings,

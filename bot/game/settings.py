@@ -1,4 +1,5 @@
-"""Per-server settings: the turn clocks a server chose, or the installation's defaults."""
+"""Per-server settings: the turn clocks and default language a server chose, or the
+installation's defaults."""
 
 from __future__ import annotations
 

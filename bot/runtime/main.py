@@ -18,6 +18,7 @@ import signal
 import sqlite3
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 
 import aiohttp
 import discord
@@ -38,7 +39,7 @@ from bot.runtime.preflight import (
     network_reason,
     unreachable_message,
 )
-from engine import __version__
+from engine import Rule, __version__
 
 log = logging.getLogger("caro.bot")
 
@@ -242,11 +243,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = load_settings(force_sync=args.sync)
         check_database(settings.db_path)
-        check_engine(settings.engine)
+        settings = replace(settings, engine=check_engine(settings.engine))
     except (SettingsError, PreflightError) as exc:
         print(str(exc), file=sys.stderr)
         return 2
     setup_logging(settings.log_level, secrets=settings.secrets, cluster=settings.cluster)
+    if settings.engine is not None:
+        logging.getLogger("caro.bot").info(
+            "external engine %r offered for the rules it plays: %s",
+            settings.engine.name,
+            ", ".join(rule.value for rule in Rule if rule in settings.engine.rules),
+        )
     apply_endpoint_overrides(settings)
     # Every database statement is a hop to aiosqlite's thread and back; while the event loop is
     # busy, each hand-over of the GIL waits up to the switch interval (5 ms by default), which

@@ -17,6 +17,7 @@ import shlex
 import socket
 import sqlite3
 import tempfile
+from dataclasses import replace
 from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
@@ -29,6 +30,7 @@ from bot.storage import is_postgres_url, sqlite_path
 from bot.storage.postgres import MIGRATIONS_DIR as POSTGRES_MIGRATIONS
 from bot.storage.postgres.connection import connect_reason, shown_dsn
 from bot.storage.sqlite import migration_files
+from engine import Rule
 from engine.external import ExternalEngine, ExternalEngineError
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -200,20 +202,32 @@ def check_sqlite(path: str, setting: str) -> None:
         )
 
 
-def check_engine(engine: ExternalEngineSettings | None) -> None:
-    """Refuse an external engine (CARO_ENGINE_CMD) that cannot be started or does not answer the
-    protocol's START with OK in time, in one line: otherwise every game against it would fall
+def check_engine(engine: ExternalEngineSettings | None) -> ExternalEngineSettings | None:
+    """The external engine (CARO_ENGINE_CMD) with the rules it plays, asked of it once here;
+    PreflightError, in one line, if it cannot be started, does not answer the protocol's START
+    with OK in time, or plays none of caro's rules: otherwise every game against it would fall
     back to another level, and the operator would learn why only from warnings in the log."""
     if engine is None:
-        return
+        return None
     brain = ExternalEngine(engine.command, engine.time_limit)
+    command = shlex.join(engine.command)
     try:
         brain.check()
+        rules = brain.accepted_rules(list(Rule))
     except ExternalEngineError as exc:
         raise PreflightError(
-            f"The external engine {shlex.join(engine.command)} (CARO_ENGINE_CMD) failed its "
+            f"The external engine {command} (CARO_ENGINE_CMD) failed its "
             f"start-up check: {exc}. Fix the command, or remove CARO_ENGINE_CMD to run without it"
         ) from None
+    finally:
+        brain.close()
+    if not rules:
+        raise PreflightError(
+            f"The external engine {command} (CARO_ENGINE_CMD) refused every rule caro plays"
+            f" ({', '.join(rule.value for rule in Rule)}): remove CARO_ENGINE_CMD, or use an"
+            " engine that plays one of them"
+        )
+    return replace(engine, rules=rules)
 
 
 async def check_reachable(url: str, setting: str, overridden: bool, what: str) -> None:

@@ -3,7 +3,7 @@
     python -m bot.storage.copy --from sqlite:///caro.db --to postgresql://caro@db/caro
 
 Every game (running ones included, with their clocks), move, result, rating, rating change,
-challenge, server setting and meta fact is copied, ids kept, in one transaction: the target gets
+challenge, server and member setting and meta fact is copied, ids kept, in one transaction: the target gets
 all of it or nothing. The target must be empty (a fresh database: its schema is created here);
 the SQLite file is first brought to the current schema, as the bot would on start, and is not
 otherwise changed. Stop the bot before copying, then start it with CARO_DATABASE_URL set to the
@@ -85,7 +85,10 @@ TABLES: dict[str, dict[str, Convert]] = {
         "game_id": _as_is, "scope": _as_is, "user_id": _as_is, "mode": _as_is,
         "before": _number, "after": _number,
     },
-    "guild_settings": {"guild_id": _as_is, "pvp_timeout": _number, "ai_timeout": _number},
+    "guild_settings": {"guild_id": _as_is, "pvp_timeout": _number, "ai_timeout": _number,
+                       "language": _as_is},
+    "member_settings": {"user_id": _as_is, "theme": _as_is, "turn_pings": _flag,
+                        "clock_warnings": _flag, "language": _as_is},
     "meta": {"key": _as_is, "value": _as_is},
     "reviews": {"game_id": _as_is, "node_limit": _as_is, "data": _as_is, "created_at": _time},
 }

@@ -8,9 +8,11 @@ from typing import Any, Protocol
 
 from bot.game.model import (
     AiLevel,
+    BoardStyle,
     EndReason,
     Finish,
     GameRow,
+    MemberSettings,
     Mode,
     MoveRow,
     RatingChange,
@@ -97,4 +99,22 @@ def game_row(row: Row) -> GameRow:
             )
             for ply, cell, by_ai, reason in json.loads(row["moves_json"])
         ),
+    )
+
+
+def member_settings_of(
+    theme: object, turn_pings: object, clock_warnings: object, language: object
+) -> MemberSettings:
+    """A stored member_settings row as settings. A theme this version does not know (a newer
+    version saved it, or it was retired) reads as the default rather than failing the member's
+    every drawing."""
+    try:
+        style = None if theme is None else BoardStyle(str(theme))
+    except ValueError:
+        style = None
+    return MemberSettings(
+        theme=style,
+        turn_pings=bool(turn_pings),
+        clock_warnings=bool(clock_warnings),
+        language=None if language is None else str(language),
     )

@@ -579,19 +579,24 @@ def render_replay(
     frame_ms: int = FRAME_MS,
     last_frame_ms: int = LAST_FRAME_MS,
 ) -> bytes:
-    """The whole game as an animated GIF: the empty board, then one frame per move with move
-    numbers on the stones and the last move marked, the winning line on the final frame (held
-    for `last_frame_ms`). Frames: moves + 1. Loops forever, as Discord shows GIFs."""
+    """The whole game as an animated GIF: the final position first, held for `last_frame_ms`,
+    then the empty board and one frame per move with move numbers on the stones and the last
+    move marked, the winning line on the final frame. Frames: moves + 2. Loops forever, as
+    Discord shows GIFs.
+
+    The final position comes first because a client that does not play GIFs (reduced motion,
+    link previews) shows only the first frame, and the replay's text names the final move."""
     frames = replay_frames(game, players=players, theme=theme)
     count = len(frames)
     step = max(MIN_FRAME_MS, min(frame_ms, REPLAY_MS // count))
-    durations = [step] * (count - 1) + [last_frame_ms]
+    # The last frame is followed by the first, the same picture: together they are the hold.
+    durations = [last_frame_ms] + [step] * count
     out = io.BytesIO()
-    frames[0].save(
+    frames[-1].save(
         out,
         format="GIF",
         save_all=True,
-        append_images=frames[1:],
+        append_images=frames,
         duration=durations,
         loop=0,
         disposal=1,

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 import discord
 
 from bot.game.hints import HINT_LEVELS
-from bot.game.levels import ExternalLevel
+from bot.game.levels import STAND_IN, ExternalLevel, played_by_stand_in
 from bot.game.model import (
     AiLevel,
     ChallengeRow,
@@ -89,6 +89,7 @@ def game_content(
     last = state.last_ai_move
     if last is not None:
         cell, reason = last
+        reason = reason.removeprefix(STAND_IN)
         reason_text = tr(f"reason.{reason}" if f"reason.{reason}" in EN else "reason.unknown")
         if state.mode == Mode.WATCH:
             # X makes the odd-numbered moves, so the parity of the move count names the mover.
@@ -97,6 +98,16 @@ def game_content(
             lines.append(tr("game.ai_moved.watch", level=level, cell=cell, reason=reason_text))
         else:
             lines.append(tr("game.ai_moved", cell=cell, reason=reason_text))
+    stand_ins = [move.cell for move in row.moves if played_by_stand_in(move.reason)]
+    if stand_ins:
+        lines.append(
+            tr(
+                "game.stand_ins",
+                level=tr(f"level.{external.fallback.value}"),
+                engine=external.label(tr, External.ENGINE, playing=False),
+                moves=", ".join(stand_ins),
+            )
+        )
     if row.hints:
         lines.append(tr("game.hints", count=row.hints))
     if row.status == "finished":

@@ -12,7 +12,14 @@ from pathlib import Path
 import pytest
 
 from engine import Board, Rule
-from engine.external import ExternalEngine, ExternalEngineError, parse_command, supports
+from engine.external import (
+    EngineRefused,
+    ExternalEngine,
+    ExternalEngineError,
+    parse_command,
+    supports,
+)
+from testkit.engines import scripted_brain
 
 
 def caro_pbrain(*args: str) -> list[str]:
@@ -204,3 +211,26 @@ def test_parse_command() -> None:
     for bad in ("", "   ", "'unclosed"):
         with pytest.raises(ValueError):
             parse_command(bad)
+
+
+def test_the_rules_a_brain_refuses_are_left_out(
+    engines: Callable[..., ExternalEngine], tmp_path: Path
+) -> None:
+    engine = engines(list(scripted_brain(tmp_path, known=(0, 1, 4))))
+    assert engine.accepted_rules(list(Rule)) == {Rule.FREESTYLE, Rule.EXACT}
+    assert not engine.running
+
+
+def test_caro_pbrain_accepts_every_rule_of_caro(engines: Callable[..., ExternalEngine]) -> None:
+    assert engines(caro_pbrain()).accepted_rules(list(Rule)) == set(Rule)
+
+
+def test_a_refusal_is_told_apart_from_a_failure(
+    engines: Callable[..., ExternalEngine], tmp_path: Path
+) -> None:
+    with pytest.raises(EngineRefused, match="ERROR Unknown rule id: 8"):
+        engines(list(scripted_brain(tmp_path, known=(0,)))).move(Board(15, 15, 5, Rule.CARO))
+    # A brain that dies is a failure, not a refusal of the rule.
+    with pytest.raises(ExternalEngineError) as failed:
+        engines(fake_brain(tmp_path, "sys.exit(3)")).accepted_rules([Rule.FREESTYLE])
+    assert not isinstance(failed.value, EngineRefused)

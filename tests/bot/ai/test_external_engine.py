@@ -17,15 +17,9 @@ from bot.game.ratings import AI_ANCHORS, updated
 from engine.types import Level
 from testkit.boards import first_empty, is_over, play_out, refusal
 from testkit.bot_process import TOKEN, BotHandle, StartBot, text_of
-from testkit.engines import caro_pbrain
+from testkit.engines import caro_pbrain, scripted_brain
 from testkit.startup import closed_port, run_bot
 
-# A brain that passes the start-up check (OK to START, then END), then dies when a game asks it
-# for a move.
-DEAD_BRAIN = shlex.join([
-    sys.executable, "-c",
-    "import sys; sys.stdin.readline(); print('OK', flush=True); sys.stdin.readline(); sys.exit(3)",
-])
 # Five in a row on the largest board that still shows every cell as a button.
 SIZE = "5x5k5"
 
@@ -103,10 +97,12 @@ async def test_a_game_against_the_external_engine_to_the_end_rated_at_its_anchor
     assert "rated 2300" in levels
 
 
-async def test_a_brain_that_dies_gives_way_to_impossible_with_a_warning(
-    start_bot: StartBot,
+async def test_a_brain_that_dies_gives_way_to_impossible_with_a_warning_and_the_board_says_so(
+    start_bot: StartBot, tmp_path: Path
 ) -> None:
-    bot = await start_bot(**engine_env(DEAD_BRAIN))
+    # It passes the start-up questions (on 15x15), then dies on every move of a small game.
+    dead_brain = shlex.join(scripted_brain(tmp_path, die_below=15))
+    bot = await start_bot(**engine_env(dead_brain))
     alice = bot.double.add_member("alice")
     game = await alice.slash("caro start", difficulty="external", size=SIZE, first="ai")
     assert "vs AI (X, Embryo)" in str(text_of(game))
@@ -117,6 +113,9 @@ async def test_a_brain_that_dies_gives_way_to_impossible_with_a_warning(
     assert "external engine failed" in log  # the worker's reason: the brain exited
     moves = bot.db_rows("SELECT COUNT(*) FROM moves WHERE by_ai = 1")[0][0]
     assert log.count("Embryo did not move") == moves
+    # Every move impossible made in the engine's seat is named on the board.
+    cells = [c for (c,) in bot.db_rows("SELECT cell FROM moves WHERE by_ai = 1 ORDER BY ply")]
+    assert f"Played by impossible in Embryo's place: {', '.join(cells)}." in text_of(end)
 
 
 async def test_a_game_outlives_the_engine_being_removed(start_bot: StartBot) -> None:
@@ -142,6 +141,46 @@ async def test_a_game_outlives_the_engine_being_removed(start_bot: StartBot) -> 
 
     rematch = await alice.click(end, "Rematch")
     assert "no longer set up on this bot" in refusal(rematch)
+
+
+async def test_the_engine_is_offered_only_for_the_rules_it_accepts(
+    start_bot: StartBot, tmp_path: Path
+) -> None:
+    # Like Rapfi: freestyle (0) and exactly five (1), and ERROR to the caro rule's number.
+    bot = await start_bot(**engine_env(shlex.join(scripted_brain(tmp_path, known=(0, 1)))))
+    assert "external engine 'Embryo' offered for the rules it plays: freestyle, exact" in (
+        bot.log_text()
+    )
+    alice = bot.double.add_member("alice")
+    refused = refusal(await alice.slash("caro start", difficulty="external", size="15x15"))
+    assert refused == (
+        "Embryo cannot play this rule (caro rule); it plays freestyle, exact. Choose one of"
+        " those with the rule option, or another difficulty."
+    )
+    watch = await alice.slash("caro watch", x_level="external", size=SIZE, rule="caro")
+    assert "Embryo cannot play this rule" in refusal(watch)
+    game = await alice.slash(
+        "caro start", difficulty="external", size=SIZE, rule="exact", first="ai"
+    )
+    end = await play_out(alice, game.message, first_empty, k=5)
+    assert is_over(end)
+    # The engine made every move of its seat: nothing was played in its place.
+    assert "did not move" not in bot.log_text()
+    assert "in Embryo's place" not in text_of(end)
+
+
+def test_an_engine_that_refuses_every_rule_stops_the_bot_with_one_line(tmp_path: Path) -> None:
+    command = shlex.join(scripted_brain(tmp_path, known=()))
+    done = run_bot(
+        tmp_path, DISCORD_TOKEN=TOKEN, CARO_DB=str(tmp_path / "caro.db"),
+        DISCORD_API_BASE=f"http://127.0.0.1:{closed_port()}/api/v10", CARO_ENGINE_CMD=command,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        f"The external engine {command} (CARO_ENGINE_CMD) refused every rule caro plays"
+        " (freestyle, exact, caro): remove CARO_ENGINE_CMD, or use an engine that plays one of"
+        " them\n"
+    )
 
 
 async def test_the_external_engine_plays_a_watched_game_by_name(start_bot: StartBot) -> None:

@@ -149,7 +149,8 @@ async def test_an_external_seat_with_an_engine_asks_it_in_the_members_turn(
     ai = turns(external=ExternalLevel(engine), time_limit=0.3)
     board = Board(15, 15, 5)
     with caplog.at_level(logging.WARNING):
-        assert await ai.think(board, External.ENGINE, 9, "s") == ((7, 7), "win")
+        # Stored as the stand-in's move, so the board can say who played it.
+        assert await ai.think(board, External.ENGINE, 9, "s") == ((7, 7), "stand_in:win")
     assert asked == [(board.text(), "s", ("pbrain",), 0.5, 0.3)]
     shared = ai.cpu_pool
     assert isinstance(shared, RecordingPool)

@@ -98,7 +98,11 @@ async def test_results_ratings_challenges_and_settings_are_kept(upgraded) -> Non
     svc, _, ids, path, before, old_results = upgraded
     with sqlite3.connect(path) as db:
         for table, rows in before.items():
-            assert sorted(db.execute(f"SELECT * FROM {table}").fetchall()) == rows, table
+            # Later migrations may add columns at the end (a server's language): the old ones
+            # keep their values.
+            width = len(rows[0]) if rows else 0
+            now = [row[:width] for row in db.execute(f"SELECT * FROM {table}").fetchall()]
+            assert sorted(now) == rows, table
         assert sorted(db.execute(
             "SELECT game_id, guild_id, user_id, ai_level, result FROM results").fetchall()
         ) == old_results

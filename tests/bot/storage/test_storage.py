@@ -16,6 +16,7 @@ import pytest
 from bot.game import ratings
 from bot.game.model import (
     ActiveGameExists,
+    BoardStyle,
     ChallengeFirst,
     ChallengePending,
     ChallengeRow,
@@ -24,6 +25,7 @@ from bot.game.model import (
     Finish,
     GameRow,
     GuildSettings,
+    MemberSettings,
     Mode,
     NewChallenge,
     NewGame,
@@ -31,6 +33,7 @@ from bot.game.model import (
 )
 from bot.game.ports import Answer, Finished, MoveOutcome, StorageError
 from bot.storage import SqliteStorage, migration_files, open_database
+from bot.storage.rows import member_settings_of
 from engine import Mark
 from engine.types import Level
 from testkit.sqlite_rows import old_database
@@ -639,3 +642,28 @@ async def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path: Pa
     assert "\n" not in str(refused.value)
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone() == (99,)
+
+
+async def test_member_settings_default_until_saved_and_saving_replaces_them(
+    storage: Storage,
+) -> None:
+    assert await storage.settings.member_settings(ALICE) == MemberSettings()
+    mine = MemberSettings(
+        theme=BoardStyle.PAPER, turn_pings=False, clock_warnings=False, language="vi"
+    )
+    await storage.settings.save_member_settings(ALICE, mine)
+    assert await storage.settings.member_settings(ALICE) == mine
+    assert await storage.settings.member_settings(BOB) == MemberSettings()
+    await storage.settings.save_member_settings(ALICE, MemberSettings(theme=BoardStyle.WOOD))
+    assert await storage.settings.member_settings(ALICE) == MemberSettings(theme=BoardStyle.WOOD)
+
+
+async def test_a_server_language_is_saved_with_its_clocks(storage: Storage) -> None:
+    default = GuildSettings(pvp_timeout=600.0, ai_timeout=1800.0)
+    mine = GuildSettings(pvp_timeout=60.0, ai_timeout=60.0, language="vi")
+    await storage.settings.save_guild_settings(GUILD, mine)
+    assert await storage.settings.guild_settings(GUILD, default) == mine
+
+
+def test_a_stored_theme_this_version_does_not_know_reads_as_the_default() -> None:
+    assert member_settings_of("neon", 1, 0, None) == MemberSettings(clock_warnings=False)

@@ -250,10 +250,13 @@ def frames_of(gif: bytes) -> list[Image.Image]:
     return frames
 
 
-def test_a_replay_has_one_frame_per_move_plus_the_empty_board() -> None:
+def test_a_replay_starts_on_its_final_position_then_plays_every_move_from_empty() -> None:
     board = played(15, 15, 5, *MID_GAME, rule=Rule.CARO)
     frames = frames_of(render_replay(board))
-    assert len(frames) == len(MID_GAME) + 1
+    assert len(frames) == len(MID_GAME) + 2
+    # A client that shows only the first frame shows the position the replay's text names.
+    assert frames[0].tobytes() == frames[-1].tobytes()
+    frames = frames[1:]
     first, last = frames[0], frames[-1]
     for name in MID_GAME:
         assert colour_at(first, centre(board, name)) == WOOD.background
@@ -278,7 +281,7 @@ def test_a_replay_shows_the_winning_line_on_its_last_frame_and_holds_it() -> Non
     for index in range(image.n_frames):  # type: ignore[attr-defined]
         image.seek(index)
         durations.append(image.info["duration"])
-    assert durations == [500] * 9 + [2500]
+    assert durations == [2500] + [500] * 10
 
 
 def test_a_long_replay_plays_faster_and_stays_small() -> None:
@@ -291,8 +294,8 @@ def test_a_long_replay_plays_faster_and_stays_small() -> None:
     gif = render_replay(board, players=("Alice", "Bob"))
     assert len(gif) < 1_000_000  # Discord takes 10 MiB; a replay should be a fraction of it
     image = Image.open(io.BytesIO(gif))
-    assert image.n_frames == 121  # type: ignore[attr-defined]
-    image.seek(1)
+    assert image.n_frames == 122  # type: ignore[attr-defined]
+    image.seek(2)
     assert 100 <= image.info["duration"] < 700
 
 
