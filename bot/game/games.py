@@ -45,6 +45,7 @@ from bot.i18n.texts import TextId
 from engine import Board, IllegalMoveError, InvalidMoveError, Mark, Rule
 from engine.external import supports
 from engine.notation import cell_name
+from engine.renju import ForbiddenMoveError
 from engine.types import Level
 
 
@@ -302,6 +303,9 @@ class GameService:
             raise UserError("click.off_board", cell=ref.cell) from None
         try:
             board.push(cell)
+        except ForbiddenMoveError as exc:
+            shape = exc.forbidden.shape.value
+            raise UserError("click.forbidden", cell=ref.cell, shape=TextId(f"shape.{shape}")) from None
         except IllegalMoveError:
             raise UserError("click.taken", cell=ref.cell) from None
         now = self._clocks.now()

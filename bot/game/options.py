@@ -26,9 +26,9 @@ SIZES: dict[str, tuple[int, int, int]] = {
 }
 # The Vietnamese game: 15x15, five in a row, caro rule, unless the player picks another rule.
 PRESET_RULES: dict[str, Rule] = {"15x15": Rule.CARO}
-# The rules a member may choose. Renju is the engine's but not offered yet: its forbidden points
-# need their own refusal text and board marks in the bot.
-RULES: tuple[str, ...] = tuple(r.value for r in Rule if r is not Rule.RENJU)
+RULES: tuple[str, ...] = tuple(r.value for r in Rule)
+# Renju is played on the standard board unless the member picks another of k = 5.
+RENJU_SIZE = "15x15"
 FIRSTS: tuple[str, ...] = ("me", "ai", "random")
 CHALLENGE_FIRSTS: tuple[str, ...] = tuple(f.value for f in ChallengeFirst)
 MAX_TIMEOUT = 7 * 24 * 3600.0
@@ -84,10 +84,14 @@ def parse_options(
     UserError naming the valid choices for anything else. The external engine is a choice only
     with the `external` level of an operator who set one up."""
     level = _choice(difficulty, Level.NORMAL.value, difficulties(external), "difficulty")
+    chosen_rule = None if rule is None else _choice(rule, rule, RULES, "rule")
+    if size is None and chosen_rule == Rule.RENJU.value:
+        size = RENJU_SIZE
     rows, cols, k = parse_size(size)
     size_key = f"{rows}x{cols}"
-    default_rule = PRESET_RULES.get(size_key, Rule.FREESTYLE).value
-    rule_name = _choice(rule, default_rule, RULES, "rule")
+    rule_name = chosen_rule or PRESET_RULES.get(size_key, Rule.FREESTYLE).value
+    if rule_name == Rule.RENJU.value and (k != 5 or min(rows, cols) < 5):
+        raise UserError("error.renju_size")
     who = _choice(first, "me", firsts, "first")
     return GameOptions(
         level=level, rows=rows, cols=cols, k=k, rule=Rule.parse(rule_name), first=who, rated=rated

@@ -14,7 +14,6 @@ from bot.game.model import External
 from bot.game.options import (
     FIRSTS,
     PRESET_RULES,
-    RULES,
     SIZES,
     difficulties,
     parse_options,
@@ -116,7 +115,6 @@ def help_sections(locale: str, external: ExternalLevel, client: str | None = Non
     rule_lines = [
         tr("help.bullet", text=default(tr(f"rule.{rule.value}"), rule is defaults.rule))
         for rule in Rule
-        if rule.value in RULES
     ]
     rule_lines += [
         tr("help.rules.preset", size=f"`{key}`", rule=tr(f"rulename.{rule.value}"))

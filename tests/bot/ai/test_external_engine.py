@@ -178,8 +178,8 @@ def test_an_engine_that_refuses_every_rule_stops_the_bot_with_one_line(tmp_path:
     assert done.returncode == 2, done.stderr
     assert done.stderr == (
         f"The external engine {command} (CARO_ENGINE_CMD) refused every rule caro plays"
-        " (freestyle, exact, caro): remove CARO_ENGINE_CMD, or use an engine that plays one of"
-        " them\n"
+        " (freestyle, exact, caro, renju): remove CARO_ENGINE_CMD, or use an engine that plays"
+        " one of them\n"
     )
 
 

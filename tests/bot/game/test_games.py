@@ -61,7 +61,7 @@ def test_options_defaults_and_choices() -> None:
     [
         ({"difficulty": "godlike"}, "**godlike** is not a valid difficulty. Choose one of: easy,"),
         ({"size": "99x99"}, "**99x99** is not a valid size. Choose one of: 3x3, 4x4, 5x5, 9x9,"),
-        ({"rule": "renju"}, "**renju** is not a valid rule. Choose one of: freestyle, exact, caro."),
+        ({"rule": "pente"}, "**pente** is not a valid rule. Choose one of: freestyle, exact, caro, renju."),
         ({"first": "nobody"}, "**nobody** is not a valid first player. Choose one of: me, ai,"),
         ({"difficulty": ""}, "**(empty)** is not a valid difficulty"),
     ],
