@@ -7,6 +7,7 @@ does not answer START stops the bot at start with one line."""
 from __future__ import annotations
 
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,15 @@ def level_choices(bot: BotHandle, command: str, option: str) -> list[dict[str, A
     assert registered, bot.double.commands
     sub = next(o for o in registered[0]["options"] if o["name"] == command)
     return list(next(o for o in sub["options"] if o["name"] == option)["choices"])
+
+
+def start_with_engine(tmp_path: Path, command: str) -> subprocess.CompletedProcess[str]:
+    """The bot process started with `command` as its engine, against a closed port for Discord:
+    a bot that went on past the engine's check would say so (exit 1)."""
+    return run_bot(
+        tmp_path, DISCORD_TOKEN=TOKEN, CARO_DB=str(tmp_path / "caro.db"),
+        DISCORD_API_BASE=f"http://127.0.0.1:{closed_port()}/api/v10", CARO_ENGINE_CMD=command,
+    )
 
 
 RECORD = {"win": "1 W / 0 D / 0 L", "draw": "0 W / 1 D / 0 L", "loss": "0 W / 0 D / 1 L"}
@@ -171,10 +181,7 @@ async def test_the_engine_is_offered_only_for_the_rules_it_accepts(
 
 def test_an_engine_that_refuses_every_rule_stops_the_bot_with_one_line(tmp_path: Path) -> None:
     command = shlex.join(scripted_brain(tmp_path, known=()))
-    done = run_bot(
-        tmp_path, DISCORD_TOKEN=TOKEN, CARO_DB=str(tmp_path / "caro.db"),
-        DISCORD_API_BASE=f"http://127.0.0.1:{closed_port()}/api/v10", CARO_ENGINE_CMD=command,
-    )
+    done = start_with_engine(tmp_path, command)
     assert done.returncode == 2, done.stderr
     assert done.stderr == (
         f"The external engine {command} (CARO_ENGINE_CMD) refused every rule caro plays"
@@ -215,11 +222,7 @@ async def test_the_external_engine_plays_a_watched_game_by_name(start_bot: Start
 def test_an_engine_that_cannot_start_stops_the_bot_with_one_line(
     tmp_path: Path, command: str, problem: str
 ) -> None:
-    # Discord is a closed port: a bot that went on past the check would say so (exit 1).
-    done = run_bot(
-        tmp_path, DISCORD_TOKEN=TOKEN, CARO_DB=str(tmp_path / "caro.db"),
-        DISCORD_API_BASE=f"http://127.0.0.1:{closed_port()}/api/v10", CARO_ENGINE_CMD=command,
-    )
+    done = start_with_engine(tmp_path, command)
     assert done.returncode == 2, done.stderr
     assert done.stderr == (
         f"The external engine {command} (CARO_ENGINE_CMD) failed its start-up check: {problem}. "
