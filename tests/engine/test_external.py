@@ -218,7 +218,7 @@ def test_the_rules_a_brain_refuses_are_left_out(
     engines: Callable[..., ExternalEngine], tmp_path: Path
 ) -> None:
     engine = engines(list(scripted_brain(tmp_path, known=(0, 1, 4))))
-    assert engine.accepted_rules(list(Rule)) == {Rule.FREESTYLE, Rule.EXACT}
+    assert engine.accepted_rules(list(Rule)) == {Rule.FREESTYLE, Rule.EXACT, Rule.RENJU}
     assert not engine.running
 
 

@@ -106,6 +106,11 @@ def last_message(page: Any) -> Any:
     return page.locator(".msg:not(.ephemeral)").last
 
 
+def last_board(page: Any) -> Any:
+    """The newest public message with buttons: a game's board, not the turn ping after it."""
+    return page.locator(".msg:not(.ephemeral)", has=page.locator("button")).last
+
+
 async def wait_text(page: Any, pattern: str, timeout: float = 20_000) -> None:
     await page.wait_for_function(
         "(p) => new RegExp(p).test(document.querySelector('#log').innerText)", arg=pattern,
@@ -186,7 +191,7 @@ async def test_a_big_board_with_the_window_picture_and_typed_move(page: Any) -> 
     await wait_text(page, r"challenges you")
     await page.locator("button", has_text="Accept").last.click()
     await wait_text(page, r"15x15, 5 in a row, caro rule")
-    board = last_message(page)
+    board = last_board(page)
     picture = board.locator("img.media")
     await picture.wait_for()
     assert await picture.evaluate("(img) => img.complete && img.naturalWidth > 100")
@@ -195,19 +200,20 @@ async def test_a_big_board_with_the_window_picture_and_typed_move(page: Any) -> 
     before = await cells.evaluate_all("(bs) => bs.map((b) => b.dataset.customId.split(':').pop())")
     assert "H8" in before
     await act_as(page, "alice")
-    await last_message(page).locator("button", has_text="\u2b07").click()  # pan down
+    await last_board(page).locator("button", has_text="\u2b07").click()  # pan down
     await page.wait_for_function(
-        "(old) => { const bs = [...[...document.querySelectorAll('.msg:not(.ephemeral)')].pop()"
+        "(old) => { const bs = [...[...document.querySelectorAll('.msg:not(.ephemeral)')]"
+        ".filter((m) => m.querySelector('button')).pop()"
         ".querySelectorAll('button[data-custom-id^=\"caro:m:\"]')];"
         " return bs.length === 20 && bs.map((b) => b.dataset.customId.split(':').pop()).join() "
         "!== old.join(); }", arg=before)
     # The typed-move form: a modal in the page, answered by the bot.
-    await last_message(page).locator("button", has_text="Type a move").click()
+    await last_board(page).locator("button", has_text="Type a move").click()
     await page.wait_for_selector("#overlay.open")
     await page.fill("#modal input[name=cell]", "c3")
     await page.click("#modal-submit")
     await wait_text(page, r"Moves played: 1\.")
-    new_picture = last_message(page).locator("img.media")
+    new_picture = last_board(page).locator("img.media")
     assert await new_picture.evaluate("(img) => img.complete && img.naturalWidth > 100")
 
 

@@ -22,12 +22,13 @@ async def test_a_member_saves_their_own_settings_and_they_outlive_a_restart(
     saved = await alice.slash(
         "caro settings", theme="paper", pings=False, clock_warnings=False, language="vi"
     )
-    assert "board style **paper**, turn pings **off**, clock warnings **off**" in str(saved.content)
+    # Answered in the language just chosen.
+    assert "kiểu bàn cờ **giấy**, nhắc lượt **tắt**, cảnh báo giờ **tắt**" in str(saved.content)
     await bot.restart()
     assert bot.db_rows(
         "SELECT theme, turn_pings, clock_warnings, language FROM member_settings"
     ) == [("paper", 0, 0, "vi")]
-    again = await alice.slash("caro settings", pings=True)
+    again = await alice.slash("caro settings", pings=True, language="auto")
     assert "turn pings **on**, clock warnings **off**" in str(again.content)
     assert bot.double.violations == []
 
@@ -52,7 +53,8 @@ async def test_the_server_language_needs_manage_server_and_a_refusal_saves_nothi
     )
     assert bot.db_rows("SELECT COUNT(*) FROM member_settings") == [(0,)]
     saved = await admin.slash("caro settings", server_language="vi")
-    assert "Server language: **Tiếng Việt**." in str(saved.content)
+    # The admin chose no language of their own: the server's is theirs now.
+    assert "Ngôn ngữ của máy chủ: **Tiếng Việt**." in str(saved.content)
     assert bot.db_rows("SELECT language FROM guild_settings") == [("vi",)]
     # "automatic" takes the server's language away again; the clocks stay as they were.
     cleared = await admin.slash("caro settings", server_language="auto")
