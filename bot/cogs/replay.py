@@ -16,7 +16,7 @@ from discord.ext import commands
 
 from bot.cogs.group import option_names, text
 from bot.game.errors import UserError
-from bot.game.model import DEFAULT_STYLE, GameState
+from bot.game.model import GameState
 from bot.ui import picture_jobs
 from bot.ui.buttons import Export, Replay, ReplayStep, answers
 from bot.ui.display_names import display_names, remember
@@ -53,7 +53,7 @@ async def players(
 async def theme_of(bot: Host, member_id: int) -> str:
     """The theme a member draws their pictures in: a replay, its steps or a review is drawn for
     whoever asked for it."""
-    return (await bot.services.preferences.member(member_id)).theme or DEFAULT_STYLE
+    return await bot.services.preferences.theme(member_id)
 
 
 class ReplayCog(commands.Cog, name="Replay"):

@@ -14,7 +14,7 @@ from discord.ext import commands
 
 from bot.cogs.group import choices, option_names, text
 from bot.game.errors import UserError
-from bot.game.model import DEFAULT_STYLE, GuildSettings, MemberSettings
+from bot.game.model import GuildSettings, MemberSettings
 from bot.game.options import (
     AUTO_LANGUAGE,
     LANGUAGES,
@@ -137,7 +137,7 @@ def shown_settings(locale: str, server: GuildSettings, mine: MemberSettings) -> 
     def language_name(language: str | None) -> str:
         return text_in(locale, f"language.{language or AUTO_LANGUAGE}")
 
-    theme = (mine.theme or DEFAULT_STYLE).value
+    theme = mine.style.value
     return "\n".join(
         (
             text_in(

@@ -293,6 +293,11 @@ class MemberSettings:
     clock_warnings: bool = True  # warn them when their turn clock runs low
     language: str | None = None  # a catalogue locale ("en-US", "vi"); None: not chosen
 
+    @property
+    def style(self) -> BoardStyle:
+        """The theme their pictures are drawn in: their own, else the default."""
+        return self.theme or DEFAULT_STYLE
+
 
 class ActiveGameExists(Exception):
     """A member (or the channel's watch slot) already has a running game here."""

@@ -216,8 +216,7 @@ class Boards:
     async def theme(self, state: GameState) -> str:
         """The look of a game's board: the theme of the member who started it, so a public
         board looks the same whoever clicks it; a change of theme shows from the next drawing."""
-        chosen = (await self._host.services.preferences.member(state.row.started_by)).theme
-        return chosen or DEFAULT_STYLE
+        return await self._host.services.preferences.theme(state.row.started_by)
 
     async def show(
         self,
