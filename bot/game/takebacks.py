@@ -20,7 +20,7 @@ from bot.game.clocks import Clocks
 from bot.game.errors import UserError
 from bot.game.model import GameRow, GameState, Mode, Status, load_state
 from bot.game.ports import GameStore
-from engine import Board, Mark, Rule
+from engine import Board, Mark
 
 # Takebacks per game, both members' together: enough for a slip or two, too few to turn a lost
 # game around by trying every move.
@@ -168,22 +168,18 @@ class Takebacks:
 
 
 def _last_move_of(state: GameState, mark: Mark) -> int | None:
-    """The move count before `mark`'s last move, None if they have not moved."""
-    row = state.row
-    board = Board(row.rows, row.cols, row.k, Rule.parse(row.rule))
-    last = None
-    for move in row.moves:
-        if board.turn is mark:
-            last = move.ply
-        board.push_name(move.cell)
-    return last
+    """The move count before `mark`'s last move, None if they have not moved. The sides move in
+    turn, so it is the move before this one, or the one before that when it is `mark`'s turn."""
+    board = state.board
+    last = board.ply - (2 if board.turn is mark else 1)
+    return last if last >= 0 else None
 
 
 def _board_at(state: GameState, ply: int) -> Board:
-    row = state.row
-    board = Board(row.rows, row.cols, row.k, Rule.parse(row.rule))
-    for move in row.moves[:ply]:
-        board.push_name(move.cell)
+    """The game's board as it stood after `ply` moves."""
+    board = state.board.copy()
+    while board.ply > ply:
+        board.pop()
     return board
 
 
