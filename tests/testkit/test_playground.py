@@ -172,7 +172,7 @@ async def test_a_challenge_between_two_members_with_private_refusals(page: Any) 
             ".some((b) => b.dataset.customId && b.dataset.customId.endsWith(':' + c) && "
             "/[XO]/.test(b.textContent))", arg=cell)
     await wait_text(page, r"@alice wins!")
-    assert "Rating @alice: 1200 -> 1216" in await last_message(page).inner_text()
+    assert "Rating @alice: 1200 -> 1216" in await last_board(page).inner_text()
     # Linh reads the bot in Vietnamese.
     await act_as(page, "linh")
     await slash(page, "/caro help")
