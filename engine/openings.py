@@ -108,13 +108,13 @@ class StepKind(StrEnum):
 @dataclass(frozen=True, slots=True)
 class Step:
     """What the opening waits for. `side` acts; `count` is the stones still to place in this
-    step (PLACE) or the places to offer (OFFER)."""
+    step (PLACE) or the places still to offer (OFFER: one at a time or all at once)."""
 
     kind: StepKind
     side: Side
     count: int = 1
     choices: tuple[Choice, ...] = ()
-    offers: tuple[Cell, ...] = ()
+    offers: tuple[Cell, ...] = ()  # SELECT: the places offered; OFFER: those offered so far
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,8 +325,8 @@ class _Replay:
         if ply < 4:
             return Step(StepKind.PLACE, o_side)
         offers = self._offers()
-        if ply < 5 and not offers:
-            return Step(StepKind.OFFER, self.x_side, count=RIF_OFFERS)
+        if ply < 5 and len(offers) < RIF_OFFERS:
+            return Step(StepKind.OFFER, self.x_side, count=RIF_OFFERS - len(offers), offers=offers)
         if ply < 5:
             return Step(StepKind.SELECT, o_side, offers=offers)
         return None
@@ -350,9 +350,14 @@ class _Replay:
                 self.x_side = step.side if choice is Choice.TAKE_X else step.side.other
             return
         if step.kind is StepKind.OFFER:
-            cells = action.cells
-            self._check_offers(cells, step.count)
-            self.tokens.append(_OFFER + ",".join(cell_name(cell) for cell in cells))
+            cells = step.offers + action.cells
+            self._check_offers(action.cells, step.count, step.offers)
+            token = _OFFER + ",".join(cell_name(cell) for cell in cells)
+            if step.offers:
+                # Offers may come one at a time: the token grows until the offer is complete.
+                self.tokens[-1] = token
+            else:
+                self.tokens.append(token)
             return
         cell = action.cell
         if cell is None:
@@ -371,11 +376,13 @@ class _Replay:
             # No opening here can reach k in a row; a board that did is not this opening's.
             raise OpeningError("an opening stone may not end the game")
 
-    def _check_offers(self, cells: tuple[Cell, ...], count: int) -> None:
+    def _check_offers(self, new: tuple[Cell, ...], count: int, made: tuple[Cell, ...]) -> None:
         board = self.board
-        if len(cells) != count or len(set(cells)) != count:
-            raise OpeningError(f"offer {count} different places")
-        for cell in cells:
+        cells = made + new
+        if not 1 <= len(new) <= count or len(set(cells)) != len(cells):
+            more = "more " if made else ""
+            raise OpeningError(f"offer {count} {more}different places")
+        for cell in new:
             try:
                 taken = board[cell] is not None
             except (IndexError, TypeError, ValueError):
@@ -386,7 +393,7 @@ class _Replay:
             if forbidden is not None:
                 raise OpeningError(f"{cell_name(cell)} is forbidden for X: {forbidden.shape}")
         for index, first in enumerate(cells):
-            for second in cells[index + 1 :]:
+            for second in cells[max(index + 1, len(made)) :]:
                 if mirrors(board, first, second):
                     raise OpeningError(
                         f"{cell_name(first)} and {cell_name(second)} are mirror images of each"

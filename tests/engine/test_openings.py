@@ -157,7 +157,7 @@ def test_rif_goes_swap_fourth_stone_two_offers_and_white_picks_the_fifth() -> No
     assert step.count == 2
     board = state.board
     with pytest.raises(OpeningError, match="2 different places"):
-        state.apply(Action.offer([cell(board, "J10")]))
+        state.apply(Action.offer([cell(board, "J10"), cell(board, "J10")]))
     state = state.apply(Action.offer([cell(board, "J10"), cell(board, "G6")]))
     step = state.step
     assert step is not None and step.kind is StepKind.SELECT and step.side is Side.FIRST
@@ -207,3 +207,20 @@ def test_stored_openings_that_break_the_rules_are_refused_on_replay() -> None:
     with pytest.raises(OpeningError, match="after the opening's end"):
         OpeningState(Opening.SWAP, board, ["take_x", "take_o"])
     assert OpeningState(Opening.SWAP, board, ["take_x"]).done
+
+
+def test_rif_offers_may_come_one_at_a_time_and_resume_half_made() -> None:
+    state = play(rif(), "H8", "H9", "I9").apply(Action.choose(Choice.TAKE_O))
+    state = play(state, "F5")
+    board = state.board
+    state = state.apply(Action.offer([cell(board, "J10")]))
+    step = state.step
+    assert step is not None and step.kind is StepKind.OFFER and step.count == 1
+    assert step.offers == (cell(board, "J10"),) and state.decisions == ("take_o", "offer:J10")
+    resumed = OpeningState(Opening.RIF, state.board, state.decisions)
+    assert resumed.step == step
+    with pytest.raises(OpeningError, match="1 more different places"):
+        resumed.apply(Action.offer([cell(board, "J10")]))
+    done = resumed.apply(Action.offer([cell(board, "G7")]))
+    assert done.decisions == ("take_o", "offer:J10,G7")
+    assert done.step is not None and done.step.kind is StepKind.SELECT
