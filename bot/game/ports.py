@@ -377,6 +377,14 @@ class PuzzleStore(Protocol):
         attempt of that puzzle in the server; None (nothing written) otherwise."""
         ...
 
+    async def newest_finished_game(self) -> int:
+        """The highest id of a finished game (0 if none): where mining starts at a start."""
+        ...
+
+    async def finished_games_after(self, game_id: int, *, limit: int) -> list[GameRow]:
+        """Finished rated games with an id above `game_id`, oldest first: games to mine."""
+        ...
+
     async def puzzle_standing(self, guild_id: int, user_id: int) -> PuzzleStanding: ...
     async def puzzle_leaderboard(
         self, guild_id: int, *, min_attempts: int, limit: int = 10

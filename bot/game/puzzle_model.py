@@ -23,7 +23,7 @@ START_MU = 25.0
 START_SIGMA = START_MU / 3.0
 # A puzzle's prior: its difficulty (attacking moves + defences the proof answers) placed on the
 # members' scale around the difficulty of a typical mined puzzle, with less doubt than a member's.
-TYPICAL_DIFFICULTY = 8
+TYPICAL_DIFFICULTY = 12
 MU_PER_DIFFICULTY = 1.5
 PUZZLE_SIGMA = 5.0
 # Rated attempts a member needs to appear on the puzzle leaderboard.

@@ -33,7 +33,7 @@ class PostgresStorage:
         self.settings = SettingQueries(self.connection)
         self.reviews = ReviewQueries(self.connection, self.games)
         self.meta = MetaQueries(self.connection, self.games)
-        self.puzzles = PuzzleQueries(self.connection)
+        self.puzzles = PuzzleQueries(self.connection, self.games)
 
     @classmethod
     async def open(

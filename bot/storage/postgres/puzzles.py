@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from bot.game.model import GameRow
 from bot.game.puzzle_model import (
     AttemptOutcome,
     AttemptResult,
@@ -18,6 +19,7 @@ from bot.game.puzzle_model import (
     new_standing,
 )
 from bot.storage.postgres.connection import Connection
+from bot.storage.postgres.games import GameQueries
 from bot.storage.puzzle_rows import (
     ATTEMPT_COLUMNS,
     PUZZLE_COLUMNS,
@@ -39,8 +41,21 @@ _P_COLUMNS = ", ".join("p." + c.strip() for c in PUZZLE_COLUMNS.split(","))
 
 
 class PuzzleQueries:
-    def __init__(self, con: Connection) -> None:
+    def __init__(self, con: Connection, games: GameQueries) -> None:
         self._con = con
+        self._games = games
+
+    async def newest_finished_game(self) -> int:
+        found = await self._con.pool.fetchval("SELECT MAX(id) FROM games WHERE status = 'finished'")
+        return 0 if found is None else int(found)
+
+    async def finished_games_after(self, game_id: int, *, limit: int) -> list[GameRow]:
+        rows = await self._con.pool.fetch(
+            "SELECT id FROM games WHERE id > $1 AND status = 'finished' AND rated"
+            " ORDER BY id LIMIT $2",
+            game_id, limit,
+        )
+        return await self._games.read_games([int(r[0]) for r in rows])
 
     async def add_puzzles(self, guild_id: int | None, puzzles: list[NewPuzzle], *,
                           now: float) -> int:

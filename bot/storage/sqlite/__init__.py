@@ -43,7 +43,7 @@ class SqliteStorage:
         self.settings = SettingQueries(self.connection)
         self.reviews = ReviewQueries(self.connection, self.games)
         self.meta = MetaQueries(self.connection, self.games)
-        self.puzzles = PuzzleQueries(self.connection)
+        self.puzzles = PuzzleQueries(self.connection, self.games)
 
     @classmethod
     async def open(cls, path: str | Path, *, migrations: Path = MIGRATIONS_DIR) -> SqliteStorage:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from bot.game.model import GameRow
 from bot.game.puzzle_model import (
     AttemptOutcome,
     AttemptResult,
@@ -17,9 +18,9 @@ from bot.game.puzzle_model import (
 )
 from bot.storage.puzzle_rows import (
     ATTEMPT_COLUMNS,
-    RANKING,
     PUZZLE_COLUMNS,
     PUZZLE_INSERT_COLUMNS,
+    RANKING,
     STANDING_COLUMNS,
     STANDING_UPDATE,
     STANDING_UPSERT_COLUMNS,
@@ -31,13 +32,24 @@ from bot.storage.puzzle_rows import (
     standing_values,
 )
 from bot.storage.sqlite.connection import Connection
+from bot.storage.sqlite.games import GameQueries
 
 _SEEN = VISIBLE.format(guild="?")
 
 
 class PuzzleQueries:
-    def __init__(self, con: Connection) -> None:
+    def __init__(self, con: Connection, games: GameQueries) -> None:
         self._con = con
+        self._games = games
+
+    async def newest_finished_game(self) -> int:
+        async with self._con.lock:
+            return await self._con.scalar("SELECT MAX(id) FROM games WHERE status = 'finished'")
+
+    async def finished_games_after(self, game_id: int, *, limit: int) -> list[GameRow]:
+        return await self._games.games_where(
+            "id > ? AND status = 'finished' AND rated = 1 ORDER BY id LIMIT ?", (game_id, limit)
+        )
 
     async def add_puzzles(self, guild_id: int | None, puzzles: list[NewPuzzle], *,
                           now: float) -> int:
