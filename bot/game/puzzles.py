@@ -178,13 +178,7 @@ class PuzzleService:
         is not played and not counted."""
         session = await self.own_session(attempt_id, user_id, ply)
         board = session.board()
-        try:
-            parsed = board.parse_move(cell)
-        except (MoveError, ValueError):
-            parsed = None
-        if parsed is None or board[parsed] is not None:
-            raise UserError("puzzle.bad_cell", cell=cell[:8])
-        name = board.move_name(parsed)
+        name = empty_cell(board, cell)
         check: MoveCheck = await run(jobs.puzzle_check, board.text(), name)
         before = session.attempt.moves
         if check.verdict is Verdict.UNKNOWN:
@@ -257,6 +251,17 @@ class PuzzleService:
         return await self._store.add_puzzles(game.guild_id, puzzles, now=self._clock())
 
 
+def empty_cell(board: Board, cell: str) -> str:
+    """The name of `cell` if it is an empty cell of `board`; UserError otherwise."""
+    try:
+        parsed = board.parse_move(cell)
+    except (MoveError, ValueError):
+        parsed = None
+    if parsed is None or board[parsed] is not None:
+        raise UserError("puzzle.bad_cell", cell=cell[:8])
+    return board.move_name(parsed)
+
+
 def _day_offset(guild_id: int, day: str) -> int:
     """Which puzzle a server gets on a day: the same in every process, and unlike the day
     before's."""
@@ -269,5 +274,6 @@ __all__ = [
     "MoveResult",
     "PuzzleService",
     "Session",
+    "empty_cell",
     "shared_set",
 ]
