@@ -37,11 +37,12 @@ def test_help_mentions_every_level_preset_rule_and_subcommand(locale: str) -> No
 
 
 def test_help_lists_exactly_the_subcommands_of_the_caro_group() -> None:
+    from discord import app_commands
+
     from bot.cogs import FEATURES
 
     # The commands each feature cog declares; the bot moves them under /caro when it loads them.
     # A subgroup (/caro puzzle) is listed, and so is each of its commands as "<group>_<name>".
-    from discord import app_commands
 
     declared = []
     for cog in FEATURES:
