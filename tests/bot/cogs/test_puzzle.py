@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 from bot.game.puzzle_model import NewPuzzle
 from bot.storage.puzzle_rows import PUZZLE_INSERT_COLUMNS, puzzle_values
 from engine import Board
 from engine.puzzles import prove_board, puzzle_of
 from testkit.boards import refusal
 from testkit.bot_process import BotHandle, text_of
+
+# The scenarios that draw boards run with CARO_FAST_DRAWING on and off.
+both_drawings = pytest.mark.usefixtures("fast_drawing")
 
 # X to move wins by fours: K8 (L8 forced), then K9. A15 loses to O's open three C3 D3 E3.
 MISSED = "15x15 k5 freestyle H8 G8 I8 C3 J8 D3 K10 E3 K11 N14"
@@ -63,6 +68,11 @@ async def test_a_member_solves_a_puzzle_move_by_move_and_only_they_may_play_it(
     # Someone else's clicks are refused privately and change nothing.
     assert "Only the member who opened" in refusal(await bob.click(message, "Give up"))
     assert "Only the member who opened" in refusal(await bob.click(message, "Type a move"))
+    # The window pans over the picture; a pan plays nothing.
+    assert message.button("N14")["label"] == "O"
+    assert (await alice.click(message, "\u2b05")).callback_type == 7
+    assert message.button("I14")["label"] == "I14"
+    assert running_bot.db_rows("SELECT moves FROM puzzle_attempts") == [("",)]
 
     moves: list[str] = []
     ((attempt,),) = running_bot.db_rows("SELECT id FROM puzzle_attempts")
@@ -129,6 +139,7 @@ async def test_a_wrong_move_shows_its_refutation_and_the_puzzle_can_be_retried_i
     assert "Bạn đã chịu thua" in text_of(again) and "Không tính điểm" in text_of(again)
 
 
+@both_drawings
 async def test_the_daily_puzzle_is_the_same_for_two_members(running_bot: BotHandle) -> None:
     double = running_bot.double
     alice, bob = double.add_member("alice"), double.add_member("bob")
