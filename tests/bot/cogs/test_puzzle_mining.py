@@ -20,7 +20,7 @@ from testkit.thinkers import Thinker
 from testkit.worlds import Clock
 
 # X missed a forced win by fours at move 11 (K8, then K9) and played A15.
-HAND_GAME = "H8 G8 I8 C3 J8 D3 K10 E3 K11 N14 A15 K8".split()
+HAND_GAME = ["H8", "G8", "I8", "C3", "J8", "D3", "K10", "E3", "K11", "N14", "A15", "K8"]
 HERE, ELSEWHERE = 5, (1 << 22) + 5  # guild ids on shard 0 and shard 1 of 2
 
 
