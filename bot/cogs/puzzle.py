@@ -202,6 +202,14 @@ class PuzzleCog(commands.Cog, name="Puzzle"):
         except UserError as exc:
             await refuse(interaction, exc)
             return
+        except Exception:
+            if self.bot.is_closed():
+                return
+            # The click was acknowledged: the member is told rather than left waiting, and
+            # nothing was stored, so the same move can be tried again.
+            log.exception("puzzle attempt %d: judging a move failed", session.attempt.id)
+            await ephemeral(interaction, text_in(await language(interaction), "error.internal"))
+            return
         if done.check.verdict is Verdict.UNKNOWN:
             tr = translator(await language(interaction))
             await ephemeral(interaction, tr("puzzle.unknown", move=cell.upper()))
