@@ -17,6 +17,7 @@ from bot.cogs.controls import ControlsCog
 from bot.cogs.help import HelpCog
 from bot.cogs.history import HistoryCog
 from bot.cogs.play import PlayCog
+from bot.cogs.puzzle import PuzzleCog
 from bot.cogs.replay import ReplayCog
 from bot.cogs.review import ReviewCog
 from bot.cogs.settings import SettingsCog
@@ -40,6 +41,7 @@ FEATURES: tuple[Callable[[Host], commands.Cog], ...] = (
     ReplayCog,
     ReviewCog,
     HistoryCog,
+    PuzzleCog,
     HelpCog,
     ClocksCog,
 )
@@ -53,6 +55,7 @@ __all__ = [
     "HelpCog",
     "HistoryCog",
     "PlayCog",
+    "PuzzleCog",
     "ReplayCog",
     "ReviewCog",
     "SettingsCog",

@@ -19,6 +19,7 @@ from bot.game.hints import Hints
 from bot.game.levels import ExternalLevel
 from bot.game.ports import StandingStore
 from bot.game.preferences import MemberPreferences
+from bot.game.puzzles import PuzzleService
 from bot.game.records import RecordService
 from bot.game.settings import ServerSettings
 from bot.game.takebacks import Takebacks
@@ -51,6 +52,8 @@ class Services(Protocol):
     def standings(self) -> StandingStore: ...
     @property
     def records(self) -> RecordService: ...
+    @property
+    def puzzles(self) -> PuzzleService: ...
 
 
 class Host(Protocol):

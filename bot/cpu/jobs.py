@@ -62,6 +62,33 @@ def review_conclude(work: ReviewWork, seconds: float) -> dict[str, Any]:
     return conclude_review(work, seconds).to_dict()
 
 
+def puzzle_check(board_text: str, cell: str) -> Any:
+    """engine.puzzles.check_move of the attacker's `cell` on `board_text`: a MoveCheck. Until
+    this worker has the compiled core its threat search proves wins by fours only, so "no win
+    found after the reply" (Refutation.HOLDS) on a big board is then UNKNOWN, not WRONG: a win
+    by threes may still be there."""
+    from engine.puzzles import MoveCheck, Refutation, Verdict, check_move, uses_solver
+
+    board = Board.from_text(board_text)
+    checked = check_move(board, cell)
+    if (
+        checked.verdict is Verdict.WRONG
+        and checked.reason is Refutation.HOLDS
+        and not uses_solver(board)
+        and not cores.usable()
+    ):
+        return MoveCheck(Verdict.UNKNOWN, checked.move)
+    return checked
+
+
+def puzzle_mine(board_text: str, source: str) -> list[dict[str, Any]]:
+    """The puzzles engine.puzzles.mine proves in the finished game on `board_text`, each as
+    Puzzle.to_dict()."""
+    from engine.puzzles import mine
+
+    return [p.to_dict() for p in mine(Board.from_text(board_text), source=source)]
+
+
 def _close_engines() -> None:
     for engine in _ENGINES.values():
         engine.close()

@@ -29,6 +29,15 @@ from bot.game.model import (
     Standing,
     UserStats,
 )
+from bot.game.puzzle_model import (
+    AttemptOutcome,
+    AttemptResult,
+    AttemptRow,
+    NewAttempt,
+    NewPuzzle,
+    PuzzleRow,
+    PuzzleStanding,
+)
 from bot.game.ratings import RatingUpdate
 from engine import Mark
 
@@ -300,6 +309,91 @@ class MetaStore(Protocol):
     ) -> list[GameRow]: ...
 
 
+class PuzzleStore(Protocol):
+    """Puzzles (a server's own, guild_id, and the shared set, None), members' attempts, their
+    puzzle ratings and each server's daily puzzle.
+
+    - A position is stored once per scope, whoever adds it and however often.
+    - A member has at most one open attempt per server; opening one abandons the other in the
+      same transaction.
+    - An attempt's moves change only from the moves the caller read (two clicks, from any
+      processes, advance it once); finishing it, its rating and the puzzle's are one
+      transaction, and a puzzle is rated at most once per member and server.
+    - The daily puzzle of a server and UTC date is claimed by one insert: every caller, from any
+      process, gets the same one.
+    """
+
+    async def add_puzzles(self, guild_id: int | None, puzzles: list[NewPuzzle], *,
+                          now: float) -> int:
+        """Store the puzzles not stored in this scope yet; how many were new."""
+        ...
+
+    async def count_puzzles(self, guild_id: int | None) -> int:
+        """Puzzles stored in exactly this scope (None: the shared set)."""
+        ...
+
+    async def puzzle(self, puzzle_id: int) -> PuzzleRow | None: ...
+    async def server_puzzles(self, guild_id: int) -> list[PuzzleRow]:
+        """Every puzzle a member of this server may be shown: its own and the shared set."""
+        ...
+
+    async def nearest_unsolved(self, guild_id: int, user_id: int, mu: float) -> PuzzleRow | None:
+        """The puzzle of this server whose rating is nearest `mu` that the member has not
+        finished a rated attempt of."""
+        ...
+
+    async def failed_puzzle(self, guild_id: int, user_id: int) -> PuzzleRow | None:
+        """The puzzle the member failed longest ago and has not solved since, if any."""
+        ...
+
+    async def claim_daily(self, guild_id: int, day: str, offset: int) -> PuzzleRow | None:
+        """The server's puzzle of `day`: the one claimed before, or else the one at `offset`
+        (taken modulo their number) of the server's puzzles in id order; None if it has none."""
+        ...
+
+    async def start_attempt(self, new: NewAttempt) -> AttemptRow:
+        """Open an attempt, abandoning the member's open one in this server."""
+        ...
+
+    async def attempt(self, attempt_id: int) -> AttemptRow | None: ...
+    async def set_attempt_message(self, attempt_id: int, message_id: int) -> None: ...
+    async def advance_attempt(
+        self, attempt_id: int, before: tuple[str, ...], after: tuple[str, ...]
+    ) -> bool:
+        """Set an open attempt's moves to `after` if they are still `before`."""
+        ...
+
+    async def finish_attempt(
+        self,
+        attempt_id: int,
+        before: tuple[str, ...],
+        moves: tuple[str, ...],
+        outcome: AttemptOutcome,
+        *,
+        now: float,
+    ) -> AttemptResult | None:
+        """Finish an open attempt whose moves are still `before`, with `moves` and `outcome`,
+        rating it (bot.game.puzzle_model.after_attempt) when it is the member's first finished
+        attempt of that puzzle in the server; None (nothing written) otherwise."""
+        ...
+
+    async def newest_finished_game(self) -> int:
+        """The highest id of a finished game (0 if none): where mining starts at a start."""
+        ...
+
+    async def finished_games_after(self, game_id: int, *, limit: int) -> list[GameRow]:
+        """Finished rated games with an id above `game_id`, oldest first: games to mine."""
+        ...
+
+    async def puzzle_standing(self, guild_id: int, user_id: int) -> PuzzleStanding: ...
+    async def puzzle_leaderboard(
+        self, guild_id: int, *, min_attempts: int, limit: int = 10
+    ) -> list[PuzzleStanding]:
+        """Members of the server with at least `min_attempts` rated attempts, by conservative
+        rating (mu - 3 sigma), best first."""
+        ...
+
+
 class Storage(Protocol):
     """One database: a repository per aggregate over one connection (or pool)."""
 
@@ -317,6 +411,8 @@ class Storage(Protocol):
     def reviews(self) -> ReviewStore: ...
     @property
     def meta(self) -> MetaStore: ...
+    @property
+    def puzzles(self) -> PuzzleStore: ...
 
     async def close(self) -> None: ...
     async def schema_version(self) -> int: ...

@@ -19,6 +19,7 @@ from bot.game.meta import Meta
 from bot.game.model import GuildSettings
 from bot.game.ports import StandingStore, Storage
 from bot.game.preferences import MemberPreferences
+from bot.game.puzzles import PuzzleService
 from bot.game.records import RecordService
 from bot.game.searches import Thinker
 from bot.game.settings import DEFAULT_TIMEOUTS, ServerSettings
@@ -41,6 +42,7 @@ class Services:
     preferences: MemberPreferences
     records: RecordService
     meta: Meta
+    puzzles: PuzzleService
     # Ratings and results: a read model, read as stored.
     standings: StandingStore
     cooldowns: Cooldowns
@@ -83,6 +85,7 @@ def build_services(
         preferences=MemberPreferences(storage.settings),
         records=RecordService(storage.reviews, storage.games, storage.standings),
         meta=Meta(storage.meta),
+        puzzles=PuzzleService(storage.puzzles, clock=clock),
         standings=storage.standings,
         cooldowns=cooldowns,
     )

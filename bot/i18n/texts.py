@@ -106,7 +106,14 @@ def subcommands() -> list[str]:
 
 
 def command_name(locale: str, name: str) -> str:
-    """How Discord shows the subcommand `name` to a client in `locale`, e.g. "/caro bắt-đầu"."""
+    """How Discord shows the subcommand `name` to a client in `locale`, e.g. "/caro bắt-đầu";
+    a subcommand of a subgroup is named `<group>_<name>` ("/caro puzzle play")."""
+    group, _, sub = name.partition("_")
+    if sub and COMMAND_PREFIX + group in EN:
+        return (
+            f"/{text_in(locale, GROUP_KEY)} {text_in(locale, COMMAND_PREFIX + group)}"
+            f" {text_in(locale, COMMAND_PREFIX + name)}"
+        )
     return f"/{text_in(locale, GROUP_KEY)} {text_in(locale, COMMAND_PREFIX + name)}"
 
 

@@ -3,7 +3,7 @@
     python -m bot.storage.copy --from sqlite:///caro.db --to postgresql://caro@db/caro
 
 Every game (running ones included, with their clocks), move, result, rating, rating change,
-challenge, server and member setting and meta fact is copied, ids kept, in one transaction: the target gets
+challenge, server and member setting, meta fact and puzzle (with attempts and puzzle ratings) is copied, ids kept, in one transaction: the target gets
 all of it or nothing. The target must be empty (a fresh database: its schema is created here);
 the SQLite file is first brought to the current schema, as the bot would on start, and is not
 otherwise changed. Stop the bot before copying, then start it with CARO_DATABASE_URL set to the
@@ -93,9 +93,26 @@ TABLES: dict[str, dict[str, Convert]] = {
     "meta": {"key": _as_is, "value": _as_is},
     "reviews": {"game_id": _as_is, "node_limit": _as_is, "data": _as_is, "created_at": _time},
     "clock_warnings": {"game_id": _as_is, "deadline": _number},
+    "puzzles": {
+        "id": _as_is, "guild_id": _as_is, "key": _as_is, "position": _as_is, "to_move": _as_is,
+        "kind": _as_is, "line": _as_is, "moves": _as_is, "defences": _as_is,
+        "difficulty": _as_is, "source": _as_is, "ply": _as_is, "origin": _as_is,
+        "mu": _number, "sigma": _number, "created_at": _number,
+    },
+    "puzzle_attempts": {
+        "id": _as_is, "guild_id": _as_is, "channel_id": _as_is, "message_id": _as_is,
+        "user_id": _as_is, "puzzle_id": _as_is, "kind": _as_is, "locale": _as_is,
+        "outcome": _as_is, "moves": _as_is, "rated": _flag, "started_at": _number,
+        "finished_at": _number,
+    },
+    "puzzle_ratings": {
+        "guild_id": _as_is, "user_id": _as_is, "mu": _number, "sigma": _number,
+        "solved": _as_is, "failed": _as_is, "streak": _as_is, "best_streak": _as_is,
+    },
+    "daily_puzzles": {"guild_id": _as_is, "day": _as_is, "puzzle_id": _as_is},
 }
 # Tables whose ids PostgreSQL hands out: after the copy they continue after the copied ones.
-_IDENTITIES = ("games", "challenges")
+_IDENTITIES = ("games", "challenges", "puzzles", "puzzle_attempts")
 
 
 def _read(path: Path) -> dict[str, list[tuple[object, ...]]]:

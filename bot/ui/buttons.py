@@ -68,6 +68,7 @@ PLY = r"0|[1-9][0-9]{0,2}"
 SNOWFLAKE = r"[1-9][0-9]{0,19}"
 
 GameId = Annotated[int, Spelling(ID)]
+AttemptId = Annotated[int, Spelling(ID)]
 ChallengeId = Annotated[int, Spelling(ID)]
 Ply = Annotated[int, Spelling(PLY)]
 MemberId = Annotated[int, Spelling(SNOWFLAKE)]
@@ -99,6 +100,11 @@ class Action(enum.Enum):
     HISTORY_PAGE = "hp"
     TAKEBACK_ACCEPT = "ta"
     TAKEBACK_DECLINE = "td"
+    PUZZLE_CELL = "pm"
+    PUZZLE_PAN = "pp"
+    PUZZLE_TYPE = "pt"
+    PUZZLE_FORM = "ptm"
+    PUZZLE_GIVE_UP = "pg"
 
 
 _SPECS: dict[str, type[Click]] = {}
@@ -522,6 +528,64 @@ class TakebackDecline(OfTakeback, action=Action.TAKEBACK_DECLINE):
     pass
 
 
+class OfPuzzle(Click):
+    """A control of a member's puzzle attempt, on its own board at this move count, for that
+    member only: the open session (bot.game.puzzles.Session)."""
+
+    attempt: AttemptId
+    ply: Ply
+
+    async def check(self, interaction: discord.Interaction[Any]) -> Any:
+        return await puzzle_on_its_message(interaction, self.attempt, self.ply, self.custom_id)
+
+
+async def puzzle_on_its_message(
+    interaction: discord.Interaction[Any], attempt: int, ply: int, custom_id: str
+) -> Any:
+    session = await bot_of(interaction).services.puzzles.own_session(
+        attempt, interaction.user.id, ply
+    )
+    if not on_its_message(interaction, session.attempt.message_id, custom_id):
+        raise UserError("click.wrong_message")
+    return session
+
+
+class PuzzleCell(OfPuzzle, action=Action.PUZZLE_CELL):
+    """A cell of a puzzle's board: the member's attacking move."""
+
+    cell: CellName
+
+
+class PuzzlePan(OfPuzzle, action=Action.PUZZLE_PAN):
+    window: WindowCode
+    direction: Direction
+
+
+class PuzzleType(OfPuzzle, action=Action.PUZZLE_TYPE):
+    """Opens the "type a move" form (PuzzleForm) for a cell outside the window."""
+
+
+class PuzzleGiveUp(OfPuzzle, action=Action.PUZZLE_GIVE_UP):
+    pass
+
+
+class PuzzleForm(Click, action=Action.PUZZLE_FORM):
+    """The puzzle's "type a move" form: the cell typed, once the form is known to come from the
+    attempt's board and its member."""
+
+    form = True
+    attempt: AttemptId
+    ply: Ply
+
+    async def check(self, interaction: discord.Interaction[Any]) -> str:
+        cell = typed_cell(interaction.data or {})
+        if not cell:
+            raise UserError("click.no_cell_typed")
+        opener = PuzzleType.custom_id_of(attempt=self.attempt, ply=self.ply)
+        await puzzle_on_its_message(interaction, self.attempt, self.ply, opener)
+        return cell
+
+
 def typed_cell(data: Any) -> str:
     """The cell typed into a "type a move" form, upper-cased and trimmed; "" if nothing; "?" if
     the text cannot name a cell (too long, or markdown that must not be echoed)."""
@@ -640,12 +704,18 @@ __all__ = [
     "OfFinishedGame",
     "OfGame",
     "OfPlayer",
+    "OfPuzzle",
     "OfTakeback",
     "OnItsMessage",
     "OnTurn",
     "PLY",
     "Pan",
     "Ply",
+    "PuzzleCell",
+    "PuzzleForm",
+    "PuzzleGiveUp",
+    "PuzzlePan",
+    "PuzzleType",
     "Rematch",
     "Replay",
     "ReplayStep",
@@ -667,6 +737,7 @@ __all__ = [
     "moved_from",
     "on_its_message",
     "parse",
+    "puzzle_on_its_message",
     "participant_state",
     "specs",
     "typed_cell",

@@ -12,6 +12,7 @@ from bot.storage.postgres.clocks import ClockQueries
 from bot.storage.postgres.connection import MIGRATIONS_DIR, POOL_MAX, Connection, shown_dsn
 from bot.storage.postgres.games import GameQueries
 from bot.storage.postgres.meta import MetaQueries
+from bot.storage.postgres.puzzles import PuzzleQueries
 from bot.storage.postgres.reviews import ReviewQueries
 from bot.storage.postgres.settings import SettingQueries
 from bot.storage.postgres.standings import StandingQueries
@@ -32,6 +33,7 @@ class PostgresStorage:
         self.settings = SettingQueries(self.connection)
         self.reviews = ReviewQueries(self.connection, self.games)
         self.meta = MetaQueries(self.connection, self.games)
+        self.puzzles = PuzzleQueries(self.connection, self.games)
 
     @classmethod
     async def open(

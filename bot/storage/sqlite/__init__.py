@@ -19,6 +19,7 @@ from bot.storage.sqlite.connection import (
 )
 from bot.storage.sqlite.games import GameQueries
 from bot.storage.sqlite.meta import MetaQueries
+from bot.storage.sqlite.puzzles import PuzzleQueries
 from bot.storage.sqlite.reviews import ReviewQueries
 from bot.storage.sqlite.settings import SettingQueries
 from bot.storage.sqlite.standings import StandingQueries
@@ -42,6 +43,7 @@ class SqliteStorage:
         self.settings = SettingQueries(self.connection)
         self.reviews = ReviewQueries(self.connection, self.games)
         self.meta = MetaQueries(self.connection, self.games)
+        self.puzzles = PuzzleQueries(self.connection, self.games)
 
     @classmethod
     async def open(cls, path: str | Path, *, migrations: Path = MIGRATIONS_DIR) -> SqliteStorage:

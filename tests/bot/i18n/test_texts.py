@@ -88,6 +88,11 @@ def test_vietnamese_command_names_are_unchanged() -> None:
         "cmdname.history": "lịch-sử",
         "cmdname.board": "bàn-cờ",
         "cmdname.takeback": "đi-lại",
+        "cmdname.puzzle": "câu-đố",
+        "cmdname.puzzle_play": "chơi",
+        "cmdname.puzzle_daily": "hằng-ngày",
+        "cmdname.puzzle_retry": "thử-lại",
+        "cmdname.puzzle_leaderboard": "bảng-xếp-hạng",
     }
 
 

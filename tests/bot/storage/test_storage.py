@@ -590,6 +590,7 @@ def test_each_repository_implements_every_method_of_its_port(backend: str) -> No
         "settings": ("settings", "SettingQueries", ports.SettingStore),
         "reviews": ("reviews", "ReviewQueries", ports.ReviewStore),
         "meta": ("meta", "MetaQueries", ports.MetaStore),
+        "puzzles": ("puzzles", "PuzzleQueries", ports.PuzzleStore),
     }
     assert set(repositories) == {
         name for name, member in vars(ports.Storage).items() if isinstance(member, property)

@@ -23,6 +23,11 @@ from bot.ui.buttons import (
     HistoryPage,
     MoveForm,
     Pan,
+    PuzzleCell,
+    PuzzleForm,
+    PuzzleGiveUp,
+    PuzzlePan,
+    PuzzleType,
     Rematch,
     Replay,
     ReplayStep,
@@ -63,6 +68,15 @@ PREVIOUS_TEMPLATES = {
     HistoryPage: rf"caro:hp:(?P<user>{SNOWFLAKE}):(?P<page>0|[1-9][0-9]{{0,2}})",
     TakebackAccept: rf"caro:ta:(?P<game>{ID}):(?P<ply>{PLY})",
     TakebackDecline: rf"caro:td:(?P<game>{ID}):(?P<ply>{PLY})",
+    PuzzleCell: rf"caro:pm:(?P<attempt>{ID}):(?P<ply>{PLY}):(?P<cell>[A-Z][1-9][0-9]?)",
+    PuzzlePan: (
+        rf"caro:pp:(?P<attempt>{ID}):(?P<ply>{PLY})"
+        r":(?P<window>w(?:0|[1-9][0-9]?)\.(?:0|[1-9][0-9]?)(?:\.[1-5]x[1-5])?)"
+        r":(?P<direction>up|down|left|right)"
+    ),
+    PuzzleType: rf"caro:pt:(?P<attempt>{ID}):(?P<ply>{PLY})",
+    PuzzleForm: rf"caro:ptm:(?P<attempt>{ID}):(?P<ply>{PLY})",
+    PuzzleGiveUp: rf"caro:pg:(?P<attempt>{ID}):(?P<ply>{PLY})",
 }
 
 
