@@ -3,9 +3,10 @@ solver's (engine._solver_core). Whether they are built on this host, building th
 loading them.
 
 numba compiles a function at its first call and keeps the result in an on-disk cache. For the
-search core that first call is about a minute of CPU, which no player can wait for. So the cores
-are built apart (`build`: one process of a host at a time, under a file lock), a stamp beside the
-cache says what it was built for, and each process decides what a missing build means for it
+search core that first call is minutes of CPU, which no player can wait for. So the cores are
+built apart (`build`: one process of a host at a time, under a file lock, each part of them in a
+short-lived process of its own), a stamp beside the cache says what it was built for, and each
+process decides what a missing build means for it
 (`Policy`): a program run by hand builds on first use; a process that must answer in time (an AI
 worker, a pbrain engine) plays with the pure-Python search until the stamp appears, then loads
 the cache in a background thread and switches over (`load_when_ready`).
@@ -29,7 +30,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -243,13 +244,15 @@ NO_NUMBA = "numba is not installed on this platform: the pure-Python search play
 Exercise = Callable[[], None]
 
 
-def ensure(exercise: Exercise, progress: Callable[[str], None] | None = None) -> None:
-    """Load the cores into this process, building them first (under the host's lock) if this
-    host has none: what a program run by hand does before it needs them."""
+def ensure(
+    exercise: Exercise, progress: Callable[[str], None] | None = None, parts: Sequence[str] = ()
+) -> None:
+    """Load the cores into this process, building them first (under the host's lock, `parts` as
+    in build) if this host has none: what a program run by hand does before it needs them."""
     if _loaded.is_set() or not numba_available():
         return
     if not built():
-        build(exercise, progress)
+        build(exercise, progress, parts)
     load(exercise)
 
 
@@ -331,10 +334,14 @@ def _wait_and_load(exercise: Exercise) -> None:
 
 
 # ----------------------------------------------------------------------------- building
-def build(exercise: Exercise, progress: Callable[[str], None] | None = None) -> float:
+def build(
+    exercise: Exercise, progress: Callable[[str], None] | None = None, parts: Sequence[str] = ()
+) -> float:
     """Compile the cores into the cache unless this host has them: one process at a time (the
-    others wait on the lock, then find them built). Returns the seconds the compile took (0.0
-    when it was built already). BuildFailed if the compile fails."""
+    others wait on the lock, then find them built). Each of `parts` is compiled in a process of
+    its own (part_command), in order; without parts, `exercise` compiles them all here.
+    Returns the seconds the compile took (0.0 when it was built already). BuildFailed if the
+    compile fails."""
     from filelock import FileLock
 
     say = progress or log.info
@@ -352,7 +359,7 @@ def build(exercise: Exercise, progress: Callable[[str], None] | None = None) -> 
             "set NUMBA_CACHE_DIR to a folder this user can write"
         ) from None
     try:
-        seconds = _build_locked(exercise, say)
+        seconds = _build_locked(exercise, say, parts)
     finally:
         lock.release()
     if seconds:
@@ -360,19 +367,26 @@ def build(exercise: Exercise, progress: Callable[[str], None] | None = None) -> 
     return seconds
 
 
-def _build_locked(exercise: Exercise, say: Callable[[str], None]) -> float:
+def _build_locked(exercise: Exercise, say: Callable[[str], None], parts: Sequence[str]) -> float:
     stamp_path, _lock, failed_path = _files()
     if built():
         return 0.0
     with contextlib.suppress(OSError):
         stamp_path.unlink()
     target = os.environ.get("NUMBA_CPU_NAME", "")
-    say(f"search core: compiling for {target} (once per host: about a minute of CPU)")
-    started, cpu = time.perf_counter(), time.process_time()
+    say(f"search core: compiling for {target} (once per host: a few minutes of CPU)")
+    started, cpu, children = time.perf_counter(), time.process_time(), _children_cpu()
     try:
-        with _load_lock:
-            exercise()
-            _loaded.set()
+        for number, name in enumerate(parts, 1):
+            say(f"search core: part {number} of {len(parts)} ({name})")
+            _build_part(name)
+        if not parts:
+            with _load_lock:
+                exercise()
+                _loaded.set()
+    except BuildFailed as exc:
+        _write(failed_path, {"key": _key(), "reason": str(exc), "at": time.time()})
+        raise
     except Exception as exc:
         reason = f"compile failed: {type(exc).__name__}: {exc}".splitlines()[0]
         _write(failed_path, {"key": _key(), "reason": reason, "at": time.time()})
@@ -381,7 +395,7 @@ def _build_locked(exercise: Exercise, say: Callable[[str], None]) -> float:
     record = {
         "key": _key(),
         "seconds": round(seconds, 1),
-        "cpu_seconds": round(time.process_time() - cpu, 1),
+        "cpu_seconds": round(time.process_time() - cpu + _children_cpu() - children, 1),
         "peak_mb": round(_peak_rss_mb(), 1),
         "at": time.time(),
     }
@@ -389,6 +403,57 @@ def _build_locked(exercise: Exercise, say: Callable[[str], None]) -> float:
     with contextlib.suppress(OSError):
         failed_path.unlink()
     return seconds
+
+
+def part_command(name: str) -> list[str]:
+    """The command that compiles one part of the cores (see build), in a process of its own."""
+    return [sys.executable, "-m", "engine", "prepare", "--part", name]
+
+
+def _build_part(name: str) -> None:
+    """Compile one part in a process of its own, so that what LLVM allocated for it is given
+    back when the part is done: the build's peak memory is its largest part's."""
+    process = subprocess.Popen(
+        part_command(name), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        _out, err = process.communicate()
+    except BaseException:
+        # Interrupted (the program stopped): the part is not left compiling on its own.
+        process.kill()
+        process.wait()
+        raise
+    code = process.returncode
+    if code < 0:
+        raise BuildFailed(f"the compile was killed by signal {-code} (out of memory?)")
+    if code != 0:
+        lines = err.decode(errors="replace").strip().splitlines()
+        raise BuildFailed(lines[-1] if lines else f"the compile of {name} exited with {code}")
+
+
+def die_with_parent() -> None:
+    """Linux: this process is killed when the one that started it dies (a part of a build
+    whose build was killed would otherwise compile on for nothing)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's finished child processes (the parts of a build)."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return 0.0
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return float(usage.ru_utime + usage.ru_stime)
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
@@ -403,7 +468,11 @@ def _peak_rss_mb() -> float:
         import resource
     except ImportError:  # Windows
         return 0.0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # The largest of this process and its finished children (the parts of a build).
+    peak = max(
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+    )
     # Linux counts kilobytes, macOS bytes.
     return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024
 

@@ -17,16 +17,40 @@ def exercise_cores() -> None:
     solver.exercise_core()
 
 
+# The build's parts, in order, each compiled in a process of its own (engine.cores.build): the
+# search core's (engine.ai.compiled.PARTS), the solver's, then a last call of every function,
+# which finds them all in the cache.
+CORE_PARTS = (
+    "rules", "vcf", "dfpn", "dfpn_vct", "threat_first", "opponent_threat", "pvs", "search",
+    "solver", "all",
+)
+
+
+def build_core_part(name: str) -> None:
+    """Compile one of CORE_PARTS into this host's cache (what `caro prepare --part` runs)."""
+    from .. import solver
+    from . import compiled
+
+    if name == "solver":
+        solver.exercise_core()
+    elif name == "all":
+        exercise_cores()
+    elif name in compiled.PARTS:
+        compiled.build_part(name)
+    else:
+        raise ValueError(f"no part {name!r} of the compiled cores")
+
+
 def warm_up(progress: Callable[[str], None] | None = None) -> None:
     """Load the compiled cores into this process, so that no move pays for it; a host that has
     none builds them first (engine.cores: under a lock, one process of a host at a time)."""
-    cores.ensure(exercise_cores, progress)
+    cores.ensure(exercise_cores, progress, CORE_PARTS)
 
 
 def build_cores(progress: Callable[[str], None] | None = None) -> float:
     """Build the compiled cores into this host's cache unless they are built (engine.cores.build):
     the seconds it took, 0.0 if there was nothing to do."""
-    return cores.build(exercise_cores, progress)
+    return cores.build(exercise_cores, progress, CORE_PARTS)
 
 
 def load_cores_when_ready() -> None:
@@ -41,6 +65,8 @@ __all__ = [
     "REASONS",
     "MoveInfo",
     "analyse_move",
+    "CORE_PARTS",
+    "build_core_part",
     "build_cores",
     "choose_move",
     "exercise_cores",

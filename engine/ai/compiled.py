@@ -15,9 +15,10 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -445,3 +446,74 @@ def exercise() -> None:
         for cell in range(g.size):
             if not s.grid[cell]:
                 core.threat_class(g, s, cell, 1)
+
+
+def _rules_part() -> None:
+    """The small entry points: a position's set-up, its winning cells, a cell's threat class, the
+    forbidden-move check and the cycle counter (what the searches below call is built here too)."""
+    cycles_per_second()
+    for rule in Rule:
+        board = Board(7, 7, 5 if rule is Rule.RENJU else 4, rule)
+        for name in ("D4", "C3", "D3", "E5", "D5"):
+            board.push_name(name)
+        g, s = state_of(board)
+        _winning_cell(g, s, board)
+        for cell in range(g.size):
+            if not s.grid[cell]:
+                core.threat_class(g, s, cell, 1)
+        if rule is Rule.RENJU:
+            renju_verdicts(board.rows, board.cols, board.grid)
+
+
+def _compile(function: Any, *signature: object) -> None:
+    """Compile one version of a core function without running it: the one its callers use,
+    every integer an int64 (engine.ai.core._OneVersion)."""
+    function.compile(tuple(signature))
+
+
+def _search_part(name: str) -> None:
+    import numba
+    from numba import types
+
+    typeof: Callable[[object], object] = numba.typeof
+
+    board = Board(7, 7, 4, Rule.FREESTYLE)
+    g, s = state_of(board)
+    ctx, tab = _ctx_for(board)
+    geo, state, context, table = typeof(g), typeof(s), typeof(ctx), typeof(tab)
+    i64 = types.int64
+    i64s = typeof(np.zeros(1, dtype=np.int64))
+    i32s = typeof(np.zeros(1, dtype=np.int32))
+    if name == "vcf":
+        _compile(core.vcf, geo, state, context, i64, i64, i64)
+    elif name == "dfpn":
+        _compile(pns._dfpn, geo, state, context, table, i64, i64, i64)
+    elif name == "dfpn_vct":
+        _compile(pns.dfpn_vct, geo, state, context, table, i64, i64, i64)
+    elif name == "threat_first":
+        _compile(pns.threat_first, geo, state, context, table, i64, i64, i64, i64, i64s)
+    elif name == "opponent_threat":
+        _compile(pns.opponent_threat, geo, state, context, table, i64, i64)
+    elif name == "pvs":
+        _compile(core.pvs, geo, state, context, i64, i64, i64, i64)
+    elif name == "search":
+        _compile(core.search, geo, state, context, i64, i64s, i32s)
+    else:
+        raise ValueError(f"no part {name!r} of the core")
+
+
+# The core's build in parts, each compiled in a process of its own, callees before their callers
+# (engine.cores.build): a part loads what the parts before it put in the cache instead of
+# compiling it again, and LLVM's memory for a compile is given back only when its process ends,
+# so the build's peak is its largest part's, not the sum of them all.
+PARTS = (
+    "rules", "vcf", "dfpn", "dfpn_vct", "threat_first", "opponent_threat", "pvs", "search",
+)
+
+
+def build_part(name: str) -> None:
+    """Compile one part of the core (PARTS) into the cache."""
+    if name == "rules":
+        _rules_part()
+    else:
+        _search_part(name)

@@ -29,7 +29,8 @@ import numba
 import numba.extending
 import numpy as np
 import numpy.typing as npt
-from numba.core import cgutils
+from numba.core import cgutils, types
+from numba.core.registry import CPUDispatcher
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 I8 = npt.NDArray[np.int8]
@@ -132,7 +133,36 @@ class Ctx(NamedTuple):
 
 F = TypeVar("F", bound=Callable[..., Any])
 # _nrt is numba's own option (its type stubs do not list it), hence the dict.
-_JIT_OPTIONS: dict[str, Any] = {"cache": True, "_nrt": False, "nogil": True}
+_JIT_OPTIONS: dict[str, Any] = {"nopython": True, "_nrt": False, "nogil": True, "boundscheck": None}
+
+
+class _OneVersion(CPUDispatcher):
+    """numba's dispatcher, but a call from compiled code with a constant argument (a literal 0,
+    a module constant such as ROOT_WIDTH) uses the version for the constant's plain type.
+
+    numba types a constant as a literal type and compiles a separate version of the callee for
+    it: the big searches and helpers came out in two or three versions each, every one typed,
+    lowered, optimised and turned into machine code again. LLVM still sees the constant once
+    the helper is inlined. Likewise a narrower signed integer (a cell read from an int32 array)
+    is passed as int64: one version for both, and no value changes on the way."""
+
+    def get_call_template(self, args: Any, kws: Any) -> Any:
+        plain = tuple(_plain(a) for a in args)
+        return super().get_call_template(plain, {k: _plain(v) for k, v in kws.items()})
+
+
+def _plain(arg: Any) -> Any:
+    unliteral: Callable[[Any], Any] = types.unliteral
+    arg = unliteral(arg)
+    narrow = getattr(arg, "signed", False) and getattr(arg, "bitwidth", 64) < 64
+    return types.int64 if isinstance(arg, types.Integer) and narrow else arg
+
+
+def _dispatcher(func: F, **options: Any) -> F:
+    disp = _OneVersion(py_func=func, locals={}, targetoptions={**_JIT_OPTIONS, **options})
+    # Cached on disk: only the first run of a host compiles.
+    disp.enable_caching()
+    return cast(F, disp)
 
 
 def jit(func: F) -> F:
@@ -145,7 +175,7 @@ def jit(func: F) -> F:
     Without the GIL (nogil=True): the core touches no Python object, so a search leaves the
     interpreter free; another thread stops it by setting its Ctx's stat[2] (engine.ai.compiled's
     Stop), which every search reads at each node."""
-    return cast(F, numba.njit(**_JIT_OPTIONS)(func))
+    return _dispatcher(func)
 
 
 def jit_inline(func: F) -> F:
@@ -156,10 +186,9 @@ def jit_inline(func: F) -> F:
     has typed and lowered the helper once. numba's own inlining (inline="always") copies the
     helper's IR into every call site before typing, and types and lowers each copy again: the
     same machine code, for many times the compile time and memory."""
-    return cast(F, numba.njit(forceinline=True, **_JIT_OPTIONS)(func))
+    return _dispatcher(func, forceinline=True)
 
 
-# ----------------------------------------------------------------------------- clock
 @numba.extending.intrinsic
 def _cycles(typingctx: Any) -> Any:
     """The CPU's cycle counter (LLVM's readcyclecounter): a clock read in nanoseconds and with

@@ -1,6 +1,7 @@
 """`caro prepare`: compile the search core and the solver's core into this host's cache, then
 exit, so that no game pays for it (for deploy scripts and images; `caro-bot --prepare` is the
-same). `caro doctor` says whether that was done."""
+same). `caro doctor` says whether that was done. The build runs each of its parts as `caro
+prepare --part NAME` in a process of its own (engine.cores.build)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import os
 import sys
 
 from .. import cores
-from ..ai import build_cores
+from ..ai import CORE_PARTS, build_core_part, build_cores
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,6 +20,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="run at the lowest CPU priority and print only failures (how the bot and "
         "`caro pbrain` build it while they serve)",
     )
+    parser.add_argument(
+        "--part",
+        choices=CORE_PARTS,
+        help="compile only this part, with no lock and no stamp (what a build runs, one "
+        "process per part)",
+    )
 
 
 def _quiet(_line: str) -> None:
@@ -26,6 +33,11 @@ def _quiet(_line: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.part:
+        cores.die_with_parent()
+        cores.configure_numba()
+        build_core_part(args.part)
+        return 0
     if args.background and hasattr(os, "nice"):
         # Batch work: the processes answering players come first.
         os.nice(19)

@@ -220,3 +220,48 @@ def test_a_cache_folder_that_cannot_be_written_is_one_line_naming_it(tmp_path):
     assert done.stderr.startswith(f"caro prepare: cannot write the cache folder {blocker / 'cache'} (")
     assert done.stderr.endswith("set NUMBA_CACHE_DIR to a folder this user can write\n")
     assert len(done.stderr.splitlines()) == 1
+
+
+def _never(*_args: object) -> None:
+    raise AssertionError("a build in parts compiles nothing in the process that runs it")
+
+
+def test_each_part_of_a_build_compiles_in_a_process_of_its_own_and_the_stamp_counts_them(
+    tmp_path, monkeypatch
+):
+    """LLVM gives a compile's memory back only when its process ends: one process per part keeps
+    the build's peak to its largest part's, which the stamp records with the parts' CPU."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    ran = tmp_path / "ran"
+    part = (
+        "import os, sys, time; block = bytearray(600 << 20); block[::4096] = b'x' * len(block[::4096]); "
+        "end = time.process_time() + 0.3\nwhile time.process_time() < end: pass\n"
+        f"open({str(ran)!r}, 'a').write(sys.argv[1] + ' ' + str(os.getpid()) + '\\n')"
+    )
+    monkeypatch.setattr(cores, "part_command", lambda name: [sys.executable, "-c", part, name])
+    assert cores.build(_never, parts=("first", "second")) > 0
+    lines = [line.split() for line in ran.read_text().splitlines()]
+    assert [name for name, _pid in lines] == ["first", "second"]
+    assert len({pid for _name, pid in lines} | {str(os.getpid())}) == 3
+    assert cores.built()
+    stamp, _lock, _failed = cores._files()
+    record = json.loads(stamp.read_text())
+    assert record["peak_mb"] >= 600 and record["cpu_seconds"] >= 0.6
+
+
+def test_a_part_killed_for_memory_fails_the_build_and_is_not_retried_at_every_start(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    kill = "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"
+    monkeypatch.setattr(cores, "part_command", lambda name: [sys.executable, "-c", kill])
+    try:
+        cores.build(_never, parts=("search",))
+    except cores.BuildFailed as exc:
+        reason = str(exc)
+    else:
+        raise AssertionError("the build went on without its part")
+    assert reason == "the compile was killed by signal 9 (out of memory?)"
+    assert not cores.built()
+    assert cores.recently_failed() == reason
+    assert cores.start_background_build() is None
