@@ -340,3 +340,23 @@ def test_the_level_api_hands_its_stop_to_the_core():
     stop.set()
     info = analyse_move(board, "impossible", node_limit=2_000_000, stop=stop)
     assert info.nodes < 1_000 and board[info.move] is None
+
+
+
+@core.jit
+def _callee(a, b):
+    return a + b
+
+
+@core.jit
+def _caller(cells):
+    narrow = np.int32(cells[0])
+    return _callee(narrow, 0) + _callee(cells[1], 1)
+
+
+def test_a_compiled_function_has_one_version_whatever_its_callers_pass():
+    # engine.ai.core's dispatcher types constants and narrow integers as int64. Should numba stop
+    # asking it (a new numba), every helper comes out in several versions again and the core's
+    # build takes twice the time and memory: this fails first.
+    assert _caller(np.array([1, 2], dtype=np.int32)) == 4
+    assert [str(sig) for sig in _callee.signatures] == ["(int64, int64)"]
