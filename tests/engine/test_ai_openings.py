@@ -9,7 +9,8 @@ import time
 import pytest
 
 from engine.ai import openings as ai_openings
-from engine.ai.openings import MANNERS, SCORE_CAP, canonical_rif_openings, decide
+from engine.ai.openings import EVEN_SCORE, MANNERS, SCORE_CAP, canonical_rif_openings, decide
+from engine.cores import usable
 from engine.openings import (
     Action,
     Choice,
@@ -154,7 +155,8 @@ def test_swap2_second_places_two_more_only_when_the_score_is_near_zero(
 
 
 def test_the_placer_leaves_positions_nearer_balance_than_the_average_candidate() -> None:
-    # The third stone of a swap: the AI's pick scores nearer 0 than the typical legal one.
+    # The third stone of a swap: the AI's pick scores nearer an even game than the typical
+    # candidate does.
     state = swap_state("H8", "H9")
     judge = ai_openings._Judge(Level.NORMAL, time.perf_counter() + 60)
     board = state.board
@@ -162,7 +164,7 @@ def test_the_placer_leaves_positions_nearer_balance_than_the_average_candidate()
     def balance(cell: tuple[int, int]) -> int:
         board.push(cell)
         try:
-            return abs(judge.score(board, 0.2))
+            return abs(judge.score(board, 0.2) - judge.even)
         finally:
             board.pop()
 
@@ -238,3 +240,16 @@ def test_nothing_to_decide_after_the_opening_and_bad_arguments_are_refused() -> 
     with pytest.raises(ValueError, match="unknown AI level"):
         decide(state, "grandmaster", rng=random.Random(0))
     assert decide(state, "Easy", rng=random.Random(0)).kind is StepKind.PLACE
+
+
+@pytest.mark.parametrize(("edge", "taken"), [(-100, Choice.TAKE_X), (100, Choice.TAKE_O)])
+def test_the_chooser_counts_an_even_game_from_the_measured_even_score_not_from_zero(
+    monkeypatch: pytest.MonkeyPatch, edge: int, taken: Choice
+) -> None:
+    # A score a little for O (the side to move) but short of the even score still favours X.
+    assert usable()  # the compiled core judges impossible's choices, on the even score's scale
+    monkeypatch.setattr(
+        ai_openings._Judge, "score", lambda self, board, seconds: EVEN_SCORE + edge
+    )
+    state = swap_state("H8", "H9", "J9")
+    assert decide(state, Level.IMPOSSIBLE, rng=random.Random(0)) == Action.choose(taken)
