@@ -16,6 +16,7 @@ from bot.cogs.clocks import ClocksCog
 from bot.cogs.controls import ControlsCog
 from bot.cogs.help import HelpCog
 from bot.cogs.history import HistoryCog
+from bot.cogs.openings import OpeningsCog
 from bot.cogs.play import PlayCog
 from bot.cogs.replay import ReplayCog
 from bot.cogs.review import ReviewCog
@@ -34,6 +35,7 @@ FEATURES: tuple[Callable[[Host], commands.Cog], ...] = (
     WatchCog,
     ControlsCog,
     TakebackCog,
+    OpeningsCog,
     BoardCog,
     SettingsCog,
     StatsCog,
@@ -52,6 +54,7 @@ __all__ = [
     "ControlsCog",
     "HelpCog",
     "HistoryCog",
+    "OpeningsCog",
     "PlayCog",
     "ReplayCog",
     "ReviewCog",

@@ -17,6 +17,7 @@ from bot.ui.buttons import (
     Action,
     Cell,
     Click,
+    Decide,
     Decline,
     Export,
     Hint,
@@ -63,6 +64,10 @@ PREVIOUS_TEMPLATES = {
     HistoryPage: rf"caro:hp:(?P<user>{SNOWFLAKE}):(?P<page>0|[1-9][0-9]{{0,2}})",
     TakebackAccept: rf"caro:ta:(?P<game>{ID}):(?P<ply>{PLY})",
     TakebackDecline: rf"caro:td:(?P<game>{ID}):(?P<ply>{PLY})",
+    Decide: (
+        rf"caro:oc:(?P<game>{ID}):(?P<ply>{PLY}):(?P<stage>{PLY})"
+        r":(?P<choice>take_x|take_o|place_two)"
+    ),
 }
 
 
