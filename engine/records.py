@@ -12,6 +12,11 @@ moves in the board's cell names; it keeps everything (size, k, rule, names, how 
     Date: 2026-11-23
     Moves: H8 I9 H9 I10 H10 I11 H11 I12 H12
 
+A game that began with an opening rule (engine.openings) says so on an `Opening:` line: the
+opening's name, then its decisions (the colour choices and RIF's offers) in order, as in
+`Opening: swap2 place_two take_o`. Its stones are the first moves. A record without the line is
+a free game, as every record written before openings existed.
+
 The .psq form is what the piskvork manager saves and the Gomocup tools read:
 
     Piskvorky 15x15, 0:0, 0
@@ -23,7 +28,9 @@ The .psq form is what the piskvork manager saves and the Gomocup tools read:
     -1
 
 It knows only the board's size and the moves, so k and the rule are the reader's to give (five
-in a row, freestyle, as in Gomocup, unless told otherwise), and a resignation is not kept.
+in a row, freestyle, as in Gomocup, unless told otherwise), and a resignation is not kept; nor is
+an opening: the format has no place for its name or decisions, so a .psq file reads as a free
+game whose first moves are the opening's stones.
 Board.text() lines ("15x15 k5 caro H8 I9") are read too.
 
 Every reader checks each move against the rules as it replays it, and raises a RecordError
@@ -40,6 +47,7 @@ from pathlib import Path
 
 from .board import Board
 from .notation import MAX_SIDE, cell_name, parse_size
+from .openings import Opening, OpeningError, OpeningState
 from .types import Cell, Mark, MoveError, Rule, quoted
 
 TEXT_MAGIC = "caro game record 1"
@@ -80,11 +88,14 @@ class Ending(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class GameRecord:
-    """One game: the board's spec, the moves (X first), the players' names and the result.
+    """One game: the board's spec, the moves (X first), the players' names, the result and the
+    opening it began with (its name and decision tokens, engine.openings; FREE and none for a
+    game without one).
 
     The constructor checks that the moves can be played and that the result agrees with them:
     a game won by a line is won by that line's owner, a full board is a draw, and a resignation
-    or timeout can only end a game still in progress.
+    or timeout can only end a game still in progress. The opening's stones and decisions must
+    replay as that opening allows.
     """
 
     rows: int
@@ -97,6 +108,8 @@ class GameRecord:
     winner: Mark | None = None
     ending: Ending = Ending.UNFINISHED
     tags: Mapping[str, str] = field(default_factory=dict)
+    opening: Opening = Opening.FREE
+    opening_decisions: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name in (self.x_name, self.o_name, *self.tags.keys(), *self.tags.values()):
@@ -111,6 +124,7 @@ class GameRecord:
                     f"{quoted(key)}"
                 )
         board = self._replay(len(self.moves))
+        self._check_opening(board)
         outcome = board.outcome()
         if outcome is not None:
             expected = Ending.LINE if outcome.winner is not None else Ending.FULL
@@ -137,9 +151,12 @@ class GameRecord:
         winner: Mark | None = None,
         ending: Ending | None = None,
         tags: Mapping[str, str] | None = None,
+        opening: Opening = Opening.FREE,
+        opening_decisions: Iterable[str] = (),
     ) -> GameRecord:
         """The record of `board`'s moves. A game the board shows over needs no result: it is read
-        from the board; otherwise give `winner` and `ending` for a resignation or timeout."""
+        from the board; otherwise give `winner` and `ending` for a resignation or timeout. A game
+        that began with an opening gives it and its decisions (OpeningState.decisions)."""
         outcome = board.outcome()
         if outcome is not None and ending is None:
             winner = outcome.winner
@@ -155,6 +172,8 @@ class GameRecord:
             winner,
             ending if ending is not None else Ending.UNFINISHED,
             {_one_line(key): _one_line(value) for key, value in (tags or {}).items()},
+            opening,
+            tuple(opening_decisions),
         )
 
     def board(self, ply: int | None = None) -> Board:
@@ -171,6 +190,24 @@ class GameRecord:
     @property
     def spec(self) -> str:
         return f"{self.rows}x{self.cols} k{self.k} {self.rule.value}"
+
+    def opening_state(self) -> OpeningState:
+        """The opening as engine.openings replays it from the moves and the decisions: where it
+        stands after the whole record (done, unless the game stopped inside it)."""
+        return OpeningState(self.opening, self._replay(len(self.moves)), self.opening_decisions)
+
+    def _check_opening(self, board: Board) -> None:
+        if not isinstance(self.opening, Opening):
+            raise IllegalRecordError(f"unknown opening {quoted(self.opening)}")
+        if self.opening is Opening.FREE and self.opening_decisions:
+            raise IllegalRecordError("a free game has no opening decisions")
+        for token in self.opening_decisions:
+            if not isinstance(token, str) or not token or any(ch.isspace() for ch in token):
+                raise IllegalRecordError(f"an opening decision is one word: {quoted(token)}")
+        try:
+            OpeningState(self.opening, board, self.opening_decisions)
+        except OpeningError as exc:
+            raise IllegalRecordError(f"the {self.opening.value} opening: {exc}") from None
 
     def _replay(self, ply: int) -> Board:
         try:
@@ -196,12 +233,16 @@ class GameRecord:
             f"Result: {self.winner.name if self.winner is not None else _NO_WINNER[self.ending]}"
         )
         lines.append(f"Ending: {self.ending.value}")
+        if self.opening is not Opening.FREE:
+            lines.append(f"Opening: {' '.join((self.opening.value, *self.opening_decisions))}")
         lines.extend(f"{key}: {value}" for key, value in self.tags.items())
         lines.append("Moves: " + " ".join(cell_name(cell) for cell in self.moves))
         return "\n".join(lines) + "\n"
 
     def to_psq(self) -> str:
-        """The piskvork .psq form: size, the moves as column,row from 1, the two names."""
+        """The piskvork .psq form: size, the moves as column,row from 1, the two names. The
+        format has no place for an opening: its stones are there as moves, its name and
+        decisions are not."""
         lines = [f"Piskvorky {self.cols}x{self.rows}, 0:0, 0"]
         lines.extend(f"{col + 1},{row + 1},0" for row, col in self.moves)
         # piskvork reads the two lines after the moves as the players (the first mover first).
@@ -233,7 +274,7 @@ _PSQ_MOVE = re.compile(r"(-?\d{1,3})\s*,\s*(-?\d{1,3})(?:\s*,\s*-?\d{1,12})?")
 _KEY_VALUE = re.compile(r"([A-Za-z][A-Za-z0-9 _-]{0,39}):\s*(.*)")
 _TAG_KEY = re.compile(r"[A-Za-z](?:[A-Za-z0-9 _-]{0,38}[A-Za-z0-9_-])?")
 # Keys of caro's record form that are not tags.
-_RESERVED = ("board", "x", "o", "result", "ending", "moves")
+_RESERVED = ("board", "x", "o", "result", "ending", "opening", "moves")
 
 
 def read_record(text: str, *, k: int | None = None, rule: Rule | str | None = None) -> GameRecord:
@@ -379,6 +420,22 @@ def _read_text(lines: list[str]) -> GameRecord:
         )
     if result.lower() == "draw" and ending is not Ending.FULL:
         raise IllegalRecordError(f"line {result_line}: a draw ends with a full board")
+    opening = Opening.FREE
+    decisions: tuple[str, ...] = ()
+    if "opening" in values:
+        opening_line, opening_text = values["opening"]
+        words = opening_text.split()
+        if not words:
+            raise MalformedRecordError(f"line {opening_line}: Opening names the opening")
+        try:
+            opening = Opening.parse(words[0])
+        except ValueError as exc:
+            raise MalformedRecordError(f"line {opening_line}: {exc}") from None
+        decisions = tuple(words[1:])
+        try:
+            OpeningState(opening, board, decisions)
+        except OpeningError as exc:
+            raise IllegalRecordError(f"line {opening_line}: {exc}") from None
     return GameRecord(
         board.rows,
         board.cols,
@@ -390,6 +447,8 @@ def _read_text(lines: list[str]) -> GameRecord:
         winner,
         ending,
         tags,
+        opening,
+        decisions,
     )
 
 

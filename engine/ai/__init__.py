@@ -1,10 +1,12 @@
-"""The AI opponents: choose_move/analyse_move for the four levels, explain for move captions."""
+"""The AI opponents: choose_move/analyse_move for the four levels, explain for move captions,
+decide_opening for its side of an opening rule (engine.ai.openings.decide)."""
 
 from collections.abc import Callable
 
 from .. import cores
 from .explain import REASONS, explain
 from .levels import DEFAULT_TIME_LIMITS, LEVELS, MoveInfo, analyse_move, choose_move
+from .openings import decide as decide_opening
 
 
 def exercise_cores() -> None:
@@ -43,6 +45,7 @@ __all__ = [
     "analyse_move",
     "build_cores",
     "choose_move",
+    "decide_opening",
     "exercise_cores",
     "explain",
     "load_cores_when_ready",

@@ -3,6 +3,12 @@
 Every pair of players meets `games` times with colours alternated. Each game draws its
 randomness from its own seed string (tournament seed, pair, game index), so a tournament with
 node limits instead of time limits gives the same games on every run, in any process pool order.
+
+With an opening rule (--opening swap, swap2 or rif, engine.openings) the players alternate as
+the opening's first player instead, each game starts with the opening played through, and the
+colours are what its decisions made them. An AI level takes its own decisions
+(engine.ai.openings, within its time limit); any other player (mc, random, a brain) has them
+taken for it by the AI at OPENING_STAND_IN's level.
 """
 
 from __future__ import annotations
@@ -23,13 +29,16 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 from ..board import Board
 from ..montecarlo import monte_carlo_move
 from ..notation import parse_size
+from ..openings import Action, Opening, OpeningState, Side
 from ..stats import percentile
-from ..types import Cell, Mark, Rule
+from ..types import Cell, Level, Mark, Rule
 
 if TYPE_CHECKING:
     from ..external import ExternalEngine
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
+# The AI level that takes the opening decisions of a player that is not an AI level.
+OPENING_STAND_IN = Level.NORMAL
 
 
 class Player(Protocol):
@@ -185,6 +194,8 @@ class GameSpec:
     o: Player
     opening: tuple[Cell, ...]
     seed: str
+    # The opening rule: x is its first player (tentative X), o the second.
+    opening_rule: Opening = Opening.FREE
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +208,7 @@ class GameResult:
     text: str  # the whole game, Board.text() form
     move_times: dict[str, tuple[float, ...]] = field(default_factory=dict)  # seconds per move, by name
     error: str | None = None  # why the game was abandoned: such games are not scored
+    opening: str = ""  # the opening rule and its decisions ("swap2 place_two take_o"), if any
 
     def score(self, name: str) -> float:
         """1, 0.5 or 0 for the named player."""
@@ -206,6 +218,28 @@ class GameResult:
         return 1.0 if winner == name else 0.0
 
 
+def opening_action(player: Player, state: OpeningState, rng: random.Random) -> Action:
+    """The player's action at the opening's next step: an AI level's own decision within its
+    time limit, the stand-in level's for any other player."""
+    from ..ai.openings import decide
+
+    if isinstance(player, LevelPlayer):
+        return decide(state, player.level, rng=rng, time_limit=player.time_limit)
+    return decide(state, OPENING_STAND_IN, rng=rng)
+
+
+def play_opening(
+    spec: GameSpec, board: Board, rngs: dict[Side, random.Random]
+) -> OpeningState:
+    """The opening rule played through by the two players (x first) from `board`."""
+    sides = {Side.FIRST: spec.x, Side.SECOND: spec.o}
+    state = OpeningState(spec.opening_rule, board)
+    while state.step is not None:
+        side = state.step.side
+        state = state.apply(opening_action(sides[side], state, rngs[side]))
+    return state
+
+
 def play_game(spec: GameSpec) -> GameResult:
     """Play one game from its opening to the end. A player that raises or plays an illegal move
     has a bug, not a lost game: the game is abandoned with the error recorded, and the rest of
@@ -213,12 +247,28 @@ def play_game(spec: GameSpec) -> GameResult:
     board = Board(spec.rows, spec.cols, spec.k, spec.rule)
     for cell in spec.opening:
         board.push(cell)
-    players = {Mark.X: spec.x, Mark.O: spec.o}
-    names = {mark: player_name(p) for mark, p in players.items()}
-    rngs = {mark: random.Random(f"{spec.seed}/{mark.name}") for mark in players}
-    times: dict[str, list[float]] = {name: [] for name in names.values()}
+    # One random stream per side, named by the mark it starts with, so a free game draws the
+    # same numbers as before openings existed.
+    side_rngs = {side: random.Random(f"{spec.seed}/{mark.name}") for side, mark in
+                 ((Side.FIRST, Mark.X), (Side.SECOND, Mark.O))}
+    x_side = Side.FIRST
+    opening = ""
     error = None
-    while not board.is_over():
+    if spec.opening_rule is not Opening.FREE:
+        try:
+            state = play_opening(spec, board, side_rngs)
+        except Exception as exc:  # as for moves: a failing decision is a bug, reported
+            names_now = f"{player_name(spec.x)} v {player_name(spec.o)}"
+            error = f"the opening of {names_now} failed: {type(exc).__name__}: {exc}"
+        else:
+            board, x_side = state.board, state.x_side
+            opening = " ".join((spec.opening_rule.value, *state.decisions))
+    sides = {Side.FIRST: spec.x, Side.SECOND: spec.o}
+    players = {Mark.X: sides[x_side], Mark.O: sides[x_side.other]}
+    names = {mark: player_name(p) for mark, p in players.items()}
+    rngs = {Mark.X: side_rngs[x_side], Mark.O: side_rngs[x_side.other]}
+    times: dict[str, list[float]] = {name: [] for name in names.values()}
+    while error is None and not board.is_over():
         mark = board.turn
         name = names[mark]
         start = time.perf_counter()
@@ -239,6 +289,7 @@ def play_game(spec: GameSpec) -> GameResult:
         text=board.text(),
         move_times={name: tuple(t) for name, t in times.items()},
         error=error,
+        opening=opening,
     )
 
 
@@ -273,9 +324,14 @@ def random_opening(board: Board, plies: int, rng: random.Random) -> tuple[Cell, 
 
 
 def schedule(players: Sequence[Player], *, rows: int, cols: int, k: int, rule: Rule,
-             games: int, seed: int = 0, openings: int = 0) -> list[GameSpec]:
+             games: int, seed: int = 0, openings: int = 0,
+             opening_rule: Opening = Opening.FREE) -> list[GameSpec]:
     """The round robin: `games` per pair, colours alternating, and with openings each random
-    opening played twice, once with each colour, so neither player gets the luckier one."""
+    opening played twice, once with each colour, so neither player gets the luckier one. With
+    an opening rule the players alternate as its first player instead (it decides the colours)."""
+    opening_rule.check(rows, cols, k, rule)
+    if opening_rule is not Opening.FREE and openings:
+        raise ValueError("random opening stones and an opening rule do not mix: choose one")
     names = [player_name(p) for p in players]
     if len(set(names)) != len(names):
         raise ValueError(f"players need different names, got {', '.join(names)}")
@@ -289,7 +345,8 @@ def schedule(players: Sequence[Player], *, rows: int, cols: int, k: int, rule: R
         for g in range(games):
             opening = random_opening(empty, openings, random.Random(f"{seed}/{a}-{b}/opening{g // 2}"))
             x, o = (players[a], players[b]) if g % 2 == 0 else (players[b], players[a])
-            specs.append(GameSpec(rows, cols, k, rule, (a, b), g, x, o, opening, f"{seed}/{a}-{b}/{g}"))
+            specs.append(GameSpec(rows, cols, k, rule, (a, b), g, x, o, opening,
+                                  f"{seed}/{a}-{b}/{g}", opening_rule))
     return specs
 
 
@@ -486,9 +543,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=int, default=2, help="games played in parallel (default 2)")
     parser.add_argument("--openings", type=int, default=0,
                         help="random stones near the centre before each game pair (default 0)")
+    parser.add_argument("--opening", default="free", type=opening_name,
+                        metavar="{" + ",".join(o.value for o in Opening) + "}",
+                        help="opening rule each game starts with, the players alternating as its "
+                        "first player; the AI takes each side's decisions (default free)")
     parser.add_argument("--anchor", default=None,
                         help="player whose head-to-head Elo is shown too (default: first listed)")
     parser.add_argument("--games-out", default=None, help="write every game's text to this file")
+
+
+def opening_name(text: str) -> Opening:
+    """--opening: an opening's name, in any case; the error lists the choices."""
+    try:
+        return Opening.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -512,7 +581,7 @@ def run(args: argparse.Namespace) -> int:
         if anchor is not None and anchor not in names:
             raise ValueError(f"--anchor {args.anchor!r} is not one of the players ({', '.join(names)})")
         specs = schedule(players, rows=rows, cols=cols, k=k, rule=rule, games=args.games,
-                         seed=args.seed, openings=args.openings)
+                         seed=args.seed, openings=args.openings, opening_rule=args.opening)
     except ValueError as exc:
         print(f"caro arena: error: {exc}", file=sys.stderr)
         return 2
@@ -548,10 +617,13 @@ def _play(args: argparse.Namespace, specs: list[GameSpec], names: list[str], anc
 
     results = run_games(specs, jobs=args.jobs, progress=progress)
     elapsed = time.perf_counter() - start
+    start_of_games = (f"opening {args.opening.value}" if args.opening is not Opening.FREE
+                      else f"openings {args.openings}")
     print(f"{rows}x{cols} k{k} {rule.value}, {args.games} games per pair, seed {args.seed}, "
-          f"openings {args.openings}, {len(results)} games in {elapsed:.0f}s")
+          f"{start_of_games}, {len(results)} games in {elapsed:.0f}s")
     print(format_report(results, names, anchor))
     if games_out is not None:
         for r in results:
-            games_out.write(f"{r.x} v {r.o}: {r.text}\n")
+            opening = f" (opening {r.opening})" if r.opening else ""
+            games_out.write(f"{r.x} v {r.o}{opening}: {r.text}\n")
     return 0

@@ -14,6 +14,12 @@ timeout_match, time_left), counted from the moment the command arrived.
 The search is the bot's own (engine.ai at --level; impossible is the compiled core on these
 boards), run in a thread: the compiled core runs without the GIL, so the reader and the main
 thread go on while it thinks, and an abandoned search is ended through its Stop.
+
+Swap2 (and swap) openings come as SWAP2BOARD, the Gomocup extension of the protocol: the stones
+so far (none, three or five) and DONE; the brain answers with its part of the opening, decided
+by engine.ai.openings at --level: three stones; or SWAP (it takes black), one stone (it takes
+white and plays the fourth or sixth move) or, after three, two stones (the fourth and fifth, the
+other side then chooses). https://gomocup.org/news/experimental-tournament-update-2020/
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from typing import ClassVar, TextIO
 from .. import cores
 from ..ai.stop import Stop
 from ..board import Board
+from ..openings import Action, Choice, Opening, OpeningError, OpeningState, StepKind
 from ..types import Cell, IllegalMoveError, Level, Mark, Rule
 from .choices import LEVEL_METAVAR, level_name
 
@@ -44,8 +51,17 @@ ABOUT = f'name="{NAME}", version="{VERSION}", author="caro team", country="Vietn
 MIN_SIDE, MAX_SIDE = 5, 26  # below 5 a five cannot fit; above 26 cells have no name
 K = 5  # every game of the protocol is five in a row
 
-# Bits of INFO rule.
+# Bits of INFO rule (the protocol's bitmask).
 RULE_EXACT, RULE_CONTINUOUS, RULE_RENJU, RULE_CARO = 1, 2, 4, 8
+# Whole INFO rule values that engines read as a rule with an opening (Rapfi's numbers, which
+# Yixin Board sends): freestyle five with swap, and with swap2. As bitmasks they would be renju
+# with exactly five (which renju already is for black) and continuous renju (not supported).
+RULE_OPENINGS: dict[int, tuple[Rule, Opening]] = {
+    5: (Rule.FREESTYLE, Opening.SWAP),
+    6: (Rule.FREESTYLE, Opening.SWAP2),
+}
+# Stones a SWAP2BOARD may carry, and the opening decisions they stand for.
+SWAP2_STONES: dict[int, tuple[str, ...]] = {0: (), 3: (), 5: (Choice.PLACE_TWO.value,)}
 
 # Time defaults until INFO says otherwise (milliseconds), as in the protocol's example brain.
 DEFAULT_TIMEOUT_TURN_MS = 30_000
@@ -64,6 +80,8 @@ REBUILD_BUDGET = 50_000  # pushes allowed when searching a move order for a BOAR
 # (board, seconds, stop): the move for the side to move, within `seconds` or sooner once
 # `stop` is set.
 ChooseFn = Callable[[Board, float, Stop], Cell]
+# (opening state, seconds): the brain's action at the opening's next step.
+DecideFn = Callable[[OpeningState, float], Action]
 
 
 class ProtocolError(ValueError):
@@ -71,17 +89,27 @@ class ProtocolError(ValueError):
 
 
 def rule_from_bits(bits: int) -> tuple[Rule, list[str]]:
-    """The board rule for an INFO rule bitmask, and messages about what is not supported."""
+    """The board rule for an INFO rule value, and messages about what is not supported."""
+    rule, _, notes = rule_and_opening(bits)
+    return rule, notes
+
+
+def rule_and_opening(bits: int) -> tuple[Rule, Opening, list[str]]:
+    """The board rule and the opening for an INFO rule value (RULE_OPENINGS, else the
+    protocol's bitmask), and messages about what is not supported."""
+    if bits in RULE_OPENINGS:
+        rule, opening = RULE_OPENINGS[bits]
+        return rule, opening, []
     notes = []
     if bits & RULE_CONTINUOUS:
         notes.append("continuous games are not supported: the game ends at the first win")
     if bits & RULE_RENJU:
-        return Rule.RENJU, notes
+        return Rule.RENJU, Opening.FREE, notes
     if bits & RULE_CARO:
-        return Rule.CARO, notes
+        return Rule.CARO, Opening.FREE, notes
     if bits & RULE_EXACT:
-        return Rule.EXACT, notes
-    return Rule.FREESTYLE, notes
+        return Rule.EXACT, Opening.FREE, notes
+    return Rule.FREESTYLE, Opening.FREE, notes
 
 
 def move_time(
@@ -175,6 +203,8 @@ class Brain:
 
     out: TextIO
     choose: ChooseFn
+    # The opening decisions (SWAP2BOARD); the AI at normal level unless given.
+    decide: DecideFn | None = None
     rows: int | None = None
     cols: int | None = None
     board: Board | None = None
@@ -192,6 +222,11 @@ class Brain:
     @property
     def rule(self) -> Rule:
         return rule_from_bits(self.rule_bits)[0]
+
+    @property
+    def opening(self) -> Opening:
+        """The opening SWAP2BOARD plays: swap under INFO rule 5, else swap2."""
+        return Opening.SWAP if rule_and_opening(self.rule_bits)[1] is Opening.SWAP else Opening.SWAP2
 
     # ----------------------------------------------------------------- output
     def send(self, line: str) -> None:
@@ -417,6 +452,75 @@ class Brain:
     def cmd_about(self, rest: str, lines: Iterator[str]) -> None:
         self.send(ABOUT)
 
+    def cmd_swap2board(self, rest: str, lines: Iterator[str]) -> None:
+        # As for BOARD: the whole block is read before anything can fail.
+        block = []
+        for raw in lines:
+            line = raw.strip()
+            if line.upper() == "DONE":
+                break
+            if line:
+                block.append(line)
+        board = self.need_board()
+        if len(block) not in SWAP2_STONES:
+            raise ProtocolError(
+                f"SWAP2BOARD carries 0, 3 or 5 stones, not {len(block)}"
+            )
+        start = Board(board.rows, board.cols, K, self.rule)
+        for line in block:
+            cell = self.parse_cell(line)
+            if start[cell] is not None:
+                raise ProtocolError(f"two stones on {line}")
+            try:
+                start.push(cell)
+            except IllegalMoveError as error:
+                raise ProtocolError(f"illegal stone {line}: {error}") from None
+        try:
+            state = OpeningState(self.opening, start, SWAP2_STONES[len(block)])
+        except OpeningError as error:
+            raise ProtocolError(f"the {self.opening.value} opening: {error}") from None
+        self.board = start
+        self.answer_opening(state)
+
+    def answer_opening(self, state: OpeningState) -> None:
+        """Take the brain's part of the opening from `state` and send it as one line."""
+        seconds = move_time(
+            self.timeout_turn, self.timeout_match, self.time_left, len(state.board.legal_moves)
+        )
+        if self.reader is not None:
+            seconds = max(MIN_THINK, seconds - (time.perf_counter() - self.reader.received))
+        deadline = time.perf_counter() + seconds
+        decide = self.decide or ai_decider(Level.NORMAL.value, random.Random(0))
+        placed: list[Cell] = []
+        step = state.step
+        assert step is not None
+        side = step.side
+        while state.step is not None and state.step.side is side:
+            step = state.step
+            # The decisions still to take this turn: a choice may be followed by two stones
+            # (place_two) or by a move (reply, which counts what was spent before it).
+            left = 3 if step.kind is StepKind.CHOOSE else step.count
+            share = max(MIN_THINK, (deadline - time.perf_counter()) / left)
+            action = decide(state, share)
+            state = state.apply(action)
+            if action.kind is StepKind.CHOOSE:
+                if action.choice is Choice.PLACE_TWO:
+                    continue
+                break
+            assert action.cell is not None
+            placed.append(action.cell)
+        self.board = state.board
+        if placed:
+            self.send(" ".join(f"{col},{row}" for row, col in placed))
+            return
+        x_side = state.x_side
+        if state.done and x_side is side:
+            # We take black: the other side moves next, with white.
+            self.send("SWAP")
+            return
+        # We keep white and play its move now, as after a TURN.
+        self.reply()
+
     # ----------------------------------------------------------------- thinking
     def reply(self) -> None:
         """Choose, play and send our move on the current board."""
@@ -500,6 +604,7 @@ class Brain:
         "TAKEBACK": cmd_takeback,
         "INFO": cmd_info,
         "ABOUT": cmd_about,
+        "SWAP2BOARD": cmd_swap2board,
     }
 
 
@@ -507,6 +612,17 @@ def fallback_move(board: Board) -> Cell:
     """The free cell nearest the centre: used only if the AI itself fails."""
     mid_r, mid_c = (board.rows - 1) / 2, (board.cols - 1) / 2
     return min(board.legal_moves, key=lambda c: (abs(c[0] - mid_r) + abs(c[1] - mid_c), c))
+
+
+def ai_decider(level: str, rng: random.Random) -> DecideFn:
+    """engine.ai.openings at `level` as the brain's opening decisions."""
+
+    def decide(state: OpeningState, seconds: float) -> Action:
+        from ..ai.openings import decide as ai_decide
+
+        return ai_decide(state, level, rng=rng, time_limit=seconds)
+
+    return decide
 
 
 def ai_chooser(level: str, rng: random.Random, node_limit: int | None = None) -> ChooseFn:
@@ -626,14 +742,21 @@ def lines_of(stream: TextIO) -> Iterator[str]:
         yield line
 
 
-def serve(inp: TextIO, out: TextIO, choose: ChooseFn, *, listen: bool = False) -> int:
+def serve(
+    inp: TextIO,
+    out: TextIO,
+    choose: ChooseFn,
+    *,
+    listen: bool = False,
+    decide: DecideFn | None = None,
+) -> int:
     """Answer the manager on `inp`/`out` until END or the end of input; with `listen`, stdin is
     read on a thread of its own so commands are heard while the brain thinks."""
     if not listen:
-        Brain(out=out, choose=choose).run(lines_of(inp))
+        Brain(out=out, choose=choose, decide=decide).run(lines_of(inp))
         return 0
     reader = CommandReader(inp, out)
-    Brain(out=out, choose=choose, reader=reader).run(iter(reader))
+    Brain(out=out, choose=choose, decide=decide, reader=reader).run(iter(reader))
     return 0
 
 
@@ -675,7 +798,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"caro pbrain: {error}", file=sys.stderr)
         return 2
-    choose = ai_chooser(args.level, random.Random(args.seed), node_limit)
+    rng = random.Random(args.seed)
+    choose = ai_chooser(args.level, rng, node_limit)
+    decide = ai_decider(args.level, rng)
     if Level.parse(args.level) is Level.IMPOSSIBLE:
         from ..ai import load_cores_when_ready, warm_up
 
@@ -689,4 +814,4 @@ def run(args: argparse.Namespace) -> int:
             cores.set_policy(cores.Policy.FALL_BACK)
             cores.start_background_build()
             load_cores_when_ready()
-    return serve(sys.stdin, sys.stdout, choose, listen=True)
+    return serve(sys.stdin, sys.stdout, choose, listen=True, decide=decide)

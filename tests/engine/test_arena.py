@@ -11,6 +11,7 @@ import pytest
 
 from engine import Board, Mark, Rule
 from engine.notation import parse_size
+from engine.openings import Opening, OpeningState, Side
 from engine.programs import COMMANDS
 from engine.programs.arena import (
     BrainPlayer,
@@ -25,6 +26,7 @@ from engine.programs.arena import (
     pairwise,
     parse_player,
     play_game,
+    player_name,
     run,
     run_games,
     schedule,
@@ -303,3 +305,41 @@ def test_a_piskvork_brain_plays_in_the_arena_as_brain_command() -> None:
     assert [r.error for r in results] == [None, None]
     assert all(Board.from_text(r.text).is_over() for r in results)
     assert {r.x for r in results} == {"easy", brain.name}  # each colour once
+
+
+# ------------------------------------------------------------------------------ opening rules
+def test_a_swap2_tournament_plays_each_opening_through_and_scores_the_colours_it_gave() -> None:
+    players = [LevelPlayer("easy", time_limit=0.05), RandomPlayer()]
+    specs = schedule(players, rows=9, cols=9, k=5, rule=Rule.FREESTYLE, games=4, seed=2,
+                     opening_rule=Opening.SWAP2)
+    results = run_games(specs)
+    assert all(r.error is None for r in results)
+    for spec, r in zip(specs, results, strict=True):
+        assert r.opening.split()[0] == "swap2"
+        decisions = tuple(r.opening.split()[1:])
+        board = Board.from_text(r.text)
+        state = OpeningState(Opening.SWAP2, board, decisions)
+        assert state.done
+        # The first player of the spec ends up with the colour its choices gave it.
+        assert (r.x if state.x_side is Side.FIRST else r.o) == player_name(spec.x)
+    assert sum(len(r.move_times.get("random", ())) for r in results) > 0
+
+
+def test_the_cli_takes_an_opening_and_refuses_one_the_board_cannot_have(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--size", "9x9", "--levels", "easy@0.05,random", "--games", "2",
+                              "--jobs", "1", "--opening", "SWAP"])
+    assert run(args) == 0
+    assert "opening swap, 2 games" in capsys.readouterr().out
+    rif = parser.parse_args(["--size", "9x9", "--levels", "easy,random", "--opening", "rif"])
+    assert run(rif) == 2
+    assert "renju on 15x15" in capsys.readouterr().err
+    both = parser.parse_args(["--levels", "easy,random", "--opening", "swap", "--openings", "2"])
+    assert run(both) == 2
+    assert "do not mix" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--opening", "swap3"])
+    assert "unknown opening 'swap3'" in capsys.readouterr().err

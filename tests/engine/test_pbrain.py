@@ -19,17 +19,21 @@ import pytest
 from engine import Board, Cell, Mark, Rule
 from engine.ai import compiled
 from engine.ai.stop import Stop
+from engine.openings import Action, Choice, Opening, OpeningState
 from engine.programs.pbrain import (
     ABOUT,
     Brain,
     ChooseFn,
+    DecideFn,
     ProtocolError,
     ai_chooser,
+    ai_decider,
     arrange,
     fallback_move,
     lines_of,
     move_time,
     parse_node_limit,
+    rule_and_opening,
     rule_from_bits,
     serve,
 )
@@ -47,10 +51,12 @@ class Recorder:
         return fallback_move(board)
 
 
-def talk(script: str, choose: ChooseFn | None = None) -> tuple[list[str], Brain]:
+def talk(
+    script: str, choose: ChooseFn | None = None, decide: DecideFn | None = None
+) -> tuple[list[str], Brain]:
     """Feed the brain the lines of `script`; its answers, one per line."""
     out = io.StringIO()
-    brain = Brain(out=out, choose=choose or Recorder())
+    brain = Brain(out=out, choose=choose or Recorder(), decide=decide)
     brain.run(lines_of(io.StringIO(script)))
     return out.getvalue().splitlines(), brain
 
@@ -98,8 +104,8 @@ def test_commands_before_start_are_errors() -> None:
 
 
 def test_unknown_commands_and_blank_lines() -> None:
-    replies, _ = talk("\r\n\nSWAP2BOARD\nhello world\nSTART 15\n")
-    assert replies[0].startswith("UNKNOWN ") and "SWAP2BOARD" in replies[0]
+    replies, _ = talk("\r\n\nYXSHOWFORBID\nhello world\nSTART 15\n")
+    assert replies[0].startswith("UNKNOWN ") and "YXSHOWFORBID" in replies[0]
     assert replies[1].startswith("UNKNOWN ") and "HELLO" in replies[1]
     assert replies[2] == "OK"
 
@@ -283,7 +289,8 @@ def test_takeback_after_board_rebuilds_without_the_stone() -> None:
         (8, Rule.CARO, 0),
         (9, Rule.CARO, 0),
         (4, Rule.RENJU, 0),
-        (6, Rule.RENJU, 1),
+        (12, Rule.RENJU, 0),
+        (14, Rule.RENJU, 1),
         (2, Rule.FREESTYLE, 1),
         (3, Rule.EXACT, 1),
     ],
@@ -697,3 +704,149 @@ def test_parse_node_limit() -> None:
     for bad in ("0", "-1", "1.5", ""):
         with pytest.raises(ValueError):
             parse_node_limit(bad)
+
+
+# ----------------------------------------------------------------- openings: rule numbers, SWAP2BOARD
+@pytest.mark.parametrize(
+    ("number", "rule", "opening"),
+    [
+        (0, Rule.FREESTYLE, Opening.FREE),
+        (1, Rule.EXACT, Opening.FREE),
+        (4, Rule.RENJU, Opening.FREE),
+        (8, Rule.CARO, Opening.FREE),
+        (5, Rule.FREESTYLE, Opening.SWAP),
+        (6, Rule.FREESTYLE, Opening.SWAP2),
+    ],
+)
+def test_the_rule_numbers_managers_send_name_a_rule_and_an_opening(
+    number: int, rule: Rule, opening: Opening
+) -> None:
+    assert rule_and_opening(number)[:2] == (rule, opening)
+    replies, brain = talk(f"INFO rule {number}\nSTART 15\n")
+    assert replies == ["OK"] and brain.board is not None and brain.board.rule is rule
+
+
+class Decisions:
+    """A stand-in for the opening AI: the given actions in turn, remembering the states."""
+
+    def __init__(self, *actions: Action) -> None:
+        self.actions = list(actions)
+        self.states: list[OpeningState] = []
+        self.seconds: list[float] = []
+
+    def __call__(self, state: OpeningState, seconds: float) -> Action:
+        self.states.append(state)
+        self.seconds.append(seconds)
+        return self.actions.pop(0)
+
+
+def stones(reply: str) -> list[Cell]:
+    return [xy(part) for part in reply.split()]
+
+
+THREE = "SWAP2BOARD\n7,7\n8,7\n9,9\nDONE\n"
+FIVE = "SWAP2BOARD\n7,7\n8,7\n9,9\n8,8\n8,6\nDONE\n"
+
+
+def test_swap2board_with_no_stones_is_answered_with_the_three_opening_stones() -> None:
+    decide = Decisions(Action.place((7, 7)), Action.place((7, 8)), Action.place((9, 9)))
+    replies, brain = talk("INFO timeout_turn 3000\nSTART 15\nSWAP2BOARD\nDONE\n", decide=decide)
+    assert replies == ["OK", "7,7 8,7 9,9"]
+    assert brain.board is not None and brain.board.moves == ((7, 7), (7, 8), (9, 9))
+    # The turn's time is shared between the three stones: each gets its share of what is left.
+    assert decide.seconds[0] <= 3.0 / 3 and max(decide.seconds) <= 3.0
+
+
+def test_swap2board_three_stones_swap_means_the_brain_takes_black() -> None:
+    replies, brain = talk(f"START 15\n{THREE}", decide=Decisions(Action.choose(Choice.TAKE_X)))
+    assert replies == ["OK", "SWAP"]
+    assert brain.board is not None and brain.board.ply == 3
+    # The opponent, now white, plays the fourth stone; the brain answers as black.
+    replies, brain = talk(
+        f"START 15\n{THREE}TURN 6,6\n", decide=Decisions(Action.choose(Choice.TAKE_X))
+    )
+    assert replies[:2] == ["OK", "SWAP"] and len(replies) == 3
+    assert brain.board is not None and brain.board.ply == 5
+
+
+def test_swap2board_three_stones_one_move_means_the_brain_stays_white_and_plays_it() -> None:
+    recorder = Recorder()
+    replies, brain = talk(
+        f"START 15\n{THREE}", choose=recorder, decide=Decisions(Action.choose(Choice.TAKE_O))
+    )
+    assert replies[0] == "OK" and len(stones(replies[1])) == 1
+    assert brain.board is not None and brain.board.ply == 4
+    assert brain.board.last_move == stones(replies[1])[0]
+    assert recorder.calls[0][0] == "15x15 k5 freestyle H8 I8 J10"
+
+
+def test_swap2board_three_stones_two_moves_place_the_fourth_and_fifth() -> None:
+    decide = Decisions(
+        Action.choose(Choice.PLACE_TWO), Action.place((8, 8)), Action.place((6, 8))
+    )
+    replies, brain = talk(f"START 15\n{THREE}", decide=decide)
+    assert replies == ["OK", "8,8 8,6"]
+    assert brain.board is not None and brain.board.ply == 5
+
+
+def test_swap2board_five_stones_is_the_first_players_choice_of_colour() -> None:
+    decide = Decisions(Action.choose(Choice.TAKE_X))
+    replies, _ = talk(f"START 15\n{FIVE}", decide=decide)
+    assert replies == ["OK", "SWAP"]
+    state = decide.states[0]
+    assert state.decisions == ("place_two",) and state.board.ply == 5
+    replies, brain = talk(f"START 15\n{FIVE}", decide=Decisions(Action.choose(Choice.TAKE_O)))
+    assert len(stones(replies[1])) == 1
+    assert brain.board is not None and brain.board.ply == 6
+
+
+@pytest.mark.parametrize(
+    ("script", "words"),
+    [
+        ("SWAP2BOARD\nDONE\n", "send START first"),
+        ("START 15\nSWAP2BOARD\n7,7\n8,8\nDONE\n", "0, 3 or 5 stones, not 2"),
+        ("START 15\nSWAP2BOARD\n7,7\n7,7\n8,8\nDONE\n", "two stones on 7,7"),
+        ("START 15\nSWAP2BOARD\n7,7\n8,8\n15,1\nDONE\n", "off the 15x15 board"),
+        ("START 7\nSWAP2BOARD\nDONE\n", "swap2 needs five or more in a row"),
+    ],
+)
+def test_a_swap2board_the_brain_cannot_take_is_an_error(script: str, words: str) -> None:
+    replies, _ = talk(script, decide=Decisions())
+    assert replies[-1].startswith("ERROR") and words in replies[-1]
+
+
+def test_the_ai_answers_every_swap2board_with_stones_the_rules_accept() -> None:
+    decide = ai_decider("normal", random.Random(1))
+    replies, brain = talk("INFO timeout_turn 1000\nSTART 15\nSWAP2BOARD\nDONE\n", decide=decide)
+    three = stones(replies[1])
+    assert len(set(three)) == 3 and brain.board is not None and brain.board.ply == 3
+    lines = "".join(f"{c},{r}\n" for r, c in three)
+    replies, brain = talk(
+        f"INFO timeout_turn 1000\nSTART 15\nSWAP2BOARD\n{lines}DONE\n", decide=decide
+    )
+    assert replies[1] == "SWAP" or len(stones(replies[1])) in (1, 2)
+    assert brain.board is not None and not brain.board.is_over()
+
+
+def test_under_the_swap_rule_number_the_brain_never_places_two_more() -> None:
+    decide = ai_decider("normal", random.Random(2))
+    for seed_stones in ("7,7\n8,7\n9,9\n", "7,7\n7,8\n7,9\n", "0,0\n7,7\n14,14\n"):
+        replies, _ = talk(
+            f"INFO rule 5\nINFO timeout_turn 500\nSTART 15\nSWAP2BOARD\n{seed_stones}DONE\n",
+            decide=decide,
+        )
+        assert replies[1] == "SWAP" or len(stones(replies[1])) == 1
+
+
+def test_console_script_answers_swap2board(brain_process: Callable[..., BrainProcess]) -> None:
+    brain = brain_process("--level", "normal", "--seed", "1")
+    brain.send("INFO timeout_turn 1000", "INFO rule 1", "START 15")
+    assert brain.answer() == "OK"
+    brain.send("SWAP2BOARD", "DONE")
+    three = stones(str(brain.answer()))
+    assert len(set(three)) == 3
+    brain.send("SWAP2BOARD", *(f"{c},{r}" for r, c in three), "DONE")
+    answer = str(brain.answer())
+    assert answer == "SWAP" or len(stones(answer)) in (1, 2)
+    brain.send("END")
+    assert brain.proc.wait(timeout=10) == 0

@@ -13,11 +13,14 @@ import pytest
 
 from engine import Board, Cell, Mark, Outcome, Rule
 from engine.notation import cell_name, parse_size
+from engine.openings import Action, Choice, Opening, OpeningState, Side
 from engine.programs.play import (
     Computer,
     add_arguments,
     build_game,
     play_game,
+    play_opening,
+    players_of,
     render,
     run,
 )
@@ -452,3 +455,128 @@ def test_a_save_file_that_cannot_be_written_is_refused_before_the_game(tmp_path:
     assert proc.stderr == (
         f"caro play: --save {missing}: the folder {missing.parent} does not exist\n"
     )
+
+
+# ----------------------------------------------------------------- --opening
+class ScriptedDecisions(Computer):
+    """A computer side of an opening that takes fixed actions: the loop without engine.ai."""
+
+    def __init__(self, actions: Iterable[Action]) -> None:
+        super().__init__("scripted", random.Random(0))
+        self.actions = list(actions)
+
+    def decide(self, state: OpeningState) -> Action:
+        return self.actions.pop(0)
+
+
+def swap2() -> OpeningState:
+    return OpeningState.start(Opening.SWAP2, 15, 15, 5, Rule.FREESTYLE)
+
+
+def test_a_person_plays_each_step_of_swap2_at_the_keyboard_against_scripted_choices() -> None:
+    computer = ScriptedDecisions(
+        [Action.choose(Choice.PLACE_TWO), Action.place((6, 6)), Action.place((9, 10))]
+    )
+    sides = {Side.FIRST: None, Side.SECOND: computer}
+    script = Script(["H8", "H9", "J9", "o"])
+    out: list[str] = []
+    state, finished = play_opening(swap2(), sides, script, out.append)
+    assert finished and state.decisions == ("place_two", "take_o")
+    assert script.prompts[0] == "First player: place X (3 to place) (e.g. H8): "
+    assert script.prompts[1] == "First player: place O (2 to place) (e.g. H7): "
+    assert script.prompts[3] == "First player: choose x (take X) or o (take O): "
+    assert "Second player (scripted) places two more stones" in out
+    assert "Second player (scripted) places O on G7" in out
+    assert "First player takes O" in out
+    assert state.x_side is Side.SECOND
+
+
+def test_the_ai_takes_its_side_and_the_game_goes_on_with_the_colours_it_chose() -> None:
+    board = swap2().board
+    for name in ("H8", "H9", "J9"):
+        board.push_name(name)
+    state = OpeningState(Opening.SWAP2, board)
+    computer = ScriptedDecisions([Action.choose(Choice.TAKE_X)])
+    sides = {Side.FIRST: None, Side.SECOND: computer}
+    out: list[str] = []
+    state, finished = play_opening(state, sides, Script([]), out.append)
+    assert finished and state.x_side is Side.SECOND
+    assert out[-1] == "The opening is over: the second player (the AI, scripted) plays X."
+    players = players_of(state, sides)
+    assert players[Mark.X] is computer and players[Mark.O] is None
+
+
+@pytest.mark.parametrize(
+    ("answers", "error"),
+    [
+        (["H8", "H8"], "H8 is already taken. Try again."),
+        (["H8", "H9", "J9", "maybe"], "type one of x, take_x, o, take_o, two, place_two. Try again."),
+        (["H8", "H9", "J9", "undo"], "The opening's stones and choices cannot be taken back."),
+        (["H8", "Z99"], "Try again."),
+        (["H8 H9"], "type one cell. Try again."),
+    ],
+)
+def test_bad_opening_input_is_asked_again_with_the_reason(answers: list[str], error: str) -> None:
+    sides = {Side.FIRST: None, Side.SECOND: None}
+    out: list[str] = []
+    script = Script(answers)
+    play_opening(swap2(), sides, script, out.append)
+    assert any(line.endswith(error) for line in out), out
+    assert len(script.prompts) == len(answers) + 1  # asked again after the bad line
+
+
+def test_rif_offers_and_selects_are_typed_as_cells() -> None:
+    state = OpeningState.start(Opening.RIF, 15, 15, 5, Rule.RENJU)
+    sides = {Side.FIRST: None, Side.SECOND: None}
+    answers = ["H8", "H9", "I9", "x", "A1", "J10 J10", "J10, G6", "K11", "G6"]
+    out: list[str] = []
+    script = Script(answers)
+    state, finished = play_opening(state, sides, script, out.append)
+    assert finished and state.decisions == ("take_x", "offer:J10,G6")
+    assert "Second player (X): offer 2 places for X's next stone: " in script.prompts
+    assert "First player (O): pick X's stone from J10, G6: " in script.prompts
+    assert any("offer 2 different places" in line for line in out)
+    assert any("pick one of the offered places" in line for line in out)
+
+
+def test_undo_after_the_opening_never_takes_back_its_stones() -> None:
+    state = swap2()
+    for name in ("H8", "H9", "J9"):
+        state = state.apply(Action.place(state.board.parse_move(name)))
+    board = state.apply(Action.choose(Choice.TAKE_O)).board
+    script = Script(["A1", "undo", "undo"])
+    out: list[str] = []
+    play_game(board, {Mark.X: None, Mark.O: None}, script, out.append, floor=3)
+    assert "Took back 1 move." in out and "Nothing to undo." in out
+    assert board.ply == 3
+
+
+def test_console_script_plays_swap2_against_the_ai_and_saves_the_opening(tmp_path: Path) -> None:
+    game = tmp_path / "swap2.caro"
+    proc = subprocess.run(
+        [*caro_command(), "play", "--size", "15x15", "--vs", "normal", "--opening", "swap2",
+         "--first", "ai", "--seed", "3", "--time-limit", "0.2", "--save", str(game)],
+        input="x\nx\nx\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "You are the second player of the swap2 opening" in proc.stdout
+    assert "First player (normal) places X on" in proc.stdout
+    record = load_record(game)
+    assert record.opening is Opening.SWAP2
+    state = record.opening_state()
+    assert len(record.moves) >= 3 and state.board.ply == len(record.moves)
+
+
+def test_an_opening_the_board_cannot_have_is_refused_before_the_game(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert run(parse(["--size", "3x3", "--opening", "swap2"])) == 2
+    assert "swap2 needs five or more in a row" in capsys.readouterr().err
+    assert run(parse(["--size", "15x15", "--opening", "rif"])) == 2
+    assert "renju on 15x15" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parse(["--opening", "pie"])
+    assert "unknown opening 'pie'" in capsys.readouterr().err

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine import Board, Mark, Rule
+from engine.openings import Action, Choice, Opening, OpeningState, Side
 from engine.records import (
     Ending,
     GameRecord,
@@ -227,3 +228,93 @@ def test_a_small_psq_board_asks_for_its_k() -> None:
     with pytest.raises(IllegalRecordError, match="does not say k"):
         read_record(text)
     assert read_record(text, k=3).moves == ((1, 1),)
+
+
+# ---------------------------------------------------------------------------- openings
+def swap2_game() -> tuple[Board, tuple[str, ...]]:
+    """A swap2 opening (three stones, two more, the first takes O) and a few moves after it."""
+    state = OpeningState.start(Opening.SWAP2, 15, 15, 5, Rule.FREESTYLE)
+    for name in ("H8", "H9", "J9"):
+        state = state.apply(Action.place(state.board.parse_move(name)))
+    state = state.apply(Action.choose(Choice.PLACE_TWO))
+    for name in ("G7", "K10"):
+        state = state.apply(Action.place(state.board.parse_move(name)))
+    state = state.apply(Action.choose(Choice.TAKE_O))
+    board = state.board
+    for name in ("A1", "A2"):
+        board.push_name(name)
+    return board, state.decisions
+
+
+def test_a_caro_record_keeps_the_opening_and_its_decisions_and_reads_them_back() -> None:
+    board, decisions = swap2_game()
+    record = GameRecord.from_board(
+        board,
+        x_name="Bob",
+        o_name="caro AI (hard)",
+        opening=Opening.SWAP2,
+        opening_decisions=decisions,
+    )
+    text = record.to_text()
+    assert "Opening: swap2 place_two take_o\n" in text
+    back = read_record(text)
+    assert back == record
+    assert back.opening is Opening.SWAP2 and back.opening_decisions == ("place_two", "take_o")
+    state = back.opening_state()
+    assert state.done and state.x_side is Side.SECOND
+
+
+def test_a_rif_record_keeps_the_offer_of_the_fifth_move() -> None:
+    state = OpeningState.start(Opening.RIF, 15, 15, 5, Rule.RENJU)
+    for name in ("H8", "H9", "I9"):
+        state = state.apply(Action.place(state.board.parse_move(name)))
+    state = state.apply(Action.choose(Choice.TAKE_X))
+    state = state.apply(Action.place(state.board.parse_move("A1")))
+    board = state.board
+    state = state.apply(Action.offer([board.parse_move("J10"), board.parse_move("G6")]))
+    state = state.apply(Action.select(board.parse_move("G6")))
+    record = GameRecord.from_board(
+        state.board, opening=Opening.RIF, opening_decisions=state.decisions
+    )
+    assert "Opening: rif take_x offer:J10,G6\n" in record.to_text()
+    assert read_record(record.to_text()).opening_decisions == ("take_x", "offer:J10,G6")
+
+
+def test_an_old_record_without_an_opening_reads_as_a_free_game() -> None:
+    record = read_record("caro game record 1\nBoard: 15x15 k5 caro\nMoves: H8 I9\n")
+    assert record.opening is Opening.FREE and record.opening_decisions == ()
+    assert "Opening" not in record.to_text()
+
+
+def test_the_psq_form_has_no_place_for_the_opening_and_reads_back_as_free() -> None:
+    board, decisions = swap2_game()
+    record = GameRecord.from_board(board, opening=Opening.SWAP2, opening_decisions=decisions)
+    back = read_record(record.to_psq())
+    assert back.moves == record.moves and back.opening is Opening.FREE
+
+
+@pytest.mark.parametrize(
+    ("line", "error", "words"),
+    [
+        ("Opening: swap3", MalformedRecordError, "unknown opening"),
+        ("Opening:", MalformedRecordError, "Opening names the opening"),
+        ("Opening: swap2", IllegalRecordError, "before the opening's decision"),
+        ("Opening: swap2 place_two take_o take_x", IllegalRecordError, "after the opening's end"),
+        ("Opening: rif", IllegalRecordError, "renju on 15x15"),
+    ],
+)
+def test_an_opening_that_does_not_replay_is_refused_naming_its_line(
+    line: str, error: type[RecordError], words: str
+) -> None:
+    text = f"caro game record 1\nBoard: 15x15 k5 freestyle\n{line}\nMoves: H8 H9 J9 G7 K10 A1\n"
+    with pytest.raises(error, match=words) as caught:
+        read_record(text)
+    assert "line 3" in str(caught.value)
+
+
+def test_a_record_built_with_decisions_its_opening_refuses_is_refused() -> None:
+    board, _ = swap2_game()
+    with pytest.raises(IllegalRecordError, match="free game has no opening decisions"):
+        GameRecord.from_board(board, opening_decisions=("take_x",))
+    with pytest.raises(IllegalRecordError, match="swap opening"):
+        GameRecord.from_board(board, opening=Opening.SWAP, opening_decisions=("place_two",))
