@@ -67,8 +67,11 @@ def opening_stones(state: GameState) -> int:
         return state.board.ply
     board = Board(state.board.rows, state.board.cols, state.board.k, state.board.rule)
     for cell in state.board.moves[:OPENING_PLIES]:
-        if OpeningState(state.row.opening, board, state.row.decisions).done:
-            break
+        try:
+            if OpeningState(state.row.opening, board, state.row.decisions).done:
+                break
+        except OpeningError:
+            pass  # fewer stones than the decisions were taken on: the opening went further
         board.push(cell)
     return board.ply
 

@@ -206,13 +206,10 @@ def game_record(state: GameState, players: Players) -> GameRecord:
     if not over and row.status is Status.FINISHED and row.end_reason is not None:
         ending, winner = _ENDINGS[row.end_reason], row.winner
     tags = {"Game": str(row.id), "Mode": row.mode.value}
-    if row.opening is not Opening.FREE:
-        # The record names its opening and the decisions taken in it (the stones are moves).
-        tags["Opening"] = row.opening.value
-        if row.decisions:
-            tags["Decisions"] = " ".join(row.decisions)
+    # The record names its opening and the decisions taken in it (the stones are its moves).
     return GameRecord.from_board(
-        board, x_name=players[0], o_name=players[1], winner=winner, ending=ending, tags=tags
+        board, x_name=players[0], o_name=players[1], winner=winner, ending=ending, tags=tags,
+        opening=row.opening, opening_decisions=row.decisions,
     )
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from testkit.boards import refusal
 from testkit.bot_process import BotHandle, StartBot, text_of
 from testkit.members import accepted_game
+from testkit.replays import posted
 
 
 async def typed(member: Any, message: Any, cell: str) -> Any:
@@ -36,7 +37,7 @@ async def test_swap2_between_members_step_by_step_to_a_rated_end(running_bot: Bo
     assert "Take X" not in labels(message)
     await typed(alice, message, "H8")
     assert f"Opening (swap2): <@{alice.id}> places stone 2 of 3 — O." in text_of(message)
-    assert f"It is <@{alice.id}>'s turn" in refusal(await typed(bob, message, "H9"))
+    assert f"It is <@{alice.id}>'s turn" in refusal(await bob.click(message, "Type a move"))
     await typed(alice, message, "H9")
     await typed(alice, message, "I8")
     assert (
@@ -47,7 +48,8 @@ async def test_swap2_between_members_step_by_step_to_a_rated_end(running_bot: Bo
     # Only Bob decides here; a cell means nothing now.
     assert f"It is <@{bob.id}>'s turn" in refusal(await alice.click(message, "Take X"))
     assert "not your game" in refusal(await carol.click(message, "Take O"))
-    assert "use the buttons" in refusal(await typed(bob, message, "A1"))
+    # The cells are locked meanwhile; a cell's id sent all the same is refused.
+    assert "use the buttons" in refusal(await bob.click_custom_id(message, "caro:m:1:3:A1"))
     assert (await bob.click(message, "Place two more")).callback_type == 7
     assert f"<@{bob.id}> places stone 4 of 5 — O." in text_of(message)
     # The choice drawn on the board before it was made: out of date.
@@ -72,8 +74,8 @@ async def test_swap2_between_members_step_by_step_to_a_rated_end(running_bot: Bo
     assert f"Rating <@{bob.id}>: 1200 -> 1216." in text_of(message)
     assert running_bot.db_rows("SELECT winner, end_reason FROM games") == [("X", "line")]
     # The opening's stones are ordinary moves: the replay shows them, and names the opening.
-    replay = await alice.slash("caro replay")
-    assert "Opening: swap2 (placed two more; took O)." in str(text_of(replay.message))
+    replay = await posted(await alice.slash("caro replay"))
+    assert "Opening: swap2 (placed two more; took O)." in text_of(replay)
     assert double.violations == []
 
 

@@ -12,6 +12,7 @@ import pytest
 from bot.game.errors import UserError
 from bot.game.model import EndReason, GameState, Mode, MoveRef
 from bot.game.options import CHALLENGE_FIRSTS, parse_options
+from bot.game.ports import MoveOutcome
 from bot.game.services import Services
 from engine import Mark
 from engine.openings import Choice, Opening, Side, StepKind
@@ -168,3 +169,24 @@ async def test_the_ai_as_first_player_places_the_opening_and_no_takeback_reaches
     undone = await svc.takebacks.take_back(game.id, ALICE)
     assert isinstance(undone, GameState) and undone.board.ply == 3
     assert await refused(svc.takebacks.take_back(game.id, ALICE)) == "takeback.nothing"
+
+
+async def test_the_ais_step_of_an_opening_is_picked_up_again_after_a_restart(world) -> None:
+    svc, clock = world
+    game = await svc.games.start(
+        guild_id=GUILD, channel_id=CHANNEL, player_id=ALICE, rng=random.Random(1),
+        options=parse_options("easy", SIZE, None, "ai", opening="swap"),
+    )
+    await svc.games.attach_message(game.id, 7000)
+    # The AI (first player) placed its X and the bot stopped before it placed the O: the side
+    # to move is O, Alice's seat, yet the step is the AI's.
+    stored = await svc.storage.games.add_move(
+        game.id, 0, "H8", by_ai=True, now=clock.now, reason="opening"
+    )
+    assert stored is MoveOutcome.STORED
+    owed = await svc.meta.games_awaiting_ai()
+    assert [state.id for state in owed] == [game.id]
+    state = await svc.games.ai_move(game.id, member=ALICE)
+    assert state is not None and state.board.ply == 3 and state.mover_id == ALICE
+    # Alice's choice is hers: nothing is owed any more.
+    assert await svc.meta.games_awaiting_ai() == []
