@@ -32,6 +32,7 @@ from bot.ui.render import (
     server_leaderboard_embed,
     stats_embed,
 )
+from engine.openings import Opening
 from engine.types import Level
 from testkit.discord_double.state import iter_components
 from testkit.states import big_game, game
@@ -358,4 +359,30 @@ def test_a_big_board_says_what_its_colours_mean_in_its_theme(name: str, locale: 
     assert all(
         texts.text_in("en-US", f"theme.key.{other}") not in game_content(small, external=NO_ENGINE)
         for other in THEMES
+    )
+
+
+@both_drawings
+def test_an_openings_choice_has_its_buttons_and_rifs_offers_are_marked() -> None:
+    swap2 = big_game(["H8", "H9", "I8"])
+    choosing = load_state(replace(swap2.row, opening=Opening.SWAP2))
+    # O's member (43) chooses: the cells are locked, the choices take the Hint's place.
+    assert controls(choosing)[-4:] == ["Resign", "Take X", "Take O", "Place two more"]
+    assert all(b.get("disabled") for b in buttons(choosing))
+    assert v2_layout(choosing) == [TEXT_DISPLAY, MEDIA_GALLERY, 5, 5, 5, 5, 5, 4]
+    text = game_content(choosing, external=NO_ENGINE)
+    assert "Opening (swap2): <@43>: take X, take O or place two more." in text
+    assert "caro:oc:9:3:3:place_two" in [b["custom_id"] for b in all_buttons(choosing)]
+    rif = big_game(["H8", "H9", "I9", "J12"])
+    offering = load_state(
+        replace(rif.row, rule="renju", opening=Opening.RIF, decisions=("take_x", "offer:H5"))
+    )
+    # 42 took X (the seats say who plays X now), 43 placed the fourth stone (O); 42 offered H5
+    # and offers one more.
+    text = game_content(offering, external=NO_ENGINE)
+    assert "<@42> offers 2 places for X's stone 5 (offered so far: H5)." in text
+    assert "Opening: RIF (renju) (took X; offered H5)." in text
+    marked = [b for b in buttons(offering) if b["custom_id"].endswith(":H5")]
+    assert marked and marked[0]["style"] != discord.ButtonStyle.secondary.value or (
+        marked and marked[0]["label"] == "[H5]"
     )
