@@ -4,7 +4,8 @@ is a changed picture.
     python docs/screenshots.py [--out docs/images]
 
 Writes big-board.png (a 15x15 caro game with the pan window outlined, as the bot posts it),
-replay.gif (the animated replay /caro replay sends) and theme-<name>.png for each board theme: the
+replay.gif (the animated replay /caro replay sends), rules-<topic>.png (the picture /caro help
+topic: shows) and theme-<name>.png for each board theme: the
 picture of a big board in that theme with, under it, its window of buttons in the colours Discord
 shows them (styles and labels taken from the bot's own drawing of the message) and the key line
 the message carries. tests/test_docs.py runs it into a temporary folder and checks that it
@@ -37,6 +38,7 @@ from bot.ui.pictures import (  # noqa: E402
     render_replay,
 )
 from bot.ui.render import game_view  # noqa: E402
+from bot.ui.rule_pictures import RuleTopic, rule_picture  # noqa: E402
 from bot.ui.window import initial_window  # noqa: E402
 from engine import Board, Rule  # noqa: E402
 from engine.types import Level  # noqa: E402
@@ -143,6 +145,8 @@ def pictures() -> dict[str, bytes]:
     drawn = {"big-board.png": big, "replay.gif": replay}
     for name in THEMES:
         drawn[f"theme-{name}.png"] = theme_picture(name)
+    for topic in RuleTopic:
+        drawn[f"rules-{topic.value}.png"] = rule_picture(topic, "en-US")
     return drawn
 
 

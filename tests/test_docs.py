@@ -157,10 +157,12 @@ def test_pictures_are_the_ones_the_script_draws(tmp_path: Path) -> None:
     from PIL import Image
 
     from bot.ui.pictures import THEMES
+    from bot.ui.rule_pictures import RuleTopic
 
     drawn = sorted(p.name for p in tmp_path.iterdir())
     themes = [f"theme-{name}.png" for name in THEMES]
-    assert drawn == sorted(["big-board.png", "replay.gif", *themes])
+    rules = [f"rules-{topic.value}.png" for topic in RuleTopic]
+    assert drawn == sorted(["big-board.png", "replay.gif", *themes, *rules])
     for name in drawn:
         with Image.open(tmp_path / name) as image:
             assert image.width > 100 and image.height > 100

@@ -121,6 +121,13 @@ def help_sections(locale: str, external: ExternalLevel, client: str | None = Non
         tr("help.rules.preset", size=f"`{key}`", rule=tr(f"rulename.{rule.value}"))
         for key, rule in PRESET_RULES.items()
     ]
+    rule_lines.append(
+        tr(
+            "help.rules.pictures",
+            command=commands["help"],
+            option=option("topic"),
+        )
+    )
     rules = "\n".join(
         [
             tr("help.rules", option=option("rule")),

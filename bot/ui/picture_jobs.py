@@ -1,4 +1,5 @@
-"""The drawing jobs the CPU pool runs for the UI: a replay's animation and a review's pictures.
+"""The drawing jobs the CPU pool runs for the UI: a replay's animation, a review's pictures and
+the pictures that explain a rule.
 
 Plain top-level functions of plain arguments, so a worker process can unpickle them: a long
 game on a big board takes over a second to draw, which must not happen on the bot's event loop.
@@ -7,6 +8,8 @@ game on a big board takes over a second to draw, which must not happen on the bo
 from __future__ import annotations
 
 from bot.ui.pictures import DEFAULT_THEME, render_replay, render_turning_point
+from bot.ui.rule_pictures import RuleTopic
+from bot.ui.rule_pictures import rule_picture as draw_rule
 from engine import Board
 
 
@@ -29,4 +32,9 @@ def turning_point_pictures(
     ]
 
 
-__all__ = ["replay_gif", "turning_point_pictures"]
+def rule_picture(topic: str, locale: str, theme: str = DEFAULT_THEME) -> bytes:
+    """The picture /caro help shows for the rule `topic`, captioned in `locale`."""
+    return draw_rule(RuleTopic(topic), locale, theme)
+
+
+__all__ = ["replay_gif", "rule_picture", "turning_point_pictures"]

@@ -1,0 +1,47 @@
+"""The pictures /caro help shows for a rule: each renju panel rings a point the engine forbids
+for the shape its caption names, the swap2 panels number the stones in the order swap2 places
+them, and the captions follow the reader's language."""
+
+from __future__ import annotations
+
+import io
+
+from PIL import Image
+
+from bot.ui.rule_pictures import PANELS, RuleTopic, forbidden_shapes, rule_picture
+from engine import Mark
+from engine.openings import Action, Choice, Opening, OpeningState
+
+
+def test_each_renju_panel_rings_the_point_the_engine_forbids_for_its_shape() -> None:
+    captions = [panel.caption for panel in PANELS[RuleTopic.RENJU]]
+    assert captions == ["rules.renju.three", "rules.renju.fours", "rules.renju.overline"]
+    assert forbidden_shapes() == [
+        ("E5", "double-three"),
+        ("D5", "double-four"),
+        ("E5", "overline"),
+    ]
+
+
+def test_the_swap2_panels_are_the_stones_swap2_places_in_its_order() -> None:
+    three, five = PANELS[RuleTopic.SWAP2]
+    state = OpeningState.start(Opening.SWAP2, 9, 9, 5, three.rule)
+    for name in three.moves:
+        state = state.apply(Action.place(state.board.parse_move(name)))
+    assert state.step is not None and Choice.PLACE_TWO in state.step.choices
+    state = state.apply(Action.choose(Choice.PLACE_TWO))
+    for name in five.moves[3:]:
+        state = state.apply(Action.place(state.board.parse_move(name)))
+    assert five.moves[:3] == three.moves
+    assert state.step is not None and state.step.choices == (Choice.TAKE_X, Choice.TAKE_O)
+    assert state.board.turn is Mark.O
+
+
+def test_a_rule_picture_is_the_same_bytes_each_time_and_captioned_in_the_readers_language() -> None:
+    english = rule_picture(RuleTopic.RENJU, "en-US")
+    assert english == rule_picture(RuleTopic.RENJU, "en-US")
+    assert english != rule_picture(RuleTopic.RENJU, "vi")
+    image = Image.open(io.BytesIO(english))
+    # Three boards side by side: wider than tall.
+    assert image.width > 2 * image.height
+    assert rule_picture(RuleTopic.SWAP2, "en-US", "night") != rule_picture(RuleTopic.SWAP2, "en-US")
