@@ -374,15 +374,18 @@ def test_an_openings_choice_has_its_buttons_and_rifs_offers_are_marked() -> None
     assert "Opening (swap2): <@43>: take X, take O or place two more." in text
     assert "caro:oc:9:3:3:place_two" in [b["custom_id"] for b in all_buttons(choosing)]
     rif = big_game(["H8", "H9", "I9", "J12"])
+    # An empty cell in the window the board shows (around the last move) is offered.
+    shown = [b["custom_id"].rsplit(":", 1)[1] for b in buttons(rif) if not b.get("disabled")]
+    cell = next(name for name in shown if name not in ("H8", "H9", "I9", "J12"))
     offering = load_state(
-        replace(rif.row, rule="renju", opening=Opening.RIF, decisions=("take_x", "offer:H5"))
+        replace(rif.row, rule="renju", opening=Opening.RIF, decisions=("take_x", f"offer:{cell}"))
     )
-    # 42 took X (the seats say who plays X now), 43 placed the fourth stone (O); 42 offered H5
-    # and offers one more.
+    # 42 took X (the seats say who plays X now), 43 placed the fourth stone (O); 42 offered one
+    # place and offers one more.
     text = game_content(offering, external=NO_ENGINE)
-    assert "<@42> offers 2 places for X's stone 5 (offered so far: H5)." in text
-    assert "Opening: RIF (renju) (took X; offered H5)." in text
-    marked = [b for b in buttons(offering) if b["custom_id"].endswith(":H5")]
-    assert marked and marked[0]["style"] != discord.ButtonStyle.secondary.value or (
-        marked and marked[0]["label"] == "[H5]"
-    )
+    assert f"<@42> offers 2 places for X's stone 5 (offered so far: {cell})." in text
+    assert f"Opening: RIF (renju) (took X; offered {cell})." in text
+    [marked] = [b for b in buttons(offering) if b["custom_id"].endswith(f":{cell}")]
+    [plain] = [b for b in buttons(rif) if b["custom_id"].endswith(f":{cell}")]
+    # Marked like the last move: another colour, or where the theme has none, brackets.
+    assert (marked["style"], marked["label"]) != (plain["style"], plain["label"])
