@@ -8,6 +8,8 @@ import asyncio
 from bot.cpu import jobs
 from bot.game.model import AiLevel
 from engine import Board
+from engine.notation import cell_name
+from engine.openings import Action, Choice, OpeningState, StepKind
 
 
 class Thinker:
@@ -32,3 +34,30 @@ class Thinker:
 
     def quick_wait(self, level: AiLevel | None) -> float:
         return self.wait
+
+    async def open(
+        self, opening: OpeningState, level: AiLevel, member: object, seed: str
+    ) -> Action:
+        """The real opening job (engine.ai.openings), in-process, counted with the moves."""
+        board = opening.board
+        self.calls.append((board.text(), level, seed))
+        self.members.append(member)
+        if self.gate is not None:
+            await self.gate.wait()
+        kind, names, choice = jobs.decide_opening(
+            opening.opening.value,
+            (board.rows, board.cols, board.k, board.rule.value),
+            tuple(cell_name(cell) for cell in board.moves),
+            opening.decisions,
+            level.value,
+            seed,
+            None,
+        )
+        cells = tuple(board.parse_move(name) for name in names)
+        if kind == StepKind.CHOOSE.value:
+            return Action.choose(Choice(choice))
+        if kind == StepKind.OFFER.value:
+            return Action.offer(cells)
+        if kind == StepKind.SELECT.value:
+            return Action.select(cells[0])
+        return Action.place(cells[0])

@@ -28,6 +28,8 @@ from bot.game.levels import (
 from bot.game.model import AiLevel, External
 from engine import Board
 from engine.ai import DEFAULT_TIME_LIMITS
+from engine.notation import cell_name
+from engine.openings import Action, Choice, OpeningState, StepKind
 from engine.types import Level
 
 log = logging.getLogger("caro.bot")
@@ -136,6 +138,40 @@ class AiTurns:
             log.warning("AI workers died on one move twice (%s): the pure-Python search answers", exc)
             row, col, reason = await self.quick_pool.run(member, jobs.think, *args)
         return (row, col), reason
+
+    async def open(
+        self, opening: OpeningState, level: AiLevel, member: Hashable, seed: str
+    ) -> Action:
+        """The action of the AI at `level` at the opening's step (engine.ai.openings), decided in
+        `member`'s turn of the fair pool, reproducible from `seed`. The external engine knows no
+        opening rules: its stand-in takes its steps."""
+        if self._closed:
+            raise RuntimeError("the AI pool is shut down")
+        if not isinstance(level, Level):
+            level = EXTERNAL_FALLBACK
+        board = opening.board
+        spec = (board.rows, board.cols, board.k, board.rule.value)
+        moves = tuple(cell_name(cell) for cell in board.moves)
+        kind, names, choice = await self.pool_for(level).run(
+            member,
+            jobs.decide_opening,
+            opening.opening.value,
+            spec,
+            moves,
+            opening.decisions,
+            level.value,
+            seed,
+            self.time_limit,
+        )
+        cells = tuple(board.parse_move(name) for name in names)
+        step = StepKind(kind)
+        if step is StepKind.CHOOSE:
+            return Action.choose(Choice(choice))
+        if step is StepKind.OFFER:
+            return Action.offer(cells)
+        if step is StepKind.SELECT:
+            return Action.select(cells[0])
+        return Action.place(cells[0])
 
     def quick_wait(self, level: AiLevel | None) -> float:
         """How long a member's move (or a new board) may wait for the answer of the AI at

@@ -16,6 +16,7 @@ from bot.cogs.clocks import ClocksCog
 from bot.cogs.controls import ControlsCog
 from bot.cogs.help import HelpCog
 from bot.cogs.history import HistoryCog
+from bot.cogs.openings import OpeningsCog
 from bot.cogs.play import PlayCog
 from bot.cogs.puzzle import PuzzleCog
 from bot.cogs.replay import ReplayCog
@@ -35,6 +36,7 @@ FEATURES: tuple[Callable[[Host], commands.Cog], ...] = (
     WatchCog,
     ControlsCog,
     TakebackCog,
+    OpeningsCog,
     BoardCog,
     SettingsCog,
     StatsCog,
@@ -54,6 +56,7 @@ __all__ = [
     "ControlsCog",
     "HelpCog",
     "HistoryCog",
+    "OpeningsCog",
     "PlayCog",
     "PuzzleCog",
     "ReplayCog",

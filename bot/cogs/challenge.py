@@ -14,7 +14,7 @@ from discord.ext import commands
 from bot.cogs.group import choices, option_names, size_suggestions, text
 from bot.game.errors import UserError
 from bot.game.model import ChallengeRow
-from bot.game.options import CHALLENGE_FIRSTS, RULES, GameOptions, parse_options
+from bot.game.options import CHALLENGE_FIRSTS, OPENINGS, RULES, GameOptions, parse_options
 from bot.i18n.texts import text_in
 from bot.ui.buttons import Accept, Decline, OfChallenge, answers
 from bot.ui.languages import language
@@ -32,15 +32,20 @@ class ChallengeCog(commands.Cog, name="Challenge"):
         self.bot = bot
 
     @app_commands.command(name=text("cmdname.challenge"), description=text("cmd.challenge"))
-    @app_commands.rename(**option_names("opponent", "size", "rule", "first", "rated"))
+    @app_commands.rename(**option_names("opponent", "size", "rule", "first", "rated", "opening"))
     @app_commands.describe(
         opponent=text("cmd.challenge.opponent"),
         size=text("cmd.start.size"),
         rule=text("cmd.start.rule"),
         first=text("cmd.challenge.first"),
         rated=text("cmd.start.rated"),
+        opening=text("cmd.start.opening"),
     )
-    @app_commands.choices(rule=choices("rule", RULES), first=choices("first", CHALLENGE_FIRSTS))
+    @app_commands.choices(
+        rule=choices("rule", RULES),
+        first=choices("first", CHALLENGE_FIRSTS),
+        opening=choices("openingname", OPENINGS),
+    )
     @app_commands.autocomplete(size=size_suggestions)
     async def challenge(
         self,
@@ -50,10 +55,11 @@ class ChallengeCog(commands.Cog, name="Challenge"):
         rule: str | None = None,
         first: str | None = None,
         rated: bool = True,
+        opening: str | None = None,
     ) -> None:
         try:
             options = parse_options(
-                None, size, rule, first, firsts=CHALLENGE_FIRSTS, rated=rated
+                None, size, rule, first, firsts=CHALLENGE_FIRSTS, rated=rated, opening=opening
             )
             await self.post_challenge(
                 interaction, opponent.id, options, opponent_is_bot=opponent.bot

@@ -80,13 +80,13 @@ class ClocksCog(commands.Cog, name="Clocks"):
             shard_id=shard_id, shard_count=self.shard_count
         )
         for state in due:
-            log.info("game %d: warning %s that their clock runs low", state.id, state.board.turn.name)
+            log.info("game %d: warning %s that their clock runs low", state.id, state.acting_mark.name)
             await self.bot.boards.notices.low_time(state)
         return upcoming
 
     async def expire_due(self, shard_id: int) -> None:
         for state in await self.bot.services.timeouts.expire_games(shard_id=shard_id, shard_count=self.shard_count):
-            log.info("game %d: %s ran out of time", state.id, state.board.turn.name)
+            log.info("game %d: %s ran out of time", state.id, state.acting_mark.name)
             await self.bot.boards.show_quietly(state)
         challenges = self.bot.cog(ChallengeCog)
         expired = await self.bot.services.challenges.expire_challenges(shard_id=shard_id, shard_count=self.shard_count)

@@ -15,7 +15,7 @@ from discord.ext import commands
 from bot.cogs.group import choices, option_names, size_suggestions, text
 from bot.game.errors import UserError
 from bot.game.model import GameState, MoveRef
-from bot.game.options import DIFFICULTIES, FIRSTS, RULES, GameOptions, parse_options
+from bot.game.options import DIFFICULTIES, FIRSTS, OPENINGS, RULES, GameOptions, parse_options
 from bot.i18n.texts import text_in
 from bot.ui.buttons import MODAL_FIELD, Cell, MoveForm, Pan, TypeMove, answers
 from bot.ui.languages import language
@@ -57,18 +57,22 @@ class PlayCog(commands.Cog, name="Play"):
         self._starting: set[tuple[int, int, int]] = set()
 
     @app_commands.command(name=text("cmdname.start"), description=text("cmd.start"))
-    @app_commands.rename(**option_names("difficulty", "size", "rule", "first", "rated"))
+    @app_commands.rename(
+        **option_names("difficulty", "size", "rule", "first", "rated", "opening")
+    )
     @app_commands.describe(
         difficulty=text("cmd.start.difficulty"),
         size=text("cmd.start.size"),
         rule=text("cmd.start.rule"),
         first=text("cmd.start.first"),
         rated=text("cmd.start.rated"),
+        opening=text("cmd.start.opening"),
     )
     @app_commands.choices(
         difficulty=choices("level", DIFFICULTIES),
         rule=choices("rule", RULES),
         first=choices("first", FIRSTS),
+        opening=choices("openingname", OPENINGS),
     )
     @app_commands.autocomplete(size=size_suggestions)
     async def start(
@@ -79,10 +83,17 @@ class PlayCog(commands.Cog, name="Play"):
         rule: str | None = None,
         first: str | None = None,
         rated: bool = True,
+        opening: str | None = None,
     ) -> None:
         try:
             options = parse_options(
-                difficulty, size, rule, first, external=self.bot.external, rated=rated
+                difficulty,
+                size,
+                rule,
+                first,
+                external=self.bot.external,
+                rated=rated,
+                opening=opening,
             )
         except UserError as exc:
             await refuse(interaction, exc)

@@ -14,8 +14,10 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from engine import Board, cores
+from engine import Board, Rule, cores
 from engine.external import ExternalEngine, ExternalEngineError, supports
+from engine.notation import cell_name
+from engine.openings import Opening, OpeningState
 from engine.types import Level
 
 log = logging.getLogger(__name__)
@@ -40,6 +42,32 @@ def think(board_text: str, level: str, seed: str, time_limit: float | None) -> t
     # A fresh copy: explain must see the position before the move, whatever the search left.
     reason = explain(Board.from_text(board_text), (row, col))
     return row, col, reason
+
+
+def decide_opening(
+    opening: str,
+    spec: tuple[int, int, int, str],
+    moves: tuple[str, ...],
+    decisions: tuple[str, ...],
+    level: str,
+    seed: str,
+    time_limit: float | None,
+) -> tuple[str, tuple[str, ...], str]:
+    """The AI's action at the step of an opening (engine.ai.openings.decide), from the opening's
+    stones (`moves`, in order) and decisions on a board of `spec` (rows, cols, k, rule): the
+    step's kind, the cells it names and the colour choice ("" if none), reproducible from
+    `seed`."""
+    from engine.ai.openings import decide
+
+    rows, cols, k, rule = spec
+    board = Board(rows, cols, k, Rule.parse(rule))
+    for name in moves:
+        board.push_name(name)
+    state = OpeningState(Opening(opening), board, decisions)
+    action = decide(state, level, rng=random.Random(seed), time_limit=time_limit)
+    cells = action.cells if action.cell is None else (action.cell,)
+    choice = "" if action.choice is None else action.choice.value
+    return action.kind.value, tuple(cell_name(cell) for cell in cells), choice
 
 
 # One brain process per worker process and command, kept between moves.

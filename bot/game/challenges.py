@@ -126,6 +126,7 @@ class ChallengeService:
                 locale=locale,
                 deadline=now + self.challenge_seconds,
                 rated=options.rated,
+                opening=options.opening,
             ),
             now=now,
         )
@@ -173,6 +174,8 @@ class ChallengeService:
             # The challenge message becomes the board: the game is never seen without a message
             # (an unposted game would be abandoned by a /caro start racing this accept).
             message_id=found.message_id,
+            # X goes first: the opening's first player, as `first` chose.
+            opening=found.opening,
         )
         try:
             row = await self._store.accept_challenge(challenge_id, await self._clocks.with_clock(new))

@@ -54,11 +54,16 @@ class Clocks:
         return await self._store.next_deadline(shard_id=shard_id, shard_count=shard_count)
 
     async def deadline(self, state: GameState, board: Board) -> float | None:
-        """When the side to move on `board` loses on time; None if no member is to move."""
+        """When the player to act on `board` (a step of an opening, else the side to move) loses
+        on time; None if no member is to act."""
         if board.is_over():
             return None
+        # In an opening the player of the next step acts, whichever colour is to move.
+        after = state if board is state.board else GameState(row=state.row, board=board)
         return await self.clock_for(
-            state.row.guild_id, state.mode, member_to_move=state.user_of(board.turn) is not None
+            state.row.guild_id,
+            state.mode,
+            member_to_move=after.user_of(after.acting_mark) is not None,
         )
 
     async def turn_seconds(self, guild_id: int, mode: Mode) -> float:
@@ -155,7 +160,8 @@ class Timeouts:
         state = await self._cache.read(self._games, game_id)
         if state is None or not state.active or state.board.is_over():
             return None
-        finish = Finish(winner=state.board.turn.other, reason=EndReason.TIMEOUT)
+        # The seat whose step or move it was loses, an opening's included.
+        finish = Finish(winner=state.acting_mark.other, reason=EndReason.TIMEOUT)
         finished = await self._games.finish_game(
             game_id, finish, rate=self._rate, ply=state.board.ply, due_by=now
         )

@@ -35,16 +35,24 @@ from bot.game.model import (
     load_state,
     parse_ai_level,
 )
+from bot.game.openings import (
+    OPENING_REASON,
+    applied,
+    choice_step,
+    click_action,
+    decided_row,
+)
 from bot.game.options import (
     ADAPTIVE,
     GameOptions,
 )
 from bot.game.ports import Answer, Finished, GameStore, MoveOutcome, RatePolicy, StandingStore
-from bot.game.searches import Searches, Thinker, failed
+from bot.game.searches import Searches, Thinker, ai_seed, failed
 from bot.i18n.texts import TextId
 from engine import Board, IllegalMoveError, InvalidMoveError, Mark, Rule
 from engine.external import supports
 from engine.notation import cell_name
+from engine.openings import Action, Choice, StepKind
 from engine.renju import ForbiddenMoveError
 from engine.types import Level
 
@@ -158,6 +166,8 @@ class GameService:
             rule=options.rule.value,
             rated=options.rated and ratings.rated(Mode.AI, options.rows, options.cols, options.k),
             locale=locale,
+            # The member is the opening's first player when they play X first.
+            opening=options.opening,
         )
         async with self._guild_locks.setdefault(guild_id, asyncio.Lock()):
             # The member's own running game in this channel is reported as ActiveGameExists
@@ -293,6 +303,10 @@ class GameService:
         board = state.board.copy()
         if ref.ply != board.ply:
             raise UserError("click.stale")
+        if state.opening is not None:
+            self._check_actor(state, user_id)
+            action = click_action(state.opening, board, ref.cell)
+            return await self._opening_act(state, action, by_ai=False)
         if board.turn is not mark:
             if state.mode is Mode.PVP:
                 raise UserError("click.wait_for", user=f"<@{state.user_of(board.turn)}>")
@@ -336,6 +350,12 @@ class GameService:
             state = known if known is not None and known.id == game_id else await self.state(game_id)
             if state is None or not state.ai_to_move:
                 return None
+            while state.opening is not None:
+                # The AI's steps of the opening, one after another while they are its own.
+                acted = await self._ai_opening_step(state, member)
+                if acted is None or not acted.ai_to_move:
+                    return acted
+                state = acted
             level = state.level_of(state.board.turn)
             assert level is not None
             pending = self._cache.searches.get(game_id)
@@ -357,6 +377,85 @@ class GameService:
                 return after if isinstance(after, GameState) else None
         finally:
             self._thinking.discard(game_id)
+
+    # ----------------------------------------------------------------- openings
+    @staticmethod
+    def _check_actor(state: GameState, user_id: int) -> None:
+        """UserError unless the opening's step (or the move) is `user_id`'s."""
+        if state.mover_id == user_id:
+            return
+        if state.mode is Mode.PVP and state.mover_id is not None:
+            raise UserError("click.wait_for", user=f"<@{state.mover_id}>")
+        raise UserError("click.not_your_turn")
+
+    async def choose(
+        self, game_id: int, stage: int, choice: Choice, *, user_id: int, message_id: int | None
+    ) -> GameState:
+        """A member's colour choice in the opening of `game_id`, clicked on its drawing at
+        `stage` (GameState.stage); UserError (nothing changed) if it cannot be taken now."""
+        async with self._cache.lock(game_id):
+            state, _ = _running(await self.state(game_id), user_id)
+            if message_id is not None and state.row.message_id not in (None, message_id):
+                row = state.row
+                assert row.message_id is not None
+                link = jump_link(row.guild_id, row.channel_id, row.message_id)
+                raise UserError("click.moved", link=link)
+            if state.stage != stage or choice not in choice_step(state):
+                raise UserError("click.stale")
+            self._check_actor(state, user_id)
+            after = await self._opening_act(state, Action.choose(choice), by_ai=False)
+            if after is MoveOutcome.LATE:
+                self._clocks.deadlines_changed.set()
+                raise UserError("click.too_late")
+            if not isinstance(after, GameState):
+                raise UserError("click.stale")
+            return after
+
+    async def _ai_opening_step(self, state: GameState, member: Hashable) -> GameState | None:
+        """The AI's action in the step of the opening that is its own (decided in the pool, by
+        its evaluation), stored; None if the game moved on meanwhile."""
+        opening = state.opening
+        level = state.level_of(state.acting_mark)
+        assert opening is not None and level is not None
+        action = await self._ai.open(opening, level, member, ai_seed(state.id, state.stage))
+        async with self._cache.lock(state.id):
+            after = await self._opening_act(state, action, by_ai=True)
+        return after if isinstance(after, GameState) else None
+
+    async def _opening_act(
+        self, state: GameState, action: Action, *, by_ai: bool
+    ) -> GameState | MoveOutcome:
+        """Store `action`, checked by the engine, as the opening's next step: a stone is a
+        move like any other; a choice or an offer is a decision, written with the seats swapped
+        when it gives X to the other player, and the clock of whoever acts next."""
+        opening = state.opening
+        assert opening is not None
+        after = applied(opening, action)
+        now = self._clocks.now()
+        if action.kind in (StepKind.PLACE, StepKind.SELECT):
+            board = state.board.copy()
+            board.push(after.board.moves[-1])
+            reason = OPENING_REASON if by_ai else None
+            return await self._store_move(state, board, by_ai=by_ai, reason=reason, now=now)
+        row, swap = decided_row(state.row, opening, after)
+        decided = GameState(row=row, board=state.board)
+        deadline = await self._clocks.deadline(decided, state.board)
+        outcome = await self._store.add_decision(
+            state.id,
+            state.board.ply,
+            state.row.decisions,
+            after.decisions,
+            swap=swap,
+            now=now,
+            deadline=deadline,
+        )
+        if outcome is not MoveOutcome.STORED:
+            if outcome is MoveOutcome.STALE:
+                self._cache.drop(state.id)
+            return outcome
+        decided = GameState(row=replace(row, deadline=deadline), board=state.board)
+        self._cache.remember(decided)
+        return decided
 
     async def _store_move(
         self, state: GameState, board: Board, *, by_ai: bool, reason: str | None, now: float,
@@ -478,6 +577,7 @@ class GameService:
             # A casual game's rematch is casual too.
             rated=state.row.rated
             or not ratings.rated(state.mode, state.row.rows, state.row.cols, state.row.k),
+            opening=state.row.opening,
         )
         return state, options
 

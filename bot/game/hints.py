@@ -49,6 +49,9 @@ class Hints:
             raise UserError("click.stale")
         if state.mover_id != user_id:
             raise UserError("click.not_your_turn")
+        if state.opening is not None:
+            # The AI's hints are moves; an opening's steps are the players' own judgement.
+            raise UserError("hint.opening")
         known = self._hints.get(game_id)
         if known is None or known[0] != ply or failed(known[1]):
             task = asyncio.ensure_future(self._new_hint(state, ply, user_id))

@@ -22,7 +22,8 @@ class Meta:
         self, *, shard_id: int = 0, shard_count: int = 1
     ) -> list[GameState]:
         rows = await self._store.games_awaiting_ai(shard_id=shard_id, shard_count=shard_count)
-        return [load_state(row) for row in rows]
+        # The store's pick is wide in openings, where the side to act is not the side to move.
+        return [state for state in map(load_state, rows) if state.ai_to_move]
 
     async def games_to_redraw(
         self, finished_within: float = REDRAW_FINISHED_WITHIN, *, shard_id: int = 0,

@@ -9,10 +9,11 @@ AIs play is never taken for a player.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from engine import Board, Mark, Rule
+from engine.openings import Opening, OpeningState
 from engine.types import Level
 
 
@@ -130,6 +131,11 @@ class GameRow:
     # whether that request still waits for the other member's answer.
     takeback_asked: int | None = None
     takeback_open: bool = False
+    # The opening rule (engine.openings) and the decisions taken in it so far (its stones are
+    # moves). The seats are always who plays X and O now: a choice that gives X to the other
+    # player swaps them.
+    opening: Opening = Opening.FREE
+    decisions: tuple[str, ...] = ()
 
     @property
     def takeback_pending(self) -> bool:
@@ -164,6 +170,7 @@ class NewGame:
     # The message the board will live in when it is known at creation (an accepted challenge
     # becomes its game's board): a game with a message is never taken for an unposted one.
     message_id: int | None = None
+    opening: Opening = Opening.FREE
 
     def __post_init__(self) -> None:
         members = [s for s in (self.x, self.o) if is_member(s)]
@@ -199,6 +206,7 @@ class ChallengeRow:
     game_id: int | None
     # False: the challenger asked for a casual game (no rating; takebacks allowed).
     rated: bool = True
+    opening: Opening = Opening.FREE
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +223,7 @@ class NewChallenge:
     locale: str
     deadline: float
     rated: bool = True  # False: a casual game was asked for
+    opening: Opening = Opening.FREE
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,12 +338,51 @@ class MoveRef:
     cell: str
 
 
+# No opening places more stones than this before its last decision (swap2 and RIF: five).
+OPENING_PLIES = 5
+
+
+def opening_of(row: GameRow, board: Board) -> OpeningState | None:
+    """The opening of a game with `board`'s stones and the row's decisions while it is under
+    way; None in a free game or once it is over."""
+    if row.opening is Opening.FREE or board.ply > OPENING_PLIES:
+        return None
+    state = OpeningState(row.opening, board, row.decisions)
+    return None if state.done else state
+
+
 @dataclass(frozen=True, slots=True)
 class GameState:
-    """A stored game with its board rebuilt from the stored moves."""
+    """A stored game with its board rebuilt from the stored moves, and its opening while one is
+    under way (`opening`: built here, from the row's decisions and the board's stones)."""
 
     row: GameRow
     board: Board
+    opening: OpeningState | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.opening is None and self.row.opening is not Opening.FREE:
+            object.__setattr__(self, "opening", opening_of(self.row, self.board))
+
+    @property
+    def acting_mark(self) -> Mark:
+        """The seat whose turn it is, by the mark it plays now: in an opening the player of its
+        step (the seats already follow the colour choices), then the side to move."""
+        opening = self.opening
+        if opening is None:
+            return self.board.turn
+        return Mark.X if opening.to_act is opening.x_side else Mark.O
+
+    @property
+    def stage(self) -> int:
+        """How far the game got: its moves, plus in an opening each choice and each place
+        offered. Every action raises it (a takeback aside), so of two drawings of one game the
+        later has the higher stage."""
+        offered = sum(
+            len(token.split(",")) for token in self.row.decisions if token.startswith("offer:")
+        )
+        choices = sum(1 for token in self.row.decisions if not token.startswith("offer:"))
+        return self.board.ply + offered + choices
 
     @property
     def id(self) -> int:
@@ -404,13 +452,13 @@ class GameState:
         """The member whose turn it is; None if the game is over or an AI is to move."""
         if not self.active or self.board.is_over():
             return None
-        return self.user_of(self.board.turn)
+        return self.user_of(self.acting_mark)
 
     @property
     def ai_to_move(self) -> bool:
         if not self.active or self.board.is_over():
             return False
-        return self.level_of(self.board.turn) is not None
+        return self.level_of(self.acting_mark) is not None
 
     @property
     def last_ai_move(self) -> tuple[str, str] | None:

@@ -12,6 +12,7 @@ from bot.i18n.texts import CATALOGUES, TextId
 from engine import Rule
 from engine.notation import SizeError
 from engine.notation import parse_size as engine_parse_size
+from engine.openings import MIN_SIDE, Opening
 from engine.types import LEVELS, Level
 
 ADAPTIVE = "adaptive"
@@ -30,6 +31,7 @@ RULES: tuple[str, ...] = tuple(r.value for r in Rule)
 # Renju is played on the standard board unless the member picks another of k = 5.
 RENJU_SIZE = "15x15"
 FIRSTS: tuple[str, ...] = ("me", "ai", "random")
+OPENINGS: tuple[str, ...] = tuple(opening.value for opening in Opening)
 CHALLENGE_FIRSTS: tuple[str, ...] = tuple(f.value for f in ChallengeFirst)
 MAX_TIMEOUT = 7 * 24 * 3600.0
 THEMES: tuple[str, ...] = tuple(style.value for style in BoardStyle)
@@ -48,6 +50,7 @@ class GameOptions:
     first: str  # "me", "ai" or "random" (a challenge: "me", "them" or "random")
     # False: a casual game, never rated (takebacks allowed); True: rated if the board allows.
     rated: bool = True
+    opening: Opening = Opening.FREE
 
 
 def _choice(value: str | None, default: str, allowed: tuple[str, ...], option: str) -> str:
@@ -79,6 +82,7 @@ def parse_options(
     firsts: tuple[str, ...] = FIRSTS,
     external: ExternalLevel = NO_ENGINE,
     rated: bool = True,
+    opening: str | None = None,
 ) -> GameOptions:
     """Options of /caro start (and /caro challenge, with `firsts` = CHALLENGE_FIRSTS);
     UserError naming the valid choices for anything else. The external engine is a choice only
@@ -93,9 +97,25 @@ def parse_options(
     if rule_name == Rule.RENJU.value and (k != 5 or min(rows, cols) < 5):
         raise UserError("error.renju_size")
     who = _choice(first, "me", firsts, "first")
-    return GameOptions(
-        level=level, rows=rows, cols=cols, k=k, rule=Rule.parse(rule_name), first=who, rated=rated
+    chosen_opening = _choice(opening, Opening.FREE.value, OPENINGS, "opening")
+    if chosen_opening == Opening.RIF.value and rule is None and size is None:
+        # RIF is renju's opening: asked for alone, it brings its rule and board.
+        rows, cols, k = parse_size(RENJU_SIZE)
+        rule_name = Rule.RENJU.value
+    options = GameOptions(
+        level=level, rows=rows, cols=cols, k=k, rule=Rule.parse(rule_name), first=who, rated=rated,
+        opening=Opening(chosen_opening),
     )
+    check_opening(options.opening, rows, cols, k, options.rule)
+    return options
+
+
+def check_opening(opening: Opening, rows: int, cols: int, k: int, rule: Rule) -> None:
+    """UserError, saying why, if `opening` cannot be played on this board (engine.openings)."""
+    if opening.refusal(rows, cols, k, rule) is None:
+        return
+    key = "opening.rif_only" if opening is Opening.RIF else "opening.too_small"
+    raise UserError(key, opening=TextId(f"openingname.{opening.value}"), side=MIN_SIDE)
 
 
 def parse_size(text: str | None) -> tuple[int, int, int]:

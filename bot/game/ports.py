@@ -132,6 +132,24 @@ class GameStore(Protocol):
         `finish` the finished game; STALE or LATE (nothing written) as MoveOutcome says."""
         ...
 
+    async def add_decision(
+        self,
+        game_id: int,
+        ply: int,
+        before: tuple[str, ...],
+        after: tuple[str, ...],
+        *,
+        swap: bool,
+        now: float,
+        deadline: float | None,
+    ) -> MoveOutcome:
+        """Replace the opening's decisions `before` with `after` and set the clock to
+        `deadline`, with `swap` exchanging the X and O seats, all in one write: STORED, or
+        (nothing written) STALE unless the game runs at move count `ply` with exactly `before`
+        stored, LATE if its clock had run out at `now`. Of two writers of the same decision,
+        from any processes, one wins."""
+        ...
+
     async def finish_game(
         self,
         game_id: int,

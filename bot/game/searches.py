@@ -10,6 +10,7 @@ from typing import Any, Protocol, TypeVar
 from bot.game.cache import GameCache
 from bot.game.model import AiLevel, GameState
 from engine import Board
+from engine.openings import Action, OpeningState
 
 T = TypeVar("T")
 
@@ -26,6 +27,13 @@ class Thinker(Protocol):
 
     def quick_wait(self, level: AiLevel | None) -> float:
         """Seconds a member's move may wait for the answer of the AI at `level` (0: none)."""
+        ...
+
+    async def open(
+        self, opening: OpeningState, level: AiLevel, member: Hashable, seed: str
+    ) -> Action:
+        """The AI's action in the step of `opening` it is to take (where it places, what it
+        offers, which colour it takes), from its evaluation at `level`, in `member`'s turn."""
         ...
 
 

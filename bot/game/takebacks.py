@@ -19,6 +19,7 @@ from bot.game.cache import GameCache
 from bot.game.clocks import Clocks
 from bot.game.errors import UserError
 from bot.game.model import GameRow, GameState, Mode, Status, load_state
+from bot.game.openings import opening_stones
 from bot.game.ports import GameStore
 from engine import Board, Mark
 
@@ -63,14 +64,18 @@ class Takebacks:
         (nothing changed) if they may not now."""
         async with self._cache.lock(game_id):
             state, mark = await self._casual_game_of(game_id, user_id)
+            # The opening's stones and decisions are the players' agreement: never undone.
+            if state.opening is not None:
+                raise UserError("takeback.opening")
+            first = opening_stones(state)
             if state.mode is Mode.AI:
                 if state.ai_to_move:
                     raise UserError("takeback.wait_for_ai")
                 to_ply = _last_move_of(state, mark)
-                if to_ply is None:
+                if to_ply is None or to_ply < first:
                     raise UserError("takeback.nothing")
                 return await self._undo(state, to_ply, requested=False)
-            if state.board.ply == 0 or state.board.turn is mark:
+            if state.board.ply <= first or state.board.turn is mark:
                 raise UserError("takeback.not_your_move")
             if state.row.takeback_asked == state.board.ply:
                 raise UserError("takeback.already_asked")

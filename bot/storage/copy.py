@@ -60,7 +60,7 @@ TABLES: dict[str, dict[str, Convert]] = {
         "rule": _as_is, "status": _as_is, "winner": _as_is, "end_reason": _as_is,
         "rated": _flag, "ply": _as_is, "deadline": _number, "hints": _as_is, "locale": _as_is,
         "takebacks": _as_is, "takeback_asked": _as_is, "takeback_open": _flag,
-        "created_at": _time, "updated_at": _time, "finished_at": _time,
+        "opening": _as_is, "decisions": _as_is, "created_at": _time, "updated_at": _time, "finished_at": _time,
     },
     "moves": {
         "game_id": _as_is, "ply": _as_is, "cell": _as_is, "by_ai": _flag, "reason": _as_is,
@@ -77,6 +77,7 @@ TABLES: dict[str, dict[str, Convert]] = {
         "challenger_id": _as_is, "opponent_id": _as_is, "rows": _as_is, "cols": _as_is,
         "k": _as_is, "rule": _as_is, "first": _as_is, "locale": _as_is, "status": _as_is,
         "deadline": _number, "game_id": _as_is, "created_at": _time, "rated": _flag,
+        "opening": _as_is,
     },
     "standings": {
         "scope": _as_is, "user_id": _as_is, "mode": _as_is, "rating": _number,

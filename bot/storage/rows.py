@@ -24,6 +24,7 @@ from bot.game.model import (
 from bot.game.ports import Answer, RatePolicy
 from bot.game.ratings import result_for
 from engine import Mark
+from engine.openings import Opening
 
 
 def seat_columns(seat: Seat) -> tuple[int | None, str | None]:
@@ -93,6 +94,8 @@ def game_row(row: Row) -> GameRow:
         takebacks=int(row["takebacks"]),
         takeback_asked=None if row["takeback_asked"] is None else int(row["takeback_asked"]),
         takeback_open=bool(row["takeback_open"]),
+        opening=Opening(row["opening"]),
+        decisions=tuple(str(row["decisions"]).split()),
         moves=tuple(
             MoveRow(
                 ply=int(ply),

@@ -137,7 +137,7 @@ class Boards:
     def __init__(self, host: Host) -> None:
         self._host = host
         self._draw_locks: dict[int, asyncio.Lock] = {}
-        self._drawn_ply: dict[int, int] = {}  # the newest position drawn per running game
+        self._drawn_ply: dict[int, int] = {}  # the newest stage drawn per running game
         # The pan window last drawn per running big board: a move inside it leaves it in place.
         self._windows: dict[int, Window] = {}
         # Boards that need no layout but whose message already is one (an older version drew a
@@ -229,7 +229,7 @@ class Boards:
         over a newer one: an edit held back by Discord's 429/5xx retries would otherwise land
         after later moves and show the player a stale board."""
         async with self._draw_lock(state.id):
-            if state.board.ply < self._drawn_ply.get(state.id, -1):
+            if state.stage < self._drawn_ply.get(state.id, -1):
                 return
             if state.active:
                 # The game may have ended (resigned, stopped, timed out) since this state was
@@ -238,11 +238,11 @@ class Boards:
                 # the AI's first move was searched while the board was being posted).
                 fresh = await self.games.state(state.id)
                 if fresh is not None and (
-                    not fresh.active or fresh.board.ply == state.board.ply
+                    not fresh.active or fresh.stage == state.stage
                 ):
                     state = fresh
             await self._draw(state, interaction, window=window)
-            self._drawn_ply[state.id] = state.board.ply
+            self._drawn_ply[state.id] = state.stage
         self._forget_if_over(state)
         self._host.spawn(self.notices.settle(state))
 
@@ -374,7 +374,7 @@ class Boards:
                 message_id = (await interaction.original_response()).id
             await self.games.attach_message(state.id, message_id)
             self._reposted.add(state.id)
-            self._drawn_ply[state.id] = state.board.ply
+            self._drawn_ply[state.id] = state.stage
             if old is not None and old != message_id:
                 await self._point_to(state, old, message_id)
         moved = await self.games.state(state.id)
@@ -403,7 +403,7 @@ class Boards:
         """Redraw a game after moves were taken back (`state`, fewer moves than drawn before):
         the one drawing allowed to go back to an earlier move count."""
         async with self._draw_lock(state.id):
-            self._drawn_ply[state.id] = state.board.ply
+            self._drawn_ply[state.id] = state.stage
         await self.show_quietly(state)
 
     async def post_new_game(
@@ -442,7 +442,7 @@ class Boards:
             return None
         reply: asyncio.Task[GameState | None] | None = None
         try:
-            wait = self.games.quick_wait(state.level_of(state.board.turn))
+            wait = self.games.quick_wait(state.level_of(state.acting_mark))
             if member is not None and state.ai_to_move and wait > 0:
                 reply = self._host.spawn(self.ai_move(state.id, member, known=state))
                 if await answered_within(reply, wait):
@@ -492,7 +492,7 @@ class Boards:
         # sees this one on its way and draws the end again behind it (redraw_if_drawing).
         async with self._draw_lock(state.id):
             await self._acknowledge(interaction, state, then=None, locked=True)
-            self._drawn_ply[state.id] = state.board.ply
+            self._drawn_ply[state.id] = state.stage
         self._forget_if_over(state)
         self._host.spawn(self.notices.turn(state, actor=interaction.user.id))
 

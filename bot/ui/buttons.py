@@ -78,6 +78,10 @@ CellName = Annotated[str, Spelling(r"[A-Z][1-9][0-9]?")]
 WindowCode = Annotated[str, Spelling(r"w(?:0|[1-9][0-9]?)\.(?:0|[1-9][0-9]?)(?:\.[1-5]x[1-5])?")]
 Direction = Annotated[str, Spelling(r"up|down|left|right")]
 Step = Annotated[str, Spelling(r"[fbnl]")]  # first, back, next, last
+# An opening's colour choice (engine.openings.Choice), and how far the game got when it was
+# drawn (GameState.stage: moves, choices and offers), which the move count alone does not say.
+ChoiceName = Annotated[str, Spelling(r"take_x|take_o|place_two")]
+Stage = Annotated[int, Spelling(PLY)]
 
 
 class Action(enum.Enum):
@@ -105,6 +109,7 @@ class Action(enum.Enum):
     PUZZLE_TYPE = "pt"
     PUZZLE_FORM = "ptm"
     PUZZLE_GIVE_UP = "pg"
+    DECIDE = "oc"
 
 
 _SPECS: dict[str, type[Click]] = {}
@@ -455,6 +460,14 @@ class Pan(OfPlayer, action=Action.PAN):
     direction: Direction
 
 
+class Decide(OnTurn, action=Action.DECIDE):
+    """A colour choice of an opening (take X, take O, place two more), for the player whose
+    step it is: caro:oc:<game>:<ply>:<stage>:<choice>."""
+
+    stage: Stage
+    choice: ChoiceName
+
+
 class TypeMove(OnTurn, action=Action.TYPE_MOVE):
     """Opens the "type a move" form (MoveForm) for a cell outside the window."""
 
@@ -690,6 +703,7 @@ __all__ = [
     "Cell",
     "ChallengeId",
     "Click",
+    "Decide",
     "Decline",
     "Direction",
     "EMPTY_LABEL",

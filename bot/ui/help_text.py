@@ -13,6 +13,7 @@ from bot.game.levels import ExternalLevel
 from bot.game.model import External
 from bot.game.options import (
     FIRSTS,
+    OPENINGS,
     PRESET_RULES,
     SIZES,
     difficulties,
@@ -127,7 +128,17 @@ def help_sections(locale: str, external: ExternalLevel, client: str | None = Non
             option=option("topic"),
         )
     )
-    rules = "\n".join([tr("help.rules", option=option("rule")), *rule_lines])
+    rules = "\n".join(
+        [
+            tr("help.rules", option=option("rule")),
+            *rule_lines,
+            tr(
+                "help.openings",
+                option=option("opening"),
+                choices=_either(tr, [tr(f"openingname.{value}") for value in OPENINGS]),
+            ),
+        ]
+    )
 
     level_lines = []
     for level in difficulties(external):

@@ -73,7 +73,7 @@ class Notices:
             await self._remove(state)
             if not state.active or state.mode is not Mode.PVP or state.board.is_over():
                 return
-            member = state.user_of(state.board.turn)
+            member = state.user_of(state.acting_mark)
             if member is None or member == actor:
                 return
             if not (await self._host.services.preferences.member(member)).turn_pings:
@@ -90,7 +90,7 @@ class Notices:
             log.warning("game %d: could not warn the member to move (%r)", state.id, exc)
 
     async def _low_time(self, state: GameState) -> None:
-        member = state.user_of(state.board.turn)
+        member = state.user_of(state.acting_mark)
         if member is None or not state.active or state.row.deadline is None:
             return
         if not (await self._host.services.preferences.member(member)).clock_warnings:
@@ -118,7 +118,7 @@ class Notices:
             posted is not None
             and state.active
             and not state.board.is_over()
-            and posted[0] == state.board.ply
+            and posted[0] == state.stage
         )
 
     def _lock(self, game_id: int) -> asyncio.Lock:
@@ -157,7 +157,7 @@ class Notices:
         except discord.HTTPException as exc:
             log.warning("game %d: could not call the member to move (%s)", state.id, exc)
             return
-        self._posted[state.id] = (state.board.ply, message.id)
+        self._posted[state.id] = (state.stage, message.id)
 
     async def _remove(self, state: GameState) -> None:
         posted = self._posted.pop(state.id, None)

@@ -22,6 +22,7 @@ from bot.ui.payloads import ButtonPayload, row_payload
 from bot.ui.pictures import DEFAULT_THEME, render_step
 from engine import Mark
 from engine.notation import cell_name
+from engine.openings import Opening
 from engine.records import Ending, GameRecord
 from engine.review import Review, TurningPoint, TurnKind
 
@@ -40,6 +41,9 @@ MAX_POINTS_SHOWN = 8
 STEPS = ("f", "b", "n", "l")
 SECONDARY = discord.ButtonStyle.secondary
 _STEP_LABELS = {"f": "\u23ee", "b": "\u25c0", "n": "\u25b6", "l": "\u23ed"}
+
+# How an offer is stored among an opening's decisions (engine.openings): "offer:H10,J7".
+OFFER = "offer:"
 
 
 def translator(locale: str) -> Translate:
@@ -113,10 +117,27 @@ def move_list(moves: Sequence[str], current: int) -> str:
     return " ".join(parts)
 
 
+def opening_line(opening: Opening, decisions: Sequence[str], tr: Translate) -> str:
+    """The opening rule of a game and the decisions taken in it, for boards and records."""
+    name = tr(f"openingname.{opening.value}")
+    if not decisions:
+        return tr("opening.line", opening=name)
+    said = [
+        tr("decision.offer", cells=token.removeprefix(OFFER).replace(",", ", "))
+        if token.startswith(OFFER)
+        else tr(f"decision.{token}")
+        for token in decisions
+    ]
+    return tr("opening.line.decided", opening=name, decisions="; ".join(said))
+
+
+
 # ----------------------------------------------------------------------------- replay
 def replay_content(state: GameState, ply: int, tr: Translate, external: ExternalLevel) -> str:
     moves = [move.cell for move in state.row.moves]
     lines = [title(state, tr), players_line(state, tr, external), result_text(state, tr, external)]
+    if state.row.opening is not Opening.FREE:
+        lines.insert(1, opening_line(state.row.opening, state.row.decisions, tr))
     if ply == 0:
         lines.append(tr("replay.start", count=len(moves)))
     else:
@@ -185,8 +206,10 @@ def game_record(state: GameState, players: Players) -> GameRecord:
     if not over and row.status is Status.FINISHED and row.end_reason is not None:
         ending, winner = _ENDINGS[row.end_reason], row.winner
     tags = {"Game": str(row.id), "Mode": row.mode.value}
+    # The record names its opening and the decisions taken in it (the stones are its moves).
     return GameRecord.from_board(
-        board, x_name=players[0], o_name=players[1], winner=winner, ending=ending, tags=tags
+        board, x_name=players[0], o_name=players[1], winner=winner, ending=ending, tags=tags,
+        opening=row.opening, opening_decisions=row.decisions,
     )
 
 

@@ -31,6 +31,7 @@ from bot.ui.buttons import (
     EMPTY_LABEL,
     Accept,
     Cell,
+    Decide,
     Decline,
     Hint,
     Pan,
@@ -50,9 +51,11 @@ from bot.ui.payloads import (
     text_payload,
 )
 from bot.ui.pictures import DEFAULT_THEME, ButtonColour, Players, Theme, render_board, theme_named
+from bot.ui.record_views import opening_line
 from bot.ui.window import Window, initial_window
 from engine import Mark
 from engine.notation import cell_name
+from engine.openings import RIF_OFFERS, Choice, Opening, StepKind
 from engine.types import LEVELS
 
 Translate = Callable[..., str]
@@ -87,6 +90,8 @@ def game_content(
         _players_line(state, tr, external),
         tr("game.moves", ply=state.board.ply),
     ]
+    if row.opening is not Opening.FREE:
+        lines.append(opening_line(row.opening, row.decisions, tr))
     if uses_image(state):
         # The picture and its buttons side by side: one line says what their colours mean.
         lines.append(tr(f"theme.key.{theme_named(theme).name}"))
@@ -135,6 +140,10 @@ def game_content(
                 )
     elif row.status == "abandoned":
         lines.append(tr("game.watch.stopped" if state.mode == Mode.WATCH else "game.abandoned"))
+    elif state.opening is not None:
+        lines.append(_opening_status(state, tr, external))
+        if row.deadline is not None:
+            lines.append(tr("game.clock", when=f"<t:{math.ceil(row.deadline)}:R>"))
     elif state.ai_to_move:
         turn = state.board.turn
         if state.mode == Mode.WATCH:
@@ -151,6 +160,53 @@ def game_content(
         if row.deadline is not None:
             lines.append(tr("game.clock", when=f"<t:{math.ceil(row.deadline)}:R>"))
     return "\n".join(lines)
+
+
+def _opening_status(state: GameState, tr: Translate, external: ExternalLevel) -> str:
+    """What the opening waits for, and from whom: "Opening (swap2): @Alice places stone 2 of
+    3 (O)"."""
+    opening = state.opening
+    step = None if opening is None else opening.step
+    assert opening is not None and step is not None
+    mark = state.acting_mark
+    member = state.user_of(mark)
+    who = f"<@{member}>" if member is not None else _level(tr, state.level_of(mark), external)
+    name = tr(f"openingname.{opening.opening.value}")
+    board = state.board
+    if step.kind is StepKind.PLACE:
+        return tr(
+            "opening.status.place",
+            opening=name,
+            who=who,
+            number=board.ply + 1,
+            total=board.ply + step.count,
+            mark=board.turn.name,
+        )
+    if step.kind is StepKind.CHOOSE:
+        key = "opening.status.choose_three" if Choice.PLACE_TWO in step.choices else "opening.status.choose"
+        return tr(key, opening=name, who=who)
+    offered = ", ".join(_cell_names(cell) for cell in step.offers)
+    if step.kind is StepKind.OFFER:
+        return tr(
+            "opening.status.offer",
+            opening=name,
+            who=who,
+            places=RIF_OFFERS,
+            stone=board.ply + 1,
+            offered=offered or "-",
+        )
+    return tr("opening.status.select", opening=name, who=who, cells=offered)
+
+
+def _offered(state: GameState) -> tuple[tuple[int, int], ...]:
+    """The places offered so far in a RIF opening's fifth-stone step, marked on the board."""
+    step = None if state.opening is None else state.opening.step
+    return () if step is None else step.offers
+
+
+def _choosing(state: GameState) -> bool:
+    step = None if state.opening is None else state.opening.step
+    return step is not None and step.kind is StepKind.CHOOSE
 
 
 def _players_line(state: GameState, tr: Translate, external: ExternalLevel) -> str:
@@ -220,7 +276,7 @@ def board_file(
     png = render_board(
         state.board,
         last_move=True,
-        highlight=outcome.line if outcome is not None else None,
+        highlight=outcome.line if outcome is not None else (_offered(state) or None),
         window=window,
         players=players,
         theme=theme,
@@ -275,7 +331,8 @@ def _button_rows(
     state: GameState, tr: Translate, window: Window | None, look: Theme
 ) -> list[Buttons]:
     board = state.board
-    players_turn = state.mover_id is not None
+    # A colour choice of an opening is taken with its buttons, not on the board.
+    players_turn = state.mover_id is not None and not _choosing(state)
     rows: list[Buttons] = []
     if not uses_image(state):
         grid = [[(r, c) for c in range(board.cols)] for r in range(board.rows)]
@@ -303,6 +360,8 @@ def _cell_rows(
     # line is, in the colour the theme's picture marks it with.
     if board.last_move is not None and uses_image(state):
         highlighted.add(board.last_move)
+    # The places offered for RIF's fifth stone, marked like the last move.
+    highlighted.update(_offered(state))
     styles = {Mark.X: _STYLE[look.x_button], Mark.O: _STYLE[look.o_button]}
     marked = _STYLE[look.marked_button] if look.marked_button is not None else None
     # A board has up to 25 cells here: the loop is the drawing's cost, so it is kept bare.
@@ -339,6 +398,24 @@ def _game_controls(state: GameState, tr: Translate) -> Buttons:
         return [Stop.button(tr("button.stop"), DANGER, game=state.id)]
     game, ply = state.id, state.board.ply
     items: Buttons = [Resign.button(tr("button.resign"), DANGER, game=game, ply=ply)]
+    if state.opening is not None:
+        # In an opening the choice buttons take the hint's place: the AI gives no hint there.
+        if _choosing(state) and state.mover_id is not None:
+            step = state.opening.step
+            assert step is not None
+            stage = state.stage
+            items += [
+                Decide.button(
+                    tr(f"button.{choice.value}"),
+                    PRIMARY,
+                    game=game,
+                    ply=ply,
+                    stage=stage,
+                    choice=choice.value,
+                )
+                for choice in step.choices
+            ]
+        return items
     if state.mode == Mode.AI and state.ai_level in HINT_LEVELS:
         items.append(
             Hint.button(tr("button.hint"), SECONDARY, state.mover_id is None, game=game, ply=ply)

@@ -19,10 +19,11 @@ from bot.game.model import (
 )
 from bot.storage.postgres.connection import CLAIM_SECONDS, Connection, check_shard
 from bot.storage.postgres.games import _SHARD, GameQueries, _count
+from engine.openings import Opening
 
 _CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, message_id, challenger_id, opponent_id, rows, cols, k, rule, first, "
-    "locale, status, deadline, game_id, rated"
+    "locale, status, deadline, game_id, rated, opening"
 )
 # The class of the transaction locks on a pair of members' challenges (the first key of the
 # two-key advisory locks; the migrations' one-key lock lives apart from these).
@@ -58,12 +59,12 @@ class ChallengeQueries:
                 raise ChallengePending(_challenge_row(waiting))
             row = await con.fetchrow(
                 "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id, rows,"
-                " cols, k, rule, first, locale, deadline, rated)"
-                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+                " cols, k, rule, first, locale, deadline, rated, opening)"
+                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
                 f" RETURNING {_CHALLENGE_COLUMNS}",
                 new.guild_id, new.channel_id, new.challenger_id, new.opponent_id, new.rows,
                 new.cols, new.k, new.rule, ChallengeFirst(new.first).value, new.locale,
-                new.deadline, new.rated,
+                new.deadline, new.rated, new.opening.value,
             )
         return _challenge_row(row)
 
@@ -157,4 +158,5 @@ def _challenge_row(row: Any) -> ChallengeRow:
         deadline=float(row["deadline"]),
         game_id=None if row["game_id"] is None else int(row["game_id"]),
         rated=bool(row["rated"]),
+        opening=Opening(row["opening"]),
     )

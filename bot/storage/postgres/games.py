@@ -31,7 +31,7 @@ from engine import Mark
 _GAME_COLUMNS = (
     "id, guild_id, channel_id, message_id, mode, x_user_id, x_level, o_user_id, o_level,"
     " started_by, rows, cols, k, rule, status, winner, end_reason, rated, ply, deadline, hints,"
-    " locale, takebacks, takeback_asked, takeback_open"
+    " locale, takebacks, takeback_asked, takeback_open, opening, decisions"
 )
 # The moves ride along as one JSON array ([ply, cell, by_ai, reason] each, in order): one round
 # trip per game read.
@@ -81,8 +81,9 @@ _FINISHING_MOVE = (
 # channel), returned as read. Parameters: the games columns in order, then the members' ids.
 _NEW_GAME = (
     "WITH game AS (INSERT INTO games (guild_id, channel_id, message_id, mode, x_user_id,"
-    " x_level, o_user_id, o_level, started_by, rows, cols, k, rule, rated, deadline, locale)"
-    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
+    " x_level, o_user_id, o_level, started_by, rows, cols, k, rule, rated, deadline, locale,"
+    " opening)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $18)"
     " RETURNING *),"
     " seats AS (INSERT INTO live_seats (guild_id, channel_id, user_id, game_id)"
     " SELECT game.guild_id, game.channel_id, member, game.id"
@@ -123,7 +124,7 @@ class GameQueries:
             _NEW_GAME,
             new.guild_id, new.channel_id, new.message_id, new.mode.value, x_user, x_level,
             o_user, o_level, new.started_by, new.rows, new.cols, new.k, new.rule,
-            new.rated, new.deadline, new.locale, members,
+            new.rated, new.deadline, new.locale, members, new.opening.value,
         )
         return game_row(row)
 
@@ -320,6 +321,49 @@ class GameQueries:
                     await self._standings.count_result(con, game, finish.winner, rate) if game.rated else ()
                 )
                 return Finished(game, changes)
+
+        return await self._con.retrying(attempt)
+
+    async def add_decision(
+        self,
+        game_id: int,
+        ply: int,
+        before: tuple[str, ...],
+        after: tuple[str, ...],
+        *,
+        swap: bool,
+        now: float,
+        deadline: float | None,
+    ) -> MoveOutcome:
+        """Store the opening's decisions `after` in place of `before` at move count `ply`, with
+        `swap` exchanging the X and O seats (see the interface)."""
+
+        async def attempt() -> MoveOutcome:
+            async with self._con.transaction() as (con, ok):
+                # The row is locked first: another process's decision, move or time-out of this
+                # game waits for the commit, then finds the decisions changed and writes nothing.
+                row = await con.fetchrow(
+                    "SELECT ply, decisions, deadline FROM games WHERE id = $1"
+                    " AND status = 'active' FOR UPDATE",
+                    game_id,
+                )
+                if row is None or int(row["ply"]) != ply or row["decisions"] != " ".join(before):
+                    ok.rollback()
+                    return MoveOutcome.STALE
+                if row["deadline"] is not None and float(row["deadline"]) <= now:
+                    ok.rollback()
+                    return MoveOutcome.LATE
+                # Every right-hand side reads the row before the update: the seats change places.
+                swapped = (
+                    ", x_user_id = o_user_id, x_level = o_level, o_user_id = x_user_id,"
+                    " o_level = x_level" if swap else ""
+                )
+                await con.execute(
+                    f"UPDATE games SET decisions = $2, deadline = $3, claimed_until = NULL,"
+                    f" updated_at = now(){swapped} WHERE id = $1",
+                    game_id, " ".join(after), deadline,
+                )
+                return MoveOutcome.STORED
 
         return await self._con.retrying(attempt)
 

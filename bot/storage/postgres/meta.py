@@ -31,7 +31,10 @@ class MetaQueries:
         check_shard(shard_id, shard_count)
         return await self._games.locked_games(
             "status = 'active' AND message_id IS NOT NULL"
-            " AND ((ply % 2 = 0 AND x_level IS NOT NULL) OR (ply % 2 = 1 AND o_level IS NOT NULL))"
+            " AND ((ply % 2 = 0 AND x_level IS NOT NULL) OR (ply % 2 = 1 AND o_level IS NOT NULL)"
+            # In an opening the side to act is not the side to move: the service picks out
+            # those whose AI is to act.
+            " OR (opening <> 'free' AND ply <= 5 AND (x_level IS NOT NULL OR o_level IS NOT NULL)))"
             f" AND {_SHARD.format(count='$1', shard='$2')} ORDER BY id",
             shard_count, shard_id,
         )
@@ -46,7 +49,10 @@ class MetaQueries:
         return await self._games.locked_games(
             "message_id IS NOT NULL AND ("
             " (status = 'active' AND EXISTS (SELECT 1 FROM moves m"
-            "  WHERE m.game_id = games.id AND m.ply = games.ply - 1 AND m.by_ai))"
+            "  WHERE m.game_id = games.id AND m.ply = games.ply - 1 AND m.by_ai)"
+            # An AI's decision in an opening is no move: its board may be behind too.
+            "  OR (status = 'active' AND opening <> 'free' AND ply <= 5)"
+            " )"
             " OR (status = 'finished' AND finished_at >= now() - make_interval(secs => $3)))"
             f" AND {_SHARD.format(count='$1', shard='$2')}"
             " ORDER BY status = 'active' DESC, id DESC",

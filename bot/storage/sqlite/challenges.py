@@ -16,10 +16,11 @@ from bot.game.model import (
 )
 from bot.storage.sqlite.connection import SHARD, Connection, check_shard
 from bot.storage.sqlite.games import GameQueries
+from engine.openings import Opening
 
 _CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, message_id, challenger_id, opponent_id, rows, cols, k, rule, first, "
-    "locale, status, deadline, game_id, rated"
+    "locale, status, deadline, game_id, rated, opening"
 )
 # A pending challenge of the server between two members, either way round, still open at a time:
 # parameters guild, now, a, b, b, a. One whose time ran out but that the deadline watcher has
@@ -52,8 +53,8 @@ class ChallengeQueries:
                     raise ChallengePending(_challenge_row(waiting))
                 cur = await self._con.db.execute(
                     "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id,"
-                    " rows, cols, k, rule, first, locale, deadline, rated)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " rows, cols, k, rule, first, locale, deadline, rated, opening)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         new.guild_id,
                         new.channel_id,
@@ -67,6 +68,7 @@ class ChallengeQueries:
                         new.locale,
                         new.deadline,
                         int(new.rated),
+                        new.opening.value,
                     ),
                 )
             challenge_id = cur.lastrowid
@@ -171,4 +173,5 @@ def _challenge_row(row: sqlite3.Row) -> ChallengeRow:
         deadline=float(row["deadline"]),
         game_id=None if row["game_id"] is None else int(row["game_id"]),
         rated=bool(row["rated"]),
+        opening=Opening(row["opening"]),
     )

@@ -28,7 +28,7 @@ from engine import Mark
 _GAME_COLUMNS = (
     "id, guild_id, channel_id, message_id, mode, x_user_id, x_level, o_user_id, o_level,"
     " started_by, rows, cols, k, rule, status, winner, end_reason, rated, ply, deadline, hints,"
-    " locale, takebacks, takeback_asked, takeback_open"
+    " locale, takebacks, takeback_asked, takeback_open, opening, decisions"
 )
 # The moves ride along as one JSON array ([ply, cell, by_ai, reason] each, in order).
 _GAME_WITH_MOVES = (
@@ -97,8 +97,8 @@ class GameQueries:
         o_user, o_level = seat_columns(new.o)
         cur = await self._con.db.execute(
             "INSERT INTO games (guild_id, channel_id, message_id, mode, x_user_id, x_level,"
-            " o_user_id, o_level, started_by, rows, cols, k, rule, rated, deadline, locale)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " o_user_id, o_level, started_by, rows, cols, k, rule, rated, deadline, locale,"
+            " opening) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 new.guild_id,
                 new.channel_id,
@@ -116,6 +116,7 @@ class GameQueries:
                 int(new.rated),
                 new.deadline,
                 new.locale,
+                new.opening.value,
             ),
         )
         game_id = cur.lastrowid
@@ -312,6 +313,36 @@ class GameQueries:
                 ok.rollback()
                 return MoveOutcome.STALE
             return finished
+
+    async def add_decision(
+        self,
+        game_id: int,
+        ply: int,
+        before: tuple[str, ...],
+        after: tuple[str, ...],
+        *,
+        swap: bool,
+        now: float,
+        deadline: float | None,
+    ) -> MoveOutcome:
+        """Store the opening's decisions `after` in place of `before` at move count `ply`, with
+        `swap` exchanging the X and O seats, in one statement (see the interface)."""
+        async with self._con.lock:
+            # SQLite evaluates every right-hand side on the row before the update: the seats
+            # change places.
+            swapped = (
+                ", x_user_id = o_user_id, x_level = o_level, o_user_id = x_user_id,"
+                " o_level = x_level" if swap else ""
+            )
+            cur = await self._con.db.execute(
+                f"UPDATE games SET decisions = ?, deadline = ?, updated_at = {NOW}{swapped}"
+                " WHERE id = ? AND ply = ? AND decisions = ? AND status = 'active'"
+                " AND (deadline IS NULL OR deadline > ?)",
+                (" ".join(after), deadline, game_id, ply, " ".join(before), now),
+            )
+            if cur.rowcount == 1:
+                return MoveOutcome.STORED
+            return await self._why_not_stored(game_id, ply, now)
 
     async def finish_game(
         self,

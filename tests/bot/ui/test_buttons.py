@@ -17,6 +17,7 @@ from bot.ui.buttons import (
     Action,
     Cell,
     Click,
+    Decide,
     Decline,
     Export,
     Hint,
@@ -77,6 +78,10 @@ PREVIOUS_TEMPLATES = {
     PuzzleType: rf"caro:pt:(?P<attempt>{ID}):(?P<ply>{PLY})",
     PuzzleForm: rf"caro:ptm:(?P<attempt>{ID}):(?P<ply>{PLY})",
     PuzzleGiveUp: rf"caro:pg:(?P<attempt>{ID}):(?P<ply>{PLY})",
+    Decide: (
+        rf"caro:oc:(?P<game>{ID}):(?P<ply>{PLY}):(?P<stage>{PLY})"
+        r":(?P<choice>take_x|take_o|place_two)"
+    ),
 }
 
 

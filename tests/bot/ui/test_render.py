@@ -32,6 +32,7 @@ from bot.ui.render import (
     server_leaderboard_embed,
     stats_embed,
 )
+from engine.openings import Opening
 from engine.types import Level
 from testkit.discord_double.state import iter_components
 from testkit.states import big_game, game
@@ -359,3 +360,32 @@ def test_a_big_board_says_what_its_colours_mean_in_its_theme(name: str, locale: 
         texts.text_in("en-US", f"theme.key.{other}") not in game_content(small, external=NO_ENGINE)
         for other in THEMES
     )
+
+
+@both_drawings
+def test_an_openings_choice_has_its_buttons_and_rifs_offers_are_marked() -> None:
+    swap2 = big_game(["H8", "H9", "I8"])
+    choosing = load_state(replace(swap2.row, opening=Opening.SWAP2))
+    # O's member (43) chooses: the cells are locked, the choices take the Hint's place.
+    assert controls(choosing)[-4:] == ["Resign", "Take X", "Take O", "Place two more"]
+    assert all(b.get("disabled") for b in buttons(choosing))
+    assert v2_layout(choosing) == [TEXT_DISPLAY, MEDIA_GALLERY, 5, 5, 5, 5, 5, 4]
+    text = game_content(choosing, external=NO_ENGINE)
+    assert "Opening (swap2): <@43>: take X, take O or place two more." in text
+    assert "caro:oc:9:3:3:place_two" in [b["custom_id"] for b in all_buttons(choosing)]
+    rif = big_game(["H8", "H9", "I9", "J12"])
+    # An empty cell in the window the board shows (around the last move) is offered.
+    shown = [b["custom_id"].rsplit(":", 1)[1] for b in buttons(rif) if not b.get("disabled")]
+    cell = next(name for name in shown if name not in ("H8", "H9", "I9", "J12"))
+    offering = load_state(
+        replace(rif.row, rule="renju", opening=Opening.RIF, decisions=("take_x", f"offer:{cell}"))
+    )
+    # 42 took X (the seats say who plays X now), 43 placed the fourth stone (O); 42 offered one
+    # place and offers one more.
+    text = game_content(offering, external=NO_ENGINE)
+    assert f"<@42> offers 2 places for X's stone 5 (offered so far: {cell})." in text
+    assert f"Opening: RIF (renju) (took X; offered {cell})." in text
+    [marked] = [b for b in buttons(offering) if b["custom_id"].endswith(f":{cell}")]
+    [plain] = [b for b in buttons(rif) if b["custom_id"].endswith(f":{cell}")]
+    # Marked like the last move: another colour, or where the theme has none, brackets.
+    assert (marked["style"], marked["label"]) != (plain["style"], plain["label"])
