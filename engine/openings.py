@@ -36,7 +36,16 @@ RIF_SIDE = 15
 
 
 class OpeningError(ValueError):
-    """An opening that cannot be played on this board, or an action it does not allow now."""
+    """An opening that cannot be played on this board, or an action it does not allow now.
+
+    `code` names the refusals a player can meet (a click on a taken cell, a RIF stone outside
+    its square, offers that mirror each other...) and `values` their details, so a program can
+    word them in its own language; None for the rest, whose message is for developers."""
+
+    def __init__(self, message: str, code: str | None = None, **values: str | int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.values = values
 
 
 class Opening(StrEnum):
@@ -249,7 +258,7 @@ class OpeningState:
     def apply(self, action: Action) -> OpeningState:
         """The state after `action`; OpeningError (saying why) if it is not allowed now."""
         if self._step is None:
-            raise OpeningError("the opening is over")
+            raise OpeningError("the opening is over", "over")
         replay = _Replay(self.opening, self._board.copy(), list(self.decisions), self._x_side)
         replay.act(action)
         state = object.__new__(OpeningState)
@@ -334,7 +343,7 @@ class _Replay:
     def act(self, action: Action) -> None:
         step = self.step()
         if step is None:
-            raise OpeningError("the opening is over")
+            raise OpeningError("the opening is over", "over")
         if action.kind is not step.kind:
             raise OpeningError(f"the opening waits for a {step.kind.value}, not a {action.kind.value}")
         board = self.board
@@ -364,10 +373,12 @@ class _Replay:
             raise OpeningError(f"a {step.kind.value} needs a cell")
         if step.kind is StepKind.SELECT and cell not in step.offers:
             offered = ", ".join(cell_name(c) for c in step.offers)
-            raise OpeningError(f"pick one of the offered places: {offered}")
+            raise OpeningError(f"pick one of the offered places: {offered}", "pick", cells=offered)
         zone = _zone(self.opening, board)
         if step.kind is StepKind.PLACE and zone is not None and not _in_zone(cell, board, zone):
-            raise OpeningError(_zone_text(self.board.ply, zone, board))
+            raise _zone_error(board.ply, zone, board)
+        if _taken(board, cell):
+            raise OpeningError(f"{cell_name(cell)} is already taken", "taken", cell=cell_name(cell))
         try:
             board.push(cell)
         except MoveError as exc:
@@ -381,23 +392,31 @@ class _Replay:
         cells = made + new
         if not 1 <= len(new) <= count or len(set(cells)) != len(cells):
             more = "more " if made else ""
-            raise OpeningError(f"offer {count} {more}different places")
+            raise OpeningError(f"offer {count} {more}different places", "offer_count", count=count)
         for cell in new:
             try:
                 taken = board[cell] is not None
             except (IndexError, TypeError, ValueError):
                 raise OpeningError(f"{quoted(cell)} is not a cell of this board") from None
             if taken:
-                raise OpeningError(f"{cell_name(cell)} is already taken")
+                raise OpeningError(f"{cell_name(cell)} is already taken", "taken", cell=cell_name(cell))
             forbidden = board.forbidden(cell)
             if forbidden is not None:
-                raise OpeningError(f"{cell_name(cell)} is forbidden for X: {forbidden.shape}")
+                raise OpeningError(
+                    f"{cell_name(cell)} is forbidden for X: {forbidden.shape}",
+                    "forbidden",
+                    cell=cell_name(cell),
+                    shape=forbidden.shape.value,
+                )
         for index, first in enumerate(cells):
             for second in cells[max(index + 1, len(made)) :]:
                 if mirrors(board, first, second):
                     raise OpeningError(
                         f"{cell_name(first)} and {cell_name(second)} are mirror images of each"
-                        " other here: offer places that differ"
+                        " other here: offer places that differ",
+                        "mirror",
+                        first=cell_name(first),
+                        second=cell_name(second),
                     )
 
 
@@ -436,13 +455,26 @@ def _in_zone(cell: Cell, board: Board, radius: int) -> bool:
     return abs(row - centre_row) <= radius and abs(col - centre_col) <= radius
 
 
-def _zone_text(ply: int, radius: int, board: Board) -> str:
+def _taken(board: Board, cell: Cell) -> bool:
+    try:
+        return board[cell] is not None
+    except (IndexError, TypeError, ValueError):
+        return False  # not a cell: the push says so
+
+
+def _zone_error(ply: int, radius: int, board: Board) -> OpeningError:
     centre = cell_name((board.rows // 2, board.cols // 2))
     if radius == 0:
-        return f"the first stone goes on the centre, {centre}"
+        return OpeningError(f"the first stone goes on the centre, {centre}", "centre", centre=centre)
     side = 2 * radius + 1
     ordinal = "second" if ply == 1 else "third"
-    return f"the {ordinal} stone goes within the {side}x{side} square around {centre}"
+    return OpeningError(
+        f"the {ordinal} stone goes within the {side}x{side} square around {centre}",
+        "square",
+        stone=ply + 1,
+        side=side,
+        centre=centre,
+    )
 
 
 def _symmetries(rows: int, cols: int) -> list[tuple[bool, bool, bool]]:

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from bot.game.errors import UserError
 from bot.game.model import OPENING_PLIES, GameRow, GameState
+from bot.i18n.texts import TextId
 from engine import Board
 from engine.openings import (
     Action,
@@ -45,7 +46,25 @@ def applied(opening: OpeningState, action: Action) -> OpeningState:
     try:
         return opening.apply(action)
     except OpeningError as exc:
-        raise UserError("opening.refused", reason=str(exc)) from None
+        raise refusal(exc) from None
+
+
+def refusal(exc: OpeningError) -> UserError:
+    """The member's private answer to an opening's refusal, in their language where the engine
+    named it (a taken cell, a stone outside RIF's square, mirrored offers...); otherwise the
+    engine's own words."""
+    values = exc.values
+    if exc.code == "taken":
+        return UserError("click.taken", cell=values["cell"])
+    if exc.code == "forbidden":
+        return UserError("click.forbidden", cell=values["cell"], shape=TextId(f"shape.{values['shape']}"))
+    if exc.code in _CODED:
+        return UserError(f"opening.error.{exc.code}", **values)
+    return UserError("opening.refused", reason=str(exc))
+
+
+# The refusals with a text of their own (opening.error.<code>).
+_CODED = frozenset({"centre", "square", "mirror", "pick", "offer_count", "over"})
 
 
 def decided_row(row: GameRow, before: OpeningState, after: OpeningState) -> tuple[GameRow, bool]:
@@ -100,4 +119,5 @@ __all__ = [
     "decided_row",
     "opening_stones",
     "parse_choice",
+    "refusal",
 ]

@@ -224,3 +224,26 @@ def test_rif_offers_may_come_one_at_a_time_and_resume_half_made() -> None:
     done = resumed.apply(Action.offer([cell(board, "G7")]))
     assert done.decisions == ("take_o", "offer:J10,G7")
     assert done.step is not None and done.step.kind is StepKind.SELECT
+
+
+def test_refusals_a_player_can_meet_carry_a_code_and_their_details() -> None:
+    def refused(state: OpeningState, action: Action) -> tuple[str | None, dict[str, object]]:
+        with pytest.raises(OpeningError) as caught:
+            state.apply(action)
+        return caught.value.code, caught.value.values
+
+    assert refused(rif(), Action.place((0, 0))) == ("centre", {"centre": "H8"})
+    state = play(rif(), "H8")
+    assert refused(state, Action.place((9, 7))) == ("square", {"stone": 2, "side": 3, "centre": "H8"})
+    assert refused(state, Action.place((7, 7))) == ("taken", {"cell": "H8"})
+    state = play(state, "H9", "H7").apply(Action.choose(Choice.TAKE_O))
+    state = play(state, "H10")
+    board = state.board
+    assert refused(state, Action.offer([cell(board, "G6"), cell(board, "I6")])) == (
+        "mirror",
+        {"first": "G6", "second": "I6"},
+    )
+    state = state.apply(Action.offer([cell(board, "G6"), cell(board, "I5")]))
+    assert refused(state, Action.select(cell(board, "A1"))) == ("pick", {"cells": "G6, I5"})
+    done = state.apply(Action.select(cell(board, "I5")))
+    assert refused(done, Action.place((0, 0))) == ("over", {})

@@ -14,6 +14,7 @@ from bot.game.model import EndReason, GameState, Mode, MoveRef
 from bot.game.options import CHALLENGE_FIRSTS, parse_options
 from bot.game.ports import MoveOutcome
 from bot.game.services import Services
+from bot.i18n.texts import text_in
 from engine import Mark
 from engine.openings import Choice, Opening, Side, StepKind
 from testkit.services import ALICE, BOB, CHANNEL, GUILD
@@ -111,17 +112,22 @@ async def test_a_timeout_in_the_opening_loses_for_the_player_of_the_step(world) 
     assert state.row.x == ALICE
 
 
-async def test_rif_refuses_stones_outside_its_zones_with_the_engines_reason(world) -> None:
+async def test_rif_refuses_stones_outside_its_zones_naming_the_square_in_the_members_words(world) -> None:
     svc, _ = world
     with pytest.raises(UserError) as off:
         parse_options(None, SIZE, "freestyle", "me", firsts=CHALLENGE_FIRSTS, opening="rif")
     assert off.value.key == "opening.rif_only"
     game = await opening_game(svc, "rif", rule="renju")
-    assert await refused(click(svc, game.id, ALICE, "A1")) == "opening.refused"
+    assert await refused(click(svc, game.id, ALICE, "A1")) == "opening.error.centre"
     await click(svc, game.id, ALICE, "H8")
     with pytest.raises(UserError) as far:
         await click(svc, game.id, ALICE, "H12")
-    assert "3x3 square around H8" in str(far.value)
+    assert far.value.key == "opening.error.square"
+    assert far.value.values == {"stone": 2, "side": 3, "centre": "H8"}
+    assert text_in("vi", far.value.key, **far.value.values) == (
+        "Quân thứ 2 phải nằm trong ô vuông 3x3 quanh H8."
+    )
+    assert await refused(click(svc, game.id, ALICE, "H8")) == "click.taken"
 
 
 async def test_against_the_ai_it_takes_every_step_of_its_own(world) -> None:
