@@ -1,5 +1,5 @@
 """`/caro settings`: a member's own settings (board style, turn pings, clock warnings,
-language), and the server's (turn time limits, default language) for members who may manage the
+language), and the server's (turn time limits, default language, rating seasons) for members who may manage the
 server. With no option it shows them."""
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from bot.game.options import (
     parse_theme,
     parse_timeout,
 )
+from bot.game.seasons import SEASON_LENGTHS, parse_season_length
 from bot.i18n.texts import text_in
 from bot.ui.languages import language as reply_language
 from bot.ui.replies import refuse, say
@@ -47,6 +48,7 @@ class SettingsCog(commands.Cog, name="Settings"):
             "timeout",
             "ai_timeout",
             "server_language",
+            "season_length",
         )
     )
     @app_commands.describe(
@@ -57,11 +59,13 @@ class SettingsCog(commands.Cog, name="Settings"):
         timeout=text("cmd.settings.timeout"),
         ai_timeout=text("cmd.settings.ai_timeout"),
         server_language=text("cmd.settings.server_language"),
+        season_length=text("cmd.settings.season_length"),
     )
     @app_commands.choices(
         theme=choices("theme", THEMES),
         language=choices("language", LANGUAGES),
         server_language=choices("language", LANGUAGES),
+        season_length=choices("season_length", SEASON_LENGTHS),
     )
     async def settings(
         self,
@@ -73,18 +77,24 @@ class SettingsCog(commands.Cog, name="Settings"):
         timeout: float | None = None,
         ai_timeout: float | None = None,
         server_language: str | None = None,
+        season_length: str | None = None,
     ) -> None:
         guild_id = interaction.guild_id
         assert guild_id is not None  # the /caro group checks this
         services = self.bot.services
-        server_asked = timeout is not None or ai_timeout is not None or server_language is not None
+        server_asked = (
+            timeout is not None
+            or ai_timeout is not None
+            or server_language is not None
+            or season_length is not None
+        )
         if server_asked and not interaction.permissions.manage_guild:
             await say(interaction, "error.no_permission")
             return
         server = await services.settings.timeouts(guild_id)
         mine = await services.preferences.member(interaction.user.id)
         try:
-            new_server = self._server(server, timeout, ai_timeout, server_language)
+            new_server = self._server(server, timeout, ai_timeout, server_language, season_length)
             new_mine = replace(
                 mine,
                 theme=mine.theme if theme is None else parse_theme(theme),
@@ -99,7 +109,7 @@ class SettingsCog(commands.Cog, name="Settings"):
         # neither.
         if new_server != server:
             await services.settings.save_timeouts(guild_id, new_server)
-            log.info("guild %d: turn limits and language %s", guild_id, new_server)
+            log.info("guild %d: server settings %s", guild_id, new_server)
         if new_mine != mine:
             await services.preferences.save_member(interaction.user.id, new_mine)
         await interaction.response.send_message(
@@ -113,6 +123,7 @@ class SettingsCog(commands.Cog, name="Settings"):
         timeout: float | None,
         ai_timeout: float | None,
         server_language: str | None,
+        season_length: str | None,
     ) -> GuildSettings:
         minimum = self.bot.min_timeout
         return GuildSettings(
@@ -125,6 +136,9 @@ class SettingsCog(commands.Cog, name="Settings"):
             language=current.language
             if server_language is None
             else parse_language(server_language),
+            season_length=current.season_length
+            if season_length is None
+            else parse_season_length(season_length),
         )
 
 
@@ -147,6 +161,11 @@ def shown_settings(locale: str, server: GuildSettings, mine: MemberSettings) -> 
                 ai=f"{server.ai_timeout / 60:g}",
             ),
             text_in(locale, "settings.server_language", language=language_name(server.language)),
+            text_in(
+                locale,
+                "settings.season_length",
+                length=text_in(locale, f"season_length.{server.season_length.value}"),
+            ),
             text_in(
                 locale,
                 "settings.mine",

@@ -1,8 +1,10 @@
 """Records and ratings: `/caro stats` (a member's record with this server's leaderboard) and
-`/caro leaderboard` (this server or every server, against people or against the AI)."""
+`/caro leaderboard` (this server or every server, against people or against the AI; in this
+server, a rating season or all time)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -10,12 +12,16 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.group import choices, option_names, text
+from bot.game.errors import UserError
 from bot.game.model import Mode
 from bot.game.ports import GLOBAL_SCOPE
 from bot.game.ratings import LEADERBOARD_MIN_GAMES
+from bot.game.seasons import ALL_TIME, chosen_season, season_of
+from bot.i18n.texts import text_in
 from bot.i18n.translator import locale_of
 from bot.ui.languages import language
 from bot.ui.render import LEADERBOARD_SIZE, leaderboard_embed, server_leaderboard_embed, stats_embed
+from bot.ui.replies import refuse
 
 if TYPE_CHECKING:
     from bot.cogs.host import Host
@@ -55,25 +61,80 @@ class StatsCog(commands.Cog, name="Stats"):
         )
 
     @app_commands.command(name=text("cmdname.leaderboard"), description=text("cmd.leaderboard"))
-    @app_commands.rename(**option_names("scope", "mode"))
-    @app_commands.describe(scope=text("cmd.leaderboard.scope"), mode=text("cmd.leaderboard.mode"))
+    @app_commands.rename(**option_names("scope", "mode", "season"))
+    @app_commands.describe(
+        scope=text("cmd.leaderboard.scope"),
+        mode=text("cmd.leaderboard.mode"),
+        season=text("cmd.leaderboard.season"),
+    )
     @app_commands.choices(scope=choices("scope", SCOPES), mode=choices("mode", MODES))
     async def leaderboard(
         self,
         interaction: discord.Interaction[Any],
         scope: str | None = None,
         mode: str | None = None,
+        season: str | None = None,
     ) -> None:
         guild_id = interaction.guild_id
         assert guild_id is not None
         # Choices are only a client-side hint: anything else falls back to the defaults.
         scope = scope if scope in SCOPES else "server"
         chosen = Mode(mode) if mode in MODES else Mode.PVP
-        rows = await self.bot.services.standings.rated_leaderboard(
-            guild_id if scope == "server" else GLOBAL_SCOPE, chosen, min_games=LEADERBOARD_MIN_GAMES
-        )
+        read = self.bot.services.standings
+        shown = None
+        if scope == "server":
+            settings = await self.bot.services.settings.timeouts(guild_id)
+            try:
+                shown = chosen_season(
+                    season, settings.season_length, self._now(), await read.seasons(guild_id)
+                )
+            except UserError as exc:
+                await refuse(interaction, exc)
+                return
+        elif season is not None and season.strip().lower() != ALL_TIME:
+            # Seasons belong to one server: every server's board is all-time only.
+            await refuse(interaction, UserError("season.global"))
+            return
+        if shown is None:
+            rows = await read.rated_leaderboard(
+                guild_id if scope == "server" else GLOBAL_SCOPE,
+                chosen,
+                min_games=LEADERBOARD_MIN_GAMES,
+            )
+        else:
+            rows = await read.season_leaderboard(
+                guild_id, shown.name, chosen, min_games=LEADERBOARD_MIN_GAMES
+            )
         await interaction.response.send_message(
             embed=leaderboard_embed(
-                rows, scope, chosen, await language(interaction), locale_of(interaction)
+                rows,
+                scope,
+                chosen,
+                await language(interaction),
+                locale_of(interaction),
+                season=None if shown is None else shown.name,
             )
         )
+
+    @leaderboard.autocomplete("season")
+    async def season_suggestions(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        """The server's current season, its past ones (newest first) and all time, matching
+        what is typed."""
+        guild_id = interaction.guild_id
+        if guild_id is None:
+            return []
+        settings = await self.bot.services.settings.timeouts(guild_id)
+        names = [s.name for s in await self.bot.services.standings.seasons(guild_id)]
+        now = season_of(settings.season_length, self._now())
+        if now is not None and now.name not in names:
+            names.insert(0, now.name)
+        loc = await language(interaction)
+        found = [app_commands.Choice(name=name, value=name) for name in names]
+        found.append(app_commands.Choice(name=text_in(loc, "season.all_time"), value=ALL_TIME))
+        typed = current.strip().lower()
+        return [c for c in found if typed in c.value.lower() or typed in c.name.lower()][:25]
+
+    def _now(self) -> datetime:
+        return datetime.fromtimestamp(self.bot.services.clocks.now(), UTC)

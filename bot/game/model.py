@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from bot.game.seasons import DEFAULT_SEASON_LENGTH, SeasonLength
 from engine import Board, Mark, Rule
 from engine.openings import Opening, OpeningState
 from engine.types import Level
@@ -278,6 +279,8 @@ class GuildSettings:
     ai_timeout: float  # seconds a member has for one move against the AI
     # The server's default language (a catalogue locale such as "vi"); None: not set.
     language: str | None = None
+    # How long its rating seasons last (bot.game.seasons).
+    season_length: SeasonLength = DEFAULT_SEASON_LENGTH
 
 
 class BoardStyle(StrEnum):

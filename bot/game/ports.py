@@ -39,6 +39,7 @@ from bot.game.puzzle_model import (
     PuzzleStanding,
 )
 from bot.game.ratings import RatingUpdate
+from bot.game.seasons import Season
 from engine import Mark
 
 GLOBAL_SCOPE = 0  # the standings scope of the cross-server leaderboard
@@ -279,6 +280,16 @@ class StandingStore(Protocol):
     async def rated_leaderboard(
         self, scope: int, mode: Mode, *, min_games: int, limit: int = 10
     ) -> list[RatedRow]: ...
+    async def season_leaderboard(
+        self, guild_id: int, season: str, mode: Mode, *, min_games: int, limit: int = 10
+    ) -> list[RatedRow]:
+        """A server's standings in one season (by name), kept when the season is over."""
+        ...
+
+    async def seasons(self, guild_id: int) -> list[Season]:
+        """The seasons with standings in this server, newest first."""
+        ...
+
     async def rating_changes(self, game_id: int) -> list[RatingChange]: ...
     async def user_stats(self, guild_id: int, user_id: int) -> UserStats: ...
 

@@ -17,7 +17,7 @@ import asyncio
 import sqlite3
 import sys
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import asyncpg  # type: ignore[import-untyped]
@@ -47,6 +47,11 @@ def _time(value: object) -> object:
         return None
     parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def _day(value: object) -> object:
+    """SQLite's text days ('2026-10-01') as dates."""
+    return date.fromisoformat(str(value))
 
 
 Convert = Callable[[object], object]
@@ -88,7 +93,11 @@ TABLES: dict[str, dict[str, Convert]] = {
         "before": _number, "after": _number,
     },
     "guild_settings": {"guild_id": _as_is, "pvp_timeout": _number, "ai_timeout": _number,
-                       "language": _as_is},
+                       "language": _as_is, "season_length": _as_is},
+    "season_standings": {
+        "guild_id": _as_is, "season": _as_is, "starts": _day, "user_id": _as_is, "mode": _as_is,
+        "rating": _number, "wins": _as_is, "draws": _as_is, "losses": _as_is,
+    },
     "member_settings": {"user_id": _as_is, "theme": _as_is, "turn_pings": _flag,
                         "clock_warnings": _flag, "language": _as_is},
     "meta": {"key": _as_is, "value": _as_is},

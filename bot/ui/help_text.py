@@ -21,6 +21,7 @@ from bot.game.options import (
     parse_size,
 )
 from bot.game.ratings import AI_ANCHORS, K_FACTOR, LEADERBOARD_MIN_GAMES, START_RATING
+from bot.game.seasons import SOFT_RESET_KEEP
 from bot.game.settings import DEFAULT_TIMEOUTS
 from bot.i18n.texts import Counted, command_name, subcommands, text_in
 from bot.ui.render import MAX_BUTTON_SIDE
@@ -206,4 +207,14 @@ def help_sections(locale: str, external: ExternalLevel, client: str | None = Non
         (tr("help.rules.title"), rules),
         (tr("help.levels.title"), levels),
         (tr("help.people.title"), people),
+        (
+            tr("help.seasons.title"),
+            tr(
+                "help.seasons",
+                settings=commands["settings"],
+                keep=f"{SOFT_RESET_KEEP:.0%}",
+                start=f"{START_RATING:g}",
+                leaderboard=commands["leaderboard"],
+            ),
+        ),
     ]

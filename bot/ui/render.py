@@ -24,7 +24,8 @@ from bot.game.model import (
     Status,
     UserStats,
 )
-from bot.game.ratings import LEADERBOARD_MIN_GAMES, rated
+from bot.game.ratings import LEADERBOARD_MIN_GAMES, START_RATING, rated
+from bot.game.seasons import SOFT_RESET_KEEP
 from bot.i18n.texts import EN, command_names, text_in
 from bot.ui import drawing
 from bot.ui.buttons import (
@@ -559,13 +560,23 @@ def leaderboard_embed(
     mode: Mode = Mode.PVP,
     locale: str = "en-US",
     client: str | None = None,
+    *,
+    season: str | None = None,
 ) -> discord.Embed:
+    """A leaderboard: all-time, or one season of the server (by name) with how seasons start."""
     tr = _translator(locale)
+    where = {"scope": tr(f"scope.{scope}"), "mode": tr(f"mode.{mode}")}
     embed = discord.Embed(
-        title=tr("board.title", scope=tr(f"scope.{scope}"), mode=tr(f"mode.{mode}")),
+        title=tr("board.title", **where)
+        if season is None
+        else tr("board.season_title", season=season, **where),
         description=leaderboard_text(rows, locale, client),
     )
-    embed.set_footer(text=tr("board.rule", count=LEADERBOARD_MIN_GAMES))
+    rule = tr("board.rule", count=LEADERBOARD_MIN_GAMES)
+    if season is not None:
+        reset = tr("board.season_rule", start=f"{START_RATING:g}", keep=f"{SOFT_RESET_KEEP:.0%}")
+        rule = f"{rule}\n{reset}"
+    embed.set_footer(text=rule)
     return embed
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from bot.game.model import GuildSettings, MemberSettings
+from bot.game.seasons import stored_length
 from bot.storage.postgres.connection import Connection
 from bot.storage.rows import member_settings_of
 
@@ -28,7 +29,8 @@ class SettingQueries:
         if cached is not None and time.monotonic() - cached[0] < SETTINGS_TTL:
             return cached[1] or default
         row = await self._con.pool.fetchrow(
-            "SELECT pvp_timeout, ai_timeout, language FROM guild_settings WHERE guild_id = $1",
+            "SELECT pvp_timeout, ai_timeout, language, season_length FROM guild_settings"
+            " WHERE guild_id = $1",
             guild_id,
         )
         found = (
@@ -38,6 +40,7 @@ class SettingQueries:
                 pvp_timeout=float(row[0]),
                 ai_timeout=float(row[1]),
                 language=None if row[2] is None else str(row[2]),
+                season_length=stored_length(row[3]),
             )
         )
         self._settings[guild_id] = (time.monotonic(), found)
@@ -45,14 +48,17 @@ class SettingQueries:
 
     async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
         await self._con.pool.execute(
-            "INSERT INTO guild_settings (guild_id, pvp_timeout, ai_timeout, language)"
-            " VALUES ($1, $2, $3, $4)"
+            "INSERT INTO guild_settings"
+            " (guild_id, pvp_timeout, ai_timeout, language, season_length)"
+            " VALUES ($1, $2, $3, $4, $5)"
             " ON CONFLICT (guild_id) DO UPDATE SET pvp_timeout = excluded.pvp_timeout,"
-            " ai_timeout = excluded.ai_timeout, language = excluded.language",
+            " ai_timeout = excluded.ai_timeout, language = excluded.language,"
+            " season_length = excluded.season_length",
             guild_id,
             settings.pvp_timeout,
             settings.ai_timeout,
             settings.language,
+            settings.season_length.value,
         )
         self._settings[guild_id] = (time.monotonic(), settings)
 

@@ -1,8 +1,10 @@
 """Queries of the standings aggregate on PostgreSQL: ratings and records per scope and mode, the
-rating change of each finished game, and the results per AI level behind /caro stats."""
+same per server and rating season, the rating change of each finished game, and the results per
+AI level behind /caro stats."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from bot.game.model import (
@@ -17,6 +19,7 @@ from bot.game.model import (
 )
 from bot.game.ports import GLOBAL_SCOPE, RatePolicy
 from bot.game.ratings import START_RATING
+from bot.game.seasons import Season, season_of, soft_reset, stored_length
 from bot.storage.postgres.connection import Connection
 from bot.storage.rows import ai_results, in_stored_order
 from engine import Mark
@@ -58,6 +61,34 @@ class StandingQueries:
             )
             for i, (user_id, rating, w, d, n_loss) in enumerate(rows, start=1)
         ]
+
+    async def season_leaderboard(
+        self, guild_id: int, season: str, mode: Mode, *, min_games: int, limit: int = 10
+    ) -> list[RatedRow]:
+        """Ranked as rated_leaderboard, in one season of one server."""
+        rows = await self._con.pool.fetch(
+            "SELECT user_id, rating, wins, draws, losses FROM season_standings"
+            " WHERE guild_id = $1 AND season = $2 AND mode = $3 AND wins + draws + losses >= $4"
+            " ORDER BY rating DESC, wins + draws + losses DESC, user_id ASC LIMIT $5",
+            guild_id, season, Mode(mode).value, min_games, limit,
+        )
+        return [
+            RatedRow(
+                rank=i,
+                user_id=int(user_id),
+                rating=float(rating),
+                record=Record(wins=int(w), draws=int(d), losses=int(n_loss)),
+            )
+            for i, (user_id, rating, w, d, n_loss) in enumerate(rows, start=1)
+        ]
+
+    async def seasons(self, guild_id: int) -> list[Season]:
+        rows = await self._con.pool.fetch(
+            "SELECT DISTINCT starts, season FROM season_standings WHERE guild_id = $1"
+            " ORDER BY starts DESC, season DESC",
+            guild_id,
+        )
+        return [Season(starts, str(name)) for starts, name in rows]
 
     async def rating_changes(self, game_id: int) -> list[RatingChange]:
         rows = await self._con.pool.fetch(
@@ -104,7 +135,8 @@ class StandingQueries:
 
         Each step is one round trip for both scopes: a finishing move waits for each, and on a
         busy machine each waits for the server to be scheduled. The usual finish takes two: lock
-        and read (with the per-level result), then write.
+        and read (with the per-level result), then write; with seasons on, three more for the
+        season (see _count_season).
         """
         members = sorted(game.members)
         mode = game.mode.value
@@ -147,7 +179,56 @@ class StandingQueries:
             " VALUES ($8, $1, $2, $3, $9, $4)",
             writes,
         )
+        await self._count_season(con, game, winner, rate, members)
         return in_stored_order(changes)
+
+    async def _count_season(
+        self, con: Any, game: GameRow, winner: Mark | None, rate: RatePolicy, members: list[int]
+    ) -> None:
+        """Move the members' ratings in the season `game` counts in (its server's season
+        length at its finish time), in the caller's transaction. Their season rows are locked
+        after their all-time rows, as every finishing game does, so the order stays one."""
+        found = await con.fetchrow(
+            "SELECT g.finished_at, s.season_length FROM games g"
+            " LEFT JOIN guild_settings s ON s.guild_id = g.guild_id WHERE g.id = $1",
+            game.id,
+        )
+        season = season_of(stored_length(found[1]), found[0] or datetime.now(UTC))
+        if season is None:
+            return
+        mode = game.mode.value
+        keys = (game.guild_id, season.name, mode, members)
+        rows = await con.fetch(_LOCK_SEASON, *keys)
+        if len(rows) < len(members):
+            # A member's first game of the season starts from the soft reset of the last season
+            # they played in this server.
+            last = {
+                int(r["user_id"]): float(r["rating"])
+                for r in await con.fetch(_LAST_SEASON, *keys)
+            }
+            await con.executemany(
+                "INSERT INTO season_standings (guild_id, season, starts, user_id, mode, rating)"
+                " VALUES ($1, $2, $3, $4, $5, $6)"
+                " ON CONFLICT (guild_id, season, user_id, mode) DO NOTHING",
+                [
+                    (game.guild_id, season.name, season.starts, user, mode,
+                     soft_reset(START_RATING, last.get(user)))
+                    for user in members
+                ],
+            )
+            rows = await con.fetch(_LOCK_SEASON, *keys)
+        current = {int(r["user_id"]): float(r["rating"]) for r in rows}
+        await con.executemany(
+            "UPDATE season_standings SET rating = $5, wins = wins + $6, draws = draws + $7,"
+            " losses = losses + $8 WHERE guild_id = $1 AND season = $2 AND user_id = $3"
+            " AND mode = $4",
+            [
+                (game.guild_id, season.name, update.user_id, mode, update.after,
+                 int(update.result is Result.WIN), int(update.result is Result.DRAW),
+                 int(update.result is Result.LOSS))
+                for update in rate(game, winner, current)
+            ],
+        )
 
 
 # The standing rows of a finishing game, locked in the rows' order (the server's scope first,
@@ -165,4 +246,15 @@ _COUNT_AND_LOCK = (
     " SELECT $5, $6, r.user_id, r.ai_level, r.result"
     " FROM unnest($7::BIGINT[], $8::TEXT[], $9::TEXT[]) AS r(user_id, ai_level, result)) "
     + _LOCK
+)
+# The members' rows of one season, locked by member id. Parameters: guild, season, mode, members.
+_LOCK_SEASON = (
+    "SELECT user_id, rating FROM season_standings WHERE guild_id = $1 AND season = $2"
+    " AND mode = $3 AND user_id = ANY($4::BIGINT[]) ORDER BY user_id FOR UPDATE"
+)
+# Each member's rating in the last other season they played in the server; the same parameters.
+_LAST_SEASON = (
+    "SELECT DISTINCT ON (user_id) user_id, rating FROM season_standings"
+    " WHERE guild_id = $1 AND season <> $2 AND mode = $3 AND user_id = ANY($4::BIGINT[])"
+    " ORDER BY user_id, starts DESC, season DESC"
 )

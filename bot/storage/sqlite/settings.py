@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.game.model import GuildSettings, MemberSettings
+from bot.game.seasons import stored_length
 from bot.storage.rows import member_settings_of
 from bot.storage.sqlite.connection import Connection
 
@@ -21,7 +22,8 @@ class SettingQueries:
             return self._settings[guild_id] or default
         async with self._con.lock:
             row = await self._con.first(
-                "SELECT pvp_timeout, ai_timeout, language FROM guild_settings WHERE guild_id = ?",
+                "SELECT pvp_timeout, ai_timeout, language, season_length FROM guild_settings"
+                " WHERE guild_id = ?",
                 (guild_id,),
             )
         found = (
@@ -31,6 +33,7 @@ class SettingQueries:
                 pvp_timeout=float(row[0]),
                 ai_timeout=float(row[1]),
                 language=None if row[2] is None else str(row[2]),
+                season_length=stored_length(row[3]),
             )
         )
         self._settings[guild_id] = found
@@ -39,11 +42,14 @@ class SettingQueries:
     async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
         async with self._con.lock:
             await self._con.db.execute(
-                "INSERT INTO guild_settings (guild_id, pvp_timeout, ai_timeout, language)"
-                " VALUES (?, ?, ?, ?)"
+                "INSERT INTO guild_settings"
+                " (guild_id, pvp_timeout, ai_timeout, language, season_length)"
+                " VALUES (?, ?, ?, ?, ?)"
                 " ON CONFLICT (guild_id) DO UPDATE SET pvp_timeout = excluded.pvp_timeout,"
-                " ai_timeout = excluded.ai_timeout, language = excluded.language",
-                (guild_id, settings.pvp_timeout, settings.ai_timeout, settings.language),
+                " ai_timeout = excluded.ai_timeout, language = excluded.language,"
+                " season_length = excluded.season_length",
+                (guild_id, settings.pvp_timeout, settings.ai_timeout, settings.language,
+                 settings.season_length.value),
             )
             self._settings[guild_id] = settings
 

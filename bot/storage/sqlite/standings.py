@@ -1,7 +1,10 @@
-"""Queries of the standings aggregate: ratings and records per scope and mode, the rating change
-of each finished game, and the results per AI level behind /caro stats."""
+"""Queries of the standings aggregate: ratings and records per scope and mode, the same per
+server and rating season, the rating change of each finished game, and the results per AI level
+behind /caro stats."""
 
 from __future__ import annotations
+
+from datetime import UTC, date, datetime
 
 from bot.game.model import (
     GameRow,
@@ -15,6 +18,7 @@ from bot.game.model import (
 )
 from bot.game.ports import GLOBAL_SCOPE, RatePolicy
 from bot.game.ratings import START_RATING
+from bot.game.seasons import Season, season_of, soft_reset, stored_length
 from bot.storage.rows import ai_results, in_stored_order
 from bot.storage.sqlite.connection import Connection
 from engine import Mark
@@ -48,6 +52,36 @@ class StandingQueries:
             )
             for i, (user_id, rating, w, d, n_loss) in enumerate(rows, start=1)
         ]
+
+    async def season_leaderboard(
+        self, guild_id: int, season: str, mode: Mode, *, min_games: int, limit: int = 10
+    ) -> list[RatedRow]:
+        """Ranked as rated_leaderboard, in one season of one server."""
+        async with self._con.lock:
+            rows = await self._con.all(
+                "SELECT user_id, rating, wins, draws, losses FROM season_standings"
+                " WHERE guild_id = ? AND season = ? AND mode = ? AND wins + draws + losses >= ?"
+                " ORDER BY rating DESC, wins + draws + losses DESC, user_id ASC LIMIT ?",
+                (guild_id, season, Mode(mode).value, min_games, limit),
+            )
+        return [
+            RatedRow(
+                rank=i,
+                user_id=int(user_id),
+                rating=float(rating),
+                record=Record(wins=int(w), draws=int(d), losses=int(n_loss)),
+            )
+            for i, (user_id, rating, w, d, n_loss) in enumerate(rows, start=1)
+        ]
+
+    async def seasons(self, guild_id: int) -> list[Season]:
+        async with self._con.lock:
+            rows = await self._con.all(
+                "SELECT DISTINCT starts, season FROM season_standings WHERE guild_id = ?"
+                " ORDER BY starts DESC, season DESC",
+                (guild_id,),
+            )
+        return [Season(date.fromisoformat(str(starts)), str(name)) for starts, name in rows]
 
     async def rating_changes(self, game_id: int) -> list[RatingChange]:
         async with self._con.lock:
@@ -84,7 +118,8 @@ class StandingQueries:
     ) -> tuple[RatingChange, ...]:
         """Write a rated finished game's result per AI level and its rating changes, in the
         server and globally, as `rate` (the rating policy) computes them from the standings;
-        the changes written."""
+        the changes written. Its server's season (if seasons are on there) moves too, from the
+        season's standings: the all-time ones never read them."""
         changes = []
         for scope in (game.guild_id, GLOBAL_SCOPE):
             current = {
@@ -97,6 +132,14 @@ class StandingQueries:
                 changes.append(
                     RatingChange(update.user_id, scope, game.mode, update.before, update.after)
                 )
+        season = await self._season_of(game)
+        if season is not None:
+            current = {
+                user: await self._season_rating(game.guild_id, season, user, game.mode)
+                for user in game.members
+            }
+            for update in rate(game, winner, current):
+                await self._write_season(game, season, update.user_id, update.result, update.after)
         for user, level, result in ai_results(game, winner):
             await self._con.db.execute(
                 "INSERT INTO results (game_id, guild_id, user_id, ai_level, result)"
@@ -128,6 +171,63 @@ class StandingQueries:
             "INSERT INTO rating_changes (game_id, scope, user_id, mode, before, after)"
             " VALUES (?, ?, ?, ?, ?, ?)",
             (game.id, scope, user_id, game.mode.value, before, after),
+        )
+
+    async def _season_of(self, game: GameRow) -> Season | None:
+        """The season `game` counts in: its server's season length at its finish time, which
+        the finishing write just stored."""
+        row = await self._con.first(
+            "SELECT g.finished_at, s.season_length FROM games g"
+            " LEFT JOIN guild_settings s ON s.guild_id = g.guild_id WHERE g.id = ?",
+            (game.id,),
+        )
+        assert row is not None  # the caller just finished it
+        finished = (
+            datetime.now(UTC)
+            if row[0] is None
+            else datetime.fromisoformat(str(row[0]).replace("Z", "+00:00"))
+        )
+        return season_of(stored_length(row[1]), finished)
+
+    async def _season_rating(self, guild_id: int, season: Season, user_id: int, mode: Mode) -> float:
+        """The member's rating in `season`; at their first game of it, the soft reset of the
+        last season they played in this server."""
+        row = await self._con.first(
+            "SELECT rating FROM season_standings"
+            " WHERE guild_id = ? AND season = ? AND user_id = ? AND mode = ?",
+            (guild_id, season.name, user_id, mode.value),
+        )
+        if row is not None:
+            return float(row[0])
+        last = await self._con.first(
+            "SELECT rating FROM season_standings"
+            " WHERE guild_id = ? AND user_id = ? AND mode = ? AND season <> ?"
+            " ORDER BY starts DESC, season DESC LIMIT 1",
+            (guild_id, user_id, mode.value, season.name),
+        )
+        return soft_reset(START_RATING, None if last is None else float(last[0]))
+
+    async def _write_season(
+        self, game: GameRow, season: Season, user_id: int, result: Result, after: float
+    ) -> None:
+        await self._con.db.execute(
+            "INSERT INTO season_standings"
+            " (guild_id, season, starts, user_id, mode, rating, wins, draws, losses)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (guild_id, season, user_id, mode) DO UPDATE SET"
+            " rating = excluded.rating, wins = wins + excluded.wins,"
+            " draws = draws + excluded.draws, losses = losses + excluded.losses",
+            (
+                game.guild_id,
+                season.name,
+                season.starts.isoformat(),
+                user_id,
+                game.mode.value,
+                after,
+                int(result is Result.WIN),
+                int(result is Result.DRAW),
+                int(result is Result.LOSS),
+            ),
         )
 
     async def _standing(self, scope: int, user_id: int, mode: Mode) -> Standing:

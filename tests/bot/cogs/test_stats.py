@@ -1,15 +1,19 @@
 """Records and ratings (bot/cogs/stats.py), through the Discord double and the real bot process:
-`/caro stats` with the server's leaderboard after games won, drawn and lost, and
-`/caro leaderboard`."""
+`/caro stats` with the server's leaderboard after games won, drawn and lost, `/caro leaderboard`,
+and a rating season run end to end across a restart."""
 
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from bot.game.ratings import AI_ANCHORS, updated
+from bot.game.seasons import SeasonLength, season_of, soft_reset
 from engine.solver import perfect_move
-from testkit.boards import cells, first_empty, play_out
-from testkit.bot_process import BotHandle, text_of
+from testkit.boards import cells, first_empty, play_out, refusal
+from testkit.bot_process import BotHandle, StartBot, text_of
+from testkit.members import MANAGE_GUILD
 from testkit.sqlite_rows import player_result
 
 
@@ -56,7 +60,11 @@ async def test_win_draw_and_loss_then_stats_and_leaderboard(running_bot: BotHand
     own = await bob.slash("caro stats")
     assert "No finished games" in own.embeds[0]["description"]
     board = await bob.slash("caro leaderboard", mode="ai")
-    assert board.embeds[0]["title"] == "Leaderboard: this server, against the AI"
+    # Seasons are monthly unless the server chose otherwise: the current one is shown, and in
+    # a member's first season it holds what the all-time rating does.
+    month = season_of(SeasonLength.MONTHLY, datetime.now(UTC))
+    assert month is not None
+    assert board.embeds[0]["title"] == f"Leaderboard: this server, against the AI, season {month.name}"
     assert board.embeds[0]["description"] == (
         f"**1.** <@{alice.id}>: {round(rating)} (1 W / 1 D / 1 L)"
     )
@@ -101,3 +109,80 @@ async def test_stats_show_the_record_and_the_server_leaderboard(running_bot: Bot
     assert newcomer.embeds[1]["fields"] == board["fields"]
     alone = await alice.slash("caro leaderboard", mode="ai")
     assert alone.embeds[0]["description"] == lines["against the AI"]
+
+
+async def resign_to_easy(member: Any, games: int) -> None:
+    for _ in range(games):
+        start = await member.slash("caro start", difficulty="easy")
+        assert (await member.click(start.message, "Resign")).callback_type == 7
+
+
+async def test_a_season_ends_and_its_final_standings_stay_viewable_after_a_restart(
+    start_bot: StartBot,
+) -> None:
+    bot = await start_bot()
+    double = bot.double
+    admin, alice = double.add_member("admin"), double.add_member("alice")
+    admin.permissions = str(int(admin.permissions) | MANAGE_GUILD)
+    shown = await alice.slash("caro settings")
+    assert "Rating seasons: **monthly**." in str(shown.content)
+
+    # Three games lost last month. The bot runs on the real clock, so the clock is moved by
+    # moving what it stored: those games finished, and their season is, last month.
+    await resign_to_easy(alice, 3)
+    now = season_of(SeasonLength.MONTHLY, datetime.now(UTC))
+    last = season_of(SeasonLength.MONTHLY, datetime.now(UTC).replace(day=1) - timedelta(days=1))
+    assert now is not None and last is not None
+    await bot.stop()
+    bot.db_rows("UPDATE games SET finished_at = ?", (f"{last.starts.isoformat()}T12:00:00.000Z",))
+    bot.db_rows("UPDATE season_standings SET season = ?, starts = ?",
+                (last.name, last.starts.isoformat()))
+    await bot.start()
+
+    # This month: three more, from last month's rating pulled halfway back to 1200.
+    await resign_to_easy(alice, 3)
+    ended = 1200.0
+    for _ in range(3):
+        ended = updated(ended, AI_ANCHORS["easy"], "loss")
+    rating = soft_reset(1200.0, ended)
+    for _ in range(3):
+        rating = updated(rating, AI_ANCHORS["easy"], "loss")
+    current = await alice.slash("caro leaderboard", mode="ai")
+    assert current.embeds[0]["title"] == f"Leaderboard: this server, against the AI, season {now.name}"
+    assert current.embeds[0]["description"] == f"**1.** <@{alice.id}>: {round(rating)} (0 W / 0 D / 3 L)"
+    assert "keeping 50% of its distance from 1200" in current.embeds[0]["footer"]["text"]
+
+    # Last month's final standings, by name; its name and this month's are suggested.
+    past = await alice.slash("caro leaderboard", mode="ai", season=last.name)
+    assert past.embeds[0]["title"] == f"Leaderboard: this server, against the AI, season {last.name}"
+    assert past.embeds[0]["description"] == f"**1.** <@{alice.id}>: {round(ended)} (0 W / 0 D / 3 L)"
+    suggested = await alice.autocomplete("caro leaderboard", "season", season="")
+    assert [c["value"] for c in suggested.data["choices"]] == [now.name, last.name, "all"]
+    assert suggested.data["choices"][2]["name"] == "all time"
+    # All time: the six games, never reset.
+    all_time = 1200.0
+    for _ in range(6):
+        all_time = updated(all_time, AI_ANCHORS["easy"], "loss")
+    every = await alice.slash("caro leaderboard", mode="ai", season="all")
+    assert every.embeds[0]["title"] == "Leaderboard: this server, against the AI"
+    assert every.embeds[0]["description"] == f"**1.** <@{alice.id}>: {round(all_time)} (0 W / 0 D / 6 L)"
+
+    # Names that are no season here get a short private answer.
+    assert "no standings for season **2020-01**" in refusal(
+        await alice.slash("caro leaderboard", season="2020-01")
+    )
+    assert "is not a season" in refusal(await alice.slash("caro leaderboard", season="Octember"))
+    assert "belong to one server" in refusal(
+        await alice.slash("caro leaderboard", scope="global", season=last.name)
+    )
+
+    # Seasons off (Manage Server only): the leaderboard is the all-time one again; the past
+    # seasons stay viewable.
+    assert "Manage Server" in refusal(await alice.slash("caro settings", season_length="off"))
+    saved = await admin.slash("caro settings", season_length="off")
+    assert saved.ephemeral and "Rating seasons: **off**." in str(saved.content)
+    await bot.restart()
+    plain = await alice.slash("caro leaderboard", mode="ai")
+    assert plain.embeds[0]["title"] == "Leaderboard: this server, against the AI"
+    again = await alice.slash("caro leaderboard", mode="ai", season=last.name)
+    assert again.embeds[0]["description"] == past.embeds[0]["description"]

@@ -43,6 +43,8 @@ async def everything(store: SqliteStorage | PostgresStorage, ids: dict[str, int]
         "boards": [await store.standings.rated_leaderboard(scope, mode, min_games=0)
                    for scope in (GUILD, 0) for mode in (Mode.AI, Mode.PVP)],
         "stats": [await store.standings.user_stats(GUILD, u) for u in users],
+        "seasons": [(s, await store.standings.season_leaderboard(GUILD, s.name, mode, min_games=0))
+                    for s in await store.standings.seasons(GUILD) for mode in (Mode.AI, Mode.PVP)],
         "settings": await store.settings.guild_settings(GUILD, default),
         "meta": await store.meta.get_meta("commands_hash"),
         "live": [await store.games.active_game(GUILD, c, u) for c in range(1, 12) for u in users],
@@ -50,10 +52,18 @@ async def everything(store: SqliteStorage | PostgresStorage, ids: dict[str, int]
 
 
 @pytest.fixture
-def old_sqlite(tmp_path: Path) -> tuple[Path, dict[str, int]]:
-    """An SQLite database of the previous schema, with games of every mode in every state."""
+async def old_sqlite(tmp_path: Path) -> tuple[Path, dict[str, int]]:
+    """An SQLite database of the previous schema, with games of every mode in every state, then
+    migrated and given a past rating season and a season length."""
     path = tmp_path / "caro.db"
-    return path, old_world(path)
+    ids = old_world(path)
+    await (await SqliteStorage.open(path)).close()
+    with sqlite3.connect(path) as db:
+        db.execute("INSERT INTO season_standings (guild_id, season, starts, user_id, mode, rating,"
+                   " wins, draws, losses) VALUES (?, '2026-10', '2026-10-01', ?, 'ai', 1210.0,"
+                   " 1, 0, 1)", (GUILD, ALICE))
+        db.execute("UPDATE guild_settings SET season_length = 'quarterly'")
+    return path, ids
 
 
 async def test_everything_is_copied_and_live_games_play_on_in_postgres(

@@ -331,7 +331,7 @@ async def test_a_finishing_move_hands_the_rating_policy_the_whole_finished_game(
     assert await add(storage, game.id, 0, "A1")
     assert await add(storage, game.id, 1, "B2", by_ai=True, reason="centre")
     assert await add(storage, game.id, 2, "C3", finish=Finish(winner=Mark.X), rate=spy)
-    assert len(seen) == 2  # once per scope: the server's and the global one
+    assert len(seen) == 3  # once per scope: the server's, the global one, the server's season
     for finished in seen:
         assert (finished.status, finished.winner, finished.ply) == ("finished", Mark.X, 3)
         assert [(m.ply, m.cell, m.by_ai, m.reason) for m in finished.moves] == [
