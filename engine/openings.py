@@ -26,7 +26,7 @@ from enum import IntEnum, StrEnum
 
 from .board import Board
 from .notation import cell_name, parse_cell
-from .types import Cell, InvalidMoveError, Mark, MoveError, Rule, quoted
+from .types import Cell, InvalidMoveError, Mark, MoveError, Rule, parse_named, quoted
 
 # Fewer cells than this and the opening's stones decide the game on their own.
 MIN_SIDE = 9
@@ -59,11 +59,7 @@ class Opening(StrEnum):
     @classmethod
     def parse(cls, text: str) -> Opening:
         """Opening from its name, case-insensitive; ValueError listing the choices otherwise."""
-        try:
-            return cls(text.strip().lower() if isinstance(text, str) else text)
-        except ValueError:
-            choices = ", ".join(opening.value for opening in cls)
-            raise ValueError(f"unknown opening {quoted(text)}: choose one of {choices}") from None
+        return parse_named(cls, text, "opening")
 
     def refusal(self, rows: int, cols: int, k: int, rule: Rule) -> str | None:
         """Why this opening cannot be played on a rows x cols board with k in a row under

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum, IntEnum, StrEnum
+from typing import TypeVar
 
 Cell = tuple[int, int]
 
@@ -21,6 +22,20 @@ def quoted(value: object) -> str:
         return repr(value[:QUOTE_LIMIT]) + "…"
     text = repr(value)
     return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT] + "…"
+
+
+E = TypeVar("E", bound=Enum)
+
+
+def parse_named(cls: type[E], text: str, what: str) -> E:
+    """The member of the enum `cls` whose value is `text`, case-insensitive and stripped;
+    ValueError naming `what` and listing the choices otherwise."""
+    try:
+        # A non-string (None from a missing option) deserves the same helpful message.
+        return cls(text.strip().lower() if isinstance(text, str) else text)
+    except ValueError:
+        choices = ", ".join(str(member.value) for member in cls)
+        raise ValueError(f"unknown {what} {quoted(text)}: choose one of {choices}") from None
 
 
 class Mark(IntEnum):
@@ -57,12 +72,7 @@ class Rule(Enum):
     @classmethod
     def parse(cls, text: str) -> Rule:
         """Rule from its name, case-insensitive; ValueError listing the choices otherwise."""
-        try:
-            # A non-string (None from a missing option) deserves the same helpful message.
-            return cls(text.strip().lower() if isinstance(text, str) else text)
-        except ValueError:
-            choices = ", ".join(r.value for r in cls)
-            raise ValueError(f"unknown rule {quoted(text)}: choose one of {choices}") from None
+        return parse_named(cls, text, "rule")
 
     def __str__(self) -> str:
         return self.value
@@ -80,11 +90,7 @@ class Level(StrEnum):
     @classmethod
     def parse(cls, text: str) -> Level:
         """Level from its name, case-insensitive; ValueError listing the choices otherwise."""
-        try:
-            return cls(text.strip().lower() if isinstance(text, str) else text)
-        except ValueError:
-            choices = ", ".join(level.value for level in cls)
-            raise ValueError(f"unknown AI level {quoted(text)}: choose one of {choices}") from None
+        return parse_named(cls, text, "AI level")
 
 
 LEVELS: tuple[Level, ...] = tuple(Level)

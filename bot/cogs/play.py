@@ -17,7 +17,7 @@ from bot.game.errors import UserError
 from bot.game.model import GameState, MoveRef
 from bot.game.options import DIFFICULTIES, FIRSTS, OPENINGS, RULES, GameOptions, parse_options
 from bot.i18n.texts import text_in
-from bot.ui.buttons import MODAL_FIELD, Cell, MoveForm, Pan, TypeMove, answers
+from bot.ui.buttons import Cell, MoveForm, Pan, TypeMove, answers, move_modal
 from bot.ui.languages import language
 from bot.ui.replies import refuse, say
 from bot.ui.window import DEFAULT_COLS, DEFAULT_ROWS, Window, WindowError
@@ -31,21 +31,12 @@ log = logging.getLogger("caro.bot")
 def move_form(state: GameState, locale: str) -> discord.ui.Modal:
     """The "type a move" form (items.MoveForm) of `state` at its move count. Made stopped, as a
     drawing is: discord.py keeps no finished modal, so its submission reaches only the router."""
-    modal = discord.ui.Modal(
-        title=text_in(locale, "modal.title"),
-        custom_id=MoveForm.custom_id_of(game=state.id, ply=state.board.ply),
+    return move_modal(
+        MoveForm.custom_id_of(game=state.id, ply=state.board.ply),
+        text_in(locale, "modal.title"),
+        text_in(locale, "modal.label"),
+        text_in(locale, "modal.placeholder"),
     )
-    modal.add_item(
-        discord.ui.TextInput(
-            label=text_in(locale, "modal.label"),
-            custom_id=MODAL_FIELD,
-            placeholder=text_in(locale, "modal.placeholder"),
-            min_length=2,
-            max_length=3,
-        )
-    )
-    modal.stop()
-    return modal
 
 
 # ----------------------------------------------------------------- the cog

@@ -20,13 +20,13 @@ from bot.game.puzzle_model import LEADERBOARD_MIN_ATTEMPTS, AttemptKind
 from bot.game.puzzles import Session, empty_cell
 from bot.i18n.texts import text_in
 from bot.ui.buttons import (
-    MODAL_FIELD,
     PuzzleCell,
     PuzzleForm,
     PuzzleGiveUp,
     PuzzlePan,
     PuzzleType,
     answers,
+    move_modal,
 )
 from bot.ui.languages import language
 from bot.ui.puzzles import Shown, leaderboard_embed, puzzle_parts, translator, uses_picture
@@ -47,21 +47,12 @@ MINER = "puzzle-miner"
 
 def move_form(session: Session, locale: str) -> discord.ui.Modal:
     """The puzzle's "type a move" form, made stopped as a drawing is."""
-    modal = discord.ui.Modal(
-        title=text_in(locale, "modal.title"),
-        custom_id=PuzzleForm.custom_id_of(attempt=session.attempt.id, ply=session.ply),
+    return move_modal(
+        PuzzleForm.custom_id_of(attempt=session.attempt.id, ply=session.ply),
+        text_in(locale, "modal.title"),
+        text_in(locale, "modal.label"),
+        text_in(locale, "modal.placeholder"),
     )
-    modal.add_item(
-        discord.ui.TextInput(
-            label=text_in(locale, "modal.label"),
-            custom_id=MODAL_FIELD,
-            placeholder=text_in(locale, "modal.placeholder"),
-            min_length=2,
-            max_length=3,
-        )
-    )
-    modal.stop()
-    return modal
 
 
 class PuzzleCog(commands.Cog, name="Puzzle"):

@@ -280,15 +280,7 @@ class GameService:
                 after = await self._play(
                     await self.state(ref.game_id), ref, user_id=user_id, message_id=message_id
                 )
-            if after is MoveOutcome.LATE:
-                # The clock ran out before this move, whether or not the deadline watcher has run
-                # since: nothing is written, and the watcher is woken to end the game on time and
-                # redraw its board (finishing it here would leave the board unredrawn).
-                self._clocks.deadlines_changed.set()
-                raise UserError("click.too_late")
-            if not isinstance(after, GameState):
-                raise UserError("click.stale")
-            return after
+            return self._stored(after)
 
     async def _play(
         self, state: GameState | None, ref: MoveRef, *, user_id: int, message_id: int | None
@@ -403,13 +395,19 @@ class GameService:
             if state.stage != stage or choice not in choice_step(state):
                 raise UserError("click.stale")
             self._check_actor(state, user_id)
-            after = await self._opening_act(state, Action.choose(choice), by_ai=False)
-            if after is MoveOutcome.LATE:
-                self._clocks.deadlines_changed.set()
-                raise UserError("click.too_late")
-            if not isinstance(after, GameState):
-                raise UserError("click.stale")
-            return after
+            return self._stored(await self._opening_act(state, Action.choose(choice), by_ai=False))
+
+    def _stored(self, after: GameState | MoveOutcome | None) -> GameState:
+        """The game after a member's stored step; UserError if it was not stored."""
+        if after is MoveOutcome.LATE:
+            # The clock ran out before this step, whether or not the deadline watcher has run
+            # since: nothing is written, and the watcher is woken to end the game on time and
+            # redraw its board (finishing it here would leave the board unredrawn).
+            self._clocks.deadlines_changed.set()
+            raise UserError("click.too_late")
+        if not isinstance(after, GameState):
+            raise UserError("click.stale")
+        return after
 
     async def _ai_opening_step(self, state: GameState, member: Hashable) -> GameState | None:
         """The AI's action in the step of the opening that is its own (decided in the pool, by

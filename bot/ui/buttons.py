@@ -49,6 +49,19 @@ log = logging.getLogger("caro.bot")
 EMPTY_LABEL = "\u200b"  # zero-width space: Discord needs a label, an empty cell shows none
 MODAL_FIELD = "cell"  # custom_id of the text input of the "type a move" form
 
+
+def move_modal(custom_id: str, title: str, label: str, placeholder: str) -> discord.ui.Modal:
+    """A "type a move" form: one short text input named MODAL_FIELD. Made stopped, as a drawing
+    is: discord.py keeps no finished modal, so its submission reaches only the router."""
+    modal = discord.ui.Modal(title=title, custom_id=custom_id)
+    modal.add_item(
+        discord.ui.TextInput(
+            label=label, custom_id=MODAL_FIELD, placeholder=placeholder, min_length=2, max_length=3
+        )
+    )
+    modal.stop()
+    return modal
+
 P = ParamSpec("P")
 C = TypeVar("C", bound="Click")
 

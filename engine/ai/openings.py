@@ -254,20 +254,7 @@ def _last_stone(board: Board, legal: Sequence[Cell], judge: _Judge, rng: random.
     cells = _near_stones(board, legal, LAST_REACH)
     rng.shuffle(cells)
     # This stone decides what the chooser gets: twice the usual candidates, each searched less.
-    cells = cells[: 2 * judge.manner.samples]
-    scored: list[tuple[int, Cell]] = []
-    for index, cell in enumerate(cells):
-        seconds = judge.left() / max(1, len(cells) - index)
-        if seconds <= 0:
-            break
-        board.push(cell)
-        try:
-            scored.append((_balance_score(board, judge, seconds), cell))
-        finally:
-            board.pop()
-    if not scored:
-        return cells[0]
-    return _pick_balanced(scored, judge, rng)
+    return _best_balanced(board, cells[: 2 * judge.manner.samples], judge, rng)
 
 
 def _pair_stone(board: Board, legal: Sequence[Cell], judge: _Judge, rng: random.Random) -> Cell:
