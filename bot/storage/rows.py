@@ -4,6 +4,7 @@ PostgreSQL, so one reading serves both (a sqlite3.Row and an asyncpg Record are 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from bot.game.model import (
@@ -15,7 +16,9 @@ from bot.game.model import (
     MemberSettings,
     Mode,
     MoveRow,
+    RatedRow,
     RatingChange,
+    Record,
     Result,
     Seat,
     Status,
@@ -25,6 +28,19 @@ from bot.game.ports import Answer, RatePolicy
 from bot.game.ratings import result_for
 from engine import Mark
 from engine.openings import Opening
+
+
+def rated_rows(rows: Iterable[Sequence[Any]]) -> list[RatedRow]:
+    """Leaderboard rows (user id, rating, wins, draws, losses), ranked in the order read."""
+    return [
+        RatedRow(
+            rank=i,
+            user_id=int(user_id),
+            rating=float(rating),
+            record=Record(wins=int(w), draws=int(d), losses=int(n_loss)),
+        )
+        for i, (user_id, rating, w, d, n_loss) in enumerate(rows, start=1)
+    ]
 
 
 def seat_columns(seat: Seat) -> tuple[int | None, str | None]:

@@ -21,7 +21,7 @@ from bot.game.ports import GLOBAL_SCOPE, RatePolicy
 from bot.game.ratings import START_RATING
 from bot.game.seasons import Season, season_of, soft_reset, stored_length
 from bot.storage.postgres.connection import Connection
-from bot.storage.rows import ai_results, in_stored_order
+from bot.storage.rows import ai_results, in_stored_order, rated_rows
 from engine import Mark
 
 
@@ -52,15 +52,7 @@ class StandingQueries:
             " ORDER BY rating DESC, wins + draws + losses DESC, user_id ASC LIMIT $4",
             scope, Mode(mode).value, min_games, limit,
         )
-        return [
-            RatedRow(
-                rank=i,
-                user_id=int(user_id),
-                rating=float(rating),
-                record=Record(wins=int(w), draws=int(d), losses=int(n_loss)),
-            )
-            for i, (user_id, rating, w, d, n_loss) in enumerate(rows, start=1)
-        ]
+        return rated_rows(rows)
 
     async def season_leaderboard(
         self, guild_id: int, season: str, mode: Mode, *, min_games: int, limit: int = 10
@@ -72,15 +64,7 @@ class StandingQueries:
             " ORDER BY rating DESC, wins + draws + losses DESC, user_id ASC LIMIT $5",
             guild_id, season, Mode(mode).value, min_games, limit,
         )
-        return [
-            RatedRow(
-                rank=i,
-                user_id=int(user_id),
-                rating=float(rating),
-                record=Record(wins=int(w), draws=int(d), losses=int(n_loss)),
-            )
-            for i, (user_id, rating, w, d, n_loss) in enumerate(rows, start=1)
-        ]
+        return rated_rows(rows)
 
     async def seasons(self, guild_id: int) -> list[Season]:
         rows = await self._con.pool.fetch(
