@@ -163,7 +163,8 @@ class Timeouts:
         # The seat whose step or move it was loses, an opening's included.
         finish = Finish(winner=state.acting_mark.other, reason=EndReason.TIMEOUT)
         finished = await self._games.finish_game(
-            game_id, finish, rate=self._rate, ply=state.board.ply, due_by=now
+            game_id, finish, rate=self._rate, ply=state.board.ply, due_by=now,
+            decisions=state.row.decisions,
         )
         return None if finished is None else self._cache.finished(finished)
 

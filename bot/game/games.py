@@ -521,7 +521,8 @@ class GameService:
             finish = Finish(winner=mark.other, reason=EndReason.RESIGN)
             now = self._clocks.now()
             finished = await self._store.finish_game(
-                game_id, finish, rate=self._rate, ply=ply, not_due_at=now
+                game_id, finish, rate=self._rate, ply=ply, not_due_at=now,
+                decisions=state.row.decisions,
             )
             if finished is None:
                 if state.row.deadline is not None and state.row.deadline <= now:

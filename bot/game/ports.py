@@ -160,9 +160,12 @@ class GameStore(Protocol):
         ply: int | None = None,
         due_by: float | None = None,
         not_due_at: float | None = None,
+        decisions: tuple[str, ...] | None = None,
     ) -> Finished | None:
         """Finish a running game and count its result; None (nothing written) if it was not
-        running, or failed a condition (see the backends)."""
+        running, or failed a condition (see the backends). With `decisions`, only if its
+        opening's stored decisions are exactly these: a decision may have swapped the seats, and
+        the winner was named from the seats as they were."""
         ...
 
     async def add_hint(self, game_id: int, ply: int) -> bool: ...

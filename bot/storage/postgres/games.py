@@ -384,6 +384,7 @@ class GameQueries:
         ply: int | None = None,
         due_by: float | None = None,
         not_due_at: float | None = None,
+        decisions: tuple[str, ...] | None = None,
     ) -> Finished | None:
         """Finish a running game and count its result; None if it was not running (or, with
         `ply`, moved on; with `due_by`, its clock had not run out by then; with `not_due_at`, its
@@ -394,13 +395,14 @@ class GameQueries:
             async with self._con.transaction() as (con, ok):
                 # The row is locked first, so the checks below hold until the commit.
                 row = await con.fetchrow(
-                    "SELECT ply, deadline FROM games WHERE id = $1 AND status = 'active'"
-                    " FOR UPDATE",
+                    "SELECT ply, deadline, decisions FROM games WHERE id = $1"
+                    " AND status = 'active' FOR UPDATE",
                     game_id,
                 )
                 if (
                     row is None
                     or (ply is not None and int(row["ply"]) != ply)
+                    or (decisions is not None and row["decisions"] != " ".join(decisions))
                     or (due_by is not None
                         and (row["deadline"] is None or float(row["deadline"]) > due_by))
                     or (not_due_at is not None

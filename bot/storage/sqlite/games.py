@@ -353,17 +353,26 @@ class GameQueries:
         ply: int | None = None,
         due_by: float | None = None,
         not_due_at: float | None = None,
+        decisions: tuple[str, ...] | None = None,
     ) -> Finished | None:
         """Finish a running game and count its result; None if it was not running.
 
         With `ply`, only if exactly that many moves were played (a resignation or a time-out
         must not land after a move it did not see); with `due_by`, only if its clock ran out
         by then (a move made meanwhile reset the clock); with `not_due_at`, only if its clock
-        had not run out at that time (a resignation cannot undo a loss on time).
+        had not run out at that time (a resignation cannot undo a loss on time); with
+        `decisions`, only if the opening's stored decisions are these (one may have swapped the
+        seats the winner was named from).
         """
         async with self._con.lock, self._con.transaction() as ok:
             if ply is not None and not await self._con.scalar(
                 "SELECT COUNT(*) FROM games WHERE id = ? AND ply = ?", (game_id, ply)
+            ):
+                ok.rollback()
+                return None
+            if decisions is not None and not await self._con.scalar(
+                "SELECT COUNT(*) FROM games WHERE id = ? AND decisions = ?",
+                (game_id, " ".join(decisions)),
             ):
                 ok.rollback()
                 return None

@@ -1,20 +1,24 @@
 """Openings in storage, on both backends: a game and a challenge keep their opening, a game its
 decisions; a decision that gives X to the other player swaps the seats in the same write, only
-at the move count and decisions it was taken on; and of two processes deciding the same step,
+at the move count and decisions it was taken on; a finish named from the seats before a swap
+writes nothing; and of two processes deciding the same step,
 one wins."""
 
 from __future__ import annotations
 
 import asyncio
 
-from bot.game.model import ChallengeFirst, Mode, NewChallenge, NewGame
+from bot.game import ratings
+from bot.game.model import ChallengeFirst, EndReason, Finish, Mode, NewChallenge, NewGame, Status
 from bot.game.ports import MoveOutcome
 from bot.storage import SqliteStorage
+from engine import Mark
 from engine.openings import Opening
 from engine.types import Level
 from testkit.storage_backends import Backend
 
 GUILD, CHANNEL, ALICE, BOB = 111, 222, 333, 444
+RATE = ratings.game_updates
 
 
 def swap2_game(x: int | Level = ALICE, o: int | Level = BOB) -> NewGame:
@@ -131,3 +135,21 @@ async def test_two_processes_deciding_the_same_step_store_one_decision(
     # The seats swapped exactly when the decision that won gave X away.
     swapped = row.decisions == ("take_x",)
     assert (row.x, row.o) == ((BOB, ALICE) if swapped else (ALICE, BOB))
+
+
+async def test_a_resignation_named_from_the_seats_before_a_swap_writes_nothing(
+    storage: SqliteStorage,
+) -> None:
+    # Bob took X in another process; a resignation judged on the seats before it would make the
+    # wrong member the winner, so it must find the decisions changed and write nothing.
+    game = await three_stones(storage, swap2_game())
+    await storage.games.add_decision(game, 3, (), ("take_x",), swap=True, now=0.0, deadline=500.0)
+    resigned = Finish(winner=Mark.O, reason=EndReason.RESIGN)
+    stale = await storage.games.finish_game(game, resigned, rate=RATE, ply=3, decisions=())
+    assert stale is None
+    row = await storage.games.game(game)
+    assert row is not None and row.status is Status.ACTIVE
+    current = await storage.games.finish_game(
+        game, resigned, rate=RATE, ply=3, decisions=("take_x",)
+    )
+    assert current is not None and current.game.winner is Mark.O
