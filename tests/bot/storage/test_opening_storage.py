@@ -1,8 +1,7 @@
 """Openings in storage, on both backends: a game and a challenge keep their opening, a game its
 decisions; a decision that gives X to the other player swaps the seats in the same write, only
 at the move count and decisions it was taken on; a finish named from the seats before a swap
-writes nothing; and of two processes deciding the same step,
-one wins."""
+writes nothing; and of two processes deciding the same step, one wins."""
 
 from __future__ import annotations
 
