@@ -122,7 +122,9 @@ async def test_rif_against_the_ai_offers_two_places_and_the_member_picks_one(
     )
     offered = line.rsplit(": ", 1)[1].rstrip(".").split(", ")
     assert len(offered) == 2
-    assert "pick one of the offered places" in refusal(await typed(alice, message, "O15"))
+    assert refusal(await typed(alice, message, "O15")) == (
+        f"Pick one of the offered places: {', '.join(offered)}."
+    )
     assert (await typed(alice, message, offered[0])).callback_type == 7
     await message.wait_for(lambda m: "Your turn (O)." in text_of(m))
     assert running_bot.db_rows("SELECT ply FROM games") == [(5,)]

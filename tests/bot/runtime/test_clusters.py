@@ -292,7 +292,7 @@ async def test_one_process_holding_both_shards_answers_in_guilds_on_each_and_log
     # The settings change is logged while answering the interaction: tagged with its shard.
     for shard in (0, 1):
         guild = guild_on(double, shard, 2)
-        assert re.search(rf"\[shards-0-1 shard {shard}\] caro\.bot: guild {guild}: turn limits",
+        assert re.search(rf"\[shards-0-1 shard {shard}\] caro\.bot: guild {guild}: server settings",
                          log), log
     assert "connected as caro-bot" in log and "shards 0,1 of 2" in log
     assert await deployment.database.rows("SELECT COUNT(*) FROM results") == [(2,)]
