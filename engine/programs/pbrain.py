@@ -197,6 +197,19 @@ def arrange(rows: int, cols: int, rule: Rule, xs: list[Cell], os: list[Cell]) ->
     return board
 
 
+def read_block(lines: Iterator[str]) -> list[str]:
+    """The non-empty lines of a BOARD or SWAP2BOARD block up to DONE. Read whole before anything
+    can fail, so that an error never leaves stone lines to be taken for commands."""
+    block: list[str] = []
+    for raw in lines:
+        line = raw.strip()
+        if line.upper() == "DONE":
+            break
+        if line:
+            block.append(line)
+    return block
+
+
 @dataclass
 class Brain:
     """The protocol state machine: feed it lines, it writes answers to `out`."""
@@ -338,15 +351,7 @@ class Brain:
             raise ProtocolError(f"illegal move {where}: {error}") from None
 
     def cmd_board(self, rest: str, lines: Iterator[str]) -> None:
-        # Read the whole block first, so that an error never leaves stone lines to be taken
-        # for commands.
-        block: list[str] = []
-        for raw in lines:
-            line = raw.strip()
-            if line.upper() == "DONE":
-                break
-            if line:
-                block.append(line)
+        block = read_block(lines)
         board = self.need_board()
         own: list[Cell] = []
         opp: list[Cell] = []
@@ -453,14 +458,7 @@ class Brain:
         self.send(ABOUT)
 
     def cmd_swap2board(self, rest: str, lines: Iterator[str]) -> None:
-        # As for BOARD: the whole block is read before anything can fail.
-        block = []
-        for raw in lines:
-            line = raw.strip()
-            if line.upper() == "DONE":
-                break
-            if line:
-                block.append(line)
+        block = read_block(lines)
         board = self.need_board()
         if len(block) not in SWAP2_STONES:
             raise ProtocolError(
