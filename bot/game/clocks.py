@@ -64,17 +64,23 @@ class Clocks:
             state.row.guild_id,
             state.mode,
             member_to_move=after.user_of(after.acting_mark) is not None,
+            fixed=state.row.turn_seconds,
         )
 
-    async def turn_seconds(self, guild_id: int, mode: Mode) -> float:
-        """How long a member's turn lasts in a game of `mode` in this server."""
+    async def turn_seconds(self, guild_id: int, mode: Mode, fixed: float | None = None) -> float:
+        """How long a member's turn lasts in a game of `mode` in this server; `fixed`: the
+        game's own turn time (a tournament's time control), which wins."""
+        if fixed is not None:
+            return fixed
         limits = await self._settings.timeouts(guild_id)
         return limits.pvp_timeout if mode is Mode.PVP else limits.ai_timeout
 
-    async def clock_for(self, guild_id: int, mode: Mode, *, member_to_move: bool) -> float | None:
+    async def clock_for(
+        self, guild_id: int, mode: Mode, *, member_to_move: bool, fixed: float | None = None
+    ) -> float | None:
         if mode is Mode.WATCH or not member_to_move:
             return None
-        seconds = await self.turn_seconds(guild_id, mode)
+        seconds = await self.turn_seconds(guild_id, mode, fixed)
         deadline = self._clock() + seconds
         # The watcher must also look when this clock's low-time warning falls due.
         if self.watched_until is None or deadline - warning_lead(seconds) < self.watched_until:
@@ -83,7 +89,9 @@ class Clocks:
 
     async def with_clock(self, new: NewGame) -> NewGame:
         """`new` with the clock of its first move, written with the game itself."""
-        deadline = await self.clock_for(new.guild_id, new.mode, member_to_move=is_member(new.x))
+        deadline = await self.clock_for(
+            new.guild_id, new.mode, member_to_move=is_member(new.x), fixed=new.turn_seconds
+        )
         return replace(new, deadline=deadline)
 
 
@@ -135,7 +143,7 @@ class Timeouts:
             if deadline is None or deadline <= now:
                 continue  # run out: the game is lost on time, not warned
             warn_at = deadline - warning_lead(
-                await self._clocks.turn_seconds(row.guild_id, row.mode)
+                await self._clocks.turn_seconds(row.guild_id, row.mode, row.turn_seconds)
             )
             if warn_at > now:
                 upcoming = warn_at if upcoming is None else min(upcoming, warn_at)

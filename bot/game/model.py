@@ -137,6 +137,10 @@ class GameRow:
     # player swaps them.
     opening: Opening = Opening.FREE
     decisions: tuple[str, ...] = ()
+    # A tournament's game: its tournament, and the turn time the tournament set (None: the
+    # server's clock for the mode).
+    tournament_id: int | None = None
+    turn_seconds: float | None = None
 
     @property
     def takeback_pending(self) -> bool:
@@ -172,6 +176,8 @@ class NewGame:
     # becomes its game's board): a game with a message is never taken for an unposted one.
     message_id: int | None = None
     opening: Opening = Opening.FREE
+    tournament_id: int | None = None
+    turn_seconds: float | None = None
 
     def __post_init__(self) -> None:
         members = [s for s in (self.x, self.o) if is_member(s)]

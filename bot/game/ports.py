@@ -29,6 +29,7 @@ from bot.game.model import (
     Standing,
     UserStats,
 )
+from bot.game.pairings import Outcome
 from bot.game.puzzle_model import (
     AttemptOutcome,
     AttemptResult,
@@ -37,6 +38,15 @@ from bot.game.puzzle_model import (
     NewPuzzle,
     PuzzleRow,
     PuzzleStanding,
+)
+from bot.game.tournament_model import (
+    Entrant,
+    EntryRow,
+    NewPairing,
+    NewTournament,
+    PairingRow,
+    TournamentRow,
+    TournamentStatus,
 )
 from bot.game.ratings import RatingUpdate
 from bot.game.seasons import Season
@@ -426,6 +436,102 @@ class PuzzleStore(Protocol):
         ...
 
 
+class TournamentStore(Protocol):
+    """Tournaments, their entries and their pairings (bot.game.tournament_model).
+
+    - Every change is guarded by what the caller read, so two processes (or a process and its
+      restart) that try the same step do it once: a round is paired by the one call that moves
+      `round` from n-1 to n, in the same transaction as its pairings; a pairing takes one game;
+      a result is written once; a round's standings are announced by the one call that claims it.
+    - Entries change only while the tournament is open (withdrawing: until it is over).
+    """
+
+    async def create_tournament(self, new: NewTournament) -> TournamentRow: ...
+    async def tournament(self, tournament_id: int) -> TournamentRow | None: ...
+    async def set_tournament_message(self, tournament_id: int, message_id: int) -> None: ...
+    async def guild_tournaments(self, guild_id: int, *, live_only: bool) -> list[TournamentRow]:
+        """The server's tournaments, newest first; with `live_only`, those not over."""
+        ...
+
+    async def live_tournaments(
+        self, *, shard_id: int = 0, shard_count: int = 1
+    ) -> list[TournamentRow]:
+        """The shard's tournaments that are open, running or paused."""
+        ...
+
+    async def entries(self, tournament_id: int) -> list[EntryRow]:
+        """Every entry, withdrawn ones included, by seed."""
+        ...
+
+    async def add_entry(self, tournament_id: int, entrant: Entrant, *, max_players: int) -> bool:
+        """Enter `entrant` while the tournament is open and has fewer than `max_players` entries;
+        False (nothing written) if it is not open, is full, or has the entry already."""
+        ...
+
+    async def remove_entry(self, tournament_id: int, entrant: Entrant) -> bool:
+        """Take an entry back while the tournament is open; False if there was none or it is not
+        open."""
+        ...
+
+    async def withdraw(self, tournament_id: int, entrant: Entrant) -> bool:
+        """Withdraw an entry from a tournament that is not over (it is paired no more); False if
+        it was not entered or was withdrawn already."""
+        ...
+
+    async def start_tournament(
+        self,
+        tournament_id: int,
+        seeds: list[Entrant],
+        *,
+        rounds: int | None,
+        now: float,
+        ends_at: float | None,
+    ) -> bool:
+        """Move an open tournament to running, with its entries seeded in the order `seeds` (all
+        of them) and its number of rounds set; False if it was not open."""
+        ...
+
+    async def set_status(
+        self, tournament_id: int, before: TournamentStatus, after: TournamentStatus, *, now: float
+    ) -> bool:
+        """Change the status from `before` (finished_at is set when `after` is over); False if
+        it was not `before`."""
+        ...
+
+    async def add_round(
+        self, tournament_id: int, round: int, pairings: list[NewPairing]
+    ) -> bool:
+        """Store round `round`'s pairings and move the tournament's round from `round` - 1 to
+        `round`, in one transaction, while it is running; False (nothing written) if another
+        call paired it first or the tournament is not running."""
+        ...
+
+    async def pairings(self, tournament_id: int) -> list[PairingRow]:
+        """Every pairing so far, by round and board."""
+        ...
+
+    async def claim_game(self, pairing_id: int, game_id: int) -> bool:
+        """Bind a game to a pairing that has none; False if it had one already."""
+        ...
+
+    async def release_game(self, pairing_id: int, game_id: int) -> bool:
+        """Unbind `game_id` from its pairing (the game was abandoned before it began), so the
+        pairing gets a new game; False if the pairing had another game or a result."""
+        ...
+
+    async def record_result(
+        self, pairing_id: int, x: Entrant, o: Entrant, outcome: Outcome
+    ) -> bool:
+        """Write a pairing's result, with the colours the players ended with; False if it had one
+        already."""
+        ...
+
+    async def claim_announcement(self, tournament_id: int, round: int) -> bool:
+        """Claim the posting of round `round`'s standings (or, for the final round, the final
+        announcement): True for the one call that moves `announced` up to `round`."""
+        ...
+
+
 class Storage(Protocol):
     """One database: a repository per aggregate over one connection (or pool)."""
 
@@ -445,6 +551,8 @@ class Storage(Protocol):
     def meta(self) -> MetaStore: ...
     @property
     def puzzles(self) -> PuzzleStore: ...
+    @property
+    def tournaments(self) -> TournamentStore: ...
 
     async def close(self) -> None: ...
     async def schema_version(self) -> int: ...
