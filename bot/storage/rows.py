@@ -112,6 +112,8 @@ def game_row(row: Row) -> GameRow:
         takeback_open=bool(row["takeback_open"]),
         opening=Opening(row["opening"]),
         decisions=tuple(str(row["decisions"]).split()),
+        tournament_id=None if row["tournament_id"] is None else int(row["tournament_id"]),
+        turn_seconds=None if row["turn_seconds"] is None else float(row["turn_seconds"]),
         moves=tuple(
             MoveRow(
                 ply=int(ply),

@@ -31,7 +31,8 @@ from engine import Mark
 _GAME_COLUMNS = (
     "id, guild_id, channel_id, message_id, mode, x_user_id, x_level, o_user_id, o_level,"
     " started_by, rows, cols, k, rule, status, winner, end_reason, rated, ply, deadline, hints,"
-    " locale, takebacks, takeback_asked, takeback_open, opening, decisions"
+    " locale, takebacks, takeback_asked, takeback_open, opening, decisions, tournament_id,"
+    " turn_seconds"
 )
 # The moves ride along as one JSON array ([ply, cell, by_ai, reason] each, in order): one round
 # trip per game read.
@@ -82,8 +83,9 @@ _FINISHING_MOVE = (
 _NEW_GAME = (
     "WITH game AS (INSERT INTO games (guild_id, channel_id, message_id, mode, x_user_id,"
     " x_level, o_user_id, o_level, started_by, rows, cols, k, rule, rated, deadline, locale,"
-    " opening)"
-    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $18)"
+    " opening, tournament_id, turn_seconds)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $18, $19,"
+    " $20)"
     " RETURNING *),"
     " seats AS (INSERT INTO live_seats (guild_id, channel_id, user_id, game_id)"
     " SELECT game.guild_id, game.channel_id, member, game.id"
@@ -124,7 +126,8 @@ class GameQueries:
             _NEW_GAME,
             new.guild_id, new.channel_id, new.message_id, new.mode.value, x_user, x_level,
             o_user, o_level, new.started_by, new.rows, new.cols, new.k, new.rule,
-            new.rated, new.deadline, new.locale, members, new.opening.value,
+            new.rated, new.deadline, new.locale, members, new.opening.value, new.tournament_id,
+            new.turn_seconds,
         )
         return game_row(row)
 
@@ -152,10 +155,11 @@ class GameQueries:
         return None if game_id is None else await self.game(int(game_id))
 
     async def active_watch(self, guild_id: int, channel_id: int) -> GameRow | None:
-        """The AI-vs-AI game running in this channel, if any."""
+        """The AI-vs-AI game running in this channel, if any (a tournament's are not the
+        channel's watch)."""
         game_id = await self._con.pool.fetchval(
             "SELECT id FROM games WHERE guild_id = $1 AND channel_id = $2 AND mode = 'watch'"
-            " AND status = 'active' ORDER BY id LIMIT 1",
+            " AND status = 'active' AND tournament_id IS NULL ORDER BY id LIMIT 1",
             guild_id, channel_id,
         )
         return None if game_id is None else await self.game(int(game_id))
@@ -170,10 +174,12 @@ class GameQueries:
         return None if game_id is None else await self.game(int(game_id))
 
     async def live_counts(self, guild_id: int, user_id: int) -> LiveCounts:
+        # A tournament's games are its own: a tournament of AI entries plays many at once, and
+        # they do not use up what members may start themselves.
         row = await self._con.pool.fetchrow(
             "SELECT COUNT(*) FILTER (WHERE mode = 'ai' AND (x_user_id = $1 OR o_user_id = $1)),"
             " COUNT(*) FILTER (WHERE mode = 'ai'), COUNT(*) FILTER (WHERE mode = 'watch')"
-            " FROM games WHERE guild_id = $2 AND status = 'active'",
+            " FROM games WHERE guild_id = $2 AND status = 'active' AND tournament_id IS NULL",
             user_id, guild_id,
         )
         return LiveCounts(int(row[0]), int(row[1]), int(row[2]))

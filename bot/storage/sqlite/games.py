@@ -28,7 +28,8 @@ from engine import Mark
 _GAME_COLUMNS = (
     "id, guild_id, channel_id, message_id, mode, x_user_id, x_level, o_user_id, o_level,"
     " started_by, rows, cols, k, rule, status, winner, end_reason, rated, ply, deadline, hints,"
-    " locale, takebacks, takeback_asked, takeback_open, opening, decisions"
+    " locale, takebacks, takeback_asked, takeback_open, opening, decisions, tournament_id,"
+    " turn_seconds"
 )
 # The moves ride along as one JSON array ([ply, cell, by_ai, reason] each, in order).
 _GAME_WITH_MOVES = (
@@ -98,7 +99,8 @@ class GameQueries:
         cur = await self._con.db.execute(
             "INSERT INTO games (guild_id, channel_id, message_id, mode, x_user_id, x_level,"
             " o_user_id, o_level, started_by, rows, cols, k, rule, rated, deadline, locale,"
-            " opening) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " opening, tournament_id, turn_seconds)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 new.guild_id,
                 new.channel_id,
@@ -117,6 +119,8 @@ class GameQueries:
                 new.deadline,
                 new.locale,
                 new.opening.value,
+                new.tournament_id,
+                new.turn_seconds,
             ),
         )
         game_id = cur.lastrowid
@@ -150,7 +154,8 @@ class GameQueries:
             return await self._active_game(guild_id, channel_id, user_id)
 
     async def active_watch(self, guild_id: int, channel_id: int) -> GameRow | None:
-        """The AI-vs-AI game running in this channel, if any."""
+        """The AI-vs-AI game running in this channel, if any (a tournament's are not the
+        channel's watch)."""
         async with self._con.lock:
             return await self._active_watch(guild_id, channel_id)
 
@@ -165,11 +170,13 @@ class GameQueries:
             return None if row is None else await self.read_game(int(row[0]))
 
     async def live_counts(self, guild_id: int, user_id: int) -> LiveCounts:
+        # A tournament's games are its own: a tournament of AI entries plays many at once, and
+        # they do not use up what members may start themselves.
         async with self._con.lock:
             row = await self._con.first(
                 "SELECT COALESCE(SUM(mode = 'ai' AND (x_user_id = ? OR o_user_id = ?)), 0),"
                 " COALESCE(SUM(mode = 'ai'), 0), COALESCE(SUM(mode = 'watch'), 0)"
-                " FROM games WHERE guild_id = ? AND status = 'active'",
+                " FROM games WHERE guild_id = ? AND status = 'active' AND tournament_id IS NULL",
                 (user_id, user_id, guild_id),
             )
         assert row is not None
@@ -477,7 +484,7 @@ class GameQueries:
     async def _active_watch(self, guild_id: int, channel_id: int) -> GameRow | None:
         row = await self._con.first(
             "SELECT id FROM games WHERE guild_id = ? AND channel_id = ? AND mode = 'watch'"
-            " AND status = 'active' ORDER BY id LIMIT 1",
+            " AND status = 'active' AND tournament_id IS NULL ORDER BY id LIMIT 1",
             (guild_id, channel_id),
         )
         return None if row is None else await self.read_game(int(row[0]))
