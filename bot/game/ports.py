@@ -39,6 +39,8 @@ from bot.game.puzzle_model import (
     PuzzleRow,
     PuzzleStanding,
 )
+from bot.game.ratings import RatingUpdate
+from bot.game.seasons import Season
 from bot.game.tournament_model import (
     Entrant,
     EntryRow,
@@ -48,8 +50,6 @@ from bot.game.tournament_model import (
     TournamentRow,
     TournamentStatus,
 )
-from bot.game.ratings import RatingUpdate
-from bot.game.seasons import Season
 from engine import Mark
 
 GLOBAL_SCOPE = 0  # the standings scope of the cross-server leaderboard
@@ -488,7 +488,9 @@ class TournamentStore(Protocol):
         ends_at: float | None,
     ) -> bool:
         """Move an open tournament to running, with its entries seeded in the order `seeds` (all
-        of them) and its number of rounds set; False if it was not open."""
+        of those not withdrawn; the withdrawn ones follow) and its number of rounds set; False
+        (nothing written) if it was not open, or `seeds` is not its entries (one joined or left
+        since they were read: read them again)."""
         ...
 
     async def set_status(

@@ -16,6 +16,7 @@ from bot.storage.postgres.puzzles import PuzzleQueries
 from bot.storage.postgres.reviews import ReviewQueries
 from bot.storage.postgres.settings import SettingQueries
 from bot.storage.postgres.standings import StandingQueries
+from bot.storage.postgres.tournaments import TournamentQueries
 
 
 class PostgresStorage:
@@ -34,6 +35,7 @@ class PostgresStorage:
         self.reviews = ReviewQueries(self.connection, self.games)
         self.meta = MetaQueries(self.connection, self.games)
         self.puzzles = PuzzleQueries(self.connection, self.games)
+        self.tournaments = TournamentQueries(self.connection)
 
     @classmethod
     async def open(

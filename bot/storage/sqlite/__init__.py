@@ -23,6 +23,7 @@ from bot.storage.sqlite.puzzles import PuzzleQueries
 from bot.storage.sqlite.reviews import ReviewQueries
 from bot.storage.sqlite.settings import SettingQueries
 from bot.storage.sqlite.standings import StandingQueries
+from bot.storage.sqlite.tournaments import TournamentQueries
 
 
 class SqliteStorage:
@@ -44,6 +45,7 @@ class SqliteStorage:
         self.reviews = ReviewQueries(self.connection, self.games)
         self.meta = MetaQueries(self.connection, self.games)
         self.puzzles = PuzzleQueries(self.connection, self.games)
+        self.tournaments = TournamentQueries(self.connection)
 
     @classmethod
     async def open(cls, path: str | Path, *, migrations: Path = MIGRATIONS_DIR) -> SqliteStorage:

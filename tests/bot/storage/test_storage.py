@@ -591,6 +591,7 @@ def test_each_repository_implements_every_method_of_its_port(backend: str) -> No
         "reviews": ("reviews", "ReviewQueries", ports.ReviewStore),
         "meta": ("meta", "MetaQueries", ports.MetaStore),
         "puzzles": ("puzzles", "PuzzleQueries", ports.PuzzleStore),
+        "tournaments": ("tournaments", "TournamentQueries", ports.TournamentStore),
     }
     assert set(repositories) == {
         name for name, member in vars(ports.Storage).items() if isinstance(member, property)
