@@ -3,7 +3,8 @@
     python -m bot.storage.copy --from sqlite:///caro.db --to postgresql://caro@db/caro
 
 Every game (running ones included, with their clocks), move, result, rating, rating change,
-challenge, server and member setting, meta fact and puzzle (with attempts and puzzle ratings) is copied, ids kept, in one transaction: the target gets
+challenge, server and member setting, meta fact, puzzle (with attempts and puzzle ratings) and
+tournament (with entries and pairings) is copied, ids kept, in one transaction: the target gets
 all of it or nothing. The target must be empty (a fresh database: its schema is created here);
 the SQLite file is first brought to the current schema, as the bot would on start, and is not
 otherwise changed. Stop the bot before copying, then start it with CARO_DATABASE_URL set to the
@@ -58,6 +59,16 @@ Convert = Callable[[object], object]
 # Table -> its columns and how each value crosses over, in an order that keeps foreign keys
 # satisfied (games before what refers to them).
 TABLES: dict[str, dict[str, Convert]] = {
+    "tournaments": {
+        "id": _as_is, "guild_id": _as_is, "channel_id": _as_is, "message_id": _as_is,
+        "created_by": _as_is, "format": _as_is, "rounds": _as_is, "minutes": _as_is,
+        "max_players": _as_is, "rows": _as_is, "cols": _as_is, "k": _as_is, "rule": _as_is,
+        "opening": _as_is, "turn_seconds": _number, "rated": _flag, "starts_at": _number,
+        "locale": _as_is, "status": _as_is, "round": _as_is, "announced": _as_is,
+        "started_at": _number, "ends_at": _number, "finished_at": _number, "created_at": _time,
+    },
+    "tournament_entries": {"tournament_id": _as_is, "entrant": _as_is, "seed": _as_is,
+                           "withdrawn": _flag, "joined_at": _time},
     "games": {
         "id": _as_is, "guild_id": _as_is, "channel_id": _as_is, "message_id": _as_is,
         "mode": _as_is, "x_user_id": _as_is, "x_level": _as_is, "o_user_id": _as_is,
@@ -65,7 +76,12 @@ TABLES: dict[str, dict[str, Convert]] = {
         "rule": _as_is, "status": _as_is, "winner": _as_is, "end_reason": _as_is,
         "rated": _flag, "ply": _as_is, "deadline": _number, "hints": _as_is, "locale": _as_is,
         "takebacks": _as_is, "takeback_asked": _as_is, "takeback_open": _flag,
-        "opening": _as_is, "decisions": _as_is, "created_at": _time, "updated_at": _time, "finished_at": _time,
+        "opening": _as_is, "decisions": _as_is, "tournament_id": _as_is,
+        "turn_seconds": _number, "created_at": _time, "updated_at": _time, "finished_at": _time,
+    },
+    "tournament_pairings": {
+        "id": _as_is, "tournament_id": _as_is, "round": _as_is, "board": _as_is, "x": _as_is,
+        "o": _as_is, "game_id": _as_is, "outcome": _as_is,
     },
     "moves": {
         "game_id": _as_is, "ply": _as_is, "cell": _as_is, "by_ai": _flag, "reason": _as_is,
@@ -122,7 +138,8 @@ TABLES: dict[str, dict[str, Convert]] = {
     "daily_puzzles": {"guild_id": _as_is, "day": _as_is, "puzzle_id": _as_is},
 }
 # Tables whose ids PostgreSQL hands out: after the copy they continue after the copied ones.
-_IDENTITIES = ("games", "challenges", "puzzles", "puzzle_attempts")
+_IDENTITIES = ("tournaments", "games", "tournament_pairings", "challenges", "puzzles",
+               "puzzle_attempts")
 
 
 def _read(path: Path) -> dict[str, list[tuple[object, ...]]]:

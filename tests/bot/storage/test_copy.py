@@ -15,13 +15,16 @@ import asyncpg
 import pytest
 
 from bot.game.errors import UserError
-from bot.game.model import ActiveGameExists, MoveRef
+from bot.game.model import ActiveGameExists, Mode, MoveRef, NewGame
 from bot.game.options import parse_options
+from bot.game.pairings import Format
 from bot.game.ports import StorageError
 from bot.game.services import build_services
+from bot.game.tournament_model import NewPairing, NewTournament
 from bot.storage import PostgresStorage, SqliteStorage
 from bot.storage.copy import TABLES, copy_database
 from engine import Mark
+from engine.openings import Opening
 from testkit.thinkers import Thinker
 from testkit.worlds import ALICE, BOB, CAROL, DAVE, GUILD, Clock, old_world
 
@@ -30,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 async def everything(store: SqliteStorage | PostgresStorage, ids: dict[str, int]) -> dict:
     """What the bot can read back of every game, challenge, rating, stat and setting."""
-    from bot.game.model import GuildSettings, Mode
+    from bot.game.model import GuildSettings
 
     users = (ALICE, BOB, CAROL, DAVE)
     default = GuildSettings(pvp_timeout=1.0, ai_timeout=1.0)
@@ -48,7 +51,39 @@ async def everything(store: SqliteStorage | PostgresStorage, ids: dict[str, int]
         "settings": await store.settings.guild_settings(GUILD, default),
         "meta": await store.meta.get_meta("commands_hash"),
         "live": [await store.games.active_game(GUILD, c, u) for c in range(1, 12) for u in users],
+        "tournaments": await store.tournaments.guild_tournaments(GUILD, live_only=False),
+        "entries": [await store.tournaments.entries(t) for t in range(1, 4)],
+        "pairings": [await store.tournaments.pairings(t) for t in range(1, 4)],
     }
+
+
+def swiss_on(channel: int) -> NewTournament:
+    return NewTournament(
+        guild_id=GUILD, channel_id=channel, created_by=ALICE, format=Format.SWISS, rounds=None,
+        minutes=None, max_players=4, rows=9, cols=9, k=5, rule="freestyle",
+        opening=Opening.FREE, turn_seconds=20.0, rated=False, starts_at=50.0,
+    )
+
+
+async def a_running_tournament(store: SqliteStorage) -> int:
+    """A tournament in its first round, with a game under way on channel 11; its game's id."""
+    tours = store.tournaments
+    t = await tours.create_tournament(swiss_on(11))
+    await tours.set_tournament_message(t.id, 4242)
+    for entrant in (str(ALICE), str(BOB), "hard"):
+        assert await tours.add_entry(t.id, entrant, max_players=4)
+    assert await tours.withdraw(t.id, "hard")
+    assert await tours.start_tournament(t.id, [str(BOB), str(ALICE)], rounds=2, now=60.0,
+                                        ends_at=None)
+    assert await tours.add_round(t.id, 1, [NewPairing(1, str(BOB), str(ALICE))])
+    game = await store.games.create_game(NewGame(
+        guild_id=GUILD, channel_id=11, mode=Mode.PVP, x=BOB, o=ALICE, started_by=BOB, rows=9,
+        cols=9, k=5, rule="freestyle", rated=False, tournament_id=t.id, turn_seconds=20.0,
+    ))
+    [pairing] = await tours.pairings(t.id)
+    assert await tours.claim_game(pairing.id, game.id)
+    assert await tours.claim_announcement(t.id, 1)
+    return game.id
 
 
 @pytest.fixture
@@ -57,7 +92,11 @@ async def old_sqlite(tmp_path: Path) -> tuple[Path, dict[str, int]]:
     migrated and given a past rating season and a season length."""
     path = tmp_path / "caro.db"
     ids = old_world(path)
-    await (await SqliteStorage.open(path)).close()
+    store = await SqliteStorage.open(path)
+    try:
+        ids["tournament_game"] = await a_running_tournament(store)
+    finally:
+        await store.close()
     with sqlite3.connect(path) as db:
         db.execute("INSERT INTO season_standings (guild_id, season, starts, user_id, mode, rating,"
                    " wins, draws, losses) VALUES (?, '2026-10', '2026-10-01', ?, 'ai', 1210.0,"
@@ -80,6 +119,11 @@ async def test_everything_is_copied_and_live_games_play_on_in_postgres(
     try:
         assert await everything(target, ids) == await everything(source, ids)
         assert counts["moves"] > 0 and counts["rating_changes"] > 0 and counts["challenges"] > 0
+        assert counts["tournaments"] == 1 and counts["tournament_pairings"] == 1
+        assert await target.tournaments.live_tournaments() == await (
+            source.tournaments.live_tournaments())
+        copied = await target.games.game(ids["tournament_game"])
+        assert copied is not None and (copied.tournament_id, copied.turn_seconds) == (1, 20.0)
 
         # The games that were running play on, through the game service, on PostgreSQL.
         clock = Clock()
@@ -109,6 +153,8 @@ async def test_everything_is_copied_and_live_games_play_on_in_postgres(
         _, accepted = await svc.challenges.answer_challenge(ids["challenge_pending"], DAVE, accept=True,
                                                    rng=random.Random(1))
         assert accepted is not None and accepted.id > max(ids.values())
+        # The tournaments' ids continue after the copied one.
+        assert (await target.tournaments.create_tournament(swiss_on(11))).id == 2
         fresh = await svc.games.start(guild_id=GUILD, channel_id=9, player_id=CAROL,
                                   options=parse_options("easy", "3x3"), rng=random.Random(2))
         assert fresh.id > accepted.id
