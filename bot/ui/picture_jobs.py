@@ -1,5 +1,5 @@
-"""The drawing jobs the CPU pool runs for the UI: a replay's animation, a review's pictures and
-the pictures that explain a rule.
+"""The drawing jobs the CPU pool runs for the UI: a replay's animation, a review's pictures,
+the pictures that explain a rule and a tournament's standings.
 
 Plain top-level functions of plain arguments, so a worker process can unpickle them: a long
 game on a big board takes over a second to draw, which must not happen on the bot's event loop.
@@ -10,6 +10,7 @@ from __future__ import annotations
 from bot.ui.pictures import DEFAULT_THEME, render_replay, render_turning_point
 from bot.ui.rule_pictures import RuleTopic
 from bot.ui.rule_pictures import rule_picture as draw_rule
+from bot.ui.standings_picture import StandingLine, standings_picture
 from engine import Board
 
 
@@ -37,4 +38,20 @@ def rule_picture(topic: str, locale: str, theme: str = DEFAULT_THEME) -> bytes:
     return draw_rule(RuleTopic(topic), locale, theme)
 
 
-__all__ = ["replay_gif", "rule_picture", "turning_point_pictures"]
+# A standings row as plain values, in StandingLine's field order (dataclasses.astuple of one):
+# rank, name, points, Buchholz, Sonneborn-Berger, games, withdrawn.
+StandingRow = tuple[int, str, str, str, str, int, bool]
+
+
+def standings_job(
+    title: str,
+    subtitle: str,
+    headers: tuple[str, str, str, str, str, str],
+    rows: list[StandingRow],
+    theme: str = DEFAULT_THEME,
+) -> bytes:
+    """The standings picture of a tournament (bot.ui.standings_picture) from plain rows."""
+    return standings_picture(title, subtitle, headers, [StandingLine(*row) for row in rows], theme)
+
+
+__all__ = ["StandingRow", "replay_gif", "rule_picture", "standings_job", "turning_point_pictures"]
