@@ -24,6 +24,7 @@ from bot.cogs.review import ReviewCog
 from bot.cogs.settings import SettingsCog
 from bot.cogs.stats import StatsCog
 from bot.cogs.takeback import TakebackCog
+from bot.cogs.tournament import TournamentCog
 from bot.cogs.watch import WatchCog
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ FEATURES: tuple[Callable[[Host], commands.Cog], ...] = (
     ReviewCog,
     HistoryCog,
     PuzzleCog,
+    TournamentCog,
     HelpCog,
     ClocksCog,
 )
@@ -64,5 +66,6 @@ __all__ = [
     "SettingsCog",
     "StatsCog",
     "TakebackCog",
+    "TournamentCog",
     "WatchCog",
 ]

@@ -23,6 +23,7 @@ from bot.game.puzzles import PuzzleService
 from bot.game.records import RecordService
 from bot.game.settings import ServerSettings
 from bot.game.takebacks import Takebacks
+from bot.game.tournaments import TournamentService
 from bot.ui.boards import Boards
 
 CogT = TypeVar("CogT", bound=commands.Cog)
@@ -54,6 +55,8 @@ class Services(Protocol):
     def records(self) -> RecordService: ...
     @property
     def puzzles(self) -> PuzzleService: ...
+    @property
+    def tournaments(self) -> TournamentService: ...
 
 
 class Host(Protocol):
@@ -96,6 +99,8 @@ class Host(Protocol):
     def held_shards(self) -> list[int]: ...
 
     def working_for(self, shard_id: int) -> AbstractContextManager[None]: ...
+
+    def get_guild(self, id: int, /) -> discord.Guild | None: ...
 
     def get_partial_messageable(
         self, id: int, *, guild_id: int | None = None, type: Any = None

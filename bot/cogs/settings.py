@@ -49,6 +49,8 @@ class SettingsCog(commands.Cog, name="Settings"):
             "ai_timeout",
             "server_language",
             "season_length",
+            "tournament_role",
+            "clear_tournament_role",
         )
     )
     @app_commands.describe(
@@ -60,6 +62,8 @@ class SettingsCog(commands.Cog, name="Settings"):
         ai_timeout=text("cmd.settings.ai_timeout"),
         server_language=text("cmd.settings.server_language"),
         season_length=text("cmd.settings.season_length"),
+        tournament_role=text("cmd.settings.tournament_role"),
+        clear_tournament_role=text("cmd.settings.clear_tournament_role"),
     )
     @app_commands.choices(
         theme=choices("theme", THEMES),
@@ -78,6 +82,8 @@ class SettingsCog(commands.Cog, name="Settings"):
         ai_timeout: float | None = None,
         server_language: str | None = None,
         season_length: str | None = None,
+        tournament_role: discord.Role | None = None,
+        clear_tournament_role: bool | None = None,
     ) -> None:
         guild_id = interaction.guild_id
         assert guild_id is not None  # the /caro group checks this
@@ -87,6 +93,8 @@ class SettingsCog(commands.Cog, name="Settings"):
             or ai_timeout is not None
             or server_language is not None
             or season_length is not None
+            or tournament_role is not None
+            or clear_tournament_role is not None
         )
         if server_asked and not interaction.permissions.manage_guild:
             await say(interaction, "error.no_permission")
@@ -95,6 +103,10 @@ class SettingsCog(commands.Cog, name="Settings"):
         mine = await services.preferences.member(interaction.user.id)
         try:
             new_server = self._server(server, timeout, ai_timeout, server_language, season_length)
+            if tournament_role is not None:
+                new_server = replace(new_server, tournament_role=tournament_role.id)
+            elif clear_tournament_role:
+                new_server = replace(new_server, tournament_role=None)
             new_mine = replace(
                 mine,
                 theme=mine.theme if theme is None else parse_theme(theme),
@@ -139,6 +151,7 @@ class SettingsCog(commands.Cog, name="Settings"):
             season_length=current.season_length
             if season_length is None
             else parse_season_length(season_length),
+            tournament_role=current.tournament_role,
         )
 
 
@@ -165,6 +178,13 @@ def shown_settings(locale: str, server: GuildSettings, mine: MemberSettings) -> 
                 locale,
                 "settings.season_length",
                 length=text_in(locale, f"season_length.{server.season_length.value}"),
+            ),
+            text_in(
+                locale,
+                "settings.tournament_role",
+                role=text_in(locale, "settings.no_role")
+                if server.tournament_role is None
+                else f"<@&{server.tournament_role}>",
             ),
             text_in(
                 locale,

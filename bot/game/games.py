@@ -30,6 +30,7 @@ from bot.game.model import (
     MoveRow,
     NewGame,
     RatingChange,
+    Seat,
     finish_of,
     jump_link,
     load_state,
@@ -52,7 +53,7 @@ from bot.i18n.texts import TextId
 from engine import Board, IllegalMoveError, InvalidMoveError, Mark, Rule
 from engine.external import supports
 from engine.notation import cell_name
-from engine.openings import Action, Choice, StepKind
+from engine.openings import Action, Choice, Opening, StepKind
 from engine.renju import ForbiddenMoveError
 from engine.types import Level
 
@@ -220,6 +221,62 @@ class GameService:
             if counts.guild_watches >= self.limits.watches_per_server:
                 raise UserError("limit.server_watches", count=self.limits.watches_per_server)
             return await self._create(new)
+
+    async def start_tournament_game(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        x: Seat,
+        o: Seat,
+        organiser: int,
+        options: GameOptions,
+        turn_seconds: float,
+        tournament_id: int,
+        locale: str,
+    ) -> GameState:
+        """A tournament's game between two entries (members or AI levels); ActiveGameExists if a
+        member has another running game in the channel. No cooldown or limit applies: the
+        tournament started it, not a member. Two AIs play a free opening (an AI-vs-AI game has
+        no one to take an opening's steps through the board)."""
+        members = sum(1 for seat in (x, o) if isinstance(seat, int))
+        mode = (Mode.WATCH, Mode.AI, Mode.PVP)[members]
+        new = NewGame(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            mode=mode,
+            x=x,
+            o=o,
+            started_by=next((s for s in (x, o) if isinstance(s, int)), organiser),
+            rows=options.rows,
+            cols=options.cols,
+            k=options.k,
+            rule=options.rule.value,
+            rated=(
+                options.rated
+                and mode is not Mode.WATCH
+                and ratings.rated(mode, options.rows, options.cols, options.k)
+            ),
+            locale=locale,
+            opening=options.opening if mode is not Mode.WATCH else Opening.FREE,
+            tournament_id=tournament_id,
+            turn_seconds=turn_seconds,
+        )
+        return await self._create(new)
+
+    async def forfeit(self, game_id: int, loser: Mark) -> GameState | None:
+        """End a running game as lost by `loser` (a player removed from a tournament); None if
+        it was not running."""
+        async with self._cache.lock(game_id):
+            state = await self.state(game_id)
+            if state is None or not state.active:
+                return None
+            finish = Finish(winner=loser.other, reason=EndReason.RESIGN)
+            finished = await self._store.finish_game(
+                game_id, finish, rate=self._rate, ply=state.board.ply,
+                decisions=state.row.decisions,
+            )
+            return None if finished is None else self._cache.finished(finished)
 
     async def _create(self, new: NewGame) -> GameState:
         state = load_state(await self._store.create_game(await self._clocks.with_clock(new)))
@@ -542,6 +599,8 @@ class GameService:
                 raise UserError("click.no_game")
             if state.mode is not Mode.WATCH:
                 raise UserError("watch.not_watch")
+            if state.row.tournament_id is not None:
+                raise UserError("tournament.no_stop")
             if user_id != state.starter_id and not may_manage:
                 raise UserError("watch.stop_denied", user=f"<@{state.starter_id}>")
             if not state.active:

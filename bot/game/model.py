@@ -287,6 +287,9 @@ class GuildSettings:
     language: str | None = None
     # How long its rating seasons last (bot.game.seasons).
     season_length: SeasonLength = DEFAULT_SEASON_LENGTH
+    # Members with this role may run any of the server's tournaments (None: creators and
+    # members who may manage the server only).
+    tournament_role: int | None = None
 
 
 class BoardStyle(StrEnum):

@@ -24,6 +24,7 @@ from bot.game.records import RecordService
 from bot.game.searches import Thinker
 from bot.game.settings import DEFAULT_TIMEOUTS, ServerSettings
 from bot.game.takebacks import Takebacks
+from bot.game.tournaments import TournamentService
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,7 @@ class Services:
     records: RecordService
     meta: Meta
     puzzles: PuzzleService
+    tournaments: TournamentService
     # Ratings and results: a read model, read as stored.
     standings: StandingStore
     cooldowns: Cooldowns
@@ -86,6 +88,9 @@ def build_services(
         records=RecordService(storage.reviews, storage.games, storage.standings),
         meta=Meta(storage.meta),
         puzzles=PuzzleService(storage.puzzles, clock=clock),
+        tournaments=TournamentService(
+            storage.tournaments, games, storage.standings, settings, clock=clock
+        ),
         standings=storage.standings,
         cooldowns=cooldowns,
     )

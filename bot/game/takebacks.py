@@ -34,6 +34,9 @@ def refusal(row: GameRow) -> str | None:
         return "takeback.watch"
     if row.rated:
         return "takeback.rated"
+    if row.tournament_id is not None:
+        # A tournament's result must be the game as played, rated or not.
+        return "takeback.tournament"
     return None
 
 

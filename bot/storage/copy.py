@@ -109,7 +109,7 @@ TABLES: dict[str, dict[str, Convert]] = {
         "before": _number, "after": _number,
     },
     "guild_settings": {"guild_id": _as_is, "pvp_timeout": _number, "ai_timeout": _number,
-                       "language": _as_is, "season_length": _as_is},
+                       "language": _as_is, "season_length": _as_is, "tournament_role": _as_is},
     "season_standings": {
         "guild_id": _as_is, "season": _as_is, "starts": _day, "user_id": _as_is, "mode": _as_is,
         "rating": _number, "wins": _as_is, "draws": _as_is, "losses": _as_is,

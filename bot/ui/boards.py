@@ -470,6 +470,34 @@ class Boards:
             self._host.spawn(self.ai_turn(state.id, interaction, member))
         return state
 
+    async def post_in_channel(self, state: GameState) -> GameState:
+        """Post a game nobody asked for with a command (a tournament's) as a new message in its
+        channel, mentioning its members so they know it began, and make it the game's board.
+        The game as now stored; discord.HTTPException if Discord refused (the game stays
+        unposted, and the caller tries again)."""
+        row = state.row
+        channel = self._host.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
+        parts = message_parts(
+            state,
+            external=self.external,
+            window=self._window(state, None, None),
+            players=await self.players(state),
+            theme=await self.theme(state),
+        )
+        members = " ".join(f"<@{member}>" for member in row.members)
+        if members and "content" in parts:
+            parts["content"] = f"{members}\n{parts['content']}"
+        message = await channel.send(
+            **parts,
+            allowed_mentions=discord.AllowedMentions(
+                users=[discord.Object(member) for member in row.members]
+            ),
+        )
+        await self.games.attach_message(state.id, message.id)
+        self._drawn_ply[state.id] = state.stage
+        posted = await self.games.state(state.id)
+        return posted if posted is not None else state
+
     async def answer_move(
         self, interaction: discord.Interaction[Any], state: GameState, owner: Hashable
     ) -> None:

@@ -43,6 +43,7 @@ from bot.ui.replies import refuse, say
 if TYPE_CHECKING:
     from bot.game.model import ChallengeRow
     from bot.game.services import Services
+    from bot.game.tournament_model import TournamentRow
 
 log = logging.getLogger("caro.bot")
 
@@ -83,6 +84,7 @@ SNOWFLAKE = r"[1-9][0-9]{0,19}"
 GameId = Annotated[int, Spelling(ID)]
 AttemptId = Annotated[int, Spelling(ID)]
 ChallengeId = Annotated[int, Spelling(ID)]
+TournamentId = Annotated[int, Spelling(ID)]
 Ply = Annotated[int, Spelling(PLY)]
 MemberId = Annotated[int, Spelling(SNOWFLAKE)]
 PageNumber = Annotated[int, Spelling(PLY)]  # up to MAX_HISTORY_PAGE
@@ -123,6 +125,8 @@ class Action(enum.Enum):
     PUZZLE_FORM = "ptm"
     PUZZLE_GIVE_UP = "pg"
     DECIDE = "oc"
+    TOURNAMENT_JOIN = "tj"
+    TOURNAMENT_LEAVE = "tl"
 
 
 _SPECS: dict[str, type[Click]] = {}
@@ -411,6 +415,21 @@ class OfChallenge(Click):
         return found
 
 
+class OfTournament(Click):
+    """A button of a tournament's announcement, only on that message and in its own server."""
+
+    tournament: TournamentId
+
+    async def check(self, interaction: discord.Interaction[Any]) -> TournamentRow:
+        assert interaction.guild_id is not None  # the bot's buttons are in server channels
+        row = await bot_of(interaction).services.tournaments.find(
+            interaction.guild_id, self.tournament
+        )
+        if not on_its_message(interaction, row.message_id, self.custom_id):
+            raise UserError("click.wrong_message")
+        return row
+
+
 class OnItsMessage(Click):
     """A button of a record (a replay, a review, a history page): it acts only on the message
     that carries it (an id copied onto another message, or a stale drawing, is refused)."""
@@ -551,6 +570,14 @@ class TakebackAccept(OfTakeback, action=Action.TAKEBACK_ACCEPT):
 
 
 class TakebackDecline(OfTakeback, action=Action.TAKEBACK_DECLINE):
+    pass
+
+
+class TournamentJoin(OfTournament, action=Action.TOURNAMENT_JOIN):
+    pass
+
+
+class TournamentLeave(OfTournament, action=Action.TOURNAMENT_LEAVE):
     pass
 
 

@@ -39,11 +39,15 @@ Section = tuple[str, str]
 CONTINUED = "\u200b"
 
 
-def _halves(lines: list[str]) -> list[str]:
-    """`lines` as two field texts, in order: the list of commands outgrew one embed field (1024
-    characters), and a split by count keeps every language's help the same shape."""
-    half = (len(lines) + 1) // 2
-    return ["\n".join(lines[:half]), "\n".join(lines[half:])]
+# Field texts the list of commands is cut into.
+COMMAND_FIELDS = 3
+
+
+def _parts(lines: list[str]) -> list[str]:
+    """`lines` as COMMAND_FIELDS field texts, in order: the list of commands outgrew one embed
+    field (1024 characters), and a split by count keeps every language's help the same shape."""
+    size = -(-len(lines) // COMMAND_FIELDS)
+    return ["\n".join(lines[i : i + size]) for i in range(0, len(lines), size)]
 
 
 def command(locale: str, name: str) -> str:
@@ -79,7 +83,7 @@ def help_sections(locale: str, external: ExternalLevel, client: str | None = Non
 
     game = tr("help.game")
 
-    command_lines = _halves(
+    command_lines = _parts(
         [
             tr("help.command", command=commands[name], description=tr(f"cmd.{name}"))
             for name in subcommands()

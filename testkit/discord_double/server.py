@@ -234,6 +234,19 @@ class DiscordDouble:
             role["tags"] = tags
         return role
 
+    def add_role(self, name: str, *, guild_id: str | None = None, permissions: str = "0") -> str:
+        """A new role of a guild (the first by default), told to the bot as Discord does with
+        GUILD_ROLE_CREATE; its id. Give it to a member with `member.roles.append(id)`."""
+        guild = self.guilds[guild_id or self.guild_id]
+        role = self._role(self.ids.next(), name, permissions, position=len(guild.roles))
+        guild.roles.append(role)
+        if getattr(self, "gateway", None) is not None and self.bot_ready:
+            self._spawn(self.gateway.dispatch(
+                "GUILD_ROLE_CREATE", {"guild_id": guild.id, "role": role},
+                guild_id=guild.id,
+            ))
+        return str(role["id"])
+
     def _guild_snowflake(self, shard: tuple[int, int] | None) -> str:
         """A fresh id; with `shard=(k, n)` one whose guild lands on shard k of n, i.e.
         (id >> 22) % n == k, by moving its timestamp back at most n - 1 ms."""

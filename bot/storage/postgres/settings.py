@@ -29,7 +29,8 @@ class SettingQueries:
         if cached is not None and time.monotonic() - cached[0] < SETTINGS_TTL:
             return cached[1] or default
         row = await self._con.pool.fetchrow(
-            "SELECT pvp_timeout, ai_timeout, language, season_length FROM guild_settings"
+            "SELECT pvp_timeout, ai_timeout, language, season_length, tournament_role"
+            " FROM guild_settings"
             " WHERE guild_id = $1",
             guild_id,
         )
@@ -41,6 +42,7 @@ class SettingQueries:
                 ai_timeout=float(row[1]),
                 language=None if row[2] is None else str(row[2]),
                 season_length=stored_length(row[3]),
+                tournament_role=None if row[4] is None else int(row[4]),
             )
         )
         self._settings[guild_id] = (time.monotonic(), found)
@@ -49,16 +51,18 @@ class SettingQueries:
     async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
         await self._con.pool.execute(
             "INSERT INTO guild_settings"
-            " (guild_id, pvp_timeout, ai_timeout, language, season_length)"
-            " VALUES ($1, $2, $3, $4, $5)"
+            " (guild_id, pvp_timeout, ai_timeout, language, season_length, tournament_role)"
+            " VALUES ($1, $2, $3, $4, $5, $6)"
             " ON CONFLICT (guild_id) DO UPDATE SET pvp_timeout = excluded.pvp_timeout,"
             " ai_timeout = excluded.ai_timeout, language = excluded.language,"
-            " season_length = excluded.season_length",
+            " season_length = excluded.season_length,"
+            " tournament_role = excluded.tournament_role",
             guild_id,
             settings.pvp_timeout,
             settings.ai_timeout,
             settings.language,
             settings.season_length.value,
+            settings.tournament_role,
         )
         self._settings[guild_id] = (time.monotonic(), settings)
 

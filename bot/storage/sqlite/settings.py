@@ -22,7 +22,8 @@ class SettingQueries:
             return self._settings[guild_id] or default
         async with self._con.lock:
             row = await self._con.first(
-                "SELECT pvp_timeout, ai_timeout, language, season_length FROM guild_settings"
+                "SELECT pvp_timeout, ai_timeout, language, season_length, tournament_role"
+            " FROM guild_settings"
                 " WHERE guild_id = ?",
                 (guild_id,),
             )
@@ -34,6 +35,7 @@ class SettingQueries:
                 ai_timeout=float(row[1]),
                 language=None if row[2] is None else str(row[2]),
                 season_length=stored_length(row[3]),
+                tournament_role=None if row[4] is None else int(row[4]),
             )
         )
         self._settings[guild_id] = found
@@ -43,13 +45,14 @@ class SettingQueries:
         async with self._con.lock:
             await self._con.db.execute(
                 "INSERT INTO guild_settings"
-                " (guild_id, pvp_timeout, ai_timeout, language, season_length)"
-                " VALUES (?, ?, ?, ?, ?)"
+                " (guild_id, pvp_timeout, ai_timeout, language, season_length, tournament_role)"
+                " VALUES (?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (guild_id) DO UPDATE SET pvp_timeout = excluded.pvp_timeout,"
                 " ai_timeout = excluded.ai_timeout, language = excluded.language,"
-                " season_length = excluded.season_length",
+                " season_length = excluded.season_length,"
+                " tournament_role = excluded.tournament_role",
                 (guild_id, settings.pvp_timeout, settings.ai_timeout, settings.language,
-                 settings.season_length.value),
+                 settings.season_length.value, settings.tournament_role),
             )
             self._settings[guild_id] = settings
 

@@ -93,6 +93,15 @@ def test_vietnamese_command_names_are_unchanged() -> None:
         "cmdname.puzzle_daily": "hằng-ngày",
         "cmdname.puzzle_retry": "thử-lại",
         "cmdname.puzzle_leaderboard": "bảng-xếp-hạng",
+        "cmdname.tournament": "giải-đấu",
+        "cmdname.tournament_create": "tạo",
+        "cmdname.tournament_add_ai": "thêm-máy",
+        "cmdname.tournament_standings": "bảng-điểm",
+        "cmdname.tournament_start": "bắt-đầu",
+        "cmdname.tournament_pause": "tạm-dừng",
+        "cmdname.tournament_resume": "tiếp-tục",
+        "cmdname.tournament_remove": "loại",
+        "cmdname.tournament_cancel": "hủy",
     }
 
 

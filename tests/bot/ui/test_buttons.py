@@ -37,6 +37,8 @@ from bot.ui.buttons import (
     Stop,
     TakebackAccept,
     TakebackDecline,
+    TournamentJoin,
+    TournamentLeave,
     TypeMove,
     answered_by,
     parse,
@@ -82,6 +84,8 @@ PREVIOUS_TEMPLATES = {
         rf"caro:oc:(?P<game>{ID}):(?P<ply>{PLY}):(?P<stage>{PLY})"
         r":(?P<choice>take_x|take_o|place_two)"
     ),
+    TournamentJoin: rf"caro:tj:(?P<tournament>{ID})",
+    TournamentLeave: rf"caro:tl:(?P<tournament>{ID})",
 }
 
 

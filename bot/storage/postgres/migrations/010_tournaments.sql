@@ -79,3 +79,6 @@ CREATE UNIQUE INDEX games_one_watch_per_channel
     ON games (guild_id, channel_id) WHERE status = 'active' AND mode = 'watch'
                                       AND tournament_id IS NULL;
 CREATE INDEX games_by_tournament ON games (tournament_id) WHERE tournament_id IS NOT NULL;
+
+-- Members of this role may run any of the server's tournaments (NULL: none).
+ALTER TABLE guild_settings ADD COLUMN tournament_role BIGINT;

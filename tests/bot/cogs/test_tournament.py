@@ -1,0 +1,176 @@
+"""Tournaments through the Discord double and the real bot process (bot/cogs/tournament.py): a
+16-player Swiss of AI entries killed in the middle of a round and ending as worked by hand, on
+SQLite and on PostgreSQL; members joining with the buttons, playing their games and the
+organiser's controls; the refusals a member gets."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+import asyncpg
+
+from testkit.boards import refusal
+from testkit.bot_process import BotHandle, StartBot, text_of
+from testkit.members import MANAGE_GUILD
+from tests.bot.game.test_tournaments import ENTRY_ORDER, HAND_WORKED_ROUNDS, SEEDED
+
+ROUND_TIMEOUT = 90.0
+
+
+class Database:
+    """The bot's database, read as the test's own client: SQLite's file or PostgreSQL."""
+
+    def __init__(self, bot: BotHandle, dsn: str | None) -> None:
+        self.bot = bot
+        self.dsn = dsn
+
+    async def rows(self, sql: str) -> list[tuple[Any, ...]]:
+        if self.dsn is None:
+            with sqlite3.connect(self.bot.db_path) as db:
+                return db.execute(sql).fetchall()
+        connection = await asyncpg.connect(self.dsn)
+        try:
+            return [tuple(r) for r in await connection.fetch(sql)]
+        finally:
+            await connection.close()
+
+
+async def posted(bot: BotHandle, check: Callable[[str], bool], timeout: float) -> Any:
+    """The first message in the channel whose text passes `check`, waiting for it."""
+    found: list[Any] = []
+
+    def seen() -> bool:
+        found[:] = [m for m in bot.double.messages() if check(text_of(m))]
+        return bool(found)
+
+    assert await bot.double.store.changes.wait_until(seen, timeout), (
+        f"no such message within {timeout} s\n--- bot log ---\n{bot.log_text()[-4000:]}"
+    )
+    return found[0]
+
+
+def count(bot: BotHandle, check: Callable[[str], bool]) -> int:
+    return sum(1 for m in bot.double.messages() if check(text_of(m)))
+
+
+async def swiss_of_sixteen_through_a_kill(bot: BotHandle, db: Database) -> None:
+    alice, bob = bot.double.add_member("alice"), bot.double.add_member("bob")
+    created = await alice.slash(
+        "caro tournament create", format="swiss", rounds=4, size="4x4k3", starts_in=60
+    )
+    assert created.callback_type == 4 and not created.ephemeral
+    announcement = created.message
+    assert announcement.embeds[0]["title"] == "Tournament #1"
+    assert [b["label"] for b in announcement.buttons] == ["Join", "Leave"]
+    denied = refusal(await bob.slash("caro tournament add_ai", level="hard"))
+    assert "Only the tournament's organiser" in denied
+    for level in ENTRY_ORDER:
+        added = await alice.slash("caro tournament add_ai", level=level)
+        assert "entered tournament #1" in text_of(added)
+    await announcement.wait_for(lambda m: "(16/64)" in str(m.embeds[0]["fields"][0]["name"]))
+    started = await alice.slash("caro tournament start")
+    assert "starts now" in text_of(started)
+    await posted(bot, lambda t: "Tournament #1 has begun. Round 1:" in t, 20)
+
+    # Killed once round 2 is paired and under way: nothing is lost, nothing paired twice.
+    async def round_two() -> bool:
+        return bool(await db.rows("SELECT 1 FROM tournament_pairings WHERE round = 2"))
+
+    for _ in range(int(ROUND_TIMEOUT * 10)):
+        if await round_two():
+            break
+        await asyncio.sleep(0.1)
+    assert await round_two(), bot.log_text()[-4000:]
+    await bot.restart(kill=True)
+
+    final = await posted(bot, lambda t: "Tournament #1 is over" in t, 4 * ROUND_TIMEOUT)
+    pairings = await db.rows(
+        "SELECT round, board, x, o, outcome, game_id FROM tournament_pairings"
+        " ORDER BY round, board"
+    )
+    played = [
+        [(x, o) for r, _, x, o, _, _ in pairings if r == number] for number in range(1, 5)
+    ]
+    assert played == [
+        [(SEEDED[x - 1], SEEDED[o - 1]) for x, o in round_] for round_ in HAND_WORKED_ROUNDS
+    ]
+    assert all(outcome == "x" for *_, outcome, _ in pairings)
+    games = await db.rows("SELECT id, status FROM games WHERE tournament_id = 1")
+    assert sorted(g for *_, g in pairings) == sorted(g for g, _ in games)
+    assert {status for _, status in games} == {"finished"}
+    # Each round's standings were posted once, the final once, with its picture.
+    for number in (1, 2, 3):
+        assert count(bot, lambda t, n=number: f"round {n} of 4 is over" in t) <= 1
+    assert count(bot, lambda t: "Tournament #1 is over" in t) == 1
+    assert "🥇 AI hard #4" in text_of(final)  # P10: the fourth hard entry, seeded tenth
+    assert final.attachments and final.attachments[0]["filename"] == "standings.png"
+    await announcement.wait_for(lambda m: m.embeds[0]["description"].endswith("Finished."))
+
+
+async def test_a_swiss_of_sixteen_ai_players_survives_a_kill_on_sqlite(start_bot: StartBot) -> None:
+    bot = await start_bot(CARO_WATCH_DELAY_SECONDS="0.05")
+    await swiss_of_sixteen_through_a_kill(bot, Database(bot, None))
+
+
+async def test_a_swiss_of_sixteen_ai_players_survives_a_kill_on_postgresql(
+    postgres_dsn: str, start_bot: StartBot
+) -> None:
+    # postgres_dsn first: the bot (start_bot) is stopped before its database is dropped.
+    bot = await start_bot(CARO_WATCH_DELAY_SECONDS="0.05", CARO_DATABASE_URL=postgres_dsn)
+    await swiss_of_sixteen_through_a_kill(bot, Database(bot, postgres_dsn))
+
+
+async def test_members_join_with_the_buttons_and_play_their_round_robin(
+    start_bot: StartBot,
+) -> None:
+    bot = await start_bot(CARO_WATCH_DELAY_SECONDS="0.05")
+    double = bot.double
+    alice, bob, carol, dave = (double.add_member(n) for n in ("alice", "bob", "carol", "dave"))
+    created = await alice.slash(
+        "caro tournament create", format="round_robin", size="3x3", turn_seconds=600,
+        rated=False,
+    )
+    announcement = created.message
+    joined = await bob.click(announcement, "Join")
+    assert joined.callback_type == 7
+    assert bob.mention in str(announcement.refresh().embeds[0]["fields"][0]["value"])
+    assert "already in" in refusal(await bob.click(announcement, "Join"))
+    assert "not in this tournament" in refusal(await carol.click(announcement, "Leave"))
+    await carol.click(announcement, "Join")
+    assert "Only the tournament's organiser" in refusal(await carol.slash("caro tournament start"))
+    # A Join copied onto another message is refused.
+    other = (await dave.slash("caro start")).message
+    forged = await dave.click_custom_id(other, "caro:tj:1")
+    assert forged.ephemeral
+    await alice.slash("caro tournament start")
+    first = await posted(bot, lambda t: bob.mention in t and carol.mention in t and "X" in t, 20)
+    assert "Tournament #1 has begun. Round 1:" in text_of(
+        await posted(bot, lambda t: "has begun" in t, 5)
+    )
+    # Bob resigns; the one round of two players is over and the tournament with it.
+    await bob.click(first, "Resign")
+    final = await posted(bot, lambda t: "Tournament #1 is over" in t, ROUND_TIMEOUT)
+    assert f"🥇 {carol.mention}" in text_of(final)
+    assert "Join" not in [b["label"] for b in announcement.refresh().buttons]
+
+
+async def test_the_server_tournament_role_may_run_anyones_tournament(start_bot: StartBot) -> None:
+    bot = await start_bot()
+    double = bot.double
+    alice, bob = double.add_member("alice"), double.add_member("bob")
+    alice.permissions = str(int(alice.permissions) | MANAGE_GUILD)
+    await bob.slash("caro tournament create", format="swiss")
+    carol = double.add_member("carol")
+    assert "Only the tournament's organiser" in refusal(
+        await carol.slash("caro tournament cancel")
+    )
+    role = double.add_role("referees")
+    saved = await alice.slash("caro settings", tournament_role=role)
+    assert f"Tournament role: <@&{role}>" in text_of(saved)
+    carol.roles.append(role)
+    cancelled = await carol.slash("caro tournament cancel")
+    assert f"cancelled by {carol.mention}" in text_of(cancelled)
+    assert "no tournament under way" in refusal(await carol.slash("caro tournament cancel"))
