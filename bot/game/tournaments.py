@@ -640,8 +640,18 @@ class TournamentService:
                     tournament_id=row.id,
                     locale=row.locale,
                 )
-            except ActiveGameExists:
-                # A member's own game in this channel is in the way: the next step tries again.
+            except ActiveGameExists as exc:
+                in_the_way = exc.game
+                if (
+                    in_the_way.tournament_id == row.id
+                    and in_the_way.message_id is None
+                    and all(p.game_id != in_the_way.id for p in pairings)
+                ):
+                    # A game of this tournament that no pairing took (the bot stopped between
+                    # creating and binding it) holds the seats: it never began, so it goes.
+                    await self._games.abandon(in_the_way.id)
+                # Otherwise a member's own game in this channel is in the way. Either way the
+                # next step tries again.
                 continue
             if not await self._store.claim_game(pairing.id, state.id):
                 await self._games.abandon(state.id)

@@ -15,7 +15,13 @@ from bot.game.model import Mode, Status
 from bot.game.pairings import Outcome
 from bot.game.services import Services
 from bot.game.tournament_model import TournamentStatus
-from bot.game.tournaments import Organiser, Progress, TournamentOptions, TournamentService
+from bot.game.tournaments import (
+    Organiser,
+    Progress,
+    TournamentOptions,
+    TournamentService,
+    game_options,
+)
 from engine import Mark
 from testkit.services import ALICE, BOB, CAROL, CHANNEL, DAVE, ERIN, GUILD
 
@@ -329,3 +335,25 @@ async def test_a_tournament_game_is_timed_by_its_own_clock_and_refuses_takebacks
     from bot.game.takebacks import refusal
 
     assert refusal(state.row) == "takeback.tournament"
+
+
+async def test_a_game_the_bot_made_but_never_bound_gives_way_to_the_pairings_own(world) -> None:
+    svc, _ = world
+    tid = await create(svc)
+    for member in (BOB, CAROL):
+        await svc.tournaments.join(tid, member)
+    row = await svc.tournaments.get(tid)
+    assert row is not None
+    # The bot stopped after creating a game for the first pairing and before binding it.
+    orphan = await svc.games.start_tournament_game(
+        guild_id=GUILD, channel_id=CHANNEL, x=BOB, o=CAROL, organiser=ALICE,
+        options=game_options(row), turn_seconds=120.0, tournament_id=tid, locale="en-US",
+    )
+    progress = await svc.tournaments.start_now(tid, ORGANISER)
+    assert progress.games == []
+    gone = await svc.games.state(orphan.id)
+    assert gone is not None and gone.row.status is Status.ABANDONED
+    step = await svc.tournaments.advance(tid)
+    assert step is not None and len(step.games) == 1 and step.games[0].id != orphan.id
+    (pairing,) = await svc.tournaments.pairings(tid)
+    assert pairing.game_id == step.games[0].id
