@@ -224,15 +224,18 @@ class PuzzleCog(commands.Cog, name="Puzzle"):
         this process's shards (another process mines the others)."""
         await self.bot.wait_until_ready()
         puzzles = self.bot.services.puzzles
+        shards, count = self.bot.held_shards(), self.bot.shard_count or 1
         try:
-            seen = await puzzles.mining_start()
+            seen = await puzzles.mining_start(shards, count)
         except Exception:
             log.exception("puzzle mining could not start")
             return
         while not self.bot.is_closed():
             await asyncio.sleep(MINE_EVERY_S)
             try:
-                seen = await self._mine_some(seen)
+                before, seen = seen, await self._mine_some(seen)
+                if seen != before:
+                    await puzzles.mined_through(seen, self.bot.held_shards(), count)
             except Exception:
                 if self.bot.is_closed():
                     return

@@ -21,7 +21,7 @@ from typing import Any
 from bot.cpu import jobs
 from bot.game.errors import UserError
 from bot.game.model import GameRow
-from bot.game.ports import PuzzleStore
+from bot.game.ports import MetaStore, PuzzleStore
 from bot.game.puzzle_model import (
     LEADERBOARD_MIN_ATTEMPTS,
     AttemptKind,
@@ -45,6 +45,8 @@ RunInPool = Callable[..., Awaitable[Any]]
 Clock = Callable[[], float]
 
 SHARED_SET = "shared_puzzles.jsonl"
+# The meta key of the shipped set's version a database stored.
+SHARED_KEY = "shared_puzzles_version"
 # Mining a finished game takes a worker for seconds: at most this many games an hour per process,
 # and only when a worker is free, so members' moves never wait behind it.
 MINED_GAMES_PER_HOUR = 30
@@ -54,10 +56,18 @@ MINE_BATCH = 5
 MIN_MINED_K = 4
 
 
+def _shared_text() -> str:
+    return resources.files("bot.game").joinpath(SHARED_SET).read_text(encoding="utf-8")
+
+
 def shared_set() -> list[Puzzle]:
     """The puzzles shipped with the bot."""
-    text = resources.files("bot.game").joinpath(SHARED_SET).read_text(encoding="utf-8")
-    return read_puzzles(text)
+    return read_puzzles(_shared_text())
+
+
+def shared_version() -> str:
+    """Which shipped set this is: a database that stored another gets the puzzles it lacks."""
+    return hashlib.sha256(_shared_text().encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +99,15 @@ class MoveResult:
     finished: AttemptResult | None = None
 
 
+def mined_key(shard_id: int, shard_count: int) -> str:
+    """The meta key of the last game mined for one shard."""
+    return f"puzzles_mined_through:{shard_id}/{shard_count}"
+
+
 class PuzzleService:
-    def __init__(self, store: PuzzleStore, *, clock: Clock = time.time) -> None:
+    def __init__(self, store: PuzzleStore, meta: MetaStore, *, clock: Clock = time.time) -> None:
         self._store = store
+        self._meta = meta
         self._clock = clock
         self._loaded = False
         self._loading = asyncio.Lock()
@@ -99,17 +115,21 @@ class PuzzleService:
 
     # ------------------------------------------------------------------ the shared set
     async def ensure_shared(self) -> int:
-        """Store the shipped set if this database has no shared puzzle yet; how many were new."""
+        """Store the shipped puzzles this database lacks (all of them at first, the new ones
+        after an upgrade ships more); how many were new."""
         if self._loaded:
             return 0
         async with self._loading:
             if self._loaded:
                 return 0
             added = 0
-            if not await self._store.count_puzzles(None):
+            version = shared_version()
+            if await self._meta.get_meta(SHARED_KEY) != version:
+                # Each position is stored once per scope: the ones already there are kept.
                 puzzles = [NewPuzzle.of(p) for p in shared_set()]
                 added = await self._store.add_puzzles(None, puzzles, now=self._clock())
                 log.info("stored %d shared puzzles", added)
+                await self._meta.set_meta(SHARED_KEY, version)
             self._loaded = True
             return added
 
@@ -220,9 +240,18 @@ class PuzzleService:
         )
 
     # ------------------------------------------------------------------ mining
-    async def mining_start(self) -> int:
-        """The newest finished game now: mining looks at the games finished after it."""
-        return await self._store.newest_finished_game()
+    async def mining_start(self, shards: list[int], shard_count: int) -> int:
+        """The game after which mining goes on for these shards: where it stopped last time
+        (the earliest of theirs), so games finished just before a restart are mined too; for a
+        shard never mined, the newest finished game now (the past before it is left alone)."""
+        newest = await self._store.newest_finished_game()
+        through = [await self._meta.get_meta(mined_key(s, shard_count)) for s in shards]
+        return min((int(t) if t is not None else newest for t in through), default=newest)
+
+    async def mined_through(self, game_id: int, shards: list[int], shard_count: int) -> None:
+        """Remember that these shards' games up to `game_id` were mined."""
+        for shard in shards:
+            await self._meta.set_meta(mined_key(shard, shard_count), str(game_id))
 
     def may_mine(self) -> bool:
         """Whether this hour's cap leaves room for one more game."""

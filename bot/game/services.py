@@ -87,7 +87,7 @@ def build_services(
         preferences=MemberPreferences(storage.settings),
         records=RecordService(storage.reviews, storage.games, storage.standings),
         meta=Meta(storage.meta),
-        puzzles=PuzzleService(storage.puzzles, clock=clock),
+        puzzles=PuzzleService(storage.puzzles, storage.meta, clock=clock),
         tournaments=TournamentService(
             storage.tournaments, games, storage.standings, settings, clock=clock
         ),

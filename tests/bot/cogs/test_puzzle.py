@@ -10,6 +10,7 @@ import sqlite3
 import pytest
 
 from bot.game.puzzle_model import NewPuzzle
+from bot.game.puzzles import SHARED_KEY, shared_version
 from bot.storage.puzzle_rows import PUZZLE_INSERT_COLUMNS, puzzle_values
 from engine import Board
 from engine.puzzles import prove_board, puzzle_of
@@ -24,8 +25,8 @@ MISSED = "15x15 k5 freestyle H8 G8 I8 C3 J8 D3 K10 E3 K11 N14"
 
 
 def only_puzzle(bot: BotHandle) -> None:
-    """The bot's shared set is this one puzzle (stored before its first use, so the shipped
-    set is not loaded)."""
+    """The bot's shared set is this one puzzle (stored, with the shipped set's version, before
+    its first use, so the shipped set is not loaded)."""
     board = Board.from_text(MISSED)
     proof = prove_board(board)
     assert proof is not None
@@ -35,6 +36,9 @@ def only_puzzle(bot: BotHandle) -> None:
             f"INSERT INTO puzzles ({PUZZLE_INSERT_COLUMNS}) VALUES"
             " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             puzzle_values(None, new, 0.0),
+        )
+        db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?)", (SHARED_KEY, shared_version())
         )
 
 

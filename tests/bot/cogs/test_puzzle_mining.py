@@ -72,7 +72,7 @@ async def test_finished_games_are_mined_in_the_background_within_the_limits(
     host = Host(svc)
     cog = PuzzleCog(host)  # type: ignore[arg-type]
     try:
-        start = await svc.puzzles.mining_start()
+        start = await svc.puzzles.mining_start([0], 2)
         assert start == 0
         mine_here = await finished_game(svc, HERE)
         # The pool is busy: nothing is mined, and the game is looked at again next time.

@@ -15,7 +15,7 @@ from bot.game import ratings
 from bot.game.errors import UserError
 from bot.game.model import EndReason, Finish, Mode, NewGame
 from bot.game.puzzle_model import AttemptKind, AttemptOutcome, NewPuzzle
-from bot.game.puzzles import shared_set
+from bot.game.puzzles import SHARED_KEY, PuzzleService, shared_set, shared_version
 from bot.game.services import Services
 from engine import Board, Mark
 from engine.puzzles import Limits, MoveCheck, Refutation, Verdict, prove, prove_board, puzzle_of
@@ -33,12 +33,14 @@ async def run_here(fn: Callable[..., Any], *args: Any) -> Any:
 
 
 async def only_missed(svc: Services) -> None:
-    """The shared set is the one known puzzle (the shipped set is then not loaded)."""
+    """The shared set is the one known puzzle (marked as the shipped set's version, which is
+    then not loaded)."""
     board = Board.from_text(MISSED)
     proof = prove_board(board)
     assert proof is not None
     puzzle = puzzle_of(board, proof, source="hand", origin="missed_win")
     await svc.storage.puzzles.add_puzzles(None, [NewPuzzle.of(puzzle)], now=0.0)
+    await svc.storage.meta.set_meta(SHARED_KEY, shared_version())
 
 
 async def open_new(svc: Services, user: int = ALICE, kind: AttemptKind = AttemptKind.NEW):
@@ -172,3 +174,42 @@ async def test_the_daily_puzzle_is_the_same_for_everyone_that_utc_day(world) -> 
         clock.now += 86400.0
         days.add((await open_new(svc, ALICE, AttemptKind.DAILY)).puzzle.id)
     assert len(days) > 1
+
+
+async def test_puzzles_a_newer_bot_ships_reach_a_database_that_has_the_older_set(world) -> None:
+    svc, _ = world
+    shipped = shared_set()
+    # An older bot stored all but the last three, under its own version of the set.
+    older = [NewPuzzle.of(p) for p in shipped[:-3]]
+    await svc.storage.puzzles.add_puzzles(None, older, now=0.0)
+    await svc.storage.meta.set_meta(SHARED_KEY, "an-older-set")
+    assert await svc.puzzles.ensure_shared() == 3
+    assert await svc.storage.puzzles.count_puzzles(None) == len(shipped)
+    # The next process finds this version stored and adds nothing.
+    again = PuzzleService(svc.storage.puzzles, svc.storage.meta)
+    assert await again.ensure_shared() == 0
+
+
+async def test_mining_goes_on_after_a_restart_from_where_it_stopped(world) -> None:
+    svc, _ = world
+    games = []
+    for _ in range(3):
+        game = await svc.storage.games.create_game(NewGame(
+            guild_id=GUILD, channel_id=CHANNEL, mode=Mode.PVP, x=ALICE, o=BOB, started_by=ALICE,
+            rows=15, cols=15, k=5, rule="freestyle", rated=True,
+        ))
+        await svc.storage.games.finish_game(
+            game.id, Finish(Mark.O, EndReason.RESIGN), rate=ratings.game_updates
+        )
+        games.append(game.id)
+    # A first start leaves the past alone: mining begins after the newest finished game.
+    assert await svc.puzzles.mining_start([0, 1], 2) == games[-1]
+    # Shard 0 was mined through the first game, shard 1 through the second, when the bot
+    # stopped: the restarted process goes on from the earlier of the two.
+    await svc.puzzles.mined_through(games[0], [0], 2)
+    await svc.puzzles.mined_through(games[1], [1], 2)
+    restarted = PuzzleService(svc.storage.puzzles, svc.storage.meta)
+    assert await restarted.mining_start([0, 1], 2) == games[0]
+    assert [g.id for g in await restarted.games_to_mine(games[0])] == games[1:]
+    # Another process's shards are its own.
+    assert await restarted.mining_start([1], 2) == games[1]
