@@ -266,7 +266,10 @@ class TournamentCog(commands.Cog, name="Tournament"):
     ) -> None:
         async def act(row: TournamentRow) -> str:
             entrant = entrant_of(player)
-            await self.bot.services.tournaments.remove(row.id, entrant, organiser_of(interaction))
+            ended = await self.bot.services.tournaments.remove(
+                row.id, entrant, organiser_of(interaction)
+            )
+            self.bot.spawn(self.redraw_games(ended))
             tr = translator(row.locale)
             return tr("tournament.removed_msg", id=row.id, name=entrant_label(entrant, tr))
 
@@ -281,7 +284,8 @@ class TournamentCog(commands.Cog, name="Tournament"):
         self, interaction: discord.Interaction[Any], tournament: int | None = None
     ) -> None:
         async def act(row: TournamentRow) -> str:
-            await self.bot.services.tournaments.cancel(row.id, organiser_of(interaction))
+            ended = await self.bot.services.tournaments.cancel(row.id, organiser_of(interaction))
+            self.bot.spawn(self.redraw_games(ended))
             return translator(row.locale)(
                 "tournament.cancelled_msg", id=row.id, user=f"<@{interaction.user.id}>"
             )
@@ -305,7 +309,8 @@ class TournamentCog(commands.Cog, name="Tournament"):
         rows = await self.bot.services.tournaments.in_server(guild_id, live_only=False)
         found = []
         for row in rows:
-            name = f"#{row.id} {tr(f'format.{row.format.value}')} · {tr(f'tournament.state.{row.status.value}')}"
+            kind = tr(f"format.{row.format.value}")
+            name = f"#{row.id} {kind} · {tr(f'tournament.state.{row.status.value}')}"
             if current.strip().lstrip("#") in str(row.id):
                 found.append(app_commands.Choice(name=name[:100], value=row.id))
         return found[:25]
@@ -325,7 +330,9 @@ class TournamentCog(commands.Cog, name="Tournament"):
         except UserError:
             return []
         tr = translator(await language(interaction, public=False))
-        entries = [e for e in await self.bot.services.tournaments.entries(row.id) if not e.withdrawn]
+        entries = [
+            e for e in await self.bot.services.tournaments.entries(row.id) if not e.withdrawn
+        ]
         members = [int(e.entrant) for e in entries if is_member_entrant(e.entrant)]
         names = await display_names(self.bot, guild_id, members)
         found = []
@@ -355,7 +362,8 @@ class TournamentCog(commands.Cog, name="Tournament"):
         await interaction.response.send_message(
             said, allowed_mentions=discord.AllowedMentions.none()
         )
-        log.info("tournament %d: %s by %s", row.id, interaction.command.name if interaction.command else "?", interaction.user.id)
+        name = interaction.command.name if interaction.command else "?"
+        log.info("tournament %d: %s by %s", row.id, name, interaction.user.id)
         await self.redraw_announcement(row.id)
 
     # ------------------------------------------------------------------ Join and Leave
@@ -372,7 +380,8 @@ class TournamentCog(commands.Cog, name="Tournament"):
         self, interaction: discord.Interaction[Any], click: TournamentLeave, row: TournamentRow
     ) -> None:
         before = row.status
-        await self.bot.services.tournaments.leave(row.id, interaction.user.id)
+        ended = await self.bot.services.tournaments.leave(row.id, interaction.user.id)
+        self.bot.spawn(self.redraw_games(ended))
         log.info("tournament %d: %s left", row.id, interaction.user.id)
         key = "tournament.left" if before is TournamentStatus.OPEN else "tournament.withdrawn"
         await self._entered(interaction, row, key)
@@ -455,6 +464,11 @@ class TournamentCog(commands.Cog, name="Tournament"):
             self.bot.spawn(self.bot.cog(WatchCog).play_out(posted.id, None, posted.starter_id))
         elif posted.ai_to_move:
             self.bot.spawn(self.bot.boards.ai_turn(posted.id, None, posted.starter_id))
+
+    async def redraw_games(self, states: list[GameState]) -> None:
+        """Redraw the boards of games a control ended (a withdrawal lost, a cancel stopped)."""
+        for state in states:
+            await self.bot.boards.show_quietly(state)
 
     async def redraw_announcement(self, tournament_id: int) -> None:
         service = self.bot.services.tournaments

@@ -72,6 +72,8 @@ DEFAULT_TURN_SECONDS = 120.0
 MAX_LIVE_PER_SERVER = 5
 # How many AI entries one tournament may hold: the AI's games run in the shared CPU pool.
 MAX_AI_ENTRIES = 16
+# The statuses of a tournament that is not over.
+LIVE = (TournamentStatus.OPEN, TournamentStatus.RUNNING, TournamentStatus.PAUSED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +221,9 @@ class TournamentService:
         starts_in = _bounded(
             options.starts_in, DEFAULT_START_MINUTES, 0, MAX_START_MINUTES, "starts_in"
         )
-        players = _bounded(options.max_players, MAX_PLAYERS, MIN_PLAYERS, MAX_PLAYERS, "max_players")
+        players = _bounded(
+            options.max_players, MAX_PLAYERS, MIN_PLAYERS, MAX_PLAYERS, "max_players"
+        )
         live = await self._store.guild_tournaments(guild_id, live_only=True)
         if len(live) >= MAX_LIVE_PER_SERVER:
             raise UserError("tournament.too_many", count=MAX_LIVE_PER_SERVER)
@@ -284,17 +288,16 @@ class TournamentService:
             raise UserError("tournament.full", count=row.max_players)
         return row
 
-    async def leave(self, tournament_id: int, user_id: int) -> TournamentRow:
+    async def leave(self, tournament_id: int, user_id: int) -> list[GameState]:
         """Take back an entry before the start, or withdraw from a running tournament (the game
-        under way is lost)."""
+        under way is lost); the games this ended, to redraw."""
         row = await self._row(tournament_id)
         entrant = member_entrant(user_id)
         if row.status is TournamentStatus.OPEN:
             if not await self._store.remove_entry(tournament_id, entrant):
                 raise UserError("tournament.not_in")
-            return row
-        await self._withdraw(row, entrant, missing="tournament.not_in")
-        return row
+            return []
+        return await self._withdraw(row, entrant, missing="tournament.not_in")
 
     async def add_ai(self, tournament_id: int, level: str, who: Organiser) -> Entrant:
         """Enter an AI level as a player (an organiser's control)."""
@@ -343,55 +346,72 @@ class TournamentService:
             return await self._start(row)
 
     async def pause(self, tournament_id: int, who: Organiser) -> TournamentRow:
-        row = await self._controlled(tournament_id, who)
-        if not await self._store.set_status(
-            tournament_id, TournamentStatus.RUNNING, TournamentStatus.PAUSED, now=self.now()
-        ):
-            raise UserError("tournament.not_running")
-        return row
+        return await self._switch(
+            tournament_id, who, TournamentStatus.RUNNING, TournamentStatus.PAUSED,
+            "tournament.not_running",
+        )
 
     async def resume(self, tournament_id: int, who: Organiser) -> TournamentRow:
+        return await self._switch(
+            tournament_id, who, TournamentStatus.PAUSED, TournamentStatus.RUNNING,
+            "tournament.not_paused",
+        )
+
+    async def _switch(
+        self,
+        tournament_id: int,
+        who: Organiser,
+        before: TournamentStatus,
+        after: TournamentStatus,
+        refusal: str,
+    ) -> TournamentRow:
         row = await self._controlled(tournament_id, who)
-        if not await self._store.set_status(
-            tournament_id, TournamentStatus.PAUSED, TournamentStatus.RUNNING, now=self.now()
-        ):
-            raise UserError("tournament.not_paused")
+        if not await self._store.set_status(tournament_id, before, after, now=self.now()):
+            raise UserError(refusal)
         return row
 
-    async def remove(self, tournament_id: int, entrant: Entrant, who: Organiser) -> TournamentRow:
+    async def remove(
+        self, tournament_id: int, entrant: Entrant, who: Organiser
+    ) -> list[GameState]:
         """Remove a player: before the start their entry goes; after it, they are withdrawn and
-        lose the game they are playing."""
+        lose the game they are playing. The games this ended, to redraw."""
         row = await self._controlled(tournament_id, who)
         if row.status is TournamentStatus.OPEN:
             if not await self._store.remove_entry(tournament_id, entrant):
                 raise UserError("tournament.not_entered")
-            return row
-        await self._withdraw(row, entrant, missing="tournament.not_entered")
-        return row
+            return []
+        return await self._withdraw(row, entrant, missing="tournament.not_entered")
 
-    async def cancel(self, tournament_id: int, who: Organiser) -> TournamentRow:
-        """Cancel a tournament that is not over: its running games end without a result."""
-        row = await self._controlled(tournament_id, who)
+    async def cancel(self, tournament_id: int, who: Organiser) -> list[GameState]:
+        """Cancel a tournament that is not over: its running games end without a result. The
+        games this ended, to redraw."""
+        await self._controlled(tournament_id, who)
         async with self._lock(tournament_id):
-            for before in (TournamentStatus.OPEN, TournamentStatus.RUNNING, TournamentStatus.PAUSED):
+            for before in LIVE:
                 if await self._store.set_status(
                     tournament_id, before, TournamentStatus.CANCELLED, now=self.now()
                 ):
                     break
             else:
                 raise UserError("tournament.over")
+            ended = []
             for pairing in await self._store.pairings(tournament_id):
                 if pairing.game_id is not None and pairing.outcome is None:
                     state = await self._games.state(pairing.game_id)
                     if state is not None and state.active:
                         await self._games.abandon(pairing.game_id)
-        return row
+                        after = await self._games.state(pairing.game_id)
+                        ended += [after] if after is not None else []
+        return ended
 
-    async def _withdraw(self, row: TournamentRow, entrant: Entrant, *, missing: str) -> None:
+    async def _withdraw(
+        self, row: TournamentRow, entrant: Entrant, *, missing: str
+    ) -> list[GameState]:
         if row.status.over:
             raise UserError("tournament.over")
         if not await self._store.withdraw(row.id, entrant):
             raise UserError(missing)
+        ended: list[GameState] = []
         for pairing in await self._store.pairings(row.id):
             if pairing.game_id is None or pairing.outcome is not None:
                 continue
@@ -400,8 +420,9 @@ class TournamentService:
             state = await self._games.state(pairing.game_id)
             if state is None or not state.active:
                 continue
-            loser = _mark_of(state, entrant, pairing)
-            await self._games.forfeit(pairing.game_id, loser)
+            lost = await self._games.forfeit(pairing.game_id, _mark_of(state, entrant, pairing))
+            ended += [lost] if lost is not None else []
+        return ended
 
     # ----------------------------------------------------------------- standings
     async def standings(self, row: TournamentRow) -> list[Standing]:
@@ -465,7 +486,8 @@ class TournamentService:
                 standing = await self._standings.standing(row.guild_id, seat, Mode.PVP)
                 rating[entry.entrant] = standing.rating
             else:
-                rating[entry.entrant] = ratings.AI_ANCHORS.get(seat, ratings.AI_ANCHORS[Level.IMPOSSIBLE])
+                strongest = ratings.AI_ANCHORS[Level.IMPOSSIBLE]
+                rating[entry.entrant] = ratings.AI_ANCHORS.get(seat, strongest)
         ordered = sorted(entries, key=lambda e: (-rating[e.entrant], e.seed))
         return [e.entrant for e in ordered]
 
@@ -569,12 +591,15 @@ class TournamentService:
         if await self._store.claim_announcement(row.id, row.round + 1):
             progress.final = True
         for before in (TournamentStatus.RUNNING, TournamentStatus.PAUSED):
-            if await self._store.set_status(row.id, before, TournamentStatus.FINISHED, now=self.now()):
+            finished = TournamentStatus.FINISHED
+            if await self._store.set_status(row.id, before, finished, now=self.now()):
                 break
         progress.tournament = await self._row(row.id)
         return progress
 
-    async def _settle(self, row: TournamentRow, pairing: PairingRow, withdrawn: set[Entrant]) -> PairingRow:
+    async def _settle(
+        self, row: TournamentRow, pairing: PairingRow, withdrawn: set[Entrant]
+    ) -> PairingRow:
         """The pairing with its result written if its game has ended (or, for a withdrawn
         player's game not yet begun, lost by them), and its game released if it ended without
         one."""

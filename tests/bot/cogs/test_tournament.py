@@ -174,3 +174,23 @@ async def test_the_server_tournament_role_may_run_anyones_tournament(start_bot: 
     cancelled = await carol.slash("caro tournament cancel")
     assert f"cancelled by {carol.mention}" in text_of(cancelled)
     assert "no tournament under way" in refusal(await carol.slash("caro tournament cancel"))
+
+
+async def test_a_removed_player_loses_the_game_on_its_board(start_bot: StartBot) -> None:
+    bot = await start_bot()
+    double = bot.double
+    alice, bob, carol = (double.add_member(n) for n in ("alice", "bob", "carol"))
+    announcement = (await alice.slash("caro tournament create", format="swiss")).message
+    await bob.click(announcement, "Join")
+    await carol.click(announcement, "Join")
+    await alice.slash("caro tournament start")
+    board = await posted(bot, lambda t: bob.mention in t and carol.mention in t and "X" in t, 20)
+    removed = await alice.slash("caro tournament remove", player=bob.mention)
+    assert f"{bob.mention} was removed from tournament #1." in text_of(removed)
+    ended = await board.wait_for(lambda m: "wins" in text_of(m), timeout=10)
+    assert all(b.get("disabled") for b in ended.buttons if "caro:m:" in str(b.get("custom_id")))
+    final = await posted(bot, lambda t: "Tournament #1 is over" in t, ROUND_TIMEOUT)
+    assert f"🥇 {carol.mention}" in text_of(final)
+    # Named by its number once it is over: nothing more to remove.
+    late = await alice.slash("caro tournament remove", player=bob.mention, tournament=1)
+    assert "This tournament is over." in refusal(late)
