@@ -403,18 +403,26 @@ class TournamentCog(commands.Cog, name="Tournament"):
         await self.bot.wait_until_ready()
         service = self.bot.services.tournaments
         while not self.bot.is_closed():
-            try:
-                count = self.bot.shard_count or 1
-                for shard_id in self.bot.held_shards():
-                    with self.bot.working_for(shard_id):
-                        for row in await service.live(shard_id=shard_id, shard_count=count):
+            count = self.bot.shard_count or 1
+            for shard_id in self.bot.held_shards():
+                with self.bot.working_for(shard_id):
+                    try:
+                        live = await service.live(shard_id=shard_id, shard_count=count)
+                    except Exception:
+                        if self.bot.is_closed():
+                            return
+                        log.exception("reading the tournaments of shard %d failed", shard_id)
+                        continue
+                    for row in live:
+                        # One tournament's failure must not hold up the others.
+                        try:
                             progress = await service.advance(row.id)
                             if progress is not None:
                                 await self.publish(progress)
-            except Exception:
-                if self.bot.is_closed():
-                    return
-                log.exception("running the tournaments failed")
+                        except Exception:
+                            if self.bot.is_closed():
+                                return
+                            log.exception("tournament %d: its step failed", row.id)
             await asyncio.sleep(STEP_EVERY_S)
 
     async def publish(self, progress: Progress) -> None:
