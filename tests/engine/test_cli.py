@@ -78,7 +78,7 @@ def test_bench_refuses_bad_arguments_in_one_line(args: list[str], message: str) 
     assert done.stderr == message + "\n"
 
 
-@pytest.mark.parametrize("module", ["bench.load", "bench.crash"])
+@pytest.mark.parametrize("module", ["bench.load", "bench.crash", "bench.tournament_arena"])
 def test_benchmarks_say_they_need_the_test_kit_of_a_clone(module: str) -> None:
     # testkit/ missing, as outside a clone: None in sys.modules blocks the import.
     code = (
@@ -101,7 +101,7 @@ def test_benchmarks_say_they_need_the_test_kit_of_a_clone(module: str) -> None:
     )
 
 
-@pytest.mark.parametrize("module", ["bench.load", "bench.crash"])
+@pytest.mark.parametrize("module", ["bench.load", "bench.crash", "bench.tournament_arena"])
 def test_benchmark_help_works_in_a_clone(module: str) -> None:
     done = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
                           text=True, timeout=60, cwd=ROOT)
