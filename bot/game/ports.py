@@ -463,9 +463,12 @@ class TournamentStore(Protocol):
         """Every entry, withdrawn ones included, by seed."""
         ...
 
-    async def add_entry(self, tournament_id: int, entrant: Entrant, *, max_players: int) -> bool:
-        """Enter `entrant` while the tournament is open and has fewer than `max_players` entries;
-        False (nothing written) if it is not open, is full, or has the entry already."""
+    async def add_entry(
+        self, tournament_id: int, entrant: Entrant, *, max_players: int, late: bool = False
+    ) -> bool:
+        """Enter `entrant` while the tournament is open (with `late`, also while it runs or is
+        paused) and has fewer than `max_players` entries not withdrawn; False (nothing written)
+        if it is not, is full, or has the entry already."""
         ...
 
     async def remove_entry(self, tournament_id: int, entrant: Entrant) -> bool:

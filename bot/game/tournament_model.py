@@ -103,6 +103,21 @@ class TournamentRow:
     ends_at: float | None  # an arena's end
     finished_at: float | None
 
+    @property
+    def joins_late(self) -> bool:
+        """Whether members may still join after the start: an arena under way takes newcomers
+        until its time is up, as they are paired whenever they are free."""
+        return self.format is Format.ARENA and self.status in (
+            TournamentStatus.RUNNING,
+            TournamentStatus.PAUSED,
+        )
+
+    def takes_entries(self, now: float) -> bool:
+        """Whether a member may join at `now`: before the start, or in an arena before its end."""
+        if self.status is TournamentStatus.OPEN:
+            return True
+        return self.joins_late and self.ends_at is not None and now < self.ends_at
+
 
 @dataclass(frozen=True, slots=True)
 class EntryRow:

@@ -279,12 +279,21 @@ class TournamentService:
 
     # ----------------------------------------------------------------- entries
     async def join(self, tournament_id: int, user_id: int) -> TournamentRow:
-        row = await self._open(tournament_id)
+        """Enter a member: before the start, or in an arena until its time is up (paired at the
+        next step like anyone free)."""
+        row = await self._row(tournament_id)
+        if not row.takes_entries(self.now()):
+            raise UserError("tournament.not_open")
         entrant = member_entrant(user_id)
-        if any(e.entrant == entrant for e in await self._store.entries(tournament_id)):
-            raise UserError("tournament.already_in")
-        if not await self._store.add_entry(tournament_id, entrant, max_players=row.max_players):
-            await self._open(tournament_id)
+        mine = next((e for e in await self._store.entries(tournament_id) if e.entrant == entrant),
+                    None)
+        if mine is not None:
+            raise UserError("tournament.no_return" if mine.withdrawn else "tournament.already_in")
+        if not await self._store.add_entry(
+            tournament_id, entrant, max_players=row.max_players, late=row.joins_late
+        ):
+            if not (await self._row(tournament_id)).takes_entries(self.now()):
+                raise UserError("tournament.not_open")
             raise UserError("tournament.full", count=row.max_players)
         return row
 

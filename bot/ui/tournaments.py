@@ -106,7 +106,7 @@ def announcement(
     )
     embed.add_field(name=tr("tournament.organiser"), value=f"<@{row.created_by}>", inline=False)
     buttons = []
-    if row.status is TournamentStatus.OPEN:
+    if row.status is TournamentStatus.OPEN or row.joins_late:
         buttons.append(TournamentJoin.button(tr("button.join"), SUCCESS, tournament=row.id))
     if not row.status.over:
         buttons.append(TournamentLeave.button(tr("button.leave"), SECONDARY, tournament=row.id))

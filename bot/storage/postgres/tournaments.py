@@ -83,7 +83,12 @@ class TournamentQueries:
     async def entries(self, tournament_id: int) -> list[EntryRow]:
         return [entry_of(r) for r in await self._con.pool.fetch(_ENTRIES, tournament_id)]
 
-    async def add_entry(self, tournament_id: int, entrant: Entrant, *, max_players: int) -> bool:
+    async def add_entry(
+        self, tournament_id: int, entrant: Entrant, *, max_players: int, late: bool = False
+    ) -> bool:
+        allowed = {TournamentStatus.OPEN.value}
+        if late:
+            allowed |= {TournamentStatus.RUNNING.value, TournamentStatus.PAUSED.value}
         async with self._con.transaction() as (con, ok):
             # Two processes entering the last free places count one after the other.
             status = await con.fetchval(
@@ -94,7 +99,7 @@ class TournamentQueries:
                 " WHERE tournament_id = $1",
                 tournament_id,
             )
-            if status != TournamentStatus.OPEN.value or int(entered) >= max_players:
+            if status not in allowed or int(entered) >= max_players:
                 ok.rollback()
                 return False
             done = await con.execute(

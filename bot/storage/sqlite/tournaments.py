@@ -84,14 +84,17 @@ class TournamentQueries:
         async with self._con.lock:
             return await self._entries(tournament_id)
 
-    async def add_entry(self, tournament_id: int, entrant: Entrant, *, max_players: int) -> bool:
+    async def add_entry(
+        self, tournament_id: int, entrant: Entrant, *, max_players: int, late: bool = False
+    ) -> bool:
+        statuses = LIVE if late else "('open')"
         # One statement: the count and the insert see the same entries.
         async with self._con.lock:
             cur = await self._con.db.execute(
                 "INSERT INTO tournament_entries (tournament_id, entrant, seed)"
                 " SELECT t.id, ?, (SELECT COALESCE(MAX(seed) + 1, 0) FROM tournament_entries"
                 "  WHERE tournament_id = t.id)"
-                " FROM tournaments t WHERE t.id = ? AND t.status = 'open'"
+                f" FROM tournaments t WHERE t.id = ? AND t.status IN {statuses}"
                 " AND (SELECT COUNT(*) FROM tournament_entries"
                 "  WHERE tournament_id = t.id AND NOT withdrawn) < ?"
                 " ON CONFLICT (tournament_id, entrant) DO NOTHING",

@@ -194,3 +194,26 @@ async def test_a_removed_player_loses_the_game_on_its_board(start_bot: StartBot)
     # Named by its number once it is over: nothing more to remove.
     late = await alice.slash("caro tournament remove", player=bob.mention, tournament=1)
     assert "This tournament is over." in refusal(late)
+
+
+async def test_members_join_an_arena_under_way_and_get_a_game(start_bot: StartBot) -> None:
+    bot = await start_bot()
+    double = bot.double
+    alice, bob, carol, dave, erin = (
+        double.add_member(n) for n in ("alice", "bob", "carol", "dave", "erin")
+    )
+    created = await alice.slash(
+        "caro tournament create", format="arena", minutes=5, size="3x3", rated=False
+    )
+    announcement = created.message
+    await bob.click(announcement, "Join")
+    await carol.click(announcement, "Join")
+    await alice.slash("caro tournament start")
+    await posted(bot, lambda t: bob.mention in t and carol.mention in t and "X" in t, 20)
+    # Under way, the arena keeps its Join button for newcomers.
+    assert [b["label"] for b in announcement.refresh().buttons] == ["Join", "Leave"]
+    assert (await dave.click(announcement, "Join")).callback_type == 7
+    assert (await erin.click(announcement, "Join")).callback_type == 7
+    await posted(bot, lambda t: dave.mention in t and erin.mention in t and "X" in t, 20)
+    await bob.click(announcement, "Leave")
+    assert "cannot join it again" in refusal(await bob.click(announcement, "Join"))

@@ -310,6 +310,34 @@ async def test_an_arena_pairs_whoever_is_free_until_its_end(world) -> None:
     assert final.tournament.status is TournamentStatus.FINISHED
 
 
+async def test_members_join_an_arena_under_way_until_its_time_is_up(world) -> None:
+    svc, clock = world
+    tid = await create(svc, format="arena", minutes=10)
+    for member in (BOB, CAROL):
+        await svc.tournaments.join(tid, member)
+    progress = await svc.tournaments.start_now(tid, ORGANISER)
+    assert len(progress.games) == 1
+    await svc.games.attach_message(progress.games[0].id, 5000)
+    await svc.tournaments.join(tid, DAVE)
+    await svc.tournaments.join(tid, ERIN)
+    late = await svc.tournaments.advance(tid)
+    assert late is not None and len(late.games) == 1
+    assert set(late.games[0].row.members) == {DAVE, ERIN}  # paired at the next step, as free
+    await svc.tournaments.leave(tid, BOB)
+    with pytest.raises(UserError) as again:
+        await svc.tournaments.join(tid, BOB)
+    assert again.value.key == "tournament.no_return"
+    with pytest.raises(UserError) as twice:
+        await svc.tournaments.join(tid, DAVE)
+    assert twice.value.key == "tournament.already_in"
+    clock.now += 10 * 60
+    with pytest.raises(UserError) as closed:
+        await svc.tournaments.join(tid, ALICE)
+    assert closed.value.key == "tournament.not_open"
+    entries = await svc.tournaments.entries(tid)
+    assert [e.entrant for e in entries if not e.withdrawn] == [str(CAROL), str(DAVE), str(ERIN)]
+
+
 async def test_a_game_whose_board_was_never_posted_is_handed_out_again(world) -> None:
     svc, _ = world
     tid = await create(svc)

@@ -166,6 +166,29 @@ async def test_entries_are_refused_twice_once_full_and_after_the_start(storage: 
         (C, False), (A, True), ("hard", False)]
 
 
+async def test_a_late_entry_is_taken_while_running_or_paused_under_the_limit_and_never_after(
+    storage: Storage,
+) -> None:
+    tours = storage.tournaments
+    t = await tours.create_tournament(swiss(format=Format.ARENA, rounds=None, minutes=30,
+                                            max_players=3))
+    assert await tours.add_entry(t.id, A, max_players=3, late=True)  # open: as any entry
+    assert await tours.add_entry(t.id, B, max_players=3)
+    assert await tours.start_tournament(t.id, [A, B], rounds=None, now=1.0, ends_at=1801.0)
+    assert await tours.set_status(t.id, TournamentStatus.RUNNING, TournamentStatus.PAUSED,
+                                  now=2.0)
+    assert await tours.add_entry(t.id, C, max_players=3, late=True)
+    assert not await tours.add_entry(t.id, D, max_players=3, late=True)  # full
+    assert await tours.withdraw(t.id, B)
+    assert not await tours.add_entry(t.id, B, max_players=3, late=True)  # withdrawn, still there
+    assert await tours.add_entry(t.id, D, max_players=3, late=True)  # B's place freed
+    assert [(e.entrant, e.seed, e.withdrawn) for e in await tours.entries(t.id)] == [
+        (A, 0, False), (B, 1, True), (C, 2, False), (D, 3, False)]
+    assert await tours.set_status(t.id, TournamentStatus.PAUSED, TournamentStatus.FINISHED,
+                                  now=3.0)
+    assert not await tours.add_entry(t.id, "hard", max_players=8, late=True)  # over
+
+
 async def test_the_last_place_is_taken_once_when_processes_race(backend: Backend) -> None:
     first, second = await backend.open(), await backend.open()  # two processes' views
     t = await first.tournaments.create_tournament(swiss(max_players=3))
