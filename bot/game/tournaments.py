@@ -289,8 +289,9 @@ class TournamentService:
                     None)
         if mine is not None:
             raise UserError("tournament.no_return" if mine.withdrawn else "tournament.already_in")
+        # An arena may start between the read and the insert: its entries stay open.
         if not await self._store.add_entry(
-            tournament_id, entrant, max_players=row.max_players, late=row.joins_late
+            tournament_id, entrant, max_players=row.max_players, late=row.format is Format.ARENA
         ):
             if not (await self._row(tournament_id)).takes_entries(self.now()):
                 raise UserError("tournament.not_open")
