@@ -519,6 +519,11 @@ class TournamentStore(Protocol):
         """Bind a game to a pairing that has none; False if it had one already."""
         ...
 
+    async def unbound_games(self, tournament_id: int) -> list[int]:
+        """The running games of the tournament that no pairing holds (the bot stopped between
+        making a game and binding it to its pairing), by id."""
+        ...
+
     async def release_game(self, pairing_id: int, game_id: int) -> bool:
         """Unbind `game_id` from its pairing (the game was abandoned before it began), so the
         pairing gets a new game; False if the pairing had another game or a result."""

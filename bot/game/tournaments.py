@@ -172,6 +172,8 @@ class TournamentService:
         # One step of a tournament at a time in this process (another process's steps are kept
         # apart by the store's guards).
         self._locks: dict[int, asyncio.Lock] = {}
+        # The tournaments whose games no pairing holds were looked for since this process began.
+        self._swept: set[int] = set()
 
     def now(self) -> float:
         return self._clock()
@@ -505,6 +507,14 @@ class TournamentService:
         progress = Progress(row)
         if row.status not in (TournamentStatus.RUNNING, TournamentStatus.PAUSED):
             return progress
+        if row.id not in self._swept:
+            # A game made just before a stop and never bound to its pairing never began (it was
+            # not posted): it goes, and the pairing gets its own. Once per process: only a stop
+            # leaves one behind.
+            for game_id in await self._store.unbound_games(row.id):
+                log.info("tournament %d: game %d was never bound to a pairing", row.id, game_id)
+                await self._games.abandon(game_id)
+            self._swept.add(row.id)
         pairings = await self._store.pairings(row.id)
         entries = await self._store.entries(row.id)
         withdrawn = {e.entrant for e in entries if e.withdrawn}

@@ -28,6 +28,11 @@ ENTRY_COLUMNS = "entrant, seed, withdrawn"
 PAIRING_COLUMNS = "id, round, board, x, o, game_id, outcome"
 # The statuses of a tournament that is not over, as an SQL list.
 LIVE = "('open', 'running', 'paused')"
+# A tournament's running games that no pairing holds; {0} is the backend's first placeholder.
+UNBOUND_GAMES = (
+    "SELECT g.id FROM games g WHERE g.tournament_id = {0} AND g.status = 'active'"
+    " AND NOT EXISTS (SELECT 1 FROM tournament_pairings p WHERE p.game_id = g.id) ORDER BY g.id"
+)
 
 
 def tournament_values(new: NewTournament) -> tuple[object, ...]:

@@ -25,6 +25,7 @@ from bot.storage.tournament_rows import (
     PAIRING_COLUMNS,
     TOURNAMENT_COLUMNS,
     TOURNAMENT_INSERT_COLUMNS,
+    UNBOUND_GAMES,
     entry_of,
     pairing_of,
     seed_order,
@@ -214,6 +215,10 @@ class TournamentQueries:
             # The game is another pairing's already (its unique index).
             return False
         return _count(done) == 1
+
+    async def unbound_games(self, tournament_id: int) -> list[int]:
+        rows = await self._con.pool.fetch(UNBOUND_GAMES.format("$1"), tournament_id)
+        return [int(r["id"]) for r in rows]
 
     async def release_game(self, pairing_id: int, game_id: int) -> bool:
         done = await self._con.pool.execute(

@@ -23,6 +23,7 @@ from bot.storage.tournament_rows import (
     PAIRING_COLUMNS,
     TOURNAMENT_COLUMNS,
     TOURNAMENT_INSERT_COLUMNS,
+    UNBOUND_GAMES,
     entry_of,
     pairing_of,
     seed_order,
@@ -199,6 +200,11 @@ class TournamentQueries:
                 # The game is another pairing's already (its unique index).
                 return False
             return cur.rowcount == 1
+
+    async def unbound_games(self, tournament_id: int) -> list[int]:
+        async with self._con.lock:
+            cur = await self._con.db.execute(UNBOUND_GAMES.format("?"), (tournament_id,))
+            return [int(r[0]) for r in await cur.fetchall()]
 
     async def release_game(self, pairing_id: int, game_id: int) -> bool:
         async with self._con.lock:

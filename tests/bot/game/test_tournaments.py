@@ -23,6 +23,7 @@ from bot.game.tournaments import (
     game_options,
 )
 from engine import Mark
+from engine.types import Level
 from testkit.services import ALICE, BOB, CAROL, CHANNEL, DAVE, ERIN, GUILD
 
 ORGANISER = Organiser(ALICE)
@@ -366,22 +367,32 @@ async def test_a_tournament_game_is_timed_by_its_own_clock_and_refuses_takebacks
 
 
 async def test_a_game_the_bot_made_but_never_bound_gives_way_to_the_pairings_own(world) -> None:
-    svc, _ = world
+    svc, clock = world
     tid = await create(svc)
     for member in (BOB, CAROL):
         await svc.tournaments.join(tid, member)
+    await svc.tournaments.add_ai(tid, "hard", ORGANISER)
+    await svc.tournaments.add_ai(tid, "normal", ORGANISER)
     row = await svc.tournaments.get(tid)
     assert row is not None
-    # The bot stopped after creating a game for the first pairing and before binding it.
-    orphan = await svc.games.start_tournament_game(
-        guild_id=GUILD, channel_id=CHANNEL, x=BOB, o=CAROL, organiser=ALICE,
-        options=game_options(row), turn_seconds=120.0, tournament_id=tid, locale="en-US",
+    # The bot stopped after creating games for the pairings and before binding them: one of
+    # two members, one of two AI entries (which no member's game would ever be in the way of).
+    orphans = [
+        await svc.games.start_tournament_game(
+            guild_id=GUILD, channel_id=CHANNEL, x=x, o=o, organiser=ALICE,
+            options=game_options(row), turn_seconds=120.0, tournament_id=tid, locale="en-US",
+        )
+        for x, o in ((BOB, CAROL), (Level.HARD, Level.NORMAL))
+    ]
+    # A new process's first step clears them away before it starts the pairings' own games.
+    fresh = TournamentService(
+        svc.storage.tournaments, svc.games, svc.storage.standings, svc.settings, clock=clock
     )
-    progress = await svc.tournaments.start_now(tid, ORGANISER)
-    assert progress.games == []
-    gone = await svc.games.state(orphan.id)
-    assert gone is not None and gone.row.status is Status.ABANDONED
-    step = await svc.tournaments.advance(tid)
-    assert step is not None and len(step.games) == 1 and step.games[0].id != orphan.id
-    (pairing,) = await svc.tournaments.pairings(tid)
-    assert pairing.game_id == step.games[0].id
+    progress = await fresh.start_now(tid, ORGANISER)
+    for orphan in orphans:
+        gone = await svc.games.state(orphan.id)
+        assert gone is not None and gone.row.status is Status.ABANDONED
+    assert len(progress.games) == 2
+    bound = {p.game_id for p in await svc.tournaments.pairings(tid)}
+    assert bound == {s.id for s in progress.games}
+    assert not bound & {o.id for o in orphans}
