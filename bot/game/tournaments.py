@@ -172,8 +172,6 @@ class TournamentService:
         # One step of a tournament at a time in this process (another process's steps are kept
         # apart by the store's guards).
         self._locks: dict[int, asyncio.Lock] = {}
-        # The tournaments whose games no pairing holds were looked for since this process began.
-        self._swept: set[int] = set()
 
     def now(self) -> float:
         return self._clock()
@@ -507,14 +505,6 @@ class TournamentService:
         progress = Progress(row)
         if row.status not in (TournamentStatus.RUNNING, TournamentStatus.PAUSED):
             return progress
-        if row.id not in self._swept:
-            # A game made just before a stop and never bound to its pairing never began (it was
-            # not posted): it goes, and the pairing gets its own. Once per process: only a stop
-            # leaves one behind.
-            for game_id in await self._store.unbound_games(row.id):
-                log.info("tournament %d: game %d was never bound to a pairing", row.id, game_id)
-                await self._games.abandon(game_id)
-            self._swept.add(row.id)
         pairings = await self._store.pairings(row.id)
         entries = await self._store.entries(row.id)
         withdrawn = {e.entrant for e in entries if e.withdrawn}
@@ -664,6 +654,12 @@ class TournamentService:
         started: list[GameState] = []
         if row.status is not TournamentStatus.RUNNING:
             return started
+        if any(not p.done and p.game_id is None for p in pairings):
+            # A pairing without its game may have one the bot made just before a stop and never
+            # bound: never posted, it never began, so it goes before the pairing gets its own.
+            for game_id in await self._store.unbound_games(row.id):
+                log.info("tournament %d: game %d was never bound to a pairing", row.id, game_id)
+                await self._games.abandon(game_id)
         for pairing in pairings:
             if pairing.done or pairing.x in withdrawn or pairing.o in withdrawn:
                 continue
@@ -685,18 +681,8 @@ class TournamentService:
                     tournament_id=row.id,
                     locale=row.locale,
                 )
-            except ActiveGameExists as exc:
-                in_the_way = exc.game
-                if (
-                    in_the_way.tournament_id == row.id
-                    and in_the_way.message_id is None
-                    and all(p.game_id != in_the_way.id for p in pairings)
-                ):
-                    # A game of this tournament that no pairing took (the bot stopped between
-                    # creating and binding it) holds the seats: it never began, so it goes.
-                    await self._games.abandon(in_the_way.id)
-                # Otherwise a member's own game in this channel is in the way. Either way the
-                # next step tries again.
+            except ActiveGameExists:
+                # A member's own game in this channel is in the way: the next step tries again.
                 continue
             if not await self._store.claim_game(pairing.id, state.id):
                 await self._games.abandon(state.id)
