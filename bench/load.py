@@ -323,6 +323,7 @@ class Result:
     problems: list[str]
     click_ms: list[float]
     statements: list[str] = field(default_factory=list)
+    bot_cpu_ms_per_click: float = float("nan")
 
 
 def runs_of(args: argparse.Namespace) -> list[Run]:
@@ -494,6 +495,7 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
     ]
     statements: list[str] = []
     clicks: list[float] = []
+    cpu_per_click = float("nan")
     try:
         await asyncio.sleep(2)  # AI workers warm up
         guilds = deployment.guilds
@@ -537,6 +539,8 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
         bot_mb, child_mb = memory(pids)
         clicks = figures.click_ms
         bot_cpu_ms = (cpu1[0] - cpu0[0]) * 1000
+        if clicks:
+            cpu_per_click = bot_cpu_ms / len(clicks)
         rows += [
             ("live games", f"{args.games} ({args.hard} at hard, the rest easy; {SIZE} k4)"),
             ("target click rate", f"{args.rate:g}/s for {args.duration:g} s"),
@@ -560,7 +564,7 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
             ("loop lag p99 (median 1 s window)",
              f"{statistics.median(p for _, p in lags) if lags else float('nan'):.1f} ms"),
             ("bot CPU per acknowledged click",
-             f"{bot_cpu_ms / len(clicks) if clicks else float('nan'):.2f} ms "
+             f"{cpu_per_click:.2f} ms "
              f"(per ack, starts included: "
              f"{bot_cpu_ms / figures.acks if figures.acks else float('nan'):.2f} ms; "
              # The kernel's share: system calls (sockets, pipes, thread wake-ups) per click.
@@ -612,7 +616,8 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
         if server is not None:
             server.stop()
     rows.append(("bot logs and database", str(workdir)))
-    return Result(rows, problems + [str(v) for v in double.violations[:5]], clicks, statements)
+    return Result(rows, problems + [str(v) for v in double.violations[:5]], clicks, statements,
+                  cpu_per_click)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -265,11 +265,6 @@ async def arena(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[f
     return rows, clicks, cpu_per_click, problems
 
 
-def cpu_per_click_of(rows: list[tuple[str, str]]) -> float:
-    value = dict(rows).get("bot CPU per acknowledged click", "nan")
-    return float(value.split()[0])
-
-
 async def main(args: argparse.Namespace) -> int:
     print(f"arena: {args.players} players for "
           f"{args.cancel_after if args.cancel_after is not None else args.minutes * 60:g} s ...",
@@ -296,7 +291,7 @@ async def main(args: argparse.Namespace) -> int:
         print(f"    {key:<{width}}  {value}")
     load_p99 = load.pct(result.click_ms, 0.99)
     arena_p99 = load.pct(arena_clicks, 0.99)
-    load_cpu = cpu_per_click_of(result.rows)
+    load_cpu = result.bot_cpu_ms_per_click
     print("arena over bench.load (target: at most 1.5x)")
     print(f"    click -> response p99       {arena_p99 / load_p99:.2f}x "
           f"({arena_p99:.1f} ms over {load_p99:.1f} ms)")
