@@ -175,7 +175,7 @@ def new_ctx(size: int) -> Ctx:
         fail_depth=np.full(FAIL_ENTRIES, -1, dtype=np.int32),
         vframes=np.zeros((core.MAX_PLY, 16), dtype=np.int64),
         frames=np.zeros((core.MAX_PLY, 16), dtype=np.int64),
-        stat=np.zeros(8, dtype=np.int64),
+        stat=np.zeros(16, dtype=np.int64),
     )
 
 
@@ -244,6 +244,8 @@ def _begin(ctx: Ctx, deadline: float, node_limit: int | None, stop: Stop | None 
     `stop` is set."""
     ctx.stat[0] = 0
     ctx.stat[2] = 0
+    ctx.stat[6] = 0
+    ctx.stat[7] = 0
     ctx.history[:] = 0
     ctx.killers[:] = -1
     ctx.stat[1] = node_limit or 0
@@ -319,11 +321,13 @@ def _think(
     search_end = start + (end - start) * SEARCH_SHARE if math.isfinite(end) else math.inf
     search_nodes = None if node_limit is None else max(1, int((node_limit - nodes) * SEARCH_SHARE))
     _begin(ctx, search_end, search_nodes, stop)
-    out = np.zeros(8, dtype=np.int64)
+    out = np.zeros(8 + MAX_DEPTH + 1, dtype=np.int64)
     ranking = np.zeros(g.size, dtype=np.int32)
     core.search(g, s, ctx, MAX_DEPTH, out, ranking)
     nodes += int(ctx.stat[0])
     move, value, depth = int(out[0]), int(out[1]), int(out[2])
+    _iterations[:] = [int(n) for n in out[9 : 9 + depth]]
+    _cutoffs[:] = [int(ctx.stat[6]), int(ctx.stat[7])]
     ranked = tuple(int(m) for m in ranking[: int(out[4])])
     if value >= core.WON or len(ranked) < 2:
         return CoreResult(move, value, depth, nodes, "search", ranked)
@@ -385,6 +389,18 @@ def _winning_cell(g: Geo, s: State, board: Board) -> int | None:
     buf = np.zeros(g.size, dtype=np.int32)
     me = 1 if board.ply % 2 == 0 else 2
     return int(buf[0]) if core.win_cells(g, s, me, buf) > 0 else None
+
+
+# The last think()'s main search, as bench.search_depth reads it: the nodes counted as each
+# iteration completed, and its beta cut-offs with those the first move searched made.
+_iterations: list[int] = []
+_cutoffs: list[int] = [0, 0]
+
+
+def last_search() -> tuple[list[int], int, int]:
+    """The last think()'s main search: nodes at each completed iteration, beta cut-offs, and
+    cut-offs by the first move searched."""
+    return list(_iterations), _cutoffs[0], _cutoffs[1]
 
 
 def _threat_wins(

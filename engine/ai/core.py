@@ -128,7 +128,8 @@ class Ctx(NamedTuple):
     vframes: I64  # [ply, column]: the threat searches' stacks
     frames: I64  # [ply, column]: the main search's stack
     stat: I64  # [0] nodes, [1] node limit, [2] aborted, [3] generation, [4] stamp counter,
-    # [5] the cycle count at which the search stops
+    # [5] the cycle count at which the search stops, [6] beta cut-offs of the main search,
+    # [7] those made by the first move searched
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -1643,6 +1644,9 @@ def pvs(g: Geo, s: State, ctx: Ctx, depth: int, alpha: int, beta: int, ply: int)
                 if v > a:
                     fr[sp, P_A] = v
                     if v >= b:
+                        ctx.stat[6] += 1
+                        if fr[sp, P_I] == 0:
+                            ctx.stat[7] += 1
                         if fr[sp, P_QUIET]:
                             if ctx.killers[sp, 0] != move:
                                 ctx.killers[sp, 1] = ctx.killers[sp, 0]
@@ -1661,7 +1665,8 @@ def search(g: Geo, s: State, ctx: Ctx, max_depth: int, out: I64, ranking: I32) -
     """Iterative deepening from the root until max_depth, a proven result, or the deadline.
 
     out: [0] best move, [1] its value, [2] deepest iteration completed, [3] nodes, [4] root
-    moves written to ranking, best first (as the last complete iteration ordered them).
+    moves written to ranking, best first (as the last complete iteration ordered them); where out
+    is longer, out[8 + d] the nodes counted when iteration d completed.
     The root's moves are re-ordered after each iteration, best first; when the deadline cuts an
     iteration short, a move that already beat the previous best in it is kept (it was searched
     with the previous best's value as the bar, at the new depth).
@@ -1719,6 +1724,8 @@ def search(g: Geo, s: State, ctx: Ctx, max_depth: int, out: I64, ranking: I32) -
         best = root[0]
         best_value = values[0]
         done = depth
+        if out.shape[0] > 8 + depth:
+            out[8 + depth] = ctx.stat[0]
         for i in range(n):
             ranking[i] = root[i]
         if abs(best_value) >= WON:
