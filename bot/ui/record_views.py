@@ -22,7 +22,7 @@ from bot.ui.payloads import ButtonPayload, row_payload
 from bot.ui.pictures import DEFAULT_THEME, render_step
 from engine import Mark
 from engine.notation import cell_name
-from engine.openings import Opening
+from engine.openings import Opening, OpeningState
 from engine.records import Ending, GameRecord
 from engine.review import Review, TurningPoint, TurnKind
 
@@ -117,19 +117,27 @@ def move_list(moves: Sequence[str], current: int) -> str:
     return " ".join(parts)
 
 
-def opening_line(opening: Opening, decisions: Sequence[str], tr: Translate) -> str:
-    """The opening rule of a game and the decisions taken in it, for boards and records."""
-    name = tr(f"openingname.{opening.value}")
-    if not decisions:
+def opening_line(state: GameState, tr: Translate, who: Callable[[Seat], str]) -> str:
+    """The opening rule of a game and the decisions taken in it, each with who took it (`who`
+    names a seat), for boards and records."""
+    row = state.row
+    name = tr(f"openingname.{row.opening.value}")
+    if not row.decisions:
         return tr("opening.line", opening=name)
+    opening = state.opening or OpeningState(row.opening, state.board, row.decisions)
+    # The seats are who plays X and O now; the opening knows which of its sides that is.
+    seats = {opening.x_side: row.x, opening.x_side.other: row.o}
     said = [
-        tr("decision.offer", cells=token.removeprefix(OFFER).replace(",", ", "))
+        tr(
+            "decision.offer",
+            who=who(seats[side]),
+            cells=token.removeprefix(OFFER).replace(",", ", "),
+        )
         if token.startswith(OFFER)
-        else tr(f"decision.{token}")
-        for token in decisions
+        else tr(f"decision.{token}", who=who(seats[side]))
+        for token, side in zip(opening.decisions, opening.deciders, strict=True)
     ]
     return tr("opening.line.decided", opening=name, decisions="; ".join(said))
-
 
 
 # ----------------------------------------------------------------------------- replay
@@ -137,7 +145,7 @@ def replay_content(state: GameState, ply: int, tr: Translate, external: External
     moves = [move.cell for move in state.row.moves]
     lines = [title(state, tr), players_line(state, tr, external), result_text(state, tr, external)]
     if state.row.opening is not Opening.FREE:
-        lines.insert(1, opening_line(state.row.opening, state.row.decisions, tr))
+        lines.insert(1, opening_line(state, tr, lambda seat: seat_mention(seat, tr, external)))
     if ply == 0:
         lines.append(tr("replay.start", count=len(moves)))
     else:

@@ -8,8 +8,8 @@ import asyncio
 import json
 import os
 import re
-import signal
 import shutil
+import signal
 import socket
 import subprocess
 import sys
