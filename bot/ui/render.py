@@ -555,13 +555,14 @@ def _record_line(record: Record, tr: Translate) -> str:
 
 
 def leaderboard_text(
-    rows: Sequence[RatedRow], locale: str = "en-US", client: str | None = None
+    rows: Sequence[RatedRow], mode: Mode, locale: str = "en-US", client: str | None = None
 ) -> str:
-    """The ranked lines; with none, where to start, the commands named as a Discord client in
-    `client` shows them (by default `locale`)."""
+    """The ranked lines of `mode`'s table; with none, which table it is and how to get on it,
+    the commands named as a Discord client in `client` shows them (by default `locale`)."""
     tr = _translator(locale)
     if not rows:
-        return tr("board.empty", count=LEADERBOARD_MIN_GAMES, **command_names(client or locale))
+        names = command_names(client or locale)
+        return tr(f"board.empty.{mode}", count=LEADERBOARD_MIN_GAMES, **names)
     return "\n".join(
         tr(
             "board.line",
@@ -592,7 +593,7 @@ def leaderboard_embed(
         title=tr("board.title", **where)
         if season is None
         else tr("board.season_title", season=season, **where),
-        description=leaderboard_text(rows, locale, client),
+        description=leaderboard_text(rows, mode, locale, client),
     )
     rule = tr("board.rule", count=LEADERBOARD_MIN_GAMES)
     if season is not None:
@@ -610,7 +611,7 @@ def server_leaderboard_embed(
     embed = discord.Embed(title=tr("board.server_title", count=LEADERBOARD_SIZE))
     for mode, rows in boards.items():
         embed.add_field(
-            name=tr(f"mode.{mode}"), value=leaderboard_text(rows, locale, client), inline=False
+            name=tr(f"mode.{mode}"), value=leaderboard_text(rows, mode, locale, client), inline=False
         )
     embed.set_footer(text=tr("board.rule", count=LEADERBOARD_MIN_GAMES))
     return embed

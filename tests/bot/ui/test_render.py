@@ -179,8 +179,8 @@ def test_stats_and_leaderboard_embeds() -> None:
     ).to_dict()
     assert server["title"] == "Top 10 of this server"
     assert [(f["name"], f["value"]) for f in server["fields"]] == [
-        ("against people", "Nobody has 3 rated games here yet. Play some: `/caro start` or "
-         "`/caro challenge`."),
+        ("against people", "Nobody has 3 rated games against people here yet. To get on this"
+         " table, challenge a member: `/caro challenge`."),
         ("against the AI", "**1.** <@42>: 1251 (3 W / 0 D / 0 L)"),
     ]
     assert "Listed after 3 rated games" in server["footer"]["text"]
