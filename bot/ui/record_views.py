@@ -21,7 +21,7 @@ from bot.ui.buttons import Review as ReviewButton
 from bot.ui.payloads import ButtonPayload, row_payload
 from bot.ui.pictures import DEFAULT_THEME, render_step
 from engine import Mark
-from engine.notation import cell_name
+from engine.notation import cell_name, player_label
 from engine.openings import Opening, OpeningState
 from engine.records import Ending, GameRecord
 from engine.review import Review, TurningPoint, TurnKind
@@ -78,8 +78,8 @@ def result_text(state: GameState, tr: Translate, external: ExternalLevel) -> str
     if row.winner is None:
         return tr("record.result.draw")
     reason = (row.end_reason or EndReason.LINE).value
-    winner = seat_mention(row.seat(row.winner), tr, external)
-    return tr(f"record.result.{reason}", winner=winner, mark=row.winner.name)
+    winner = player_label(seat_mention(row.seat(row.winner), tr, external), row.winner)
+    return tr(f"record.result.{reason}", winner=winner)
 
 
 def title(state: GameState, tr: Translate) -> str:
@@ -97,8 +97,8 @@ def title(state: GameState, tr: Translate) -> str:
 def players_line(state: GameState, tr: Translate, external: ExternalLevel) -> str:
     return tr(
         "record.players",
-        x=seat_mention(state.row.x, tr, external),
-        o=seat_mention(state.row.o, tr, external),
+        x=player_label(seat_mention(state.row.x, tr, external), Mark.X),
+        o=player_label(seat_mention(state.row.o, tr, external), Mark.O),
     )
 
 
@@ -248,7 +248,7 @@ def _line_text(cells: Sequence[tuple[int, int]], start_ply: int) -> str:
 def _point_title(point: TurningPoint, players: Players, tr: Translate) -> str:
     name = players[0] if point.mover is Mark.X else players[1]
     return tr(
-        f"review.kind.{point.kind.value}", ply=point.ply, name=name, mark=point.mover.name
+        f"review.kind.{point.kind.value}", ply=point.ply, player=player_label(name, point.mover)
     )
 
 
@@ -280,8 +280,7 @@ def review_message(
         lines.append(
             tr(
                 "review.summary",
-                name=name,
-                mark=mark.name,
+                player=player_label(name, mark),
                 accuracy=f"{s.accuracy:.0f}",
                 count=s.moves,
                 best=s.best_moves,
