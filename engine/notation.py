@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .types import Cell, InvalidMoveError, quoted
+from .types import Cell, InvalidMoveError, Mark, quoted
 
 MAX_SIDE = 26  # one letter per column keeps names short and unambiguous
 _CELL_RE = re.compile(r"([A-Za-z])\s*([0-9]{1,2})")
@@ -98,3 +98,13 @@ def parse_sizes(text: str, *, need_k: bool = False) -> list[BoardSize]:
                     f"{size.rows}x{size.cols} needs its k: write ROWSxCOLSkK, like 9x9k5"
                 )
     return sizes
+
+
+def player_label(name: str | None, mark: Mark) -> str:
+    """A player as reviews and replays name them: "Alice (X)"; just "X" with no name (or a name
+    that is the mark); "caro AI (hard, O)" for a name with its own brackets at the end."""
+    if not name or name == mark.name:
+        return mark.name
+    if name.endswith(")") and "(" in name:
+        return f"{name[:-1]}, {mark.name})"
+    return f"{name} ({mark.name})"

@@ -152,9 +152,10 @@ class OpeningState:
     """An opening in progress, or finished (`step` is None). Immutable: `apply` returns a new one.
 
     `decisions` are the opening's tokens apart from the stones: the choices' values, and an offer
-    as "offer:H10,J7". With the board's moves they are all a game needs to store to resume."""
+    as "offer:H10,J7". With the board's moves they are all a game needs to store to resume.
+    `deciders` says which side took each of them."""
 
-    __slots__ = ("opening", "_board", "decisions", "_step", "_x_side")
+    __slots__ = ("opening", "_board", "decisions", "deciders", "_step", "_x_side")
 
     def __init__(self, opening: Opening, board: Board, decisions: Sequence[str] = ()) -> None:
         """The opening `board` (its moves in order) and `decisions` reached, replayed and checked:
@@ -191,6 +192,7 @@ class OpeningState:
                 raise OpeningError(str(exc)) from None
         self._board = state.board
         self.decisions: tuple[str, ...] = tuple(state.tokens)
+        self.deciders: tuple[Side, ...] = tuple(state.sides)
         self._step = state.step() if not moves else None
         self._x_side = state.x_side
 
@@ -255,12 +257,15 @@ class OpeningState:
         """The state after `action`; OpeningError (saying why) if it is not allowed now."""
         if self._step is None:
             raise OpeningError("the opening is over", "over")
-        replay = _Replay(self.opening, self._board.copy(), list(self.decisions), self._x_side)
+        replay = _Replay(
+            self.opening, self._board.copy(), list(self.decisions), self._x_side, list(self.deciders)
+        )
         replay.act(action)
         state = object.__new__(OpeningState)
         state.opening = self.opening
         state._board = replay.board
         state.decisions = tuple(replay.tokens)
+        state.deciders = tuple(replay.sides)
         state._step = replay.step()
         state._x_side = replay.x_side
         return state
@@ -274,7 +279,7 @@ class OpeningState:
 class _Replay:
     """The mutable walk behind OpeningState: the rules of each opening, step by step."""
 
-    __slots__ = ("opening", "board", "tokens", "x_side")
+    __slots__ = ("opening", "board", "tokens", "x_side", "sides")
 
     def __init__(
         self,
@@ -282,11 +287,14 @@ class _Replay:
         board: Board,
         tokens: list[str] | None = None,
         x_side: Side = Side.FIRST,
+        sides: list[Side] | None = None,
     ) -> None:
         self.opening = opening
         self.board = board
         self.tokens: list[str] = tokens if tokens is not None else []
         self.x_side = x_side
+        # The side that took each token, in step with `tokens`.
+        self.sides: list[Side] = sides if sides is not None else []
 
     def _choices(self) -> list[Choice]:
         return [Choice(token) for token in self.tokens if token in _CHOICE_VALUES]
@@ -350,6 +358,7 @@ class _Replay:
                 raise OpeningError(f"choose one of {allowed}, not {quoted(choice)}")
             assert choice is not None
             self.tokens.append(choice.value)
+            self.sides.append(step.side)
             if choice is not Choice.PLACE_TWO:
                 # The chooser takes the colour named; the other side gets the other one.
                 self.x_side = step.side if choice is Choice.TAKE_X else step.side.other
@@ -363,6 +372,7 @@ class _Replay:
                 self.tokens[-1] = token
             else:
                 self.tokens.append(token)
+                self.sides.append(step.side)
             return
         cell = action.cell
         if cell is None:

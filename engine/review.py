@@ -36,7 +36,7 @@ from typing import Any
 
 from .ai import MoveInfo, analyse_move
 from .board import DIRECTIONS, Board
-from .notation import cell_name, parse_cell
+from .notation import cell_name, parse_cell, player_label
 from .types import Cell, Level, Mark, MoveError, Rule
 
 # Nodes the AI may search per position: a few milliseconds of the compiled core on big boards
@@ -243,8 +243,9 @@ class Review:
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"not a stored review: {exc!r}") from None
 
-    def text(self, names: tuple[str, str] = ("X", "O")) -> str:
-        """The review in English for the terminal: summaries, then the turning points."""
+    def text(self, names: tuple[str | None, str | None] = (None, None)) -> str:
+        """The review in English for the terminal: summaries, then the turning points. `names`
+        are the players of X and O, if they have names."""
         lines = [
             f"Review of a {self.rows}x{self.cols} k{self.k} {self.rule.value} game, "
             f"{counted(len(self.moves), 'move')}"
@@ -253,7 +254,7 @@ class Review:
             lines.append(f"(time ran out: moves 1 to {len(self.move_reviews)} reviewed)")
         for summary, name in zip(self.summaries, names, strict=True):
             lines.append(
-                f"{name} ({summary.mark.name}): accuracy {summary.accuracy:.0f}%, "
+                f"{player_label(name, summary.mark)}: accuracy {summary.accuracy:.0f}%, "
                 f"{summary.best_moves} best, "
                 f"{counted(summary.inaccuracies, 'inaccuracy', 'inaccuracies')}, "
                 f"{counted(summary.mistakes, 'mistake')}, {counted(summary.blunders, 'blunder')}"
@@ -262,7 +263,8 @@ class Review:
             lines.append("No turning points: no move changed the result the engine could see.")
         for point in self.turning_points:
             lines.append("")
-            lines.append(describe(point, names[0] if point.mover is Mark.X else names[1]))
+            name = names[0] if point.mover is Mark.X else names[1]
+            lines.append(describe(point, player_label(name, point.mover)))
         return "\n".join(lines)
 
 
@@ -271,8 +273,9 @@ def counted(number: int, word: str, plural: str = "") -> str:
     return f"{number} {word if number == 1 else plural or word + 's'}"
 
 
-def describe(point: TurningPoint, name: str) -> str:
-    """One turning point in English, two or three lines."""
+def describe(point: TurningPoint, player: str) -> str:
+    """One turning point in English, two or three lines; `player` names the mover
+    (notation.player_label)."""
     played = cell_name(point.move)
     head = {
         TurnKind.MISSED_WIN: f"missed a forced win with {played}",
@@ -286,7 +289,7 @@ def describe(point: TurningPoint, name: str) -> str:
         Proof.THREATS: "proven by a forced sequence of threats",
         Proof.EVALUATION: "by the engine's evaluation",
     }[point.proof]
-    lines = [f"Move {point.ply}, {name} ({point.mover.name}): {head} ({proof})."]
+    lines = [f"Move {point.ply}, {player}: {head} ({proof})."]
     if point.better is not None:
         lines.append(
             f"  Better: {cell_name(point.better)}, then {' '.join(_names(point.line[1:])) or '-'}"
@@ -489,7 +492,10 @@ def conclude_review(work: ReviewWork, seconds: float | None = None) -> Review:
         move_reviews.append(review)
         board.push(cell)
 
-    began = _win_began(reviewer, whole, cells, before, reached)
+    # The forced win begins after every other turning point: a move that missed a win, or let
+    # the opponent in, says the result was still open at that move.
+    settled = max((point.ply for point in points), default=0)
+    began = _win_began(reviewer, whole, cells, before, reached, settled)
     if began is not None:
         points.append(began)
         points.sort(key=lambda p: (p.ply, p.kind != TurnKind.WIN_BEGAN))
@@ -670,9 +676,15 @@ def _keeps_win(reviewer: _Reviewer, after: Board) -> bool:
 
 
 def _win_began(
-    reviewer: _Reviewer, board: Board, cells: list[Cell], before: list[MoveInfo], reached: int
+    reviewer: _Reviewer,
+    board: Board,
+    cells: list[Cell],
+    before: list[MoveInfo],
+    reached: int,
+    settled: int,
 ) -> TurningPoint | None:
-    """The first move of the winner from which every later position of theirs is a proven win."""
+    """The first move of the winner after move `settled` from which every later position of
+    theirs is a proven win."""
     outcome = board.outcome()
     if outcome is None or outcome.winner is None or reached < len(cells):
         return None
@@ -683,7 +695,7 @@ def _win_began(
         if index % 2 != first_index % 2:
             continue
         info = before[index]
-        if not (info.solved and info.value == 1):
+        if index + 1 <= settled or not (info.solved and info.value == 1):
             break
         began = index
     # A win on the spot is no sequence worth showing; nor is one the winner did not play out.

@@ -13,7 +13,7 @@ from discord.ext import commands
 
 from bot.cogs.group import choices, option_names, text
 from bot.game.errors import UserError
-from bot.game.model import Mode
+from bot.game.model import Mode, RatedRow
 from bot.game.ports import GLOBAL_SCOPE
 from bot.game.ratings import LEADERBOARD_MIN_GAMES
 from bot.game.seasons import ALL_TIME, chosen_season, season_of
@@ -79,7 +79,7 @@ class StatsCog(commands.Cog, name="Stats"):
         assert guild_id is not None
         # Choices are only a client-side hint: anything else falls back to the defaults.
         scope = scope if scope in SCOPES else "server"
-        chosen = Mode(mode) if mode in MODES else Mode.PVP
+        chosen = Mode(mode) if mode in MODES else None
         read = self.bot.services.standings
         shown = None
         if scope == "server":
@@ -95,16 +95,24 @@ class StatsCog(commands.Cog, name="Stats"):
             # Seasons belong to one server: every server's board is all-time only.
             await refuse(interaction, UserError("season.global"))
             return
-        if shown is None:
-            rows = await read.rated_leaderboard(
-                guild_id if scope == "server" else GLOBAL_SCOPE,
-                chosen,
-                min_games=LEADERBOARD_MIN_GAMES,
+        async def table(of: Mode) -> list[RatedRow]:
+            if shown is None:
+                where = guild_id if scope == "server" else GLOBAL_SCOPE
+                return await read.rated_leaderboard(where, of, min_games=LEADERBOARD_MIN_GAMES)
+            return await read.season_leaderboard(
+                guild_id, shown.name, of, min_games=LEADERBOARD_MIN_GAMES
             )
+
+        # With no mode asked for, the table of what is played here: against people when anyone
+        # is on it, else against the AI when anyone is on that one.
+        if chosen is None:
+            chosen, rows = Mode.PVP, await table(Mode.PVP)
+            if not rows:
+                against_ai = await table(Mode.AI)
+                if against_ai:
+                    chosen, rows = Mode.AI, against_ai
         else:
-            rows = await read.season_leaderboard(
-                guild_id, shown.name, chosen, min_games=LEADERBOARD_MIN_GAMES
-            )
+            rows = await table(chosen)
         await interaction.response.send_message(
             embed=leaderboard_embed(
                 rows,

@@ -21,6 +21,7 @@ from bot.game.errors import UserError
 from bot.game.model import GameRow, GameState, Mode, Status, load_state
 from bot.game.openings import opening_stones
 from bot.game.ports import GameStore
+from bot.i18n.texts import TextId
 from engine import Board, Mark
 
 # Takebacks per game, both members' together: enough for a slip or two, too few to turn a lost
@@ -110,7 +111,8 @@ class Takebacks:
             raise UserError("click.no_game")
         why = refusal(state.row)
         if why is not None:
-            raise UserError(why)
+            # A rated game's refusal names the option that starts a game allowing takebacks.
+            raise UserError(why, option=TextId("optname.rated"))
         mark = state.mark_of(user_id)
         if mark is None:
             raise UserError("click.not_your_game")

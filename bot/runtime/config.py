@@ -6,6 +6,7 @@ setting at fault, what was expected (with both bounds of a range) and what was f
 
 from __future__ import annotations
 
+import difflib
 import logging
 import os
 import re
@@ -42,6 +43,39 @@ class SettingsError(ValueError):
 
 class MissingTokenError(SettingsError):
     pass
+
+
+# Every CARO_ setting the bot reads, and those the test kit and CI read from the same
+# environment: any other CARO_ name is a mistake the operator is warned of.
+SETTINGS = (
+    "CARO_AI_TIME_LIMIT", "CARO_AI_WORKERS", "CARO_CHALLENGE_SECONDS", "CARO_CLUSTER",
+    "CARO_DATABASE_URL", "CARO_DB", "CARO_ENGINE_CMD", "CARO_ENGINE_NAME", "CARO_ENGINE_RATING",
+    "CARO_ENGINE_TIME_LIMIT", "CARO_FAST_DRAWING", "CARO_LOG_LEVEL", "CARO_LOOP_LAG_LOG",
+    "CARO_MIN_TIMEOUT_SECONDS", "CARO_QUICK_REPLY_SECONDS", "CARO_SHARD_COUNT", "CARO_SHARD_IDS",
+    "CARO_WATCH_DELAY_SECONDS",
+)
+TEST_SETTINGS = ("CARO_PG_BINDIR", "CARO_REQUIRE_BROWSER", "CARO_REQUIRE_POSTGRES")
+SETTING_PREFIX = "CARO_"
+
+
+def unknown_settings(environ: Mapping[str, str]) -> list[str]:
+    """A warning for each CARO_ name in `environ` that no part of caro reads (a typo is
+    otherwise silently ignored), naming the closest setting there is."""
+    known = (*SETTINGS, *TEST_SETTINGS)
+    warnings = []
+    for name in sorted(environ):
+        if not name.startswith(SETTING_PREFIX) or name in known:
+            continue
+        # Compared without the prefix every name shares, which would make any two look alike.
+        tails = [known_name.removeprefix(SETTING_PREFIX) for known_name in SETTINGS]
+        close = difflib.get_close_matches(name.removeprefix(SETTING_PREFIX), tails, n=1)
+        hint = (
+            f"did you mean {SETTING_PREFIX}{close[0]}?"
+            if close
+            else f"the settings are {', '.join(SETTINGS)}"
+        )
+        warnings.append(f"Setting {name} is not one caro reads and is ignored: {hint}")
+    return warnings
 
 
 def bad_setting(name: str, problem: str) -> SettingsError:

@@ -26,7 +26,7 @@ import yarl
 
 from bot.game.ports import StorageError
 from bot.runtime import patches
-from bot.runtime.config import Settings, SettingsError, load_settings
+from bot.runtime.config import Settings, SettingsError, load_settings, unknown_settings
 from bot.runtime.logs import one_line, setup_logging
 from bot.runtime.preflight import (
     CONNECT_TIMEOUT,
@@ -248,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
         print(str(exc), file=sys.stderr)
         return 2
     setup_logging(settings.log_level, secrets=settings.secrets, cluster=settings.cluster)
+    for warning in unknown_settings(os.environ):
+        logging.getLogger("caro.bot").warning("%s", warning)
     if settings.engine is not None:
         logging.getLogger("caro.bot").info(
             "external engine %r offered for the rules it plays: %s",

@@ -21,8 +21,8 @@ from bot.ui.buttons import Review as ReviewButton
 from bot.ui.payloads import ButtonPayload, row_payload
 from bot.ui.pictures import DEFAULT_THEME, render_step
 from engine import Mark
-from engine.notation import cell_name
-from engine.openings import Opening
+from engine.notation import cell_name, player_label
+from engine.openings import Opening, OpeningState
 from engine.records import Ending, GameRecord
 from engine.review import Review, TurningPoint, TurnKind
 
@@ -78,8 +78,8 @@ def result_text(state: GameState, tr: Translate, external: ExternalLevel) -> str
     if row.winner is None:
         return tr("record.result.draw")
     reason = (row.end_reason or EndReason.LINE).value
-    winner = seat_mention(row.seat(row.winner), tr, external)
-    return tr(f"record.result.{reason}", winner=winner, mark=row.winner.name)
+    winner = player_label(seat_mention(row.seat(row.winner), tr, external), row.winner)
+    return tr(f"record.result.{reason}", winner=winner)
 
 
 def title(state: GameState, tr: Translate) -> str:
@@ -97,8 +97,8 @@ def title(state: GameState, tr: Translate) -> str:
 def players_line(state: GameState, tr: Translate, external: ExternalLevel) -> str:
     return tr(
         "record.players",
-        x=seat_mention(state.row.x, tr, external),
-        o=seat_mention(state.row.o, tr, external),
+        x=player_label(seat_mention(state.row.x, tr, external), Mark.X),
+        o=player_label(seat_mention(state.row.o, tr, external), Mark.O),
     )
 
 
@@ -117,19 +117,27 @@ def move_list(moves: Sequence[str], current: int) -> str:
     return " ".join(parts)
 
 
-def opening_line(opening: Opening, decisions: Sequence[str], tr: Translate) -> str:
-    """The opening rule of a game and the decisions taken in it, for boards and records."""
-    name = tr(f"openingname.{opening.value}")
-    if not decisions:
+def opening_line(state: GameState, tr: Translate, who: Callable[[Seat], str]) -> str:
+    """The opening rule of a game and the decisions taken in it, each with who took it (`who`
+    names a seat), for boards and records."""
+    row = state.row
+    name = tr(f"openingname.{row.opening.value}")
+    if not row.decisions:
         return tr("opening.line", opening=name)
+    opening = state.opening or OpeningState(row.opening, state.board, row.decisions)
+    # The seats are who plays X and O now; the opening knows which of its sides that is.
+    seats = {opening.x_side: row.x, opening.x_side.other: row.o}
     said = [
-        tr("decision.offer", cells=token.removeprefix(OFFER).replace(",", ", "))
+        tr(
+            "decision.offer",
+            who=who(seats[side]),
+            cells=token.removeprefix(OFFER).replace(",", ", "),
+        )
         if token.startswith(OFFER)
-        else tr(f"decision.{token}")
-        for token in decisions
+        else tr(f"decision.{token}", who=who(seats[side]))
+        for token, side in zip(opening.decisions, opening.deciders, strict=True)
     ]
     return tr("opening.line.decided", opening=name, decisions="; ".join(said))
-
 
 
 # ----------------------------------------------------------------------------- replay
@@ -137,7 +145,7 @@ def replay_content(state: GameState, ply: int, tr: Translate, external: External
     moves = [move.cell for move in state.row.moves]
     lines = [title(state, tr), players_line(state, tr, external), result_text(state, tr, external)]
     if state.row.opening is not Opening.FREE:
-        lines.insert(1, opening_line(state.row.opening, state.row.decisions, tr))
+        lines.insert(1, opening_line(state, tr, lambda seat: seat_mention(seat, tr, external)))
     if ply == 0:
         lines.append(tr("replay.start", count=len(moves)))
     else:
@@ -240,7 +248,7 @@ def _line_text(cells: Sequence[tuple[int, int]], start_ply: int) -> str:
 def _point_title(point: TurningPoint, players: Players, tr: Translate) -> str:
     name = players[0] if point.mover is Mark.X else players[1]
     return tr(
-        f"review.kind.{point.kind.value}", ply=point.ply, name=name, mark=point.mover.name
+        f"review.kind.{point.kind.value}", ply=point.ply, player=player_label(name, point.mover)
     )
 
 
@@ -272,8 +280,7 @@ def review_message(
         lines.append(
             tr(
                 "review.summary",
-                name=name,
-                mark=mark.name,
+                player=player_label(name, mark),
                 accuracy=f"{s.accuracy:.0f}",
                 count=s.moves,
                 best=s.best_moves,

@@ -52,7 +52,7 @@ from bot.ui.payloads import (
     text_payload,
 )
 from bot.ui.pictures import DEFAULT_THEME, ButtonColour, Players, Theme, render_board, theme_named
-from bot.ui.record_views import opening_line
+from bot.ui.record_views import opening_line, seat_mention
 from bot.ui.window import Window, initial_window
 from engine import Mark
 from engine.notation import cell_name
@@ -92,7 +92,7 @@ def game_content(
         tr("game.moves", ply=state.board.ply),
     ]
     if row.opening is not Opening.FREE:
-        lines.append(opening_line(row.opening, row.decisions, tr))
+        lines.append(opening_line(state, tr, lambda seat: seat_mention(seat, tr, external)))
     if uses_image(state):
         # The picture and its buttons side by side: one line says what their colours mean.
         lines.append(tr(f"theme.key.{theme_named(theme).name}"))
@@ -112,9 +112,15 @@ def game_content(
             # X makes the odd-numbered moves, so the parity of the move count names the mover.
             last_mark = Mark.X if state.board.ply % 2 == 1 else Mark.O
             level = _level(tr, state.level_of(last_mark), external)
+            # A spectator has no threat of their own: say whose threat the move answers.
+            if f"reason.watch.{reason}" in EN:
+                reason_text = tr(f"reason.watch.{reason}", mark=last_mark.other.name)
             lines.append(tr("game.ai_moved.watch", level=level, cell=cell, reason=reason_text))
         else:
             lines.append(tr("game.ai_moved", cell=cell, reason=reason_text))
+    played = _members_last_move(state, tr)
+    if played is not None:
+        lines.append(played)
     stand_ins = [move.cell for move in row.moves if played_by_stand_in(move.reason)]
     if stand_ins:
         lines.append(
@@ -131,14 +137,7 @@ def game_content(
         lines.append(_result_line(state, tr, external))
         for change in changes:
             if change.scope == row.guild_id:
-                lines.append(
-                    tr(
-                        "game.rating",
-                        user=f"<@{change.user_id}>",
-                        before=round(change.before),
-                        after=round(change.after),
-                    )
-                )
+                lines.append(_rating_line(change, tr))
     elif row.status == "abandoned":
         lines.append(tr("game.watch.stopped" if state.mode == Mode.WATCH else "game.abandoned"))
     elif state.opening is not None:
@@ -161,6 +160,29 @@ def game_content(
         if row.deadline is not None:
             lines.append(tr("game.clock", when=f"<t:{math.ceil(row.deadline)}:R>"))
     return "\n".join(lines)
+
+
+def _members_last_move(state: GameState, tr: Translate) -> str | None:
+    """Where the last move went and who played it, when a member did on a board of buttons: a
+    big board's picture marks it, and an AI's move has a line of its own. Boards this small
+    have no opening, so the mark that moved names the member."""
+    moves = state.row.moves
+    if not moves or moves[-1].by_ai or uses_image(state):
+        return None
+    mark = Mark.X if state.board.ply % 2 == 1 else Mark.O
+    user = state.user_of(mark)
+    if user is None:
+        return None
+    return tr("game.last_move", user=f"<@{user}>", cell=moves[-1].cell, mark=mark.name)
+
+
+def _rating_line(change: RatingChange, tr: Translate) -> str:
+    """A member's rating before and after the game; when the two round to the same number, the
+    change itself and why it is so small (Elo moves little on a result it expected)."""
+    before, after = round(change.before), round(change.after)
+    key = "game.rating" if before != after else "game.rating.expected"
+    delta = f"{change.after - change.before:+.1f}"
+    return tr(key, user=f"<@{change.user_id}>", before=before, after=after, change=delta)
 
 
 def _opening_status(state: GameState, tr: Translate, external: ExternalLevel) -> str:
@@ -357,9 +379,9 @@ def _cell_rows(
     board = state.board
     outcome = board.outcome()
     highlighted = set(outcome.line) if outcome is not None else set()
-    # On a big board the last move is hard to spot in a window: it is marked as the winning
-    # line is, in the colour the theme's picture marks it with.
-    if board.last_move is not None and uses_image(state):
+    # The last move is marked as the winning line is, in the colour the theme's picture marks
+    # it with: a board of buttons has no picture, and in a big board's window it is hard to spot.
+    if board.last_move is not None:
         highlighted.add(board.last_move)
     # The places offered for RIF's fifth stone, marked like the last move.
     highlighted.update(_offered(state))
@@ -533,13 +555,14 @@ def _record_line(record: Record, tr: Translate) -> str:
 
 
 def leaderboard_text(
-    rows: Sequence[RatedRow], locale: str = "en-US", client: str | None = None
+    rows: Sequence[RatedRow], mode: Mode, locale: str = "en-US", client: str | None = None
 ) -> str:
-    """The ranked lines; with none, where to start, the commands named as a Discord client in
-    `client` shows them (by default `locale`)."""
+    """The ranked lines of `mode`'s table; with none, which table it is and how to get on it,
+    the commands named as a Discord client in `client` shows them (by default `locale`)."""
     tr = _translator(locale)
     if not rows:
-        return tr("board.empty", count=LEADERBOARD_MIN_GAMES, **command_names(client or locale))
+        names = command_names(client or locale)
+        return tr(f"board.empty.{mode}", count=LEADERBOARD_MIN_GAMES, **names)
     return "\n".join(
         tr(
             "board.line",
@@ -570,7 +593,7 @@ def leaderboard_embed(
         title=tr("board.title", **where)
         if season is None
         else tr("board.season_title", season=season, **where),
-        description=leaderboard_text(rows, locale, client),
+        description=leaderboard_text(rows, mode, locale, client),
     )
     rule = tr("board.rule", count=LEADERBOARD_MIN_GAMES)
     if season is not None:
@@ -588,7 +611,7 @@ def server_leaderboard_embed(
     embed = discord.Embed(title=tr("board.server_title", count=LEADERBOARD_SIZE))
     for mode, rows in boards.items():
         embed.add_field(
-            name=tr(f"mode.{mode}"), value=leaderboard_text(rows, locale, client), inline=False
+            name=tr(f"mode.{mode}"), value=leaderboard_text(rows, mode, locale, client), inline=False
         )
     embed.set_footer(text=tr("board.rule", count=LEADERBOARD_MIN_GAMES))
     return embed

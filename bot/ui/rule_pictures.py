@@ -22,10 +22,18 @@ from engine.types import Cell
 
 _FONTS = ("DejaVuSans.ttf", "LiberationSans-Regular.ttf", "NotoSans-Regular.ttf")
 _SIDE = 9
-_GAP = 16
-_CAPTION_LINE = 26
-_CAPTION_LINES = 3
-
+_GAP = 24
+# Discord shows a picture about 400 to 550 pixels wide: each panel is a row, its board shrunk
+# to _BOARD_PX with its caption beside it, so the whole stays narrow and the captions large.
+_BOARD_PX = 380
+_CAPTION_PX = 360
+_FONT_PX = 34
+_CAPTION_LINE = 42
+_CAPTION_LINES = 7
+# The forbidden point's sign: red, or where a theme's stones or marks are reddish, purple; never
+# the colour that marks the last move.
+_SIGN_COLOURS = ((200, 30, 30), (130, 40, 170))
+_SIGN_DISTANCE = 120
 
 class RuleTopic(StrEnum):
     """The rules /caro help can show a picture of."""
@@ -94,12 +102,28 @@ def _wrap(text: str, font: ImageFont.FreeTypeFont | ImageFont.ImageFont, width: 
     return lines[:_CAPTION_LINES]
 
 
+def sign_colour(theme: str) -> tuple[int, int, int]:
+    """The colour of the forbidden point's sign in `theme`: far from its stones, its winning
+    line and its last-move mark, so it reads as none of them."""
+    look = theme_named(theme)
+    taken = [look.x_ink, look.o_ink, look.win_line, look.last_mark]
+
+    def apart(colour: tuple[int, int, int]) -> bool:
+        return all(
+            sum((a - b) ** 2 for a, b in zip(colour, other, strict=True)) ** 0.5 >= _SIGN_DISTANCE
+            for other in taken
+        )
+
+    return next((c for c in _SIGN_COLOURS if apart(c)), _SIGN_COLOURS[-1])
+
+
 def _no_sign(image: Image.Image, board: Board, cell: Cell, colour: tuple[int, int, int]) -> None:
     """The prohibition sign on the forbidden point: a shape as well as a shade, for colour-blind
     readers, and neither a cross nor a plain ring, which are the stones of some themes."""
     x, y = cell_centre(board.rows, board.cols, cell)
-    radius = layout(board.rows, board.cols).cell // 5
-    width = max(3, radius // 3)
+    # Large enough to read once the board is shrunk to _BOARD_PX.
+    radius = layout(board.rows, board.cols).cell * 2 // 5
+    width = max(4, radius // 4)
     draw = ImageDraw.Draw(image)
     draw.ellipse((x - radius, y - radius, x + radius, y + radius), outline=colour, width=width)
     slant = round(radius * 0.7)
@@ -107,8 +131,8 @@ def _no_sign(image: Image.Image, board: Board, cell: Cell, colour: tuple[int, in
 
 
 def rule_picture(topic: RuleTopic, locale: str, theme: str = DEFAULT_THEME) -> bytes:
-    """The panels of `topic` side by side with their captions, as PNG bytes (the same input
-    always gives the same bytes)."""
+    """The panels of `topic` one under the other, each board with its caption beside it, as PNG
+    bytes (the same input always gives the same bytes)."""
     look = theme_named(theme)
     panels = PANELS[RuleTopic(topic)]
     images = []
@@ -123,28 +147,29 @@ def rule_picture(topic: RuleTopic, locale: str, theme: str = DEFAULT_THEME) -> b
             numbers=panel.numbers,
         ).convert("RGB")
         if cell is not None:
-            _no_sign(image, board, cell, look.last_mark)
-        images.append(image)
-    width = sum(image.width for image in images) + _GAP * (len(images) + 1)
-    height = max(image.height for image in images) + _GAP * 2 + _CAPTION_LINE * _CAPTION_LINES
+            _no_sign(image, board, cell, sign_colour(theme))
+        images.append(image.resize((_BOARD_PX, _BOARD_PX), Image.Resampling.LANCZOS))
+    width = _GAP * 3 + _BOARD_PX + _CAPTION_PX
+    height = _GAP + (_BOARD_PX + _GAP) * len(images)
     canvas = Image.new("RGB", (width, height), look.background)
     draw = ImageDraw.Draw(canvas)
-    font = _font(18)
-    x = _GAP
+    font = _font(_FONT_PX)
+    y = _GAP
     for panel, image in zip(panels, images, strict=True):
-        canvas.paste(image, (x, _GAP))
+        canvas.paste(image, (_GAP, y))
         point = panel.point or ""
-        caption = text_in(locale, panel.caption, cell=point)
-        top = _GAP + image.height + _GAP // 2
-        for index, line in enumerate(_wrap(caption, font, image.width)):
+        caption = _wrap(text_in(locale, panel.caption, cell=point), font, _CAPTION_PX)
+        # The caption is centred on its board's height.
+        top = y + (_BOARD_PX - _CAPTION_LINE * len(caption)) // 2
+        for index, line in enumerate(caption):
             draw.text(
-                (x + image.width // 2, top + index * _CAPTION_LINE),
+                (_GAP * 2 + _BOARD_PX, top + index * _CAPTION_LINE),
                 line,
                 fill=look.label,
                 font=font,
-                anchor="mt",
+                anchor="lt",
             )
-        x += image.width + _GAP
+        y += _BOARD_PX + _GAP
     out = io.BytesIO()
     canvas.save(out, format="PNG", optimize=False, compress_level=6)
     return out.getvalue()
@@ -162,4 +187,4 @@ def forbidden_shapes() -> list[tuple[str, str | None]]:
     return shapes
 
 
-__all__ = ["PANELS", "Panel", "RuleTopic", "forbidden_shapes", "rule_picture"]
+__all__ = ["PANELS", "Panel", "RuleTopic", "forbidden_shapes", "rule_picture", "sign_colour"]

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterable
 
 from ..board import Board
-from ..notation import MAX_SIDE, cell_name
+from ..notation import MAX_SIDE, cell_name, player_label
 from ..records import GameRecord, RecordError, load_record
 from ..types import Cell, Mark
 from .play import render
@@ -51,8 +51,8 @@ def board_text(record: GameRecord, ply: int, *, colour: bool = False) -> str:
         caption = f"Start: {record.spec}, {total} move{'' if total == 1 else 's'}"
     else:
         mover = Mark.X if ply % 2 == 1 else Mark.O
-        who = record.name_of(mover)
-        caption = f"Move {ply}/{total}: {mover.name}{f' ({who})' if who else ''} {cell_name(record.moves[ply - 1])}"
+        who = player_label(record.name_of(mover), mover)
+        caption = f"Move {ply}/{total}: {who} {cell_name(record.moves[ply - 1])}"
     drawing = render(board)
     outcome = board.outcome()
     lines = [caption]
@@ -69,8 +69,7 @@ def result_text(record: GameRecord) -> str:
     winner = record.winner
     if winner is None:
         return "Draw: the board is full" if board.is_over() else "Not finished"
-    name = record.name_of(winner)
-    who = f"{winner.name}{f' ({name})' if name else ''}"
+    who = player_label(record.name_of(winner), winner)
     outcome = board.outcome()
     if outcome is not None and outcome.line:
         return f"{who} wins: " + " ".join(cell_name(c) for c in outcome.line)

@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(review.to_dict(), indent=2))
     else:
-        print(review.text((record.x_name or "X", record.o_name or "O")))
+        print(review.text((record.x_name, record.o_name)))
     return 0
 
 

@@ -59,7 +59,7 @@ DEFAULT_MEMBERS = ("alice:en-US", "bob:en-GB", "linh:vi")
 # Settings passed on to the bot from the playground's own environment (the rest is the
 # playground's: token, endpoints, guild, database).
 PASSED_SETTINGS = ("CARO_AI_TIME_LIMIT", "CARO_AI_WORKERS", "CARO_LOG_LEVEL",
-                   "CARO_CHALLENGE_SECONDS", "CARO_TURN_SECONDS", "CARO_WATCH_DELAY_SECONDS")
+                   "CARO_CHALLENGE_SECONDS", "CARO_WATCH_DELAY_SECONDS")
 
 
 class PlaygroundError(Exception):

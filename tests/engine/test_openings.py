@@ -116,6 +116,10 @@ def test_swap2_second_player_may_place_two_more_and_hand_the_choice_back() -> No
     # Five stones: O (the first player) plays the sixth.
     assert final.board.ply == 5 and final.to_act is Side.FIRST
     assert final.decisions == ("place_two", "take_o")
+    # Who took each decision, kept when the opening is read back from what a game stores.
+    assert final.deciders == (Side.SECOND, Side.FIRST)
+    stored = OpeningState(Opening.SWAP2, final.board, final.decisions)
+    assert stored.deciders == (Side.SECOND, Side.FIRST)
 
 
 def test_swap2_second_player_taking_a_colour_ends_the_opening_at_three_stones() -> None:

@@ -420,7 +420,7 @@ def test_a_game_saved_by_play_is_read_by_review_and_replay(tmp_path: Path) -> No
     assert reviewed.returncode == 0, reviewed.stderr
     moves = len(record.moves)
     assert reviewed.stdout.startswith(f"Review of a 3x3 k3 freestyle game, {moves} moves\n")
-    assert "caro AI (impossible) (X): accuracy" in reviewed.stdout
+    assert "caro AI (impossible, X): accuracy" in reviewed.stdout
 
     replayed = subprocess.run(
         [*caro_command(), "replay", str(game), "--animate", "--delay", "0"],

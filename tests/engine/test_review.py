@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from engine import Board, Mark, Rule
-from engine.notation import cell_name
+from engine.notation import cell_name, parse_cell
 from engine.programs.replay import animate, board_text, step
-from engine.records import GameRecord, read_record
+from engine.records import Ending, GameRecord, read_record
 from engine.review import (
     Proof,
     Review,
@@ -306,8 +306,8 @@ def test_caro_replay_animates_a_psq_file_to_the_winning_board(tmp_path: Path) ->
     assert result.returncode == 0, result.stderr
     captions = [line for line in result.stdout.splitlines() if line.startswith(("Start", "Move"))]
     assert len(captions) == len(MISSED_BLOCK) + 1
-    assert captions[-1] == "Move 9/9: X (Alice) L8"
-    assert result.stdout.rstrip().endswith("X (Alice) wins: H8 I8 J8 K8 L8")
+    assert captions[-1] == "Move 9/9: Alice (X) L8"
+    assert result.stdout.rstrip().endswith("Alice (X) wins: H8 I8 J8 K8 L8")
 
 
 def test_a_game_exported_and_imported_gets_the_same_review(tmp_path: Path) -> None:
@@ -318,3 +318,32 @@ def test_a_game_exported_and_imported_gets_the_same_review(tmp_path: Path) -> No
             record.moves, record.rows, record.cols, record.k, record.rule, node_limit=1500
         )
         assert again.turning_points == direct.turning_points
+
+
+# A random 6x6 four-in-a-row game in which both sides keep handing a proven win back and forth
+# until O's last move: the review once said O's win "began" at move 20 and that O missed it there.
+SEESAW = ["F1", "A2", "B5", "A3", "E4", "E2", "A5", "C2", "D5", "B1", "E5", "C6", "D2", "C4", "E6", "B4", "A6", "A4", "F6", "F5", "D3", "D6", "A1", "C1", "C3", "D4"]
+
+
+def test_a_review_names_each_move_once_and_a_forced_win_begins_after_every_missed_one() -> None:
+    review = review_game(SEESAW, 6, 6, 4, Rule.FREESTYLE)
+    plies = [p.ply for p in review.turning_points]
+    assert len(plies) == len(set(plies)), review.turning_points
+    assert point(review, 20, TurnKind.MISSED_WIN).mover is Mark.O
+    for began in (p for p in review.turning_points if p.kind is TurnKind.WIN_BEGAN):
+        assert all(p.ply < began.ply for p in review.turning_points if p is not began)
+
+
+def test_players_are_named_once_with_their_mark_in_reviews_and_replays() -> None:
+    text = review_game(SEESAW, 6, 6, 4, Rule.FREESTYLE).text((None, "caro AI (hard)"))
+    assert "\nX: accuracy " in text and "\ncaro AI (hard, O): accuracy " in text
+    assert "Move 6, caro AI (hard, O): missed a forced win with E2" in text
+    assert "Move 5, X: E4 lets the opponent force a win" in text
+    assert "X (X)" not in text and ") (O)" not in text
+    record = GameRecord(
+        6, 6, 4, Rule.FREESTYLE, tuple(parse_cell(n, 6, 6) for n in SEESAW),
+        x_name="", o_name="caro AI (hard)", winner=Mark.O, ending=Ending.LINE,
+    )
+    assert board_text(record, 1).splitlines()[0] == "Move 1/26: X F1"
+    assert board_text(record, 26).splitlines()[0] == "Move 26/26: caro AI (hard, O) D4"
+    assert board_text(record, 26).splitlines()[-1] == "caro AI (hard, O) wins: A4 B4 C4 D4"

@@ -5,10 +5,13 @@ in the page as several members."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
+import shutil
 import signal
 import socket
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -305,3 +308,29 @@ async def test_a_busy_port_is_refused_in_one_line_before_the_bot_starts(tmp_path
     assert err.decode().strip().splitlines() == [
         f"caro playground: cannot listen on 127.0.0.1:{port}: Address already in use"]
     assert not (tmp_path / "never.db").exists()
+
+
+def _page_function(name: str) -> str:
+    """The text of a top-level function of the page's script."""
+    page = (ROOT / "testkit/discord_double/playground.html").read_text(encoding="utf-8")
+    start = page.index(f"function {name}(")
+    return page[start : page.index("\n}\n", start) + 3]
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason="no node to run the page's script")
+def test_a_relative_time_is_counted_in_the_viewers_language_one_minute_not_one_minutes() -> None:
+    script = _page_function("timestamp") + """
+const now = 1800000000;
+Date.now = () => now * 1000;
+console.log(JSON.stringify([
+  timestamp(now + 60, "R", "en-US"), timestamp(now + 1, "R", "en-US"),
+  timestamp(now + 120, "R", "en-US"), timestamp(now - 3600, "R", "en-GB"),
+  timestamp(now + 60, "R", "vi"),
+]));
+"""
+    shown = subprocess.run(
+        ["node", "-e", script], capture_output=True, text=True, check=True, timeout=30
+    ).stdout
+    assert json.loads(shown) == [
+        "in 1 minute", "in 1 second", "in 2 minutes", "1 hour ago", "sau 1 phút nữa"
+    ]

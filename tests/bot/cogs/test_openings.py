@@ -61,7 +61,7 @@ async def test_swap2_between_members_step_by_step_to_a_rated_end(running_bot: Bo
     # Alice took O: Bob plays X from here, and the board says so.
     text = text_of(message)
     assert f"<@{bob.id}> (X) vs <@{alice.id}> (O)" in text
-    assert "Opening: swap2 (placed two more; took O)." in text
+    assert f"Opening: swap2 (<@{bob.id}> placed two more; <@{alice.id}> took O)." in text
     assert f"<@{alice.id}> to move (O)." in text
     assert running_bot.db_rows("SELECT x_user_id, o_user_id, decisions FROM games") == [
         (int(bob.id), int(alice.id), "place_two take_o")
@@ -75,7 +75,9 @@ async def test_swap2_between_members_step_by_step_to_a_rated_end(running_bot: Bo
     assert running_bot.db_rows("SELECT winner, end_reason FROM games") == [("X", "line")]
     # The opening's stones are ordinary moves: the replay shows them, and names the opening.
     replay = await posted(await alice.slash("caro replay"))
-    assert "Opening: swap2 (placed two more; took O)." in text_of(replay)
+    assert (
+        f"Opening: swap2 (<@{bob.id}> placed two more; <@{alice.id}> took O)." in text_of(replay)
+    )
     assert double.violations == []
 
 

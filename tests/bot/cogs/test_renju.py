@@ -64,3 +64,19 @@ async def test_the_forbidden_point_is_named_in_the_members_language(
         await typed(an, message, x)
         await typed(alice, message, o)
     assert "tạo ba-ba (hai đường ba)" in refusal(await typed(an, message, "H8"))
+
+
+async def test_an_overline_is_refused_as_an_overline_with_its_article(
+    running_bot: BotHandle,
+) -> None:
+    double = running_bot.double
+    alice, bob = double.add_member("alice"), double.add_member("bob")
+    message = await accepted_game(alice, bob, size="15x15", rule="renju", first="me")
+    # F8 G8 H8 and J8 K8: I8 would join them into six.
+    for x, o in [("F8", "A1"), ("G8", "A3"), ("H8", "A5"), ("J8", "A7"), ("K8", "A9")]:
+        await typed(alice, message, x)
+        await typed(bob, message, o)
+    assert refusal(await typed(alice, message, "I8")) == (
+        "I8 is forbidden for X under renju: it makes an overline. A move that makes five"
+        " wins all the same."
+    )

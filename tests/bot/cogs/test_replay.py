@@ -33,7 +33,8 @@ async def test_replay_of_an_ai_game_steps_to_every_position_and_back(
     assert list(shown) == ["replay.gif"] and shown["replay.gif"].startswith(GIF)
     text = text_of(message)
     assert text.startswith("**Game #1: 3x3, 3 in a row, freestyle**")
-    assert f"<@{alice.id}> (X) vs caro AI (easy) (O)" in text
+    # The AI named once, its mark inside its brackets.
+    assert f"<@{alice.id}> (X) vs caro AI (easy, O)" in text
     assert f"Move {total} of {total}: **{moves[-1]}**" in text
     assert stepper(message) == {FIRST: True, BACK: True, NEXT: False, LAST: False}
 

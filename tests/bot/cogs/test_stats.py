@@ -20,6 +20,13 @@ from testkit.sqlite_rows import player_result
 async def test_win_draw_and_loss_then_stats_and_leaderboard(running_bot: BotHandle) -> None:
     double = running_bot.double
     alice = double.add_member("alice")
+    # Nobody has played: the table against people, saying which it is and how to get on it.
+    empty = (await alice.slash("caro leaderboard")).embeds[0]
+    assert empty["title"].startswith("Leaderboard: this server, against people")
+    assert empty["description"] == (
+        "Nobody has 3 rated games against people here yet. To get on this table, challenge a"
+        " member: `/caro challenge`."
+    )
 
     win = await alice.slash("caro start", difficulty="easy")
     assert win.callback_type == 4 and not win.ephemeral
@@ -33,7 +40,9 @@ async def test_win_draw_and_loss_then_stats_and_leaderboard(running_bot: BotHand
 
     draw = await alice.slash("caro start", difficulty="impossible")
     end = await play_out(alice, draw.message, perfect_move)
-    assert "**Draw.**" in text_of(end) and not any(b["style"] == 3 for b in cells(end))
+    assert "**Draw.**" in text_of(end)
+    # No winning line: the one green cell is the last move.
+    assert len([b for b in cells(end) if b["style"] == 3]) == 1
 
     loss = await alice.slash("caro start", difficulty="impossible", first="ai")
     assert "vs AI (X, impossible)" in str(text_of(loss)) and "thinking" in str(text_of(loss))
@@ -69,6 +78,10 @@ async def test_win_draw_and_loss_then_stats_and_leaderboard(running_bot: BotHand
         f"**1.** <@{alice.id}>: {round(rating)} (1 W / 1 D / 1 L)"
     )
     assert "Listed after 3 rated games" in board.embeds[0]["footer"]["text"]
+    # Asked for no mode, the leaderboard is the table this server plays: only the AI so far.
+    default = await bob.slash("caro leaderboard")
+    assert default.embeds[0]["title"] == board.embeds[0]["title"]
+    assert default.embeds[0]["description"] == board.embeds[0]["description"]
     people = await bob.slash("caro leaderboard", scope="global", mode="pvp")
     assert "Nobody has 3 rated games" in people.embeds[0]["description"]
     helped = await bob.slash("caro help")
@@ -99,7 +112,7 @@ async def test_stats_show_the_record_and_the_server_leaderboard(running_bot: Bot
     assert board["title"] == "Top 10 of this server"
     lines = {f["name"]: f["value"] for f in board["fields"]}
     assert lines["against the AI"] == f"**1.** <@{alice.id}>: {shown} (0 W / 0 D / 3 L)"
-    assert lines["against people"].startswith("Nobody has 3 rated games here yet.")
+    assert lines["against people"].startswith("Nobody has 3 rated games against people here yet.")
     assert "Listed after 3 rated games" in board["footer"]["text"]
     # Someone else's stats: their (empty) record, and the same server leaderboard.
     other = await bob.slash("caro stats", user=alice)

@@ -50,7 +50,7 @@ async def test_a_game_finished_before_this_version_replays_and_exports(upgraded:
     service, ids = upgraded
     state = await service.finished_game(ids["ai_won"], GUILD)
     text = replay_content(state, 5, translator("en-US"), NO_ENGINE)
-    assert f"<@{ALICE}> (X) vs caro AI (normal) (O)" in text
+    assert f"<@{ALICE}> (X) vs caro AI (normal, O)" in text
     assert f"**<@{ALICE}> (X) wins.**" in text
     assert "Moves: 1. A1 2. B1 3. A2 4. B2 5. **A3**" in text
     # A member's last finished game is the newest one they played in this server.

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from bot.runtime import config
 from bot.runtime import main as bot_main
 from bot.runtime.config import MAX_SNOWFLAKE, Settings, load_settings
 from testkit.bot_process import TOKEN
@@ -474,3 +475,36 @@ def test_the_bot_runs_on_uvloop_where_it_is_installed() -> None:
         assert isinstance(loop, uvloop.Loop)
     finally:
         loop.close()
+
+
+# ------------------------------------------------------------------ misspelled settings
+
+
+async def test_a_misspelled_setting_in_dotenv_is_warned_of_once_naming_the_one_meant(
+    tmp_path: Path,
+) -> None:
+    workdir = tmp_path / "bot"
+    workdir.mkdir()
+    (workdir / ".env").write_text("CARO_WATCH_DELAY_SECOND=0.2\n", encoding="utf-8")
+    double, bot = await launch(workdir, CARO_AI_WORKER="1")
+    problems: list[Any] = await shutdown(double, bot)
+    assert problems == []
+    log = bot.log_text()
+    for typo, meant in (
+        ("CARO_WATCH_DELAY_SECOND", "CARO_WATCH_DELAY_SECONDS"),
+        ("CARO_AI_WORKER", "CARO_AI_WORKERS"),
+    ):
+        warned = [line for line in log.splitlines() if typo + " " in line]
+        assert len(warned) == 1, log
+        assert "WARNING" in warned[0] and f"did you mean {meant}?" in warned[0]
+
+
+def test_every_caro_setting_the_bot_reads_is_one_it_knows() -> None:
+    source = Path(config.__file__).read_text(encoding="utf-8")
+    read = set(re.findall(r'"(CARO_[A-Z_]+)"', source)) - set(config.TEST_SETTINGS)
+    assert read == set(config.SETTINGS)
+    assert config.unknown_settings({"CARO_DB": "x", "CARO_PG_BINDIR": "/usr", "PATH": "/"}) == []
+    assert config.unknown_settings({"CARO_ZZZ": "1"}) == [
+        "Setting CARO_ZZZ is not one caro reads and is ignored: the settings are "
+        + ", ".join(config.SETTINGS)
+    ]

@@ -15,6 +15,7 @@ from bot.game.model import (
     GameState,
     Mode,
     RatedRow,
+    RatingChange,
     Record,
     Standing,
     Status,
@@ -87,7 +88,8 @@ def test_players_turn_shows_a_clickable_grid() -> None:
     assert action_rows(state) == [3, 3, 3, 1]
     assert controls(state) == ["Resign"]  # no hints against the hard AI
     cells = {b["custom_id"].rsplit(":", 1)[1]: b for b in buttons(state)}
-    assert cells["A1"]["label"] == "O" and cells["A1"]["style"] == discord.ButtonStyle.danger.value
+    # A1, the AI's answer, is the last move: green, as the theme's picture would mark it.
+    assert cells["A1"]["label"] == "O" and cells["A1"]["style"] == discord.ButtonStyle.success.value
     assert cells["B2"]["label"] == "X" and cells["B2"]["style"] == discord.ButtonStyle.primary.value
     assert cells["A1"]["disabled"] and cells["B2"]["disabled"]
     assert cells["C3"]["label"] == EMPTY_LABEL and not cells["C3"]["disabled"]
@@ -177,8 +179,8 @@ def test_stats_and_leaderboard_embeds() -> None:
     ).to_dict()
     assert server["title"] == "Top 10 of this server"
     assert [(f["name"], f["value"]) for f in server["fields"]] == [
-        ("against people", "Nobody has 3 rated games here yet. Play some: `/caro start` or "
-         "`/caro challenge`."),
+        ("against people", "Nobody has 3 rated games against people here yet. To get on this"
+         " table, challenge a member: `/caro challenge`."),
         ("against the AI", "**1.** <@42>: 1251 (3 W / 0 D / 0 L)"),
     ]
     assert "Listed after 3 rated games" in server["footer"]["text"]
@@ -328,10 +330,16 @@ def test_the_buttons_show_x_o_and_the_last_move_in_the_colours_of_the_theme(name
     else:
         assert cells["B2"]["label"] == "X"
         assert cells["B2"]["style"] == discord.ButtonStyle[look.marked_button.value].value
+    # A board of buttons alone marks its last move the same way.
     small = game([("B2", False, None), ("A1", True, "develop")])
     small_cells = themed_cells(small, name)
     assert small_cells["B2"]["style"] == discord.ButtonStyle[look.x_button.value].value
-    assert small_cells["A1"]["label"] == "O"
+    if look.marked_button is None:
+        assert small_cells["A1"]["label"] == "[O]"
+        assert small_cells["A1"]["style"] == discord.ButtonStyle[look.o_button.value].value
+    else:
+        assert small_cells["A1"]["label"] == "O"
+        assert small_cells["A1"]["style"] == discord.ButtonStyle[look.marked_button.value].value
 
 
 def test_a_won_small_board_in_the_high_contrast_theme_brackets_the_line_instead_of_greening_it(
@@ -384,8 +392,51 @@ def test_an_openings_choice_has_its_buttons_and_rifs_offers_are_marked() -> None
     # place and offers one more.
     text = game_content(offering, external=NO_ENGINE)
     assert f"<@42> offers 2 places for X's stone 5 (offered so far: {cell})." in text
-    assert f"Opening: RIF (renju) (took X; offered {cell})." in text
+    # Each decision says who took it.
+    assert f"Opening: RIF (renju) (<@42> took X; <@42> offered {cell})." in text
     [marked] = [b for b in buttons(offering) if b["custom_id"].endswith(f":{cell}")]
     [plain] = [b for b in buttons(rif) if b["custom_id"].endswith(f":{cell}")]
     # Marked like the last move: another colour, or where the theme has none, brackets.
     assert (marked["style"], marked["label"]) != (plain["style"], plain["label"])
+
+
+# ----------------------------------------------------------------------------- telling the truth
+@both_drawings
+def test_a_small_board_between_members_marks_and_names_the_last_move() -> None:
+    row = replace(game([("B2", False, None), ("A1", False, None)]).row, mode=Mode.PVP, o=43)
+    state = load_state(row)
+    assert "Last move: **A1** by <@43> (O)." in game_content(state, external=NO_ENGINE).splitlines()
+    vietnamese = game_content(state, "vi", external=NO_ENGINE)
+    assert "Nước vừa đi: **A1** của <@43> (O)." in vietnamese.splitlines()
+    cells = {b["custom_id"].rsplit(":", 1)[1]: b for b in buttons(state)}
+    assert cells["A1"]["style"] == discord.ButtonStyle.success.value
+    assert cells["B2"]["style"] == discord.ButtonStyle.primary.value
+
+
+def test_a_watched_ai_defends_against_the_other_sides_threat_not_the_spectators() -> None:
+    row = replace(
+        game([("B2", True, "center"), ("A1", True, "defend")]).row,
+        mode=Mode.WATCH,
+        x=Level.EASY,
+    )
+    text = game_content(load_state(row), external=NO_ENGINE)
+    assert "AI hard played **A1**: defends against X's threat." in text
+    assert "your" not in text
+    blocked = replace(row, moves=(*row.moves[:1], replace(row.moves[1], reason="block")))
+    assert "blocks X's winning line" in game_content(load_state(blocked), external=NO_ENGINE)
+
+
+def test_a_rating_that_rounds_to_the_same_number_says_why() -> None:
+    moves = [("A1", False, None), ("B1", True, "develop")]
+    state = game(moves, status="finished", result="loss")
+    state = load_state(replace(state.row, guild_id=1))
+    # Elo expected the loss against a far stronger opponent: it costs a third of a point.
+    lost = RatingChange(42, 1, Mode.AI, 1200.0, 1199.68)
+    assert game_content(state, changes=[lost], external=NO_ENGINE).endswith(
+        "Rating <@42>: 1200 -> 1200 (-0.3: the ratings expected this result, so it moves them"
+        " by less than half a point)."
+    )
+    moved = RatingChange(42, 1, Mode.AI, 1200.0, 1171.0)
+    assert game_content(state, changes=[moved], external=NO_ENGINE).endswith(
+        "Rating <@42>: 1200 -> 1171."
+    )

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from PIL import Image
 
+from bot.ui import rule_pictures
+from bot.ui.pictures import THEMES
 from bot.ui.rule_pictures import PANELS, RuleTopic, forbidden_shapes, rule_picture
 from engine import Mark
 from engine.openings import Action, Choice, Opening, OpeningState
@@ -42,6 +45,29 @@ def test_a_rule_picture_is_the_same_bytes_each_time_and_captioned_in_the_readers
     assert english == rule_picture(RuleTopic.RENJU, "en-US")
     assert english != rule_picture(RuleTopic.RENJU, "vi")
     image = Image.open(io.BytesIO(english))
-    # Three boards side by side: wider than tall.
-    assert image.width > 2 * image.height
+    # Three boards one under the other: narrower than tall.
+    assert image.height > image.width
     assert rule_picture(RuleTopic.SWAP2, "en-US", "night") != rule_picture(RuleTopic.SWAP2, "en-US")
+
+
+# Discord shows a picture at about this width (px): a phone, a narrow window.
+SHOWN_WIDTH = 450
+
+
+@pytest.mark.parametrize("topic", list(RuleTopic))
+def test_a_rule_picture_shown_at_discords_size_keeps_its_captions_readable(topic: RuleTopic) -> None:
+    image = Image.open(io.BytesIO(rule_picture(topic, "en-US")))
+    scale = SHOWN_WIDTH / image.width
+    # Captions of at least 14 px once scaled, and no strip too wide to shrink that little.
+    assert rule_pictures._FONT_PX * scale >= 14
+    assert image.width <= 900
+
+
+@pytest.mark.parametrize("theme", sorted(THEMES))
+def test_the_forbidden_point_is_marked_in_a_colour_that_is_not_the_last_moves(theme: str) -> None:
+    look = THEMES[theme]
+    sign = rule_pictures.sign_colour(theme)
+    assert sign not in (look.last_mark, look.win_line, look.x_ink, look.o_ink)
+    image = Image.open(io.BytesIO(rule_picture(RuleTopic.RENJU, "en-US", theme))).convert("RGB")
+    colours = {colour for _, colour in image.getcolors(maxcolors=1 << 20) or []}
+    assert sign in colours
