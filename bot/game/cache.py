@@ -30,8 +30,8 @@ class GameCache:
         self._locks: dict[int, asyncio.Lock] = {}
         # The running games as this process last stored a move in them (most recent last): a
         # click on one needs no read. A stale entry is harmless, as the move's write checks the
-        # ply, status and clock in the database; every other change of a game refreshes or
-        # drops its entry.
+        # position (move count and takebacks), status and clock in the database; every other
+        # change of a game refreshes or drops its entry.
         self._recent: OrderedDict[int, GameState] = OrderedDict()
         # game id -> its rating changes, as the write that finished the game here returned them
         # (they never change after): drawing the final board reads nothing.
