@@ -142,7 +142,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
             row = await service.create(
                 guild_id=guild_id,
                 channel_id=channel_id,
-                user_id=interaction.user.id,
+                creator=organiser_of(interaction),
                 options=TournamentOptions(
                     format=format, rounds=rounds, minutes=minutes, size=size, rule=rule,
                     opening=opening, turn_seconds=turn_seconds, rated=rated,
@@ -266,12 +266,17 @@ class TournamentCog(commands.Cog, name="Tournament"):
     ) -> None:
         async def act(row: TournamentRow) -> str:
             entrant = entrant_of(player)
-            ended = await self.bot.services.tournaments.remove(
+            removal = await self.bot.services.tournaments.remove(
                 row.id, entrant, organiser_of(interaction)
             )
-            self.bot.spawn(self.redraw_games(ended))
+            self.bot.spawn(self.redraw_games(removal.ended))
             tr = translator(row.locale)
-            return tr("tournament.removed_msg", id=row.id, name=entrant_label(entrant, tr))
+            said = tr("tournament.removed_msg", id=row.id, name=entrant_label(entrant, tr))
+            if removal.played_out:
+                said += "\n" + tr(
+                    "tournament.removed_plays_on", user=f"<@{interaction.user.id}>"
+                )
+            return said
 
         await self._control(interaction, tournament, act)
 
