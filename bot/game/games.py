@@ -409,7 +409,7 @@ class GameService:
             level = state.level_of(state.board.turn)
             assert level is not None
             pending = self._cache.searches.get(game_id)
-            if pending is not None and (pending[0] != state.board.ply or failed(pending[1])):
+            if pending is not None and (pending[0] != state.board.moves or failed(pending[1])):
                 # Of another position, or failed (its pool may since have been replaced): this
                 # turn searches afresh.
                 self._cache.searches.pop(game_id, None)

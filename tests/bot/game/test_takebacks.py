@@ -2,9 +2,11 @@
 once, between members when the other accepts, never in a rated game, at most MAX_TAKEBACKS a
 game; the moves taken back are gone from the stored game, and the clock starts afresh. A process
 holding the game from before another process's takeback judges a click again on the game as
-stored."""
+stored, and an AI search it began before that takeback is not played on the new position."""
 
 from __future__ import annotations
+
+import asyncio
 
 import pytest
 
@@ -192,3 +194,31 @@ async def test_a_click_on_a_copy_from_before_another_processes_takeback_is_judge
     stored = await two.games.state(game)
     assert stored is not None and stored.row.takebacks == 1
     assert [m.cell for m in stored.row.moves] == ["A1", "E5", "D4", "C5"]
+
+
+async def test_an_ai_search_begun_before_another_processes_takeback_is_not_played_after_it(
+    backend: Backend,
+) -> None:
+    clock = Clock()
+    held, free = Thinker(), Thinker()
+    held.wait, held.gate = 0.01, asyncio.Event()  # the first process's search is slow
+    one, two = [
+        build_services(await backend.open(), thinker, clock=clock)
+        for thinker in (held, free)
+    ]
+    game = (await start(one, ALICE, size=CASUAL)).id  # Alice plays X
+    # The first process stores A1 alone; its AI's search from there is still under way.
+    await one.games.play(MoveRef(game, 0, "A1"), user_id=ALICE, message_id=None)
+    # The second process answers, Alice takes both moves back there and plays B1 instead.
+    assert await two.games.ai_move(game, member=ALICE) is not None
+    await two.takebacks.take_back(game, ALICE)
+    await two.games.play(MoveRef(game, 0, "B1"), user_id=ALICE, message_id=None)
+    now = await two.games.state(game)
+    assert now is not None and now.ai_to_move
+    # Back on the first process, the AI's turn searches the position as stored: the search
+    # from A1 answers another position.
+    held.gate.set()
+    answered = await one.games.ai_move(game, member=ALICE)
+    assert held.calls[-1][0] == now.board.text()
+    assert answered is not None and [m.cell for m in answered.row.moves][:1] == ["B1"]
+    assert answered.board.ply == 2
