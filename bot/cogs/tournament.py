@@ -22,6 +22,7 @@ from bot.game.errors import UserError
 from bot.game.model import GameState, Mode
 from bot.game.options import OPENINGS, RULES
 from bot.game.pairings import Format
+from bot.game.ports import StorageUnavailable
 from bot.game.tournament_model import (
     Entrant,
     TournamentRow,
@@ -413,6 +414,9 @@ class TournamentCog(commands.Cog, name="Tournament"):
                 with self.bot.working_for(shard_id):
                     try:
                         live = await service.live(shard_id=shard_id, shard_count=count)
+                    except StorageUnavailable:
+                        # Said once when the database was lost; the next round tries again.
+                        break
                     except Exception:
                         if self.bot.is_closed():
                             return
@@ -424,6 +428,10 @@ class TournamentCog(commands.Cog, name="Tournament"):
                             progress = await service.advance(row.id)
                             if progress is not None:
                                 await self.publish(progress)
+                        except StorageUnavailable:
+                            # A step goes on from what is stored, so the next round takes it
+                            # up again where the database was lost.
+                            break
                         except Exception:
                             if self.bot.is_closed():
                                 return

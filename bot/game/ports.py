@@ -57,6 +57,9 @@ GLOBAL_SCOPE = 0  # the standings scope of the cross-server leaderboard
 # final board redrawn at start, in case the crash came between storing and drawing it. A busy bot
 # finishes hundreds of games in a few minutes, so the window stays short.
 REDRAW_FINISHED_WITHIN = 120.0
+# How soon background work (clocks, tournaments, puzzle mining, AI moves owed) tries again while
+# the database is away: it comes back on its own, and the work goes on from where it was.
+UNAVAILABLE_RETRY_SECONDS = 2.0
 
 RatePolicy = Callable[[GameRow, Mark | None, Mapping[int, float]], list[RatingUpdate]]
 """(finished game, winner, members' ratings before) -> updates: bot.game.ratings.game_updates."""
@@ -65,6 +68,13 @@ RatePolicy = Callable[[GameRow, Mark | None, Mapping[int, float]], list[RatingUp
 class StorageError(Exception):
     """The database cannot be used (missing, not a database, from a newer version, a broken
     migration); str() is one line naming the place and the reason."""
+
+
+class StorageUnavailable(StorageError):
+    """The database cannot be reached for now: its server stopped or restarting, the file locked
+    by another program, the disk full or failing. The call that raised it changed nothing (its
+    transaction, if it had begun one, is rolled back by the database), so the same action can be
+    tried again once the database is back. Constraint violations and bugs never raise it."""
 
 
 class MoveOutcome(StrEnum):
