@@ -3,6 +3,7 @@ temp dir, no TCP port, stopped and deleted afterwards.
 
     server = PostgresServer.start()          # or the session fixture `postgres_server`
     dsn = server.create_database("t1")       # postgresql://caro@/t1?host=/tmp/caro-pg-...
+    server.halt(); server.resume()           # stopped under a running bot, then started again
     server.stop()                            # pg_ctl stop, then the directory is removed
 
 PostgreSQL refuses to run as root, so when the tests run as root the server runs as the
@@ -82,6 +83,7 @@ class PostgresServer:
     user: pwd.struct_passwd | None
     databases: list[str] = field(default_factory=list)
     running: bool = False
+    options: str = ""
 
     @property
     def data_dir(self) -> Path:
@@ -121,15 +123,27 @@ class PostgresServer:
             chosen = {"listen_addresses": "''", "unix_socket_directories":
                       f"'{server.socket_dir}'", "max_connections": "200",
                       **THROWAWAY_SETTINGS, **(settings or {})}
-            options = " ".join(f"-c {name}={value}" for name, value in chosen.items())
-            server._run("pg_ctl", "-D", str(server.data_dir), "-l", str(server.log_path),
-                        "-o", options, "-w", "-t", "60", "start")
+            server.options = " ".join(f"-c {name}={value}" for name, value in chosen.items())
+            server._pg_start()
         except BaseException:
             server._remove()
             raise
         server.running = True
         atexit.register(server.stop)
         return server
+
+    def _pg_start(self) -> None:
+        self._run("pg_ctl", "-D", str(self.data_dir), "-l", str(self.log_path),
+                  "-o", self.options, "-w", "-t", "60", "start")
+
+    def halt(self) -> None:
+        """Stop the server as a restart or a failover does (fast shutdown: every connection is
+        cut, the socket goes away), keeping its data for `resume`."""
+        self._run("pg_ctl", "-D", str(self.data_dir), "-m", "fast", "-w", "-t", "30", "stop")
+
+    def resume(self) -> None:
+        """Start the halted server again on the same data and socket."""
+        self._pg_start()
 
     def create_database(self, name: str) -> str:
         """A new empty database; its DSN."""

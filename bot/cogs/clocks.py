@@ -16,6 +16,7 @@ import discord
 from discord.ext import commands
 
 from bot.cogs.challenge import ChallengeCog
+from bot.game.ports import UNAVAILABLE_RETRY_SECONDS, StorageUnavailable
 
 if TYPE_CHECKING:
     from bot.cogs.host import Host
@@ -43,6 +44,7 @@ class ClocksCog(commands.Cog, name="Clocks"):
             # Clocks started while this pass reads the database may be missed by its queries:
             # they must wake the next pass.
             clocks.watched_until = None
+            wait = MAX_DEADLINE_SLEEP
             try:
                 upcoming = None
                 for shard_id in self.bot.held_shards():
@@ -55,12 +57,16 @@ class ClocksCog(commands.Cog, name="Clocks"):
                     for at in (found, warning):
                         if at is not None and (upcoming is None or at < upcoming):
                             upcoming = at
+            except StorageUnavailable:
+                # Said once in the log when the database was lost; soon again, so clocks that
+                # ran out meanwhile are settled as soon as it is back.
+                upcoming = None
+                wait = UNAVAILABLE_RETRY_SECONDS
             except Exception:
                 if self.bot.is_closed():
                     return
                 log.exception("checking deadlines failed")
                 upcoming = None
-            wait = MAX_DEADLINE_SLEEP
             if upcoming is not None:
                 wait = min(wait, max(0.05, upcoming - time.time()))
             # In the service's clock (a test's fake clock), as the deadlines are written.

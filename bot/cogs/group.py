@@ -20,9 +20,10 @@ from discord.app_commands import Choice, locale_str
 
 from bot.game.errors import UserError
 from bot.game.options import SIZES, parse_size
+from bot.game.ports import StorageUnavailable
 from bot.i18n.texts import t, text_in
 from bot.ui.languages import language
-from bot.ui.replies import refuse, say
+from bot.ui.replies import refuse, say, unreachable
 from engine.notation import MAX_SIDE
 
 log = logging.getLogger("caro.bot")
@@ -84,6 +85,11 @@ class CaroTree(app_commands.CommandTree[Any]):
         ):
             # The game service refused (a limit, a closed game...): the member's short answer.
             await refuse(interaction, error.original)
+            return
+        if isinstance(error, app_commands.CommandInvokeError) and isinstance(
+            error.original, StorageUnavailable
+        ):
+            await unreachable(interaction)
             return
         if self.client.is_closed():
             # Stopping: the session is closed under the command; the game service left nothing

@@ -16,6 +16,7 @@ from discord.ext import commands
 
 from bot.cogs.group import text
 from bot.game.errors import UserError
+from bot.game.ports import UNAVAILABLE_RETRY_SECONDS, StorageUnavailable
 from bot.game.puzzle_model import LEADERBOARD_MIN_ATTEMPTS, AttemptKind
 from bot.game.puzzles import Session, empty_cell
 from bot.i18n.texts import text_in
@@ -30,7 +31,7 @@ from bot.ui.buttons import (
 )
 from bot.ui.languages import language
 from bot.ui.puzzles import Shown, leaderboard_embed, puzzle_parts, translator, uses_picture
-from bot.ui.replies import ephemeral, refuse
+from bot.ui.replies import ephemeral, refuse, unreachable
 from bot.ui.window import DEFAULT_COLS, DEFAULT_ROWS, Window, WindowError
 from engine.puzzles import Verdict
 
@@ -193,6 +194,10 @@ class PuzzleCog(commands.Cog, name="Puzzle"):
         except UserError as exc:
             await refuse(interaction, exc)
             return
+        except StorageUnavailable:
+            # Nothing was stored: the same move can be tried again once the database is back.
+            await unreachable(interaction)
+            return
         except Exception:
             if self.bot.is_closed():
                 return
@@ -225,17 +230,28 @@ class PuzzleCog(commands.Cog, name="Puzzle"):
         await self.bot.wait_until_ready()
         puzzles = self.bot.services.puzzles
         shards, count = self.bot.held_shards(), self.bot.shard_count or 1
-        try:
-            seen = await puzzles.mining_start(shards, count)
-        except Exception:
-            log.exception("puzzle mining could not start")
+        found: int | None = None
+        while found is None and not self.bot.is_closed():
+            try:
+                found = await puzzles.mining_start(shards, count)
+            except StorageUnavailable:
+                # Said once when the database was lost: mining starts once it is back.
+                await asyncio.sleep(UNAVAILABLE_RETRY_SECONDS)
+            except Exception:
+                log.exception("puzzle mining could not start")
+                return
+        if found is None:
             return
+        seen = found
         while not self.bot.is_closed():
             await asyncio.sleep(MINE_EVERY_S)
             try:
                 before, seen = seen, await self._mine_some(seen)
                 if seen != before:
                     await puzzles.mined_through(seen, self.bot.held_shards(), count)
+            except StorageUnavailable:
+                # The games are read again from the last one marked mined, next time round.
+                continue
             except Exception:
                 if self.bot.is_closed():
                     return

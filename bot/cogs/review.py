@@ -23,6 +23,7 @@ from bot.cogs.group import option_names, text
 from bot.cogs.replay import MAX_GAME_ID, players, theme_of
 from bot.game.errors import UserError
 from bot.game.model import GameState
+from bot.game.ports import StorageUnavailable
 from bot.i18n.texts import text_in
 from bot.ui import picture_jobs
 from bot.ui.buttons import Review, answers
@@ -84,6 +85,12 @@ class ReviewCog(commands.Cog, name="Review"):
                 await self._review(interaction, state)
             except UserError as exc:
                 await interaction.edit_original_response(content=await localized(interaction, exc))
+            except StorageUnavailable:
+                # The "thinking" message says it: nothing was stored, the review can be asked
+                # for again once the database is back.
+                await interaction.edit_original_response(
+                    content=text_in(await language(interaction), "error.storage_unavailable")
+                )
             except Exception:
                 if self.bot.is_closed():
                     log.info("game %d: a review was cut short by the shutdown", state.id)

@@ -22,6 +22,7 @@ from bot.game.errors import UserError
 from bot.game.model import GameState, Mode
 from bot.game.options import OPENINGS, RULES
 from bot.game.pairings import Format
+from bot.game.ports import StorageUnavailable
 from bot.game.tournament_model import (
     Entrant,
     TournamentRow,
@@ -142,7 +143,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
             row = await service.create(
                 guild_id=guild_id,
                 channel_id=channel_id,
-                user_id=interaction.user.id,
+                creator=organiser_of(interaction),
                 options=TournamentOptions(
                     format=format, rounds=rounds, minutes=minutes, size=size, rule=rule,
                     opening=opening, turn_seconds=turn_seconds, rated=rated,
@@ -266,12 +267,17 @@ class TournamentCog(commands.Cog, name="Tournament"):
     ) -> None:
         async def act(row: TournamentRow) -> str:
             entrant = entrant_of(player)
-            ended = await self.bot.services.tournaments.remove(
+            removal = await self.bot.services.tournaments.remove(
                 row.id, entrant, organiser_of(interaction)
             )
-            self.bot.spawn(self.redraw_games(ended))
+            self.bot.spawn(self.redraw_games(removal.ended))
             tr = translator(row.locale)
-            return tr("tournament.removed_msg", id=row.id, name=entrant_label(entrant, tr))
+            said = tr("tournament.removed_msg", id=row.id, name=entrant_label(entrant, tr))
+            if removal.played_out:
+                said += "\n" + tr(
+                    "tournament.removed_plays_on", user=f"<@{interaction.user.id}>"
+                )
+            return said
 
         await self._control(interaction, tournament, act)
 
@@ -408,6 +414,9 @@ class TournamentCog(commands.Cog, name="Tournament"):
                 with self.bot.working_for(shard_id):
                     try:
                         live = await service.live(shard_id=shard_id, shard_count=count)
+                    except StorageUnavailable:
+                        # Said once when the database was lost; the next round tries again.
+                        break
                     except Exception:
                         if self.bot.is_closed():
                             return
@@ -419,6 +428,10 @@ class TournamentCog(commands.Cog, name="Tournament"):
                             progress = await service.advance(row.id)
                             if progress is not None:
                                 await self.publish(progress)
+                        except StorageUnavailable:
+                            # A step goes on from what is stored, so the next round takes it
+                            # up again where the database was lost.
+                            break
                         except Exception:
                             if self.bot.is_closed():
                                 return

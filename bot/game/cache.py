@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from bot.game.model import GameState, RatingChange, load_state
 from bot.game.ports import Finished, GameStore
-from engine import Board
+from engine import Board, Cell
 
 # Running games whose latest state a process keeps: enough for every game clicked in the last
 # minutes of a busy process, a few MB.
@@ -30,15 +30,17 @@ class GameCache:
         self._locks: dict[int, asyncio.Lock] = {}
         # The running games as this process last stored a move in them (most recent last): a
         # click on one needs no read. A stale entry is harmless, as the move's write checks the
-        # ply, status and clock in the database; every other change of a game refreshes or
-        # drops its entry.
+        # position (move count and takebacks), status and clock in the database; every other
+        # change of a game refreshes or drops its entry.
         self._recent: OrderedDict[int, GameState] = OrderedDict()
         # game id -> its rating changes, as the write that finished the game here returned them
         # (they never change after): drawing the final board reads nothing.
         self._changes: OrderedDict[int, tuple[RatingChange, ...]] = OrderedDict()
-        # game id -> (ply, the AI's search from that position) started for a member's move and
-        # not yet stored: the AI's turn takes it over instead of searching again.
-        self.searches: dict[int, tuple[int, Search]] = {}
+        # game id -> (the moves of a position, the AI's search from it) started for a member's
+        # move and not yet stored: the AI's turn takes it over instead of searching again. Keyed
+        # by the moves, not their count: another process may have taken moves back and played
+        # others since.
+        self.searches: dict[int, tuple[tuple[Cell, ...], Search]] = {}
         self._forgetting: list[Callable[[int], object]] = []
 
     def lock(self, game_id: int) -> asyncio.Lock:

@@ -329,8 +329,8 @@ class GameService:
                 after = await self._play(known, ref, user_id=user_id, message_id=message_id)
                 if after is MoveOutcome.STALE:
                     # That position is out of date (another process changed the game: a restart
-                    # moved its shard here, or a clock ran out): judge the move again on the
-                    # game as stored.
+                    # moved its shard here, a takeback rewound it, or a clock ran out): judge the
+                    # move again on the game as stored.
                     self._cache.drop(ref.game_id)
                     known = None
             if known is None or known.board.ply != ref.ply:
@@ -389,8 +389,9 @@ class GameService:
         `known`: the game as this process just wrote it (the member's move), which saves reading
         it again. The search runs without the game's lock (it may take seconds); the answer is
         stored only if the game has not moved on meanwhile: the write itself checks that the game
-        still runs at the move count searched (see GameStore.add_move), so no read-back is needed
-        to guard it, whichever process changed the game.
+        still runs at the position searched (its move count and takebacks, see
+        GameStore.add_move), so no read-back is needed to guard it, whichever process changed the
+        game.
         """
         if game_id in self._thinking:
             return None
@@ -408,7 +409,7 @@ class GameService:
             level = state.level_of(state.board.turn)
             assert level is not None
             pending = self._cache.searches.get(game_id)
-            if pending is not None and (pending[0] != state.board.ply or failed(pending[1])):
+            if pending is not None and (pending[0] != state.board.moves or failed(pending[1])):
                 # Of another position, or failed (its pool may since have been replaced): this
                 # turn searches afresh.
                 self._cache.searches.pop(game_id, None)
@@ -545,6 +546,7 @@ class GameService:
             deadline=deadline,
             rate=self._rate,
             answer=reply,
+            takebacks=state.row.takebacks,
         )
         if isinstance(outcome, Finished):
             # The result, end reason and ratings are the database's to say: the write returned

@@ -57,6 +57,9 @@ GLOBAL_SCOPE = 0  # the standings scope of the cross-server leaderboard
 # final board redrawn at start, in case the crash came between storing and drawing it. A busy bot
 # finishes hundreds of games in a few minutes, so the window stays short.
 REDRAW_FINISHED_WITHIN = 120.0
+# How soon background work (clocks, tournaments, puzzle mining, AI moves owed) tries again while
+# the database is away: it comes back on its own, and the work goes on from where it was.
+UNAVAILABLE_RETRY_SECONDS = 2.0
 
 RatePolicy = Callable[[GameRow, Mark | None, Mapping[int, float]], list[RatingUpdate]]
 """(finished game, winner, members' ratings before) -> updates: bot.game.ratings.game_updates."""
@@ -67,9 +70,16 @@ class StorageError(Exception):
     migration); str() is one line naming the place and the reason."""
 
 
+class StorageUnavailable(StorageError):
+    """The database cannot be reached for now: its server stopped or restarting, the file locked
+    by another program, the disk full or failing. The call that raised it changed nothing (its
+    transaction, if it had begun one, is rolled back by the database), so the same action can be
+    tried again once the database is back. Constraint violations and bugs never raise it."""
+
+
 class MoveOutcome(StrEnum):
     STORED = "stored"
-    STALE = "stale"  # the game moved on or ended: nothing written
+    STALE = "stale"  # the game moved on, had moves taken back, or ended: nothing written
     LATE = "late"  # the mover's clock had run out at the time of the move: nothing written
 
 
@@ -107,8 +117,10 @@ class GameStore(Protocol):
       watch, enforced by the database (two processes may race).
     - Finishing a game, its result, its stats and its rating changes are one transaction, so a
       game counts exactly once.
-    - A move is stored only if the game is running, exactly `ply` moves were played, and the
-      clock of the member to move had not run out at `now`.
+    - A move is stored only if the game is running at the position it was judged on (exactly
+      `ply` moves played after exactly `takebacks` takebacks: a move count alone names another
+      position once moves were taken back and played again), and the clock of the member to
+      move had not run out at `now`.
     """
 
     async def create_game(self, new: NewGame) -> GameRow:
@@ -137,10 +149,13 @@ class GameStore(Protocol):
         deadline: float | None = None,
         rate: RatePolicy | None = None,
         answer: Answer | None = None,
+        takebacks: int = 0,
     ) -> MoveOutcome | Finished:
         """Store move number `ply` and, with `answer`, the AI's reply to it as move `ply` + 1
         (both or neither; `finish` and `deadline` then follow the reply): STORED, or with
-        `finish` the finished game; STALE or LATE (nothing written) as MoveOutcome says."""
+        `finish` the finished game; STALE or LATE (nothing written) as MoveOutcome says.
+        `takebacks`: the takebacks of the position the move was judged on (GameRow.takebacks);
+        a game that has had another number is at another position, and the move is STALE."""
         ...
 
     async def add_decision(

@@ -73,14 +73,14 @@ class Searches:
         """The AI's search from `board` in game `game_id`, in `member`'s turn: the one already
         under way from that position, or a new one."""
         pending = self._cache.searches.get(game_id)
-        if pending is not None and pending[0] == board.ply:
+        if pending is not None and pending[0] == board.moves:
             return pending[1]
         search = asyncio.ensure_future(
             self._ai.think(board.copy(), level, member, ai_seed(game_id, board.ply))
         )
         # Its failure is reported by whoever awaits it; left over, it is not worth a log line.
         search.add_done_callback(lambda done: done.cancelled() or done.exception())
-        self._cache.searches[game_id] = (board.ply, search)
+        self._cache.searches[game_id] = (board.moves, search)
         return search
 
 

@@ -70,6 +70,9 @@ DEFAULT_START_MINUTES = 10
 DEFAULT_TURN_SECONDS = 120.0
 # A server's tournaments not yet over: enough for a few at once, too few to flood a channel.
 MAX_LIVE_PER_SERVER = 5
+# One member's tournaments not yet over, unless the server trusts them to organise (Manage
+# Server or its tournament role): one member alone cannot take all of the server's places.
+MAX_LIVE_PER_CREATOR = 2
 # How many AI entries one tournament may hold: the AI's games run in the shared CPU pool.
 MAX_AI_ENTRIES = 16
 # The statuses of a tournament that is not over.
@@ -99,6 +102,16 @@ class Organiser:
     user_id: int
     manage_server: bool = False
     roles: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Removal:
+    """What removing a player did to the games under way."""
+
+    # Lost by the removed player, to redraw.
+    ended: list[GameState] = field(default_factory=list)
+    # Against the organiser who removed them: played out, counting as played.
+    played_out: list[GameState] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -172,6 +185,8 @@ class TournamentService:
         # One step of a tournament at a time in this process (another process's steps are kept
         # apart by the store's guards).
         self._locks: dict[int, asyncio.Lock] = {}
+        # guild id -> its lock for creating a tournament (the caps are checked under it).
+        self._create_locks: dict[int, asyncio.Lock] = {}
 
     def now(self) -> float:
         return self._clock()
@@ -182,12 +197,14 @@ class TournamentService:
         *,
         guild_id: int,
         channel_id: int,
-        user_id: int,
+        creator: Organiser,
         options: TournamentOptions,
         min_turn_seconds: float,
         locale: str,
     ) -> TournamentRow:
-        """A new tournament open for entries; UserError naming the bad option otherwise."""
+        """A new tournament open for entries, created by `creator`; UserError naming the bad
+        option, or the cap reached (the server's, or the creator's own unless the server lets
+        them organise every tournament), otherwise."""
         try:
             kind = Format(options.format.strip().lower())
         except ValueError:
@@ -224,29 +241,36 @@ class TournamentService:
         players = _bounded(
             options.max_players, MAX_PLAYERS, MIN_PLAYERS, MAX_PLAYERS, "max_players"
         )
-        live = await self._store.guild_tournaments(guild_id, live_only=True)
-        if len(live) >= MAX_LIVE_PER_SERVER:
-            raise UserError("tournament.too_many", count=MAX_LIVE_PER_SERVER)
-        return await self._store.create_tournament(
-            NewTournament(
-                guild_id=guild_id,
-                channel_id=channel_id,
-                created_by=user_id,
-                format=kind,
-                rounds=rounds,
-                minutes=minutes,
-                max_players=players,
-                rows=board.rows,
-                cols=board.cols,
-                k=board.k,
-                rule=board.rule.value,
-                opening=board.opening,
-                turn_seconds=turn,
-                rated=options.rated,
-                starts_at=self.now() + starts_in * 60.0,
-                locale=locale,
-            )
+        new = NewTournament(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            created_by=creator.user_id,
+            format=kind,
+            rounds=rounds,
+            minutes=minutes,
+            max_players=players,
+            rows=board.rows,
+            cols=board.cols,
+            k=board.k,
+            rule=board.rule.value,
+            opening=board.opening,
+            turn_seconds=turn,
+            rated=options.rated,
+            starts_at=self.now() + starts_in * 60.0,
+            locale=locale,
         )
+        role = (await self._settings.timeouts(guild_id)).tournament_role
+        trusted = self.organises_all(creator, role)
+        # Checking the caps and creating must not interleave with another create in the same
+        # server, or two creates could both pass the checks.
+        async with self._create_locks.setdefault(guild_id, asyncio.Lock()):
+            live = await self._store.guild_tournaments(guild_id, live_only=True)
+            if len(live) >= MAX_LIVE_PER_SERVER:
+                raise UserError("tournament.too_many", count=MAX_LIVE_PER_SERVER)
+            mine = sum(1 for t in live if t.created_by == creator.user_id)
+            if not trusted and mine >= MAX_LIVE_PER_CREATOR:
+                raise UserError("tournament.too_many_mine", count=MAX_LIVE_PER_CREATOR)
+            return await self._store.create_tournament(new)
 
     async def attach_message(self, tournament_id: int, message_id: int) -> None:
         await self._store.set_tournament_message(tournament_id, message_id)
@@ -307,7 +331,8 @@ class TournamentService:
             if not await self._store.remove_entry(tournament_id, entrant):
                 raise UserError("tournament.not_in")
             return []
-        return await self._withdraw(row, entrant, missing="tournament.not_in")
+        ended, _ = await self._withdraw(row, entrant, missing="tournament.not_in")
+        return ended
 
     async def add_ai(self, tournament_id: int, level: str, who: Organiser) -> Entrant:
         """Enter an AI level as a player (an organiser's control)."""
@@ -335,11 +360,13 @@ class TournamentService:
 
     # ----------------------------------------------------------------- organiser controls
     def may_organise(self, row: TournamentRow, who: Organiser, role: int | None) -> bool:
-        return (
-            who.user_id == row.created_by
-            or who.manage_server
-            or (role is not None and role in who.roles)
-        )
+        return who.user_id == row.created_by or self.organises_all(who, role)
+
+    @staticmethod
+    def organises_all(who: Organiser, role: int | None) -> bool:
+        """Whether the server lets `who` organise every tournament: Manage Server, or its
+        tournament role `role`."""
+        return who.manage_server or (role is not None and role in who.roles)
 
     async def _controlled(self, tournament_id: int, who: Organiser) -> TournamentRow:
         row = await self._row(tournament_id)
@@ -382,15 +409,21 @@ class TournamentService:
 
     async def remove(
         self, tournament_id: int, entrant: Entrant, who: Organiser
-    ) -> list[GameState]:
+    ) -> Removal:
         """Remove a player: before the start their entry goes; after it, they are withdrawn and
-        lose the game they are playing. The games this ended, to redraw."""
+        lose the game they are playing, unless `who` plays it: an organiser's control never
+        decides their own game, which is played out and counts as played."""
         row = await self._controlled(tournament_id, who)
         if row.status is TournamentStatus.OPEN:
             if not await self._store.remove_entry(tournament_id, entrant):
                 raise UserError("tournament.not_entered")
-            return []
-        return await self._withdraw(row, entrant, missing="tournament.not_entered")
+            return Removal()
+        mine = member_entrant(who.user_id)
+        spared = None if mine == entrant else mine
+        ended, played_out = await self._withdraw(
+            row, entrant, missing="tournament.not_entered", spared=spared
+        )
+        return Removal(ended, played_out)
 
     async def cancel(self, tournament_id: int, who: Organiser) -> list[GameState]:
         """Cancel a tournament that is not over: its running games end without a result. The
@@ -415,13 +448,22 @@ class TournamentService:
         return ended
 
     async def _withdraw(
-        self, row: TournamentRow, entrant: Entrant, *, missing: str
-    ) -> list[GameState]:
+        self,
+        row: TournamentRow,
+        entrant: Entrant,
+        *,
+        missing: str,
+        spared: Entrant | None = None,
+    ) -> tuple[list[GameState], list[GameState]]:
+        """Withdraw `entrant`: their running games are lost, except one against `spared` (the
+        organiser who removes them), which is played out. (The games lost, the games played
+        out.)"""
         if row.status.over:
             raise UserError("tournament.over")
         if not await self._store.withdraw(row.id, entrant):
             raise UserError(missing)
         ended: list[GameState] = []
+        played_out: list[GameState] = []
         for pairing in await self._store.pairings(row.id):
             if pairing.game_id is None or pairing.outcome is not None:
                 continue
@@ -430,9 +472,13 @@ class TournamentService:
             state = await self._games.state(pairing.game_id)
             if state is None or not state.active:
                 continue
+            if spared is not None and spared in (pairing.x, pairing.o):
+                # A forfeit would hand the organiser a win (and rating) they did not play for.
+                played_out.append(state)
+                continue
             lost = await self._games.forfeit(pairing.game_id, _mark_of(state, entrant, pairing))
             ended += [lost] if lost is not None else []
-        return ended
+        return ended, played_out
 
     # ----------------------------------------------------------------- standings
     async def standings(self, row: TournamentRow) -> list[Standing]:
@@ -725,6 +771,7 @@ __all__ = [
     "MAX_PLAYERS",
     "Organiser",
     "Progress",
+    "Removal",
     "TournamentOptions",
     "TournamentService",
     "game_options",

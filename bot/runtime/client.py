@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import logging
-from collections.abc import Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -27,7 +28,7 @@ from bot.cogs.group import COMMANDS_HASH_KEY, CaroGroup, CaroTree, caro_group, s
 from bot.game.levels import ExternalLevel
 from bot.game.model import External, GuildSettings, Mode
 from bot.game.options import ADAPTIVE
-from bot.game.ports import Storage
+from bot.game.ports import UNAVAILABLE_RETRY_SECONDS, Storage, StorageUnavailable
 from bot.game.services import Services, build_services
 from bot.game.settings import DEFAULT_TIMEOUTS
 from bot.i18n.translator import CatalogueTranslator
@@ -300,6 +301,11 @@ class CaroBot(commands.AutoShardedBot):
         if self.is_closed():
             log.info("background task cut short by the shutdown (%r)", task.exception())
             return
+        if isinstance(task.exception(), StorageUnavailable):
+            # A courtesy (a ping, a redraw) the database's absence cut short; its loss and its
+            # return are logged once by the storage, not per task.
+            log.debug("background task cut short: %s", task.exception())
+            return
         log.error("background task failed", exc_info=task.exception())
 
     async def on_ready(self) -> None:
@@ -326,12 +332,24 @@ class CaroBot(commands.AutoShardedBot):
         finally:
             current_shard.reset(mark)
 
+    async def when_reachable(self, read: Callable[[], Awaitable[T]]) -> T:
+        """`read()`, tried again while the database is away: the work of the start waits for
+        it rather than being lost."""
+        while True:
+            try:
+                return await read()
+            except StorageUnavailable:
+                await asyncio.sleep(UNAVAILABLE_RETRY_SECONDS)
+
     async def _redraw_after_crash(self) -> None:
-        assert self.shard_count is not None
+        count = self.shard_count
+        assert count is not None
         for shard_id in self.held_shards():
             with self.working_for(shard_id):
-                states = await self.services.meta.games_to_redraw(
-                    shard_id=shard_id, shard_count=self.shard_count
+                states = await self.when_reachable(
+                    functools.partial(
+                        self.services.meta.games_to_redraw, shard_id=shard_id, shard_count=count
+                    )
                 )
                 for state in states:
                     try:
@@ -347,12 +365,15 @@ class CaroBot(commands.AutoShardedBot):
         up players waiting for the AI). Only the games of guilds on this cluster's shards:
         another cluster's are its own to resume."""
         await self.wait_until_ready()
-        assert self.shard_count is not None
+        count = self.shard_count
+        assert count is not None
         self.spawn(self._redraw_after_crash())
         for shard_id in self.held_shards():
             with self.working_for(shard_id):
-                states = await self.services.meta.games_awaiting_ai(
-                    shard_id=shard_id, shard_count=self.shard_count
+                states = await self.when_reachable(
+                    functools.partial(
+                        self.services.meta.games_awaiting_ai, shard_id=shard_id, shard_count=count
+                    )
                 )
                 for state in states:
                     log.info("game %d: resuming the AI's pending move", state.id)

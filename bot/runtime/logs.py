@@ -79,9 +79,13 @@ def one_line(exc: BaseException) -> str:
 
 class ConnectionTrouble(logging.Filter):
     """A reconnect attempt is one warning naming the cause, not an error with a traceback: the
-    bot is fine and discord.py retries by itself."""
+    bot is fine and discord.py retries by itself. asyncpg's pool, reconnecting its idle
+    connection while the PostgreSQL server is away, is not logged at all: the storage says
+    once that the database is lost and once that it is back (bot.storage.health)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.name == "asyncpg.pool" and record.exc_info:
+            return False
         if record.name.startswith("discord.") and record.exc_info:
             exc = record.exc_info[1]
             if isinstance(exc, _NETWORK_ERRORS):

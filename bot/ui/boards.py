@@ -18,6 +18,7 @@ import discord
 from bot.game.games import GameService
 from bot.game.levels import ExternalLevel
 from bot.game.model import DEFAULT_STYLE, ActiveGameExists, GameState, jump_link
+from bot.game.ports import UNAVAILABLE_RETRY_SECONDS, StorageUnavailable
 from bot.game.searches import answered_within
 from bot.game.services import Services
 from bot.i18n.texts import text_in
@@ -581,16 +582,26 @@ class Boards:
         AI did not move (a failure is logged; the game stays on the AI's turn and
         CaroBot.resume_pending retries it at the next start)."""
         started = time.monotonic()
-        try:
-            state = await self.games.ai_move(game_id, known, member=owner)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            if self._host.is_closed():
-                log.info("game %d: the AI's move is left for the next start", game_id)
+        while True:
+            try:
+                state = await self.games.ai_move(game_id, known, member=owner)
+                break
+            except asyncio.CancelledError:
+                raise
+            except StorageUnavailable:
+                # The AI's move was not stored: asked again (from the stored game) until the
+                # database is back, so the game goes on by itself.
+                if self._host.is_closed():
+                    log.info("game %d: the AI's move is left for the next start", game_id)
+                    return None
+                known = None
+                await asyncio.sleep(UNAVAILABLE_RETRY_SECONDS)
+            except Exception:
+                if self._host.is_closed():
+                    log.info("game %d: the AI's move is left for the next start", game_id)
+                    return None
+                log.exception("game %d: the AI could not move", game_id)
                 return None
-            log.exception("game %d: the AI could not move", game_id)
-            return None
         if state is not None:
             # One line per move would be most of an operator's log on a busy bot: only a move
             # slower than any level's own limit (the pool was queueing) is worth their eye.

@@ -37,8 +37,9 @@ import discord
 
 from bot.game.errors import UserError
 from bot.game.model import GameState, Mode, jump_link
+from bot.game.ports import StorageUnavailable
 from bot.ui.payloads import ButtonPayload, button_payload
-from bot.ui.replies import refuse, say
+from bot.ui.replies import refuse, say, unreachable
 
 if TYPE_CHECKING:
     from bot.game.model import ChallengeRow
@@ -230,11 +231,13 @@ class Click:
     async def callback(self, interaction: discord.Interaction[Any], answer: Answer) -> None:
         """The one answer to every click and form: the kind's checks, then the action (`answer`,
         the cog's method). A refusal from either is shown privately to the member, here and
-        nowhere else."""
+        nowhere else, and so is the database being away."""
         try:
             await answer(interaction, self, await self.check(interaction))
         except UserError as exc:
             await refuse(interaction, exc)
+        except StorageUnavailable:
+            await unreachable(interaction)
 
 
 Answer = Callable[[discord.Interaction[Any], Any, Any], Awaitable[None]]

@@ -13,6 +13,7 @@ from typing import Any, Protocol, cast
 
 import discord
 
+from bot.game.ports import StorageUnavailable
 from bot.game.services import Services
 from bot.i18n.texts import choose_language, command_names, text_in
 from bot.i18n.translator import locale_of
@@ -66,8 +67,10 @@ async def language(interaction: discord.Interaction[Any], *, public: bool = Fals
         )
     except Exception as exc:
         # The settings cannot be read (the database is failing): the member still gets their
-        # answer, which may be the error itself, in their Discord client's language.
-        log.warning("could not read a member's language settings (%r)", exc)
+        # answer, which may be the error itself, in their Discord client's language. The
+        # database being away was logged once already, when it was lost.
+        if not isinstance(exc, StorageUnavailable):
+            log.warning("could not read a member's language settings (%r)", exc)
         return choose_language(None, None, locale_of(interaction))
     interaction.extras[key] = found
     return found

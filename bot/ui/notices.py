@@ -17,11 +17,19 @@ from typing import Protocol
 import discord
 
 from bot.game.model import GameState, Mode
+from bot.game.ports import StorageUnavailable
 from bot.game.services import Services
 from bot.i18n.texts import text_in
 from bot.ui.languages import member_language
 
 log = logging.getLogger("caro.bot")
+
+
+def courtesy_failed(exc: Exception, message: str, game_id: int) -> None:
+    """A notice that could not be posted or removed: a warning, unless the database being away
+    was the cause (said once in the log already, when it was lost)."""
+    level = logging.DEBUG if isinstance(exc, StorageUnavailable) else logging.WARNING
+    log.log(level, message, game_id, exc)
 
 
 class Host(Protocol):
@@ -62,7 +70,7 @@ class Notices:
             await self._turn(state, actor)
         except Exception as exc:
             # A call is a courtesy: the move stands and the board shows whose turn it is.
-            log.warning("game %d: could not call the member to move (%r)", state.id, exc)
+            courtesy_failed(exc, "game %d: could not call the member to move (%r)", state.id)
 
     async def _turn(self, state: GameState, actor: int | None) -> None:
         if state.mode is not Mode.PVP and state.id not in self._posted:
@@ -87,7 +95,7 @@ class Notices:
         try:
             await self._low_time(state)
         except Exception as exc:
-            log.warning("game %d: could not warn the member to move (%r)", state.id, exc)
+            courtesy_failed(exc, "game %d: could not warn the member to move (%r)", state.id)
 
     async def _low_time(self, state: GameState) -> None:
         member = state.user_of(state.acting_mark)
@@ -110,7 +118,7 @@ class Notices:
                 if not self._current(state):
                     await self._remove(state)
         except Exception as exc:
-            log.warning("game %d: could not remove its notice (%r)", state.id, exc)
+            courtesy_failed(exc, "game %d: could not remove its notice (%r)", state.id)
 
     def _current(self, state: GameState) -> bool:
         posted = self._posted.get(state.id)

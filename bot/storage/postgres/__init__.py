@@ -7,9 +7,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from bot.storage.health import Health
 from bot.storage.postgres.challenges import ChallengeQueries
 from bot.storage.postgres.clocks import ClockQueries
-from bot.storage.postgres.connection import MIGRATIONS_DIR, POOL_MAX, Connection, shown_dsn
+from bot.storage.postgres.connection import (
+    MIGRATIONS_DIR,
+    POOL_MAX,
+    Connection,
+    is_unavailable,
+    shown_dsn,
+)
 from bot.storage.postgres.games import GameQueries
 from bot.storage.postgres.meta import MetaQueries
 from bot.storage.postgres.puzzles import PuzzleQueries
@@ -23,19 +30,23 @@ class PostgresStorage:
     """The bot's database on a PostgreSQL server. Create with
     `await PostgresStorage.open("postgresql://…")`; `await close()` at shutdown.
 
-    The repositories share the one pool; they hold one another as in the SQLite backend."""
+    The repositories share the one pool; they hold one another as in the SQLite backend. The
+    server stopped, restarting or out of reach: every repository raises StorageUnavailable until
+    `health` reaches it again (bot.storage.health)."""
 
     def __init__(self, pool: Any, dsn: str) -> None:
         self.connection = Connection(pool, dsn)
-        self.standings = StandingQueries(self.connection)
-        self.games = GameQueries(self.connection, self.standings)
-        self.clocks = ClockQueries(self.connection, self.games)
-        self.challenges = ChallengeQueries(self.connection, self.games)
-        self.settings = SettingQueries(self.connection)
-        self.reviews = ReviewQueries(self.connection, self.games)
-        self.meta = MetaQueries(self.connection, self.games)
-        self.puzzles = PuzzleQueries(self.connection, self.games)
-        self.tournaments = TournamentQueries(self.connection)
+        self.health = Health(shown_dsn(dsn), self.connection.ping, is_unavailable)
+        guard = self.health.guard
+        self.standings = guard(StandingQueries(self.connection))
+        self.games = guard(GameQueries(self.connection, self.standings))
+        self.clocks = guard(ClockQueries(self.connection, self.games))
+        self.challenges = guard(ChallengeQueries(self.connection, self.games))
+        self.settings = guard(SettingQueries(self.connection))
+        self.reviews = guard(ReviewQueries(self.connection, self.games))
+        self.meta = guard(MetaQueries(self.connection, self.games))
+        self.puzzles = guard(PuzzleQueries(self.connection, self.games))
+        self.tournaments = guard(TournamentQueries(self.connection))
 
     @classmethod
     async def open(
@@ -52,6 +63,7 @@ class PostgresStorage:
         return storage
 
     async def close(self) -> None:
+        await self.health.close()
         await self.connection.close()
 
     async def schema_version(self) -> int:

@@ -35,7 +35,7 @@ RETRIES = 5
 CLAIM_SECONDS = 30.0
 
 T = TypeVar("T")
-__all__ = ["MIGRATIONS_DIR", "Connection", "Outcome", "check_shard", "shown_dsn"]
+__all__ = ["MIGRATIONS_DIR", "Connection", "Outcome", "check_shard", "is_unavailable", "shown_dsn"]
 
 
 def shown_dsn(dsn: str) -> str:
@@ -46,6 +46,27 @@ def shown_dsn(dsn: str) -> str:
     netloc = parts.netloc.rsplit("@", 1)
     user = (parts.username or "") + ":***"
     return urlunsplit(parts._replace(netloc=f"{user}@{netloc[-1]}"))
+
+
+# Failures that mean the server cannot be reached for now, whatever the statement: the socket
+# gone or refused, no answer in time, the connection cut, the server shutting down or starting.
+_UNAVAILABLE: tuple[type[BaseException], ...] = (
+    OSError,
+    TimeoutError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.CannotConnectNowError,
+    asyncpg.AdminShutdownError,
+    asyncpg.CrashShutdownError,
+    asyncpg.TooManyConnectionsError,
+)
+
+
+def is_unavailable(exc: BaseException) -> bool:
+    """Whether `exc` says the server cannot be reached for now, rather than a broken rule or a
+    bug. asyncpg says a connection it had closed under a query in an InterfaceError of its own."""
+    if isinstance(exc, _UNAVAILABLE):
+        return True
+    return isinstance(exc, asyncpg.InterfaceError) and "connection is closed" in str(exc)
 
 
 def connect_reason(exc: BaseException) -> str:
@@ -145,6 +166,10 @@ class Connection:
         finally:
             await con.close()
         return applied
+
+    async def ping(self) -> None:
+        """One round trip on a connection of the pool (a new one if the server dropped them)."""
+        await self.pool.fetchval("SELECT 1")
 
     async def schema_version(self) -> int:
         return int(

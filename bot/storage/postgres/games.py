@@ -49,26 +49,28 @@ _NEW_MOVES = (
     " FROM unnest($5::TEXT[], $6::BOOLEAN[], $7::TEXT[]) WITH ORDINALITY AS m(cell, by_ai,"
     " reason, n)"
 )
-# A write that does not end the game: the game moves on only if it is running, at move `ply`
-# and the mover's clock has not run out at `now`, and the moves are written only if it did. A
-# second writer of the same ply waits for the first's row lock, then finds the ply moved on and
-# writes nothing; UNIQUE(game_id, ply) backs it. Parameters: deadline, game, ply, now, then the
-# moves (see _NEW_MOVES).
+# A write that does not end the game: the game moves on only if it is running, at the position
+# the move was judged on (move `ply` after `takebacks` takebacks: a takeback and a move since
+# give the same move count another position) and the mover's clock has not run out at `now`,
+# and the moves are written only if it did. A second writer of the same position waits for the
+# first's row lock, then finds the ply moved on and writes nothing; UNIQUE(game_id, ply) backs
+# it. Parameters: deadline, game, ply, now, then the moves (see _NEW_MOVES), then takebacks.
 _MOVE = (
     "WITH moved AS (UPDATE games SET ply = ply + cardinality($5::TEXT[]), deadline = $1,"
-    " claimed_until = NULL, updated_at = now() WHERE id = $2 AND ply = $3 AND status = 'active'"
-    " AND (deadline IS NULL OR deadline > $4) RETURNING id)"
+    " claimed_until = NULL, updated_at = now() WHERE id = $2 AND ply = $3 AND takebacks = $8"
+    " AND status = 'active' AND (deadline IS NULL OR deadline > $4) RETURNING id)"
     " INSERT INTO moves (game_id, ply, cell, by_ai, reason)"
     f" SELECT moved.id, new.ply, new.cell, new.by_ai, new.reason FROM moved, ({_NEW_MOVES}) AS new"
 )
 # A write that ends the game, under the same checks: the game is finished, its seats freed and
 # the moves written in one statement, which returns the finished game with all its moves (the
 # stored ones are read in the statement's snapshot, which does not hold the new ones: they are
-# added by hand). Parameters: game, winner, ply, now, the moves (see _NEW_MOVES), end reason.
+# added by hand). Parameters: game, winner, ply, now, the moves (see _NEW_MOVES), end reason,
+# takebacks.
 _FINISHING_MOVE = (
     "WITH moved AS (UPDATE games SET ply = ply + cardinality($5::TEXT[]), status = 'finished',"
     " winner = $2, end_reason = $8, deadline = NULL, claimed_until = NULL, updated_at = now(),"
-    " finished_at = now() WHERE id = $1 AND ply = $3 AND status = 'active'"
+    " finished_at = now() WHERE id = $1 AND ply = $3 AND takebacks = $9 AND status = 'active'"
     " AND (deadline IS NULL OR deadline > $4) RETURNING *),"
     " move AS (INSERT INTO moves (game_id, ply, cell, by_ai, reason)"
     f" SELECT moved.id, new.ply, new.cell, new.by_ai, new.reason FROM moved, ({_NEW_MOVES}) AS new),"
@@ -291,10 +293,12 @@ class GameQueries:
         deadline: float | None = None,
         rate: RatePolicy | None = None,
         answer: Answer | None = None,
+        takebacks: int = 0,
     ) -> MoveOutcome | Finished:
-        """Record move number `ply` (0-based), with `answer` the AI's reply to it, and, if they
-        ended the game, the result (see the interface). Two writers of the same ply: the second UPDATE waits for the first's row
-        lock, then finds the ply moved on and writes nothing."""
+        """Record move number `ply` (0-based) of the position after `takebacks` takebacks,
+        with `answer` the AI's reply to it, and, if they ended the game, the result (see the
+        interface). Two writers of the same position: the second UPDATE waits for the first's
+        row lock, then finds the ply moved on and writes nothing."""
         check_move(finish, rate, by_ai, answer)
         cells, ais, reasons = [cell], [by_ai], [reason]
         if answer is not None:
@@ -305,11 +309,11 @@ class GameQueries:
             # One statement, so one round trip and no BEGIN/COMMIT: its own transaction, in which
             # the INSERT happens only if the UPDATE's checks held.
             done = await self._con.pool.execute(
-                _MOVE, deadline, game_id, ply, now, cells, ais, reasons
+                _MOVE, deadline, game_id, ply, now, cells, ais, reasons, takebacks
             )
             if _count(done) == len(cells):
                 return MoveOutcome.STORED
-            return await self._why_not_stored(game_id, ply, now)
+            return await self._why_not_stored(game_id, ply, takebacks, now)
 
         async def attempt() -> MoveOutcome | Finished:
             async with self._con.transaction() as (con, ok):
@@ -317,11 +321,11 @@ class GameQueries:
                 row = await con.fetchrow(
                     _FINISHING_MOVE, game_id,
                     None if finish.winner is None else Mark(finish.winner).name,
-                    ply, now, cells, ais, reasons, EndReason(finish.reason).value,
+                    ply, now, cells, ais, reasons, EndReason(finish.reason).value, takebacks,
                 )
                 if row is None:
                     ok.rollback()
-                    return await self._why_not_stored(game_id, ply, now)
+                    return await self._why_not_stored(game_id, ply, takebacks, now)
                 game = game_row(row)
                 changes = (
                     await self._standings.count_result(con, game, finish.winner, rate) if game.rated else ()
@@ -373,11 +377,15 @@ class GameQueries:
 
         return await self._con.retrying(attempt)
 
-    async def _why_not_stored(self, game_id: int, ply: int, now: float) -> MoveOutcome:
+    async def _why_not_stored(
+        self, game_id: int, ply: int, takebacks: int, now: float
+    ) -> MoveOutcome:
+        # LATE only at the very position the move was judged on: at another one the move is to
+        # be judged again first.
         late = await self._con.pool.fetchval(
-            "SELECT COUNT(*) FROM games WHERE id = $1 AND ply = $2"
-            " AND status = 'active' AND deadline IS NOT NULL AND deadline <= $3",
-            game_id, ply, now,
+            "SELECT COUNT(*) FROM games WHERE id = $1 AND ply = $2 AND takebacks = $3"
+            " AND status = 'active' AND deadline IS NOT NULL AND deadline <= $4",
+            game_id, ply, takebacks, now,
         )
         return MoveOutcome.LATE if late else MoveOutcome.STALE
 

@@ -9,12 +9,14 @@ from pathlib import Path
 import aiosqlite
 
 from bot.game.ports import StorageError
+from bot.storage.health import Health
 from bot.storage.sqlite.challenges import ChallengeQueries
 from bot.storage.sqlite.clocks import ClockQueries
 from bot.storage.sqlite.connection import (
     MIGRATIONS_DIR,
     Connection,
     check_database_path,
+    is_unavailable,
     migration_files,
 )
 from bot.storage.sqlite.games import GameQueries
@@ -33,19 +35,25 @@ class SqliteStorage:
     The repositories share the one connection and its lock. Some hold another: finishing a game
     rates it (games use standings), accepting a challenge creates a game, and clocks, records and
     shard work read games; each such change stays one transaction.
+
+    The file locked by another program, the disk full or failing: every repository raises
+    StorageUnavailable until `health` finds the file usable again (bot.storage.health).
     """
 
-    def __init__(self, db: aiosqlite.Connection) -> None:
+    def __init__(self, db: aiosqlite.Connection, name: str = "") -> None:
         self.connection = Connection(db)
-        self.standings = StandingQueries(self.connection)
-        self.games = GameQueries(self.connection, self.standings)
-        self.clocks = ClockQueries(self.connection, self.games)
-        self.challenges = ChallengeQueries(self.connection, self.games)
-        self.settings = SettingQueries(self.connection)
-        self.reviews = ReviewQueries(self.connection, self.games)
-        self.meta = MetaQueries(self.connection, self.games)
-        self.puzzles = PuzzleQueries(self.connection, self.games)
-        self.tournaments = TournamentQueries(self.connection)
+        self.health = Health(name, self.connection.ping, is_unavailable)
+        self.connection.lock.refuse = self.health.refuse_while_down
+        guard = self.health.guard
+        self.standings = guard(StandingQueries(self.connection))
+        self.games = guard(GameQueries(self.connection, self.standings))
+        self.clocks = guard(ClockQueries(self.connection, self.games))
+        self.challenges = guard(ChallengeQueries(self.connection, self.games))
+        self.settings = guard(SettingQueries(self.connection))
+        self.reviews = guard(ReviewQueries(self.connection, self.games))
+        self.meta = guard(MetaQueries(self.connection, self.games))
+        self.puzzles = guard(PuzzleQueries(self.connection, self.games))
+        self.tournaments = guard(TournamentQueries(self.connection))
 
     @classmethod
     async def open(cls, path: str | Path, *, migrations: Path = MIGRATIONS_DIR) -> SqliteStorage:
@@ -54,7 +62,7 @@ class SqliteStorage:
         check_database_path(Path(path))
         db = await Connection.connect(path)
         try:
-            storage = cls(db)
+            storage = cls(db, str(path))
             await storage.connection.migrate(migrations)
         except StorageError as exc:
             await db.close()
@@ -65,6 +73,7 @@ class SqliteStorage:
         return storage
 
     async def close(self) -> None:
+        await self.health.close()
         await self.connection.close()
 
     async def schema_version(self) -> int:

@@ -10,9 +10,10 @@ import asyncio
 import os
 import re
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
+from types import TracebackType
 
 import aiosqlite
 
@@ -24,6 +25,23 @@ _SQLITE_HEADER = b"SQLite format 3\x00"
 NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 # A guild's shard, as Discord assigns it: (guild_id >> 22) % shard_count; parameters (count, id).
 SHARD = "(guild_id >> 22) % ? = ?"
+# How long a statement waits for another program's write lock on the file before the database
+# counts as unreachable: short enough that the member whose click met the lock is still answered
+# within Discord's 3 s.
+BUSY_TIMEOUT_MS = 1500
+# The failures that mean the file cannot be used for now (SQLite's primary result codes): another
+# program holds its lock, the disk fails or is full, the file cannot be opened or written.
+SQLITE_BUSY, SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN = 5, 8, 10, 13, 14
+UNAVAILABLE_CODES = frozenset(
+    {SQLITE_BUSY, SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN}
+)
+
+
+def is_unavailable(exc: BaseException) -> bool:
+    """Whether `exc` says the file cannot be used for now, rather than a broken rule or a bug."""
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
+    return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in UNAVAILABLE_CODES
 
 
 def migration_files(directory: Path = MIGRATIONS_DIR) -> list[tuple[int, Path]]:
@@ -70,13 +88,42 @@ def check_shard(shard_id: int, shard_count: int) -> None:
         raise ValueError(f"shard {shard_id} of {shard_count} does not exist")
 
 
+class Lock:
+    """The connection's lock. Once it is held, `refuse` (the health's check) may refuse the call:
+    calls queued behind a statement that found the file locked would each wait out the busy
+    timeout again."""
+
+    __slots__ = ("plain", "refuse")
+
+    def __init__(self) -> None:
+        self.plain = asyncio.Lock()
+        self.refuse: Callable[[], None] | None = None
+
+    async def __aenter__(self) -> None:
+        await self.plain.acquire()
+        if self.refuse is not None:
+            try:
+                self.refuse()
+            except BaseException:
+                self.plain.release()
+                raise
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.plain.release()
+
+
 class Connection:
     """The connection, its lock and its transactions, shared by the repositories of one database
     (each takes the lock around its statements)."""
 
     def __init__(self, db: aiosqlite.Connection) -> None:
         self.db = db
-        self.lock = asyncio.Lock()
+        self.lock = Lock()
         # Whether this connection has the one-statement move writer (see games.py).
         self.move_writer_ready = False
 
@@ -88,7 +135,7 @@ class Connection:
             db.row_factory = sqlite3.Row
             await db.execute("PRAGMA journal_mode=WAL")
             await db.execute("PRAGMA foreign_keys=ON")
-            await db.execute("PRAGMA busy_timeout=5000")
+            await db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS:d}")
             await db.execute("PRAGMA synchronous=NORMAL")
         except sqlite3.DatabaseError as exc:
             await db.close()
@@ -96,8 +143,31 @@ class Connection:
         return db
 
     async def close(self) -> None:
-        async with self.lock:
+        async with self.lock.plain:
             await self.db.close()
+
+    async def ping(self) -> None:
+        """A write that reaches the file, undone in the same transaction: it fails while another
+        program holds the write lock or the disk cannot take the write-ahead log's next page."""
+        async with self.lock.plain:
+            await self.db.execute("BEGIN IMMEDIATE")
+            try:
+                await self.db.execute(
+                    "INSERT INTO meta (key, value) VALUES ('storage_probe', '')"
+                    " ON CONFLICT (key) DO NOTHING"
+                )
+                await self.db.execute("DELETE FROM meta WHERE key = 'storage_probe'")
+                await self.db.execute("COMMIT")
+            finally:
+                await self._end_transaction()
+
+    async def _end_transaction(self) -> None:
+        """Roll back a transaction a failed statement left open. SQLite rolls some back by
+        itself (a full disk, an I/O error): then there is nothing to undo, and a transaction
+        left open would refuse every later BEGIN."""
+        if self.db.in_transaction:
+            with suppress(sqlite3.Error):
+                await self.db.execute("ROLLBACK")
 
     # ----------------------------------------------------------------- schema
     async def migrate(self, directory: Path = MIGRATIONS_DIR) -> list[int]:
@@ -108,7 +178,7 @@ class Connection:
         """
         applied: list[int] = []
         files = migration_files(directory)
-        async with self.lock:
+        async with self.lock.plain:
             current = await self.scalar("PRAGMA user_version")
             if current > len(files):
                 raise StorageError(
@@ -146,7 +216,7 @@ class Connection:
             await self.db.execute("PRAGMA foreign_keys=ON")
 
     async def schema_version(self) -> int:
-        async with self.lock:
+        async with self.lock.plain:
             return await self.scalar("PRAGMA user_version")
 
     # ----------------------------------------------------------------- helpers (lock held)
@@ -157,12 +227,18 @@ class Connection:
         try:
             yield outcome
         except BaseException:
-            await self.db.execute("ROLLBACK")
+            await self._end_transaction()
             raise
         if outcome.rolled_back:
             await self.db.execute("ROLLBACK")
-        else:
+            return
+        try:
             await self.db.execute("COMMIT")
+        except BaseException:
+            # A commit that failed (the disk full, the file locked by a reader) leaves nothing
+            # written, and no transaction open behind it.
+            await self._end_transaction()
+            raise
 
     # One trip to the database thread each: a cursor's execute, fetch and close are three, and
     # under load every trip waits behind the other games' on the one connection.

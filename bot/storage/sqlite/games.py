@@ -45,12 +45,13 @@ _GAME_WITH_MOVES = (
 # (a migration that rebuilds a table would trip over a trigger naming it).
 _MOVE_WRITER = (
     "CREATE TEMP VIEW IF NOT EXISTS move_writes (game_id, ply, cell, by_ai, reason, answer_cell,"
-    " answer_reason, deadline, now) AS SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL",
+    " answer_reason, deadline, now, takebacks)"
+    " AS SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL",
     "CREATE TEMP TRIGGER IF NOT EXISTS move_writes_insert INSTEAD OF INSERT ON move_writes BEGIN"
     " UPDATE games SET ply = ply + 1 + (NEW.answer_cell IS NOT NULL), deadline = NEW.deadline,"
     f" updated_at = {NOW}"
-    " WHERE id = NEW.game_id AND ply = NEW.ply AND status = 'active'"
-    " AND (deadline IS NULL OR deadline > NEW.now);"
+    " WHERE id = NEW.game_id AND ply = NEW.ply AND takebacks = NEW.takebacks"
+    " AND status = 'active' AND (deadline IS NULL OR deadline > NEW.now);"
     # changes(): the rows the UPDATE just above changed (in a trigger, its own statements').
     " SELECT RAISE(ABORT, 'caro: move not stored') WHERE changes() <> 1;"
     " INSERT INTO moves (game_id, ply, cell, by_ai, reason)"
@@ -280,36 +281,39 @@ class GameQueries:
         deadline: float | None = None,
         rate: RatePolicy | None = None,
         answer: Answer | None = None,
+        takebacks: int = 0,
     ) -> MoveOutcome | Finished:
         """Record move number `ply` (0-based), with `answer` the AI's reply to it, and, if they
         ended the game, the result: STORED, or the finished game.
 
         `deadline` is when the next member to move loses on time (None: no clock runs). Nothing
-        is written unless the game is running, exactly `ply` moves were played so far (a replayed
-        click or a late AI answer is STALE), and the stored clock had not run out at `now` (LATE:
-        a move after the deadline never counts, even before the deadline watcher has run).
+        is written unless the game is running at the position the move was judged on: exactly
+        `ply` moves were played so far after exactly `takebacks` takebacks (a replayed click, a
+        late AI answer, or a copy of the game from before a takeback is STALE), and the stored
+        clock had not run out at `now` (LATE: a move after the deadline never counts, even
+        before the deadline watcher has run).
         """
         check_move(finish, rate, by_ai, answer)
         if finish is None:
             async with self._con.lock:
                 if await self._write_move(
-                    game_id, ply, cell, by_ai, reason, answer, deadline, now
+                    game_id, ply, cell, by_ai, reason, answer, deadline, now, takebacks
                 ):
                     return MoveOutcome.STORED
-                return await self._why_not_stored(game_id, ply, now)
+                return await self._why_not_stored(game_id, ply, now, takebacks)
         moves = [(game_id, ply, cell, int(by_ai), reason)]
         if answer is not None:
             moves.append((game_id, ply + 1, answer.cell, 1, answer.reason))
         async with self._con.lock, self._con.transaction() as ok:
             cur = await self._con.db.execute(
                 f"UPDATE games SET ply = ply + ?, deadline = ?, updated_at = {NOW}"
-                " WHERE id = ? AND ply = ? AND status = 'active'"
+                " WHERE id = ? AND ply = ? AND takebacks = ? AND status = 'active'"
                 " AND (deadline IS NULL OR deadline > ?)",
-                (len(moves), deadline, game_id, ply, now),
+                (len(moves), deadline, game_id, ply, takebacks, now),
             )
             if cur.rowcount != 1:
                 ok.rollback()
-                return await self._why_not_stored(game_id, ply, now)
+                return await self._why_not_stored(game_id, ply, now, takebacks)
             await self._con.db.executemany(
                 "INSERT INTO moves (game_id, ply, cell, by_ai, reason) VALUES (?, ?, ?, ?, ?)",
                 moves,
@@ -432,9 +436,11 @@ class GameQueries:
         answer: Answer | None,
         deadline: float | None,
         now: float,
+        takebacks: int,
     ) -> bool:
         """Store a move that does not end the game, in one statement (see _MOVE_WRITER); False
-        if the game was not running at `ply` with its clock still running at `now`."""
+        if the game was not running at `ply` after `takebacks` takebacks with its clock still
+        running at `now`."""
         if not self._con.move_writer_ready:
             for sql in _MOVE_WRITER:
                 await self._con.db.execute(sql)
@@ -442,10 +448,10 @@ class GameQueries:
         try:
             await self._con.db.execute(
                 "INSERT INTO move_writes (game_id, ply, cell, by_ai, reason, answer_cell,"
-                " answer_reason, deadline, now) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " answer_reason, deadline, now, takebacks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (game_id, ply, cell, int(by_ai), reason,
                  None if answer is None else answer.cell,
-                 None if answer is None else answer.reason, deadline, now),
+                 None if answer is None else answer.reason, deadline, now, takebacks),
             )
         except sqlite3.IntegrityError as exc:
             if str(exc) != _NOT_STORED:
@@ -453,11 +459,15 @@ class GameQueries:
             return False
         return True
 
-    async def _why_not_stored(self, game_id: int, ply: int, now: float) -> MoveOutcome:
+    async def _why_not_stored(
+        self, game_id: int, ply: int, now: float, takebacks: int | None = None
+    ) -> MoveOutcome:
+        # With `takebacks`, LATE only at the very position the move was judged on: at another
+        # one the move is to be judged again first.
         late = await self._con.scalar(
             "SELECT COUNT(*) FROM games WHERE id = ? AND ply = ? AND status = 'active'"
-            " AND deadline IS NOT NULL AND deadline <= ?",
-            (game_id, ply, now),
+            " AND (? IS NULL OR takebacks = ?) AND deadline IS NOT NULL AND deadline <= ?",
+            (game_id, ply, takebacks, takebacks, now),
         )
         return MoveOutcome.LATE if late else MoveOutcome.STALE
 

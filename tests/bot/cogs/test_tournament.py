@@ -200,6 +200,48 @@ async def test_a_removed_player_loses_the_game_on_its_board(start_bot: StartBot)
     assert "This tournament is over." in refusal(late)
 
 
+async def test_an_organiser_removing_their_opponent_has_their_game_played_out(
+    start_bot: StartBot,
+) -> None:
+    bot = await start_bot()
+    double = bot.double
+    alice, bob = double.add_member("alice"), double.add_member("bob")
+    announcement = (await alice.slash("caro tournament create", format="swiss")).message
+    await alice.click(announcement, "Join")
+    await bob.click(announcement, "Join")
+    await alice.slash("caro tournament start")
+    board = await posted(bot, lambda t: alice.mention in t and bob.mention in t and "X" in t, 20)
+    removed = text_of(await alice.slash("caro tournament remove", player=bob.mention))
+    assert f"{bob.mention} was removed from tournament #1." in removed
+    assert f"Their game against {alice.mention} is played out" in removed
+    # Bob's game goes on (no result written): he wins it when Alice resigns.
+    assert "wins" not in text_of(board.refresh())
+    await alice.click(board, "Resign")
+    final = await posted(bot, lambda t: "Tournament #1 is over" in t, ROUND_TIMEOUT)
+    assert f"🥇 {bob.mention}" in text_of(final)
+
+
+async def test_a_member_over_their_cap_of_tournaments_is_refused_privately(
+    start_bot: StartBot,
+) -> None:
+    bot = await start_bot()
+    double = bot.double
+    bob, lan = double.add_member("bob"), double.add_member("lan", locale="vi")
+    for member in (bob, lan):
+        for _ in range(2):
+            created = await member.slash("caro tournament create", format="swiss")
+            assert not created.ephemeral
+    assert "You already have 2 tournaments that are not over" in refusal(
+        await bob.slash("caro tournament create", format="arena")
+    )
+    assert "Bạn đã có 2 giải chưa kết thúc" in refusal(
+        await lan.slash("caro tournament create", format="arena")
+    )
+    # A member with Manage Server is held only by the server's cap.
+    bob.permissions = str(int(bob.permissions) | MANAGE_GUILD)
+    assert not (await bob.slash("caro tournament create", format="arena")).ephemeral
+
+
 async def test_members_join_an_arena_under_way_and_get_a_game(start_bot: StartBot) -> None:
     bot = await start_bot()
     double = bot.double

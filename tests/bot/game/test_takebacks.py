@@ -1,15 +1,23 @@
 """Takebacks (bot.game.takebacks) on each storage backend, with a fake clock: against the AI at
 once, between members when the other accepts, never in a rated game, at most MAX_TAKEBACKS a
-game; the moves taken back are gone from the stored game, and the clock starts afresh."""
+game; the moves taken back are gone from the stored game, and the clock starts afresh. A process
+holding the game from before another process's takeback judges a click again on the game as
+stored, and an AI search it began before that takeback is not played on the new position."""
 
 from __future__ import annotations
+
+import asyncio
 
 import pytest
 
 from bot.game.errors import UserError
-from bot.game.services import Services
+from bot.game.model import GuildSettings, MoveRef
+from bot.game.services import Services, build_services
 from bot.game.takebacks import MAX_TAKEBACKS, Request
 from testkit.services import ALICE, BOB, CAROL, move, pvp_game, start
+from testkit.storage_backends import Backend
+from testkit.thinkers import Thinker
+from testkit.worlds import Clock
 
 # A board too small to be rated (min(rows, cols) < k): a casual game.
 CASUAL = "3x4k4"
@@ -149,3 +157,68 @@ async def test_a_hint_after_a_takeback_is_searched_for_the_new_position(world) -
     await svc.hints.hint(game.id, 2, ALICE)
     state = await svc.games.state(game.id)
     assert state is not None and state.board.ply == 2 and state.row.hints == 2
+
+
+async def test_a_click_on_a_copy_from_before_another_processes_takeback_is_judged_again(
+    backend: Backend,
+) -> None:
+    # Two bot processes on one database, as when a shard is handed over.
+    clock = Clock()
+    one, two = [
+        build_services(
+            storage, Thinker(), clock=clock,
+            default_timeouts=GuildSettings(pvp_timeout=60.0, ai_timeout=120.0),
+        )
+        for storage in (await backend.open(), await backend.open())
+    ]
+    game = (await pvp_game(one, size="5x6k6")).id  # casual; Alice plays X
+    for user, cell in ((ALICE, "A1"), (BOB, "E5"), (ALICE, "B1")):
+        await move(one, game, user, cell)
+    # On the second process Alice takes B1 back, Bob accepts, and she plays D4.
+    assert isinstance(await two.takebacks.take_back(game, ALICE), Request)
+    await two.takebacks.accept(game, 3, BOB)
+    await two.games.play(MoveRef(game, 2, "D4"), user_id=ALICE, message_id=None)
+    # The first process still holds move 3 with B1 on it. Bob's click on D4 (free there) is
+    # judged on the game as stored, where D4 is taken.
+    assert await refused(
+        one.games.play(MoveRef(game, 3, "D4"), user_id=BOB, message_id=None)
+    ) == "click.taken"
+    # His C5 is stored, and the board drawn from the answer is the stored one: D4, no B1.
+    after = await one.games.play(MoveRef(game, 3, "C5"), user_id=BOB, message_id=None)
+    assert [m.cell for m in after.row.moves] == ["A1", "E5", "D4", "C5"]
+    assert [after.board.move_name(m) for m in after.board.moves] == ["A1", "E5", "D4", "C5"]
+    # Alice's D4 on the first process is refused: no cell is stored twice.
+    assert await refused(
+        one.games.play(MoveRef(game, 4, "D4"), user_id=ALICE, message_id=None)
+    ) == "click.taken"
+    stored = await two.games.state(game)
+    assert stored is not None and stored.row.takebacks == 1
+    assert [m.cell for m in stored.row.moves] == ["A1", "E5", "D4", "C5"]
+
+
+async def test_an_ai_search_begun_before_another_processes_takeback_is_not_played_after_it(
+    backend: Backend,
+) -> None:
+    clock = Clock()
+    held, free = Thinker(), Thinker()
+    held.wait, held.gate = 0.01, asyncio.Event()  # the first process's search is slow
+    one, two = [
+        build_services(await backend.open(), thinker, clock=clock)
+        for thinker in (held, free)
+    ]
+    game = (await start(one, ALICE, size=CASUAL)).id  # Alice plays X
+    # The first process stores A1 alone; its AI's search from there is still under way.
+    await one.games.play(MoveRef(game, 0, "A1"), user_id=ALICE, message_id=None)
+    # The second process answers, Alice takes both moves back there and plays B1 instead.
+    assert await two.games.ai_move(game, member=ALICE) is not None
+    await two.takebacks.take_back(game, ALICE)
+    await two.games.play(MoveRef(game, 0, "B1"), user_id=ALICE, message_id=None)
+    now = await two.games.state(game)
+    assert now is not None and now.ai_to_move
+    # Back on the first process, the AI's turn searches the position as stored: the search
+    # from A1 answers another position.
+    held.gate.set()
+    answered = await one.games.ai_move(game, member=ALICE)
+    assert held.calls[-1][0] == now.board.text()
+    assert answered is not None and [m.cell for m in answered.row.moves][:1] == ["B1"]
+    assert answered.board.ply == 2

@@ -1,6 +1,7 @@
 """Running tournaments (bot/game/tournaments.py) on both storage backends with a fake clock: the
-16-player Swiss worked by hand, entries, the organiser's controls, withdrawals, round-robin byes,
-the arena, and steps taken twice at once."""
+16-player Swiss worked by hand, entries, the organiser's controls (never deciding their own game),
+the caps on tournaments not over, withdrawals, round-robin byes, the arena, and steps taken twice
+at once."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ from bot.game.errors import UserError
 from bot.game.model import Mode, Status
 from bot.game.pairings import Outcome
 from bot.game.services import Services
-from bot.game.tournament_model import TournamentStatus
+from bot.game.tournament_model import TournamentStatus, member_entrant
 from bot.game.tournaments import (
+    MAX_LIVE_PER_CREATOR,
+    MAX_LIVE_PER_SERVER,
     Organiser,
     Progress,
     TournamentOptions,
@@ -53,11 +56,13 @@ SEEDED = (
 )
 
 
-async def create(svc: Services, format: str = "swiss", **options: object) -> int:
+async def create(
+    svc: Services, format: str = "swiss", creator: Organiser = ORGANISER, **options: object
+) -> int:
     row = await svc.tournaments.create(
         guild_id=GUILD,
         channel_id=CHANNEL,
-        user_id=ALICE,
+        creator=creator,
         options=TournamentOptions(format=format, **options),  # type: ignore[arg-type]
         min_turn_seconds=10.0,
         locale="en-US",
@@ -228,6 +233,71 @@ async def test_a_withdrawn_player_loses_the_game_under_way_and_is_paired_no_more
     assert all(str(BOB) not in (p.x, p.o) for p in round_two)
     # Three players left: one of them sits the round out with a bye.
     assert sum(1 for p in round_two if p.o is None) == 1
+
+
+async def test_an_organiser_removing_their_own_opponent_leaves_that_game_to_be_played_out(
+    world,
+) -> None:
+    svc, _ = world
+    tid = await create(svc, rounds=3)  # rated
+    for member in (ALICE, BOB, CAROL, DAVE):
+        await svc.tournaments.join(tid, member)
+    progress = await svc.tournaments.start_now(tid, ORGANISER)
+    mine = next(s for s in progress.games if ALICE in s.row.members)
+    assert mine.row.rated
+    (opponent,) = (m for m in mine.row.members if m != ALICE)
+    (others,) = (s for s in progress.games if s.id != mine.id)
+    before = await svc.standings.standing(GUILD, ALICE, Mode.PVP)
+    removal = await svc.tournaments.remove(tid, member_entrant(opponent), ORGANISER)
+    # Withdrawn, but the game against the organiser goes on: nobody's rating moved.
+    assert removal.ended == [] and [s.id for s in removal.played_out] == [mine.id]
+    still = await svc.games.state(mine.id)
+    assert still is not None and still.active
+    assert await svc.games.rating_changes(mine.id) == []
+    assert await svc.standings.standing(GUILD, ALICE, Mode.PVP) == before
+    # Played out, it counts as played: here the removed player wins it.
+    await svc.games.resign(mine.id, ALICE)
+    assert {c.user_id for c in await svc.games.rating_changes(mine.id)} == {ALICE, opponent}
+    # Removing a player of a game the organiser does not play still ends it as lost.
+    other = await svc.tournaments.remove(tid, member_entrant(others.row.members[0]), ORGANISER)
+    assert [s.id for s in other.ended] == [others.id] and other.played_out == []
+    after = await svc.tournaments.advance(tid)
+    assert after is not None and after.round_done == 1
+    round_one = {p.game_id: p for p in await svc.tournaments.pairings(tid) if p.round == 1}
+    won_by = round_one[mine.id]
+    winner = won_by.x if won_by.outcome is Outcome.X_WINS else won_by.o
+    assert winner == member_entrant(opponent)
+    # Withdrawn all the same: paired no more.
+    round_two = [p for p in await svc.tournaments.pairings(tid) if p.round == 2]
+    assert all(member_entrant(opponent) not in (p.x, p.o) for p in round_two)
+
+
+async def test_a_member_keeps_at_most_two_tournaments_not_over_unless_trusted_by_the_server(
+    world,
+) -> None:
+    svc, _ = world
+    bob = Organiser(BOB)
+    first = await create(svc, creator=bob)
+    await create(svc, creator=bob)
+    with pytest.raises(UserError) as capped:
+        await create(svc, creator=bob)
+    assert capped.value.key == "tournament.too_many_mine"
+    assert capped.value.values == {"count": MAX_LIVE_PER_CREATOR}
+    # Another member is not held back by Bob's.
+    await create(svc, creator=Organiser(CAROL))
+    # Once one of his is over he may create another.
+    await svc.tournaments.cancel(first, bob)
+    await create(svc, creator=bob)
+    # Members the server trusts to organise (Manage Server, the tournament role) are held only
+    # by the server's cap.
+    settings = await svc.settings.timeouts(GUILD)
+    await svc.settings.save_timeouts(GUILD, replace(settings, tournament_role=777))
+    await create(svc, creator=Organiser(BOB, roles=frozenset({777})))
+    await create(svc, creator=Organiser(DAVE, manage_server=True))
+    assert len(await svc.tournaments.in_server(GUILD, live_only=True)) == MAX_LIVE_PER_SERVER
+    with pytest.raises(UserError) as full:
+        await create(svc, creator=Organiser(ERIN, manage_server=True))
+    assert full.value.key == "tournament.too_many"
 
 
 async def test_a_round_robin_of_five_meets_everyone_once_with_a_bye_each(world) -> None:

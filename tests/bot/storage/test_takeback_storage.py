@@ -1,17 +1,21 @@
 """Takebacks in storage, on both backends: the moves from the asked move count on are removed,
 the clock and the count change in the same transaction, a request is open at one move count
-only, and two processes taking back the same position undo it once."""
+only, two processes taking back the same position undo it once, and a move judged on the
+position from before a takeback is never stored."""
 
 from __future__ import annotations
 
 import asyncio
 
-from bot.game.model import Mode, NewGame
-from bot.game.ports import MoveOutcome
+from bot.game import ratings
+from bot.game.model import Finish, Mode, NewGame, Status
+from bot.game.ports import Answer, MoveOutcome
 from bot.storage import SqliteStorage
+from engine import Mark
 from testkit.storage_backends import Backend
 
 GUILD, CHANNEL, ALICE, BOB = 111, 222, 333, 444
+RATE = ratings.game_updates
 
 
 def casual_game() -> NewGame:
@@ -70,8 +74,11 @@ async def test_a_takeback_removes_the_moves_and_sets_the_clock_in_one_write(
     )
     stored = await storage.games.game(game)
     assert stored is not None and (stored.ply, stored.takebacks, len(stored.moves)) == (1, 1, 1)
-    # The game plays on from there: the move count is free again.
-    assert await storage.games.add_move(game, 1, "C3", by_ai=False, now=0.0) is MoveOutcome.STORED
+    # The game plays on from there: the move count is free again, at the position after one
+    # takeback.
+    assert await storage.games.add_move(
+        game, 1, "C3", by_ai=False, now=0.0, takebacks=1
+    ) is MoveOutcome.STORED
 
 
 async def test_a_request_is_open_at_one_move_count_and_declined_once(
@@ -121,3 +128,41 @@ async def test_two_processes_taking_back_the_same_position_undo_it_once(
     assert row is not None and (row.ply, row.takebacks, len(row.moves)) == (3, 1, 3)
     # Taken back: the move count is a fresh position, whose move may be asked back again.
     assert row.takeback_asked is None and not row.takeback_pending
+
+
+async def test_a_move_judged_on_the_position_from_before_a_takeback_is_refused(
+    backend: Backend,
+) -> None:
+    first = await backend.open()
+    second = await backend.open()  # a second process, whose copy of the game is older
+    game = await played(first, "A1", "C3", "B1")
+    # The first process takes B1 back and A2 is played instead: move count 3 again, another
+    # position.
+    assert await first.games.take_back(
+        game, 3, 2, now=0.0, deadline=None, limit=3, requested=False
+    ) is not None
+    assert await first.games.add_move(
+        game, 2, "A2", by_ai=False, now=0.0, deadline=50.0, takebacks=1
+    ) is MoveOutcome.STORED
+    before = await backend.row_counts()
+    # The second process still holds the game at move 3 before any takeback (B1 on it): its
+    # moves, ending the game or not, with an answer or not, write nothing; even after the clock
+    # of the stored position ran out, such a move is stale (judged again), not late.
+    for now, answer in ((0.0, None), (0.0, Answer("D1", "block")), (99.0, None)):
+        stale = await second.games.add_move(game, 3, "D2", by_ai=False, now=now, answer=answer)
+        assert stale is MoveOutcome.STALE, (now, answer)
+    finishing = await second.games.add_move(
+        game, 3, "D2", by_ai=False, now=0.0, finish=Finish(winner=Mark.O), rate=RATE
+    )
+    assert finishing is MoveOutcome.STALE
+    assert await backend.row_counts() == before
+    row = await second.games.game(game)
+    assert row is not None and [m.cell for m in row.moves] == ["A1", "C3", "A2"]
+    assert (row.ply, row.takebacks, row.status) == (3, 1, Status.ACTIVE)
+    # Judged on the game as stored, the move is stored (before the clock runs out).
+    assert await second.games.add_move(
+        game, 3, "D2", by_ai=False, now=99.0, takebacks=1
+    ) is MoveOutcome.LATE
+    assert await second.games.add_move(
+        game, 3, "D2", by_ai=False, now=0.0, takebacks=1
+    ) is MoveOutcome.STORED
