@@ -14,7 +14,8 @@ brain on each colour, so neither gets the luckier side. `--balanced` keeps only 
 value, by caro's own search at a node limit, is within that many points of even.
 
 A move counts from the line sent to the answer read back. One later than the turn time plus
-`--grace` loses the game (a time-out); every move's time is kept, and the report gives the
+`--grace` loses the game (a time-out; a brain's first move of a game, which also pays for its
+start, may take FIRST_GRACE more); every move's time is kept, and the report gives the
 p50 / p99 / slowest and how many went past the turn time itself. A move that is illegal (taken,
 off the board, a renju forbidden point for black) loses too. Whatever a brain says between the
 request and its answer (MESSAGE lines: Rapfi's depth, value and principal variation) is kept per
@@ -51,6 +52,8 @@ from engine.types import Cell, IllegalMoveError, Rule
 
 RULE_BITS = {Rule.FREESTYLE: 0, Rule.EXACT: 1, Rule.RENJU: 4, Rule.CARO: 8}
 START_TIMEOUT = 60.0  # a first start may build or load caches
+FIRST_GRACE = 5.0  # seconds past the turn time allowed for a brain's first move of a game
+SETTLE = 0.05  # seconds between a brain's answer and the next request to it
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +155,7 @@ def play(game: Game, brains: dict[str, Brain], size: int, rule: Rule, turn: floa
     order = [game.black, game.white] if board.ply % 2 == 0 else [game.white, game.black]
     procs = {name: Process(brains[name]) for name in order}
     started: set[str] = set()
+    answered: dict[str, float] = {}
     try:
         for name, proc in procs.items():
             proc.send(f"START {size}")
@@ -163,7 +167,8 @@ def play(game: Game, brains: dict[str, Brain], size: int, rule: Rule, turn: floa
         while not board.is_over():
             name = order[(board.ply - len(game.opening)) % 2]
             proc = procs[name]
-            if name not in started:
+            first = name not in started
+            if first:
                 mover = board.turn
                 stones = [f"{c},{r},{1 if board[(r, c)] is mover else 2}" for r, c in board.moves]
                 request = ["BOARD", *stones, "DONE"]
@@ -172,15 +177,20 @@ def play(game: Game, brains: dict[str, Brain], size: int, rule: Rule, turn: floa
                 r, c = board.last_move  # type: ignore[misc]
                 request = [f"TURN {c},{r}"]
             chatter: list[str] = []
+            # A brain may still be winding its search down just after it answered (Rapfi
+            # ignores a TURN that arrives then): give it a moment, not counted against it.
+            time.sleep(max(0.0, answered.get(name, 0.0) + SETTLE - time.perf_counter()))
             sent = time.perf_counter()
             proc.send(*request)
             try:
-                reply = proc.answer(sent + turn + grace, chatter)
+                # A brain's first answer of a game may also pay for its start (tables, caches).
+                reply = proc.answer(sent + turn + (FIRST_GRACE if first else grace), chatter)
             except BrainError as error:
                 game.winner = order[1 - order.index(name)]
                 game.reason = f"{name}: {error}"
                 return game
-            spent = time.perf_counter() - sent
+            answered[name] = time.perf_counter()
+            spent = answered[name] - sent
             cell = _cell(reply, size)
             game.moves.append({"by": name, "move": reply, "seconds": round(spent, 4),
                                "said": chatter})

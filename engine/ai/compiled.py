@@ -26,7 +26,7 @@ import numpy.typing as npt
 from ..board import DIRECTIONS, Board, zobrist_keys
 from ..renju import Shape
 from ..types import Cell, Rule
-from . import core, pns
+from . import core, patterns, pns
 from .core import Ctx, Geo, State
 from .pns import PnTable
 from .stop import Stop
@@ -44,10 +44,13 @@ FAIL_ENTRIES = 1 << 18
 PN_ENTRIES = 1 << 18  # the proof-number search's table: about 7 MB per process
 MAX_DEPTH = 64
 # Share of the time left after the fours that the threes' threat search may take.
-VCT_SHARE = 0.2
+VCT_SHARE = 0.15
 VCT_THREES = 4
 GUARD_THREES = 3
-SEARCH_SHARE = 0.8  # of the move's time: the rest is for the guard's check of the reply
+SEARCH_SHARE = 0.85  # of the move's time: the rest is for the guard's check of the reply
+# No iteration of the main search starts after this share of the move's time: the next one
+# usually takes longer than all before it, so it would be cut short.
+SOFT_SHARE = 0.5
 
 
 @lru_cache(maxsize=32)
@@ -108,6 +111,7 @@ def geometry(rows: int, cols: int, k: int, rule: Rule) -> Geo:
     worth = np.array([8 ** max(1, c - shift) if c else 0 for c in range(k + 1)], dtype=np.int64)
     gain = np.zeros(k + 1, dtype=np.int64)
     gain[:k] = worth[1:] - worth[:-1]
+    pat = _pattern_geometry(rows, cols, k, rule)
     _, x_keys, o_keys = zobrist_keys(rows, cols)
     zob = np.zeros((3, size), dtype=np.int64)
     # The board's unsigned 64-bit keys, read as signed (numba's arithmetic stays in int64).
@@ -120,7 +124,34 @@ def geometry(rows: int, cols: int, k: int, rule: Rule) -> Geo:
         np.array([dr * cols + dc for dr, dc in DIRECTIONS], dtype=np.int32),
         lspan,
         lw,
+        *pat,
     )
+
+
+def _pattern_geometry(rows: int, cols: int, k: int, rule: Rule) -> tuple[Any, ...]:
+    """Geo's pattern-board fields (engine.ai.patterns): on for five in a row, else off with
+    empty tables of the same types."""
+    size = rows * cols
+    if k != patterns.K:
+        return (0, 3, np.full((size, 4, patterns.DIGITS), -1, dtype=np.int32),
+                np.ones(patterns.DIGITS, dtype=np.int64), np.zeros((3, 1), dtype=np.int8),
+                np.zeros((3, 1), dtype=np.int8), np.zeros((2, patterns.NCAT), dtype=np.int64),
+                1024, 2)
+    tables = patterns.tables(rule)
+    weights = patterns.weights()
+    ln = np.full((size, 4, patterns.DIGITS), -1, dtype=np.int32)
+    for r in range(rows):
+        for c in range(cols):
+            for d, (dr, dc) in enumerate(DIRECTIONS):
+                for j in range(patterns.DIGITS):
+                    o = -(j + 1) if j < patterns.REACH else j - patterns.REACH + 1
+                    rr, cc = r + o * dr, c + o * dc
+                    if 0 <= rr < rows and 0 <= cc < cols:
+                        ln[r * cols + c, d, j] = rr * cols + cc
+    ppow = np.array([tables.base ** j for j in range(patterns.DIGITS)], dtype=np.int64)
+    edge = 3 if tables.base == 4 else 2
+    return (1, tables.base, ln, ppow, tables.line, tables.comb, weights.cell, weights.windows,
+            edge)
 
 
 def new_state(g: Geo, moves: list[int] | None = None) -> State:
@@ -136,11 +167,15 @@ def new_state(g: Geo, moves: list[int] | None = None) -> State:
         n4=np.zeros(3, dtype=np.int64),
         near=np.zeros(size, dtype=np.int32),
         moves=np.zeros(size + 1, dtype=np.int32),
-        info=np.zeros(2, dtype=np.int64),
+        info=np.zeros(3, dtype=np.int64),
         n3=np.zeros(3, dtype=np.int64),
         wdelta=np.zeros((2, g.k), dtype=np.int64),
         t3m=np.zeros((3, (size + 63) // 64), dtype=np.int64),
         rf=np.zeros((size + 1, core.RF_COLS), dtype=np.int32),
+        pcode=np.zeros((3, size, 4), dtype=np.int32),
+        pcls=np.zeros((3, size, 4), dtype=np.int8),
+        p4=np.zeros((3, size), dtype=np.int8),
+        psum=np.zeros((3, 2), dtype=np.int64),
     )
     core.load(g, s, np.array(moves or [], dtype=np.int32))
     return s
@@ -176,6 +211,7 @@ def new_ctx(size: int) -> Ctx:
         vframes=np.zeros((core.MAX_PLY, 16), dtype=np.int64),
         frames=np.zeros((core.MAX_PLY, 16), dtype=np.int64),
         stat=np.zeros(16, dtype=np.int64),
+        counter=np.full((3, size), -1, dtype=np.int32),
     )
 
 
@@ -246,8 +282,10 @@ def _begin(ctx: Ctx, deadline: float, node_limit: int | None, stop: Stop | None 
     ctx.stat[2] = 0
     ctx.stat[6] = 0
     ctx.stat[7] = 0
+    ctx.stat[9] = 0
     ctx.history[:] = 0
     ctx.killers[:] = -1
+    ctx.counter[:] = -1
     ctx.stat[1] = node_limit or 0
     ctx.stat[5] = (1 << 62) - 1
     if math.isfinite(deadline):
@@ -321,6 +359,8 @@ def _think(
     search_end = start + (end - start) * SEARCH_SHARE if math.isfinite(end) else math.inf
     search_nodes = None if node_limit is None else max(1, int((node_limit - nodes) * SEARCH_SHARE))
     _begin(ctx, search_end, search_nodes, stop)
+    if math.isfinite(end) and node_limit is None:
+        ctx.stat[9] = _cycles_at(start + (end - start) * SOFT_SHARE)
     out = np.zeros(8 + MAX_DEPTH + 1, dtype=np.int64)
     ranking = np.zeros(g.size, dtype=np.int32)
     core.search(g, s, ctx, MAX_DEPTH, out, ranking)

@@ -22,6 +22,7 @@ Everything here is written for numba's nopython mode; engine.ai.compiled is the 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, NamedTuple, TypeVar, cast
 
@@ -47,8 +48,21 @@ FOUR_BONUS = 1 << 34
 BLOCK_BONUS = 1 << 33
 TT_BONUS = 1 << 50
 KILLER_BONUS = 1 << 44
-INNER_WIDTH = 16  # moves searched at an inner node (the threat-aware list first)
-ROOT_WIDTH = 40
+COUNTER_BONUS = 1 << 43
+# Order ranks of a cell's pattern (engine.ai.patterns.CATEGORIES), ours and the opponent's, in
+# units of 1 << 27: below the four and block bonuses, above any attack value.
+ORDER_OWN = np.array([0, 0, 1, 1, 2, 2, 3, 4, 9, 5, 6, 12, 15, 31], dtype=np.int64)
+ORDER_THEIRS = np.array([0, 0, 0, 1, 1, 1, 2, 3, 7, 3, 4, 10, 13, 30], dtype=np.int64)
+# Quiet moves an inner node searches at depth d (move-count pruning): LMP_BASE + (d*d + 3d) / 2,
+# on top of every forcing move (a four, a block of a four or of an open three, the killers).
+# From LMP_FULL_DEPTH on, every candidate is searched.
+LMP_BASE = 3
+LMP_FULL_DEPTH = 8
+# Late-move reductions: log(depth) * log(move number) / LMR_DIVISOR plies, for quiet moves.
+LMR_DIVISOR = 2.2
+HISTORY_MAX = 1 << 13  # history values stay within +-HISTORY_MAX (the gravity of the update)
+ASPIRATION = 160  # half-width of the root's first window around the last iteration's value
+ROOT_WIDTH = 40  # root moves the threat searches (engine.ai.pns) and the guard look at
 LEAF_VCF_DEPTH = 5  # attacker fours a leaf reads for a win by continuous fours
 VCT_THREE_WIDTH = 7  # threes tried per attacker node of the VCT
 
@@ -77,6 +91,20 @@ class Geo(NamedTuple):
     stride: I32
     lspan: I32
     lw: I32
+    # The pattern board (engine.ai.patterns), on when pat is 1 (five in a row): ln[cell, d, j]
+    # the cell at digit j of cell's line code in direction d (-1 off the board), ppow[j] the
+    # digit's weight (pbase ** j), pline[mark, code] the line class, pcomb[mark, key] the cell
+    # pattern of four classes, pw[side, pattern] its worth to the side to move (0) and to the
+    # side waiting (1), pwin the window term's weight in 1/1024ths.
+    pat: int
+    pbase: int
+    ln: I32
+    ppow: I64
+    pline: I8
+    pcomb: I8
+    pw: I64
+    pwin: int
+    pedge: int
 
 
 class State(NamedTuple):
@@ -92,7 +120,7 @@ class State(NamedTuple):
     n4: I64  # [mark]: how many live windows of mark hold k-1 stones
     near: I32  # [cell]: stones within two king steps
     moves: I32  # the move stack
-    info: I64  # [0]: ply, [1]: Zobrist hash
+    info: I64  # [0]: ply, [1]: Zobrist hash, [2]: 1 while the pattern board is frozen (below)
     n3: I64  # [mark]: how many live windows of mark hold k-2 stones
     wdelta: I64  # [2, k]: _apply's scratch (zero between calls): one line's attack changes
     # [mark, cell // 64]: bit cell % 64 set where t3[mark, cell] > 0. The threat searches list
@@ -102,6 +130,12 @@ class State(NamedTuple):
     # [level, column]: renju_verdict's stack (RF_* columns), one level per nested real-three
     # check; size + 1 levels, as each holds one more stone than the one before.
     rf: I32
+    # The pattern board: [mark, cell, d] the line code and class, [mark, cell] the cell pattern,
+    # [mark, side] the sum over empty cells of pw[side, pattern].
+    pcode: I32
+    pcls: I8
+    p4: I8
+    psum: I64
 
 
 class Ctx(NamedTuple):
@@ -129,7 +163,9 @@ class Ctx(NamedTuple):
     frames: I64  # [ply, column]: the main search's stack
     stat: I64  # [0] nodes, [1] node limit, [2] aborted, [3] generation, [4] stamp counter,
     # [5] the cycle count at which the search stops, [6] beta cut-offs of the main search,
-    # [7] those made by the first move searched
+    # [7] those made by the first move searched, [8] forcing moves of the last gen_moves,
+    # [9] the cycle count after which no new iteration starts (0: none)
+    counter: I32  # [mark, cell]: mark's reply that last refuted the opponent's move on cell
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -401,8 +437,61 @@ def _apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
 
 
 @jit_inline
+def _pat_cell(g: Geo, s: State, m: int, e: int) -> None:
+    """Read cell e's pattern for mark m again from its four classes, and move the sums."""
+    pcls = s.pcls
+    key = ((pcls[m, e, 0] * 9 + pcls[m, e, 1]) * 9 + pcls[m, e, 2]) * 9 + pcls[m, e, 3]
+    q = _nonneg(g.pcomb[m, _nonneg(key)])
+    old = _nonneg(s.p4[m, e])
+    if q != old:
+        s.p4[m, e] = q
+        if s.grid[e] == 0:
+            s.psum[m, 0] += g.pw[0, q] - g.pw[0, old]
+            s.psum[m, 1] += g.pw[1, q] - g.pw[1, old]
+
+
+@jit_inline
+def _pat_apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
+    """A stone of mark arrives on cell (delta 1) or leaves it (-1): the line codes of the cells
+    within REACH on its four lines change by one digit, and with them their classes and
+    patterns. The cell's own patterns stop (or start again) counting in the sums."""
+    pw = g.pw
+    psum = s.psum
+    p4 = s.p4
+    if delta > 0:
+        for m in (1, 2):
+            q = _nonneg(p4[m, cell])
+            psum[m, 0] -= pw[0, q]
+            psum[m, 1] -= pw[1, q]
+    ln = g.ln
+    pline = g.pline
+    pcode = s.pcode
+    pcls = s.pcls
+    for d in range(4):
+        for j in range(10):
+            e = ln[cell, d, j]
+            if e < 0:
+                continue
+            step = g.ppow[j + 5 if j < 5 else j - 5] * delta
+            for m in (1, 2):
+                code = pcode[m, e, d] + step * (1 if m == mark else 2)
+                pcode[m, e, d] = code
+                cls = pline[m, _nonneg(code)]
+                if cls != pcls[m, e, d]:
+                    pcls[m, e, d] = cls
+                    _pat_cell(g, s, m, e)
+    if delta < 0:
+        for m in (1, 2):
+            q = _nonneg(p4[m, cell])
+            psum[m, 0] += pw[0, q]
+            psum[m, 1] += pw[1, q]
+
+
+@jit_inline
 def place(g: Geo, s: State, cell: int, mark: int) -> None:
     _apply(g, s, cell, mark, 1)
+    if g.pat and s.info[2] == 0:
+        _pat_apply(g, s, cell, mark, 1)
     s.grid[cell] = mark
     near = s.near
     nearc = g.nearc
@@ -420,6 +509,8 @@ def unplace(g: Geo, s: State) -> None:
     cell = _nonneg(s.moves[ply])
     mark = _nonneg(s.grid[cell])
     _apply(g, s, cell, mark, -1)
+    if g.pat and s.info[2] == 0:
+        _pat_apply(g, s, cell, mark, -1)
     s.grid[cell] = 0
     near = s.near
     nearc = g.nearc
@@ -450,6 +541,24 @@ def reset(g: Geo, s: State) -> None:
         for c in range(g.size):
             if s.t3[m, c] > 0:
                 s.t3m[m, c >> 6] |= 1 << (c & 63)
+    s.psum[:, :] = 0
+    if g.pat:
+        # Every neighbour off the board is an edge; every cell is empty.
+        for m in (1, 2):
+            for c in range(g.size):
+                for d in range(4):
+                    code = 0
+                    for j in range(10):
+                        if g.ln[c, d, j] < 0:
+                            code += g.pedge * g.ppow[j]
+                    s.pcode[m, c, d] = code
+                    s.pcls[m, c, d] = g.pline[m, code]
+                pcls = s.pcls
+                key = ((pcls[m, c, 0] * 9 + pcls[m, c, 1]) * 9 + pcls[m, c, 2]) * 9 + pcls[m, c, 3]
+                q = g.pcomb[m, key]
+                s.p4[m, c] = q
+                s.psum[m, 0] += g.pw[0, q]
+                s.psum[m, 1] += g.pw[1, q]
 
 
 @jit
@@ -981,6 +1090,18 @@ def _unwind(g: Geo, s: State, base: int) -> None:
 
 @jit
 def vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
+    """A first move of a win by continuous fours for att (to move), or -1 (_vcf, with the
+    pattern board frozen: the threat searches read only the window counters, and every stone
+    they place they take back)."""
+    saved = s.info[2]
+    s.info[2] = 1
+    found = _vcf(g, s, ctx, att, depth, ply)
+    s.info[2] = saved
+    return found
+
+
+@jit
+def _vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
     """A first move of a win by continuous fours for att (to move), or -1.
 
     Each level of the stack is one attacker node (buffers at ply + 2 * level): its four moves,
@@ -1326,19 +1447,31 @@ def _vct(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
 def vct(g: Geo, s: State, ctx: Ctx, att: int, max_threes: int, ply: int) -> int:
     """A first move of a forced win by continuous fours and threes, deepening one three at a
     time (short wins first, and cheaply), or -1. Threes are defended by the usual narrowed set,
-    so a line found is the strongest of hints rather than a proof."""
+    so a line found is the strongest of hints rather than a proof. The pattern board is frozen
+    meanwhile (see vcf)."""
+    saved = s.info[2]
+    s.info[2] = 1
+    found = -1
     for depth in range(1, max_threes + 1):
         move = _vct(g, s, ctx, att, depth, ply)
         if move >= 0 or ctx.stat[2]:
-            return move
-    return -1
+            found = move
+            break
+    s.info[2] = saved
+    return found
 
 
 # ----------------------------------------------------------------------------- the search
 @jit_inline
-def evaluate(s: State, me: int) -> int:
+def evaluate(g: Geo, s: State, me: int) -> int:
+    """The position's value for me, the side to move. Five in a row: what the cell patterns of
+    the empty cells are worth to me (to move) and to the opponent (waiting), plus the window
+    term at its fitted weight. Other k: the window term alone."""
     # The side to move is a tempo ahead: its lines count a little more.
-    return int(s.sums[me] * 9 // 8 - s.sums[3 - me])
+    windows = s.sums[me] * 9 // 8 - s.sums[3 - me]
+    if g.pat:
+        return int(s.psum[me, 0] - s.psum[3 - me, 1] + ((windows * g.pwin) >> 10))
+    return int(windows)
 
 
 @jit_inline
@@ -1390,11 +1523,16 @@ def _from_tt(value: int, ply: int) -> int:
 
 @jit_inline
 def gen_moves(g: Geo, s: State, ctx: Ctx, me: int, ply: int, hint: int, width: int) -> int:
-    """Moves worth searching into movebuf[ply], best guess first; how many.
+    """Moves worth searching into movebuf[ply] with their order scores in scorebuf[ply]; how
+    many. With width > 0 the best `width` of them, best first; with width 0 all of them, in cell
+    order (the main search picks the next best as it goes: most nodes cut off at the first).
+    ctx.stat[8] is set to how many are forcing (see below).
 
     Threat-aware: facing a four only its blocks; facing a possible open/double four (an open
     three) only our own fours and the cells of the opponent's threes. Otherwise the empty cells
-    near a stone, ordered by threats made and stopped, hint, killers, history and attack value.
+    near a stone, ordered by threats made and stopped, hint, killers, the counter-move, history
+    and attack value. Forcing: a four of ours, a block of a four or of two of the opponent's
+    threes, and every move of a node that faces a four or an open three.
     """
     them = 3 - me
     moves = ctx.movebuf[ply]
@@ -1405,12 +1543,19 @@ def gen_moves(g: Geo, s: State, ctx: Ctx, me: int, ply: int, hint: int, width: i
         nb = blocks(g, s, ctx, them, theirs, nt, moves)
         # None only under renju, when black's every block is forbidden: lost, any move will do.
         if nb > 0:
+            for i in range(nb):
+                scores[i] = BLOCK_BONUS
+            ctx.stat[8] = nb
             return nb
     # A fork cell lies in two of the opponent's live windows of k-2 stones.
     threatened = s.n3[them] >= 2 and find_fork(g, s, them) >= 0
     k0 = ctx.killers[ply, 0]
     k1 = ctx.killers[ply, 1]
+    ply0 = s.info[0]
+    cm = ctx.counter[me, s.moves[ply0 - 1]] if ply0 > 0 else -1
     n = 0
+    forcing = 0
+    pat = g.pat
     grid = s.grid
     near = s.near
     t3 = s.t3
@@ -1424,45 +1569,64 @@ def gen_moves(g: Geo, s: State, ctx: Ctx, me: int, ply: int, hint: int, width: i
         if threatened and my3 == 0 and their3 == 0:
             continue
         sc = attack[me, c] + (attack[them, c] * 7 >> 3) + history[me, c]
+        if pat:
+            sc += (ORDER_OWN[s.p4[me, c]] + ORDER_THEIRS[s.p4[them, c]]) << 27
         if my3 > 0:
             sc += FOUR_BONUS * (2 if my3 >= 2 else 1)
         if their3 >= 2:
             sc += BLOCK_BONUS
+        if threatened or my3 > 0 or their3 >= 2:
+            forcing += 1
         if c == hint:
             sc += TT_BONUS
         elif c == k0 or c == k1:  # noqa: SIM109 - two scalar compares, no tuple
             sc += KILLER_BONUS
-        # Only the best `width` are searched: they are kept sorted as the cells come (in
-        # ascending order, so a tie goes to the cell already kept), which is the prefix
-        # _select_top gives, and once the list is full most cells cost one comparison.
-        if n == width:
-            if sc <= scores[n - 1]:
-                continue
-            j = n - 1
-        else:
-            j = n
-            n += 1
-        while j > 0 and scores[j - 1] < sc:
-            moves[j] = moves[j - 1]
-            scores[j] = scores[j - 1]
-            j -= 1
-        moves[j] = c
-        scores[j] = sc
-    if n > 0:
-        return n
-    # No stone yet (or none near): every empty cell, centre first.
-    cr = g.rows // 2
-    cc = g.cols // 2
-    for c in range(g.size):
-        if s.grid[c] == 0:
-            moves[n] = c
-            scores[n] = -(abs(c // g.cols - cr) + abs(c % g.cols - cc))
-            n += 1
-    return _select_top(moves, scores, n, width)
+        elif c == cm:
+            sc += COUNTER_BONUS
+        moves[n] = c
+        scores[n] = sc
+        n += 1
+    ctx.stat[8] = forcing
+    if n == 0:
+        # No stone yet (or none near): every empty cell, centre first.
+        cr = g.rows // 2
+        cc = g.cols // 2
+        for c in range(g.size):
+            if s.grid[c] == 0:
+                moves[n] = c
+                scores[n] = -(abs(c // g.cols - cr) + abs(c % g.cols - cc))
+                n += 1
+    if width > 0:
+        return _select_top(moves, scores, n, width)
+    return n
+
+
+@jit_inline
+def _lmp(depth: int) -> int:
+    """Quiet moves searched at an inner node of this depth (see LMP_BASE)."""
+    if depth >= LMP_FULL_DEPTH:
+        return 1 << 30
+    return LMP_BASE + (depth * depth + 3 * depth) // 2
+
+
+@jit_inline
+def _reduction(depth: int, i: int) -> int:
+    """Plies a quiet late move is searched less (log-log, as the best engines reduce)."""
+    if depth < 3 or i < 2:
+        return 0
+    return int(0.4 + math.log(depth) * math.log(i) / LMR_DIVISOR)
+
+
+@jit_inline
+def _history_add(ctx: Ctx, mark: int, cell: int, bonus: int) -> None:
+    """History with gravity: a value moves toward +-HISTORY_MAX and never past it."""
+    h = ctx.history[mark, cell]
+    ctx.history[mark, cell] = h + bonus - h * abs(bonus) // HISTORY_MAX
 
 
 # Columns of the main search's frames.
 P_D, P_A, P_B, P_BEST, P_BMOVE, P_N, P_I, P_KEY, P_SA, P_ND, P_STAGE, P_QUIET, P_RET = range(13)
+P_W, P_CHK = 13, 14  # how many of the node's moves are searched; whether it faces a four
 
 
 @jit_inline
@@ -1508,10 +1672,15 @@ def _enter(g: Geo, s: State, ctx: Ctx, ply: int) -> bool:
         return True
     in_check = s.n4[them] > 0 and has_win(g, s, them)
     if ply >= MAX_PLY - 50:
-        fr[ply, P_RET] = evaluate(s, me)
+        fr[ply, P_RET] = evaluate(g, s, me)
+        return True
+    # An open or double four to make, and no four of theirs to answer first: won in three
+    # plies (under caro one stone may stop both ends, so the search decides there).
+    if not in_check and g.rule != CARO and s.n3[me] >= 2 and find_fork(g, s, me) >= 0:
+        fr[ply, P_RET] = WIN - ply - 3
         return True
     if depth <= 0 and not in_check:
-        fr[ply, P_RET] = evaluate(s, me)
+        fr[ply, P_RET] = evaluate(g, s, me)
         # A quiet-looking leaf may hide a win by fours for the side to move.
         if s.info[0] < g.size - 1 and _leaf_vcf(g, s, ctx, me, ply):
             fr[ply, P_RET] = WIN - ply - 3
@@ -1527,11 +1696,13 @@ def _enter(g: Geo, s: State, ctx: Ctx, ply: int) -> bool:
             if f == EXACT_FLAG or (f == LOWER_FLAG and v >= beta) or (f == UPPER_FLAG and v <= alpha):
                 fr[ply, P_RET] = v
                 return True
-    n = gen_moves(g, s, ctx, me, ply, hint, INNER_WIDTH)
+    n = gen_moves(g, s, ctx, me, ply, hint, 0)
     if n == 0:
         fr[ply, P_RET] = 0
         return True
     fr[ply, P_N] = n
+    fr[ply, P_W] = n if in_check else min(n, _lmp(depth) + ctx.stat[8])
+    fr[ply, P_CHK] = 1 if in_check else 0
     fr[ply, P_I] = 0
     fr[ply, P_KEY] = key
     fr[ply, P_SA] = alpha
@@ -1554,14 +1725,36 @@ def _finish(ctx: Ctx, ply: int) -> int:
     return int(best)
 
 
+@jit_inline
+def _reward_quiet(g: Geo, s: State, ctx: Ctx, ply: int, move: int) -> None:
+    """A quiet move cut off at this node: it becomes a killer and the counter-move to the
+    last move, its history rises and that of the quiet moves searched before it falls."""
+    if ctx.killers[ply, 0] != move:
+        ctx.killers[ply, 1] = ctx.killers[ply, 0]
+        ctx.killers[ply, 0] = move
+    me = 1 if s.info[0] % 2 == 0 else 2
+    them = 3 - me
+    if s.info[0] > 0:
+        ctx.counter[me, s.moves[s.info[0] - 1]] = move
+    depth = ctx.frames[ply, P_D]
+    bonus = min(32 * depth * depth, HISTORY_MAX // 4)
+    _history_add(ctx, me, move, bonus)
+    for j in range(ctx.frames[ply, P_I]):
+        m = ctx.movebuf[ply, j]
+        if s.t3[me, m] == 0 and s.t3[them, m] < 2:
+            _history_add(ctx, me, m, -bonus)
+
+
 @jit
 def pvs(g: Geo, s: State, ctx: Ctx, depth: int, alpha: int, beta: int, ply: int) -> int:
     """Principal-variation search of the position (value for the side to move), as a loop over
     an explicit stack of frames, one per ply.
 
-    The first move of a node gets the full window; the others a null window, quiet late ones
-    first at reduced depth (late-move reductions), re-searched at full depth and then with the
-    full window when they beat alpha. Cutoffs feed the killers and the history."""
+    Moves are picked best first as they are needed. The first gets the full window; the others
+    a null window, quiet late ones first at a depth reduced by log(depth) * log(move number)
+    (late-move reductions), re-searched at full depth and then with the full window when they
+    beat alpha. Past a depth-dependent count, quiet moves are not searched at all (move-count
+    pruning). Cut-offs feed the killers, the counter-moves and the history."""
     fr = ctx.frames
     base = s.info[0]
     top = ply
@@ -1583,15 +1776,15 @@ def pvs(g: Geo, s: State, ctx: Ctx, depth: int, alpha: int, beta: int, ply: int)
                 mode = _TRY
         elif mode == _TRY:
             i = fr[sp, P_I]
-            if i >= fr[sp, P_N]:
+            if i >= fr[sp, P_W]:
                 ret = _finish(ctx, sp)
                 mode = _RETURN
                 continue
+            _select_at(ctx.movebuf[sp], ctx.scorebuf[sp], i, fr[sp, P_N])
             move = ctx.movebuf[sp, i]
             me = 1 if s.info[0] % 2 == 0 else 2
             them = 3 - me
-            in_check = fr[sp, P_ND] == fr[sp, P_D]
-            quiet = s.t3[me, move] == 0 and s.t3[them, move] < 2 and not in_check
+            quiet = s.t3[me, move] == 0 and s.t3[them, move] < 2 and fr[sp, P_CHK] == 0
             fr[sp, P_QUIET] = 1 if quiet else 0
             place(g, s, move, me)
             nd = fr[sp, P_ND]
@@ -1603,8 +1796,11 @@ def pvs(g: Geo, s: State, ctx: Ctx, depth: int, alpha: int, beta: int, ply: int)
                 fr[sp + 1, P_B] = -a
             else:
                 r = 0
-                if quiet and fr[sp, P_D] >= 3 and i >= 3:
-                    r = 1 if i < 8 else 2
+                if quiet:
+                    r = _reduction(fr[sp, P_D], i)
+                    if ctx.scorebuf[sp, i] >= COUNTER_BONUS:
+                        r -= 1  # a killer or the counter-move: it refuted a sibling line
+                    r = max(0, min(r, nd - 1))
                 fr[sp, P_STAGE] = 0 if r > 0 else 1
                 fr[sp + 1, P_D] = nd - r
                 fr[sp + 1, P_A] = -a - 1
@@ -1648,11 +1844,7 @@ def pvs(g: Geo, s: State, ctx: Ctx, depth: int, alpha: int, beta: int, ply: int)
                         if fr[sp, P_I] == 0:
                             ctx.stat[7] += 1
                         if fr[sp, P_QUIET]:
-                            if ctx.killers[sp, 0] != move:
-                                ctx.killers[sp, 1] = ctx.killers[sp, 0]
-                                ctx.killers[sp, 0] = move
-                            me = 1 if s.info[0] % 2 == 0 else 2
-                            ctx.history[me, move] += fr[sp, P_D] * fr[sp, P_D]
+                            _reward_quiet(g, s, ctx, sp, move)
                         ret = _finish(ctx, sp)
                         mode = _RETURN
                         continue
@@ -1662,19 +1854,24 @@ def pvs(g: Geo, s: State, ctx: Ctx, depth: int, alpha: int, beta: int, ply: int)
 
 @jit
 def search(g: Geo, s: State, ctx: Ctx, max_depth: int, out: I64, ranking: I32) -> None:
-    """Iterative deepening from the root until max_depth, a proven result, or the deadline.
+    """Iterative deepening from the root until max_depth, a proven result, the deadline, or the
+    soft limit (ctx.stat[9]: no iteration starts after it, as the next would not finish).
 
     out: [0] best move, [1] its value, [2] deepest iteration completed, [3] nodes, [4] root
     moves written to ranking, best first (as the last complete iteration ordered them); where out
     is longer, out[8 + d] the nodes counted when iteration d completed.
+    Every candidate is a root move. From depth 5 each iteration first searches a window of
+    ASPIRATION around the last value, widened on the side it fails. Quiet root moves past the
+    fifth are searched a ply shallower first, again at full depth when they beat the best.
     The root's moves are re-ordered after each iteration, best first; when the deadline cuts an
     iteration short, a move that already beat the previous best in it is kept (it was searched
     with the previous best's value as the bar, at the new depth).
     """
     ctx.stat[3] += 1
     me = 1 if s.info[0] % 2 == 0 else 2
+    them = 3 - me
     root = ctx.root
-    n = gen_moves(g, s, ctx, me, 0, -1, ROOT_WIDTH)
+    n = gen_moves(g, s, ctx, me, 0, -1, g.size)
     for i in range(n):
         root[i] = ctx.movebuf[0, i]
     best = root[0]
@@ -1691,31 +1888,57 @@ def search(g: Geo, s: State, ctx: Ctx, max_depth: int, out: I64, ranking: I32) -
         return
     values = ctx.rootval
     for depth in range(1, max_depth + 1):
-        alpha = -WIN
-        beta = WIN
+        delta = ASPIRATION
+        lo = -WIN
+        hi = WIN
+        if depth >= 5 and abs(best_value) < WON:
+            lo = best_value - delta
+            hi = best_value + delta
         iter_best = -1
         iter_value = -WIN
-        for i in range(n):
-            move = root[i]
-            place(g, s, move, me)
-            if i == 0:
-                v = -pvs(g, s, ctx, depth - 1, -beta, -alpha, 1)
-            else:
-                v = -pvs(g, s, ctx, depth - 1, -alpha - 1, -alpha, 1)
-                if v > alpha and not ctx.stat[2]:
+        while True:
+            alpha = lo
+            beta = hi
+            iter_best = -1
+            iter_value = -WIN
+            for i in range(n):
+                move = root[i]
+                quiet = s.t3[me, move] == 0 and s.t3[them, move] < 2
+                place(g, s, move, me)
+                if i == 0:
                     v = -pvs(g, s, ctx, depth - 1, -beta, -alpha, 1)
-            unplace(g, s)
+                else:
+                    r = 1 if quiet and i >= 5 and depth >= 4 else 0
+                    v = -pvs(g, s, ctx, depth - 1 - r, -alpha - 1, -alpha, 1)
+                    if r > 0 and v > alpha and not ctx.stat[2]:
+                        v = -pvs(g, s, ctx, depth - 1, -alpha - 1, -alpha, 1)
+                    if v > alpha and v < beta and not ctx.stat[2]:
+                        v = -pvs(g, s, ctx, depth - 1, -beta, -alpha, 1)
+                unplace(g, s)
+                if ctx.stat[2]:
+                    break
+                values[i] = v if (i == 0 or v > alpha) else alpha - 1
+                if v > iter_value:
+                    iter_value = v
+                    iter_best = i
+                if v > alpha:
+                    alpha = v
+                    if v >= beta:
+                        break
             if ctx.stat[2]:
                 break
-            values[i] = v if (i == 0 or v > alpha) else alpha - 1
-            if v > iter_value:
-                iter_value = v
-                iter_best = i
-            if v > alpha:
-                alpha = v
+            if iter_value <= lo and lo > -WIN:
+                lo = max(-WIN, lo - delta * 3)
+                delta *= 4
+                continue
+            if iter_value >= hi and hi < WIN:
+                hi = min(WIN, hi + delta * 3)
+                delta *= 4
+                continue
+            break
         if ctx.stat[2]:
             # A partial pass: keep a move that beat the previous best at the new depth.
-            if iter_best > 0 and iter_value > values[0] - 1:
+            if iter_best > 0 and iter_value > values[0] - 1 and iter_value > lo:
                 best = root[iter_best]
                 best_value = iter_value
             break
@@ -1729,6 +1952,8 @@ def search(g: Geo, s: State, ctx: Ctx, max_depth: int, out: I64, ranking: I32) -
         for i in range(n):
             ranking[i] = root[i]
         if abs(best_value) >= WON:
+            break
+        if ctx.stat[9] > 0 and cycles() > ctx.stat[9]:
             break
     out[0] = best
     out[1] = best_value

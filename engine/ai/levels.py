@@ -82,6 +82,9 @@ class Style:
     guard: bool  # check the chosen move leaves no forced win by fours (and threes, vct_depth)
     read_small_boards_to_the_end: bool  # no depth cap on boards searched at full width
     solver: bool
+    # Value five-in-a-row positions by their cell patterns, as the compiled core does
+    # (engine.ai.patterns); otherwise by the window term alone.
+    patterns: bool = False
 
 
 STYLES: dict[Level, Style] = {
@@ -140,6 +143,7 @@ STYLES: dict[Level, Style] = {
         guard=True,
         read_small_boards_to_the_end=True,
         solver=True,
+        patterns=True,
     ),
 }
 
@@ -203,16 +207,17 @@ def analyse_move(
     compiled: bool = True,
     stop: Stop | None = None,
     fresh_tables: bool = False,
+    reason: bool = True,
 ) -> MoveInfo:
-    """The move `level` plays on `board`, with why and how hard it looked (`stop` and
-    `fresh_tables` as in choose_move)."""
+    """The move `level` plays on `board`, with why (unless `reason` is False: the reason is
+    then "") and how hard it looked (`stop` and `fresh_tables` as in choose_move)."""
     return _analyse(
         board,
         level,
         rng,
         time_limit,
         node_limit,
-        with_reason=True,
+        with_reason=reason,
         compiled=compiled,
         stop=stop,
         fresh_tables=fresh_tables,
@@ -290,7 +295,7 @@ def _analyse(
             # pure-Python search's, like every move before the cores were built.
             pass
 
-    pos = Position(board)
+    pos = Position(board, patterns=style.patterns)
     picked = _pick(pos, style, rng, plan)
     if isinstance(picked, _Solved):
         return _solved_info(board, picked, start, with_reason)

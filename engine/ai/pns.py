@@ -293,11 +293,17 @@ def dfpn_vct(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, max_threes: int
     proved and its unfinished values for the next."""
     if win_cells(g, s, att, ctx.wbuf[ply]) > 0:
         return int(ctx.wbuf[ply, 0])
+    # The threat search reads only the window counters: the pattern board stays as it is.
+    saved = s.info[2]
+    s.info[2] = 1
+    found = -1
     for threes in range(1, max_threes + 1):
         move = _dfpn(g, s, ctx, tab, att, threes, ply)
         if move >= 0 or ctx.stat[2]:
-            return move
-    return -1
+            found = move
+            break
+    s.info[2] = saved
+    return found
 
 
 @jit

@@ -15,6 +15,7 @@ from typing import cast
 
 from ..board import DIRECTIONS, Board, winning_line
 from ..types import Rule
+from .patterns import K, PatternBoard
 
 # A window holding `c` stones of one side and none of the other is worth VALUE_BASE**c to that
 # side; the steep base makes one longer line outweigh many short ones, as it does in play.
@@ -90,9 +91,10 @@ class Position:
         "attack",
         "tracked",
         "stones",
+        "pboard",
     )
 
-    def __init__(self, board: Board) -> None:
+    def __init__(self, board: Board, patterns: bool = False) -> None:
         self.board = board.copy()
         # The live list: it changes as self.board is pushed and popped.
         self.grid = cast(list[int], self.board.grid)
@@ -129,6 +131,11 @@ class Position:
         for mark in (1, 2):
             if self.k - 2 == 0 or self.k - 1 == 0:
                 self.live[mark][0].update(range(n_windows))
+        # With patterns (impossible's fallback on five-in-a-row boards) the position is valued as
+        # the compiled core values it: by its cell patterns (engine.ai.patterns).
+        self.pboard: PatternBoard | None = None
+        if patterns and self.k == K and self.size > EVERY_CELL_UP_TO:
+            self.pboard = PatternBoard(self.rows, self.cols, self.rule)
         for index, mark in [(i, v) for i, v in enumerate(self.grid) if v]:
             self._add(index, mark)
 
@@ -168,6 +175,8 @@ class Position:
         near = self.near
         for cell in self.near_cells[index]:
             near[cell] += 1
+        if self.pboard is not None:
+            self.pboard.add(index, mark)
 
     def _remove(self, index: int, mark: int) -> None:
         other = 3 - mark
@@ -204,6 +213,8 @@ class Position:
         near = self.near
         for cell in self.near_cells[index]:
             near[cell] -= 1
+        if self.pboard is not None:
+            self.pboard.remove(index, mark)
 
     # ------------------------------------------------------------------ moves
     @property
@@ -352,8 +363,8 @@ class Position:
 
     def evaluate(self) -> int:
         """Static worth for the side to move."""
-        if self.board.ply % 2 == 0:
-            mine, theirs = self.sums[1], self.sums[2]
-        else:
-            mine, theirs = self.sums[2], self.sums[1]
+        me = 1 if self.board.ply % 2 == 0 else 2
+        mine, theirs = self.sums[me], self.sums[3 - me]
+        if self.pboard is not None:
+            return self.pboard.value(me, mine * 9 // 8 - theirs)
         return mine - theirs

@@ -35,7 +35,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import ClassVar, TextIO
+from typing import TYPE_CHECKING, ClassVar, TextIO
 
 from .. import cores
 from ..ai.stop import Stop
@@ -43,6 +43,9 @@ from ..board import Board
 from ..openings import Action, Choice, Opening, OpeningError, OpeningState, StepKind
 from ..types import Cell, IllegalMoveError, Level, Mark, Rule
 from .choices import LEVEL_METAVAR, level_name
+
+if TYPE_CHECKING:
+    from ..ai.levels import MoveInfo
 
 NAME = "caro"
 VERSION = "0.1.0"
@@ -78,8 +81,8 @@ MATCH_RESERVE = 0.1
 REBUILD_BUDGET = 50_000  # pushes allowed when searching a move order for a BOARD position
 
 # (board, seconds, stop): the move for the side to move, within `seconds` or sooner once
-# `stop` is set.
-ChooseFn = Callable[[Board, float, Stop], Cell]
+# `stop` is set; with how it was found (a MoveInfo), the brain tells the manager its depth.
+ChooseFn = Callable[[Board, float, Stop], "Cell | MoveInfo"]
 # (opening state, seconds): the brain's action at the opening's next step.
 DecideFn = Callable[[OpeningState, float], Action]
 
@@ -229,6 +232,8 @@ class Brain:
     # Set when stdin is read by a CommandReader: the search then runs in a thread that a new
     # command can cut short, and the move's time counts from the command's arrival.
     reader: CommandReader | None = None
+    # Send each move's depth and nodes as a MESSAGE line before the move (--say-depth).
+    say_depth: bool = False
     # The last search cut short, if it may still be unwinding (see think).
     abandoned: threading.Thread | None = None
 
@@ -544,6 +549,14 @@ class Brain:
             chosen = self.think(board, seconds)
             if chosen is None:
                 return  # cut short by a new command, which is next in line
+            if not isinstance(chosen, tuple):
+                if self.say_depth:
+                    # As Gomocup brains do: what the search reached, for the manager's log.
+                    self.send(
+                        f"MESSAGE depth {chosen.depth} nodes {chosen.nodes} "
+                        f"time {chosen.seconds * 1000:.0f}ms"
+                    )
+                chosen = chosen.move
             cell = chosen
             board.push(cell)
         except Exception as error:  # a lost game beats a brain that hangs or dies
@@ -555,13 +568,13 @@ class Brain:
             board.push(cell)
         self.send_move(cell)
 
-    def think(self, board: Board, seconds: float) -> Cell | None:
+    def think(self, board: Board, seconds: float) -> Cell | MoveInfo | None:
         """The chooser's move, or None if a command from the manager interrupted it."""
         reader = self.reader
         stop = Stop()
         if reader is None:
             return self.choose(board, seconds, stop)
-        outcome: list[Cell | BaseException] = []
+        outcome: list[Cell | MoveInfo | BaseException] = []
         done = threading.Event()
         position = board.copy()  # an abandoned search may still be unwinding on its copy
 
@@ -625,17 +638,17 @@ def ai_decider(level: str, rng: random.Random) -> DecideFn:
 
 def ai_chooser(level: str, rng: random.Random, node_limit: int | None = None) -> ChooseFn:
     """engine.ai at `level` as the brain's move source (imported only when a brain starts)."""
-    from ..ai import choose_move
+    from ..ai import analyse_move
     from ..ai.levels import CORE_SHARE
 
-    def choose(board: Board, seconds: float, stop: Stop) -> Cell:
+    def choose(board: Board, seconds: float, stop: Stop) -> MoveInfo:
         # The bot's search at the same level (impossible: the compiled core), ended early by
         # `stop`. With a node limit the core starts each move from empty tables, so a move
         # depends on its position alone, not on what earlier (or abandoned) searches stored.
         # The level keeps 1 - CORE_SHARE of its time for the bot's process pool (pickling the
         # move back); here nothing follows but the answer's line, and `seconds` already leaves
         # room for that (LATENCY), so the searches get all of `seconds`.
-        return choose_move(
+        return analyse_move(
             board,
             level,
             rng=rng,
@@ -643,6 +656,7 @@ def ai_chooser(level: str, rng: random.Random, node_limit: int | None = None) ->
             node_limit=node_limit,
             stop=stop,
             fresh_tables=node_limit is not None,
+            reason=False,
         )
 
     return choose
@@ -747,14 +761,18 @@ def serve(
     *,
     listen: bool = False,
     decide: DecideFn | None = None,
+    say_depth: bool = False,
 ) -> int:
     """Answer the manager on `inp`/`out` until END or the end of input; with `listen`, stdin is
-    read on a thread of its own so commands are heard while the brain thinks."""
+    read on a thread of its own so commands are heard while the brain thinks; with `say_depth`
+    each move comes after a MESSAGE line of its depth, nodes and time."""
     if not listen:
-        Brain(out=out, choose=choose, decide=decide).run(lines_of(inp))
+        Brain(out=out, choose=choose, decide=decide, say_depth=say_depth).run(lines_of(inp))
         return 0
     reader = CommandReader(inp, out)
-    Brain(out=out, choose=choose, decide=decide, reader=reader).run(iter(reader))
+    Brain(out=out, choose=choose, decide=decide, reader=reader, say_depth=say_depth).run(
+        iter(reader)
+    )
     return 0
 
 
@@ -787,6 +805,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="search nodes per move instead of the clock (reproducible games; ignores INFO times)",
     )
+    parser.add_argument(
+        "--say-depth",
+        action="store_true",
+        help="send each move's depth, nodes and time as a MESSAGE line before it",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -812,4 +835,4 @@ def run(args: argparse.Namespace) -> int:
             cores.set_policy(cores.Policy.FALL_BACK)
             cores.start_background_build()
             load_cores_when_ready()
-    return serve(sys.stdin, sys.stdout, choose, listen=True, decide=decide)
+    return serve(sys.stdin, sys.stdout, choose, listen=True, decide=decide, say_depth=args.say_depth)

@@ -6,6 +6,7 @@ import io
 import os
 import queue
 import random
+import re
 import subprocess
 import sys
 import threading
@@ -850,3 +851,13 @@ def test_console_script_answers_swap2board(brain_process: Callable[..., BrainPro
     assert answer == "SWAP" or len(stones(answer)) in (1, 2)
     brain.send("END")
     assert brain.proc.wait(timeout=10) == 0
+
+
+def test_say_depth_sends_each_moves_depth_and_nodes_before_it():
+    out = io.StringIO()
+    choose = ai_chooser("impossible", random.Random(0), node_limit=5_000)
+    serve(io.StringIO("START 15\nBEGIN\nEND\n"), out, choose, say_depth=True)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "OK"
+    assert re.fullmatch(r"MESSAGE depth \d+ nodes \d+ time \d+ms", lines[1])
+    assert re.fullmatch(r"\d+,\d+", lines[2])

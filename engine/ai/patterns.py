@@ -1,0 +1,301 @@
+"""Line patterns and cell patterns for five in a row: what a stone on an empty cell makes.
+
+Per cell and direction, the line class (engine/ai/data/patterns.npz, generated from the rules by
+training.pattern_tables) is read from the ten neighbours on the line, five each side. Per cell,
+the four classes combine into one pattern (CATEGORIES below: a five, an open four or a double
+four, a four-three, ...). The compiled core keeps both up to date as stones come and go
+(engine.ai.core) and values a position by the sum, over the empty cells, of a weight per cell
+pattern for the side to move and another for the side waiting: the weights are fitted on caro's
+own games (training.fit) and shipped in engine/ai/data/weights.npz with a version.
+
+This module loads the tables and lays them out for the core, reads the same patterns from a
+Board in plain Python (for the training pipeline and the tests), and keeps a pattern board of
+its own for the pure-Python search (PatternBoard).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from ..types import Rule
+
+DATA = Path(__file__).resolve().parent / "data"
+REACH = 5  # neighbours read each side of a cell
+DIGITS = 2 * REACH
+K = 5  # the patterns are those of five in a row
+
+# Line classes (training.pattern_tables).
+NONE, FREE, B2, F2, B3, F3, B4, F4, FIVE = range(9)
+CLASSES = 9
+
+# Cell patterns, weakest first: the combination of a cell's four line classes.
+CATEGORIES = (
+    "none",  # nothing of note
+    "forbidden",  # renju: black may not play here (a double four or double three)
+    "two",  # an open two
+    "closed three",
+    "two twos",
+    "closed three plus",  # two closed threes, or a closed three and an open two
+    "open three",
+    "open three plus",  # an open three and a closed three or an open two
+    "three-three",
+    "four",
+    "four plus",  # a four and a closed three or an open two
+    "four-three",
+    "open four",  # an open four or two fours: a win unless the opponent has a five to make
+    "five",
+)
+(NONE_P, FORBID_P, L_F2, K_B3, J_F2X2, I_B3P, H_F3, G_F3P, F_F3X2, E_B4, D_B4P, C_B4F3, B_F4,
+ A_FIVE) = range(len(CATEGORIES))
+NCAT = len(CATEGORIES)
+
+
+def combine(classes: tuple[int, int, int, int], forbid_doubles: bool) -> int:
+    """The cell pattern of four line classes; with forbid_doubles (renju black) a double four
+    or double three is forbidden (a five still wins)."""
+    n = [0] * CLASSES
+    for c in classes:
+        n[c] += 1
+    fours = n[F4] + n[B4]
+    if n[FIVE]:
+        return A_FIVE
+    if forbid_doubles and (fours >= 2 or (fours == 0 and n[F3] >= 2)):
+        return FORBID_P
+    if n[F4] or n[B4] >= 2:
+        return B_F4
+    if n[B4]:
+        if n[F3]:
+            return C_B4F3
+        return D_B4P if n[B3] + n[F2] else E_B4
+    if n[F3] >= 2:
+        return F_F3X2
+    if n[F3]:
+        return G_F3P if n[B3] + n[F2] else H_F3
+    if n[B3] >= 2 or (n[B3] and n[F2]):
+        return I_B3P
+    if n[F2] >= 2:
+        return J_F2X2
+    if n[B3]:
+        return K_B3
+    if n[F2]:
+        return L_F2
+    return NONE_P
+
+
+@lru_cache(maxsize=1)
+def _raw_tables() -> dict[str, npt.NDArray[np.int8]]:
+    with np.load(DATA / "patterns.npz") as data:
+        return {name: data[name] for name in data.files}
+
+
+def _base3_index() -> npt.NDArray[np.int64]:
+    """For each base-3 code (0 empty, 1 own, 2 opponent or edge), its base-4 code."""
+    codes = np.arange(3 ** DIGITS, dtype=np.int64)
+    out = np.zeros_like(codes)
+    for i in range(DIGITS):
+        out |= ((codes // 3 ** i) % 3) << (2 * i)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Tables:
+    """The core's pattern tables for one rule.
+
+    base: 3, or 4 under caro (where the edge, 3, blocks nothing and an opponent's stone, 2,
+    does); a cell's code for a mark is sum(state * base**digit) over its ten neighbours, digit
+    0..4 the cells at -1..-5 on the line, 5..9 those at +1..+5.
+    line[mark, code]: the line class; comb[mark, key]: the cell pattern of the four classes,
+    key = ((c0 * 9 + c1) * 9 + c2) * 9 + c3."""
+
+    base: int
+    line: npt.NDArray[np.int8]
+    comb: npt.NDArray[np.int8]
+
+
+@lru_cache(maxsize=8)
+def tables(rule: Rule) -> Tables:
+    raw = _raw_tables()
+    if rule is Rule.CARO:
+        base = 4
+        per_mark = [raw["caro"], raw["caro"]]
+    else:
+        base = 3
+        index = _base3_index()
+        black = "exact" if rule in (Rule.EXACT, Rule.RENJU) else "freestyle"
+        white = "exact" if rule is Rule.EXACT else "freestyle"
+        per_mark = [raw[black][index], raw[white][index]]
+    line = np.zeros((3, per_mark[0].size), dtype=np.int8)
+    line[1], line[2] = per_mark
+    comb = np.zeros((3, CLASSES ** 4), dtype=np.int8)
+    for key in range(CLASSES ** 4):
+        classes = (key // 729, key // 81 % 9, key // 9 % 9, key % 9)
+        comb[1, key] = combine(classes, rule is Rule.RENJU)
+        comb[2, key] = combine(classes, False)
+    return Tables(base, line, comb)
+
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    """What a cell pattern is worth: to the side to move ([0]) and to the side waiting ([1]),
+    in the core's evaluation units; `version` names the fit (training.fit)."""
+
+    version: str
+    cell: npt.NDArray[np.int64]  # [2, NCAT]
+    # The old window term (engine.ai.core.evaluate's sums) is kept as a feature: its weight in
+    # 1/1024ths.
+    windows: int
+
+
+@lru_cache(maxsize=1)
+def weights() -> Weights:
+    with np.load(DATA / "weights.npz") as data:
+        cell = np.asarray(data["cell"], dtype=np.int64)
+        if cell.shape != (2, NCAT):
+            raise ValueError(f"weights.npz: cell weights of shape {cell.shape}, not (2, {NCAT})")
+        return Weights(str(data["version"]), cell, int(data["windows"]))
+
+
+# ------------------------------------------------------------------- from a Board, in Python
+def line_code(grid: list[int] | tuple[int, ...], rows: int, cols: int, cell: int, d: tuple[int, int],
+              mark: int, base: int) -> int:
+    """The code of cell's line in direction d for mark (see Tables)."""
+    r0, c0 = divmod(cell, cols)
+    dr, dc = d
+    code = 0
+    for digit in range(DIGITS):
+        o = -(digit + 1) if digit < REACH else digit - REACH + 1
+        r, c = r0 + o * dr, c0 + o * dc
+        if 0 <= r < rows and 0 <= c < cols:
+            v = grid[r * cols + c]
+            state = 0 if v == 0 else (1 if v == mark else 2)
+        else:
+            state = 3 if base == 4 else 2
+        code += state * base ** digit
+    return code
+
+
+def cell_patterns(grid: list[int] | tuple[int, ...], rows: int, cols: int, rule: Rule,
+                  mark: int) -> npt.NDArray[np.int8]:
+    """The cell pattern of every empty cell for mark (NONE_P on stones)."""
+    from ..board import DIRECTIONS
+
+    t = tables(rule)
+    out = np.zeros(rows * cols, dtype=np.int8)
+    for cell in range(rows * cols):
+        if grid[cell]:
+            continue
+        key = 0
+        for d in DIRECTIONS:
+            key = key * CLASSES + int(t.line[mark, line_code(grid, rows, cols, cell, d, mark, t.base)])
+        out[cell] = t.comb[mark, key]
+    return out
+
+
+def features(grid: list[int] | tuple[int, ...], rows: int, cols: int, rule: Rule,
+             me: int) -> npt.NDArray[np.int64]:
+    """How many empty cells hold each pattern: [0] for me (to move), [1] for the opponent."""
+    out = np.zeros((2, NCAT), dtype=np.int64)
+    for side, mark in enumerate((me, 3 - me)):
+        counts = np.bincount(cell_patterns(grid, rows, cols, rule, mark), minlength=NCAT)
+        out[side] = counts
+    return out
+
+
+class PatternBoard:
+    """The core's pattern board in plain Python, kept in step by add and remove (flat cells): for
+    the pure-Python search (engine.ai.position), which then values positions as the compiled
+    core does."""
+
+    def __init__(self, rows: int, cols: int, rule: Rule) -> None:
+        from ..board import DIRECTIONS
+
+        t = tables(rule)
+        w = weights()
+        self.pw = (tuple(int(v) for v in w.cell[0]), tuple(int(v) for v in w.cell[1]))
+        self.windows = w.windows
+        self.line = (b"", t.line[1].tobytes(), t.line[2].tobytes())
+        self.comb = (b"", t.comb[1].tobytes(), t.comb[2].tobytes())
+        size = rows * cols
+        self.grid = [0] * size
+        edge = 3 if t.base == 4 else 2
+        powers = [t.base ** j for j in range(DIGITS)]
+        # touch[cell]: (neighbour, its slot cell * 4 + d, the weight of cell's digit in its code)
+        touch: list[list[tuple[int, int, int]]] = [[] for _ in range(size)]
+        start = [0] * (size * 4)
+        for r in range(rows):
+            for c in range(cols):
+                cell = r * cols + c
+                for d, (dr, dc) in enumerate(DIRECTIONS):
+                    for j in range(DIGITS):
+                        o = -(j + 1) if j < REACH else j - REACH + 1
+                        rr, cc = r + o * dr, c + o * dc
+                        if 0 <= rr < rows and 0 <= cc < cols:
+                            touch[rr * cols + cc].append((cell, cell * 4 + d, powers[j]))
+                        else:
+                            start[cell * 4 + d] += edge * powers[j]
+        self.touch = tuple(tuple(t) for t in touch)
+        self.code: tuple[list[int], ...] = ([], list(start), list(start))
+        self.cls: tuple[list[int], ...] = ([], [0] * (size * 4), [0] * (size * 4))
+        self.p4: tuple[list[int], ...] = ([], [0] * size, [0] * size)
+        self.psum = [[0, 0], [0, 0], [0, 0]]
+        for m in (1, 2):
+            line, cls = self.line[m], self.cls[m]
+            for slot in range(size * 4):
+                cls[slot] = line[start[slot]]
+            for cell in range(size):
+                q = self._pattern(m, cell)
+                self.p4[m][cell] = q
+                self.psum[m][0] += self.pw[0][q]
+                self.psum[m][1] += self.pw[1][q]
+
+    def _pattern(self, m: int, cell: int) -> int:
+        cls = self.cls[m]
+        i = cell * 4
+        return self.comb[m][((cls[i] * 9 + cls[i + 1]) * 9 + cls[i + 2]) * 9 + cls[i + 3]]
+
+    def _move(self, cell: int, mark: int, delta: int) -> None:
+        pw0, pw1 = self.pw
+        grid = self.grid
+        for m in (1, 2):
+            step = delta * (1 if m == mark else 2)
+            code, cls, line, p4, psum = self.code[m], self.cls[m], self.line[m], self.p4[m], self.psum[m]
+            for e, slot, power in self.touch[cell]:
+                value = code[slot] + step * power
+                code[slot] = value
+                new = line[value]
+                if new != cls[slot]:
+                    cls[slot] = new
+                    q = self._pattern(m, e)
+                    old = p4[e]
+                    if q != old:
+                        p4[e] = q
+                        if not grid[e]:
+                            psum[0] += pw0[q] - pw0[old]
+                            psum[1] += pw1[q] - pw1[old]
+
+    def add(self, cell: int, mark: int) -> None:
+        """A stone of mark arrives on the empty cell."""
+        for m in (1, 2):
+            q = self.p4[m][cell]
+            self.psum[m][0] -= self.pw[0][q]
+            self.psum[m][1] -= self.pw[1][q]
+        self.grid[cell] = mark
+        self._move(cell, mark, 1)
+
+    def remove(self, cell: int, mark: int) -> None:
+        """mark's stone leaves the cell."""
+        self._move(cell, mark, -1)
+        self.grid[cell] = 0
+        for m in (1, 2):
+            q = self.p4[m][cell]
+            self.psum[m][0] += self.pw[0][q]
+            self.psum[m][1] += self.pw[1][q]
+
+    def value(self, me: int, windows: int) -> int:
+        """engine.ai.core.evaluate's value for me, the side to move, given its window term."""
+        return self.psum[me][0] - self.psum[3 - me][1] + ((windows * self.windows) >> 10)
