@@ -6,7 +6,7 @@ import io
 import random
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageChops
 
 from bot.game.model import DEFAULT_STYLE, BoardStyle
 from bot.ui.pictures import (
@@ -537,3 +537,25 @@ def test_replays_and_reviews_are_drawn_in_the_theme_asked_for(name: str) -> None
     assert colour_at(step, midpoint(centre(game, "E4"), centre(game, "E5"))) == look.win_line
     point = decode(render_turning_point(game, 2, game.parse_move("C3"), theme=name))
     assert colour_at(point, centre(game, "C3")) == look.highlight
+
+
+@pytest.mark.parametrize("theme", sorted(THEMES))
+def test_a_line_of_play_is_numbered_in_its_order_and_nothing_else_is(theme: str) -> None:
+    board = played(9, 9, 5, "E5", "D4", "F5", "G6", "C3")
+    line = [board.parse_move(name) for name in ("F5", "G6", "C3")]
+    plain = decode(render_board(board, theme=theme))
+    numbered = decode(render_board(board, theme=theme, numbered=line))
+    geometry = layout(9, 9)
+    for cell in board.moves:
+        box = geometry.inner_box(cell)
+        changed = ImageChops.difference(plain.crop(box), numbered.crop(box)).getbbox()
+        assert (changed is not None) == (cell in line), cell
+    # The numbers are 1, 2, 3 in the line's order: swapping the line swaps the drawings.
+    backwards = decode(render_board(board, theme=theme, numbered=line[::-1]))
+    first = geometry.inner_box(line[0])
+    assert numbered.crop(first).tobytes() != backwards.crop(first).tobytes()
+    assert numbered.crop(first).tobytes() == decode(
+        render_board(board, theme=theme, numbered=line[:1])
+    ).crop(first).tobytes()
+    with pytest.raises(RenderError):
+        render_board(board, numbered=[board.parse_move("A1")])
