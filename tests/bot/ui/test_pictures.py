@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import random
+from pathlib import Path
 
 import pytest
 from PIL import Image, ImageChops
@@ -559,3 +560,20 @@ def test_a_line_of_play_is_numbered_in_its_order_and_nothing_else_is(theme: str)
     ).crop(first).tobytes()
     with pytest.raises(RenderError):
         render_board(board, numbered=[board.parse_move("A1")])
+
+
+def test_the_themes_page_names_each_themes_window_outline_colour() -> None:
+    page = Path(__file__).parents[3] / "docs" / "playing" / "themes.md"
+    rows = [line.split("|") for line in page.read_text().splitlines() if line.startswith("| `")]
+    header = next(line for line in page.read_text().splitlines() if line.startswith("| Theme"))
+    column = [cell.strip() for cell in header.split("|")].index("Window outline")
+
+    def named(colour: RGB) -> str:
+        brightest, darkest = max(colour), min(colour)
+        assert brightest - darkest <= 20, f"{colour} is not black or grey"
+        if brightest <= 40:
+            return "black"
+        return "dark grey" if brightest <= 120 else "light grey"
+
+    said = {row[1].strip().split("`")[1]: row[column].strip() for row in rows}
+    assert said == {name: named(look.window) for name, look in THEMES.items()}
