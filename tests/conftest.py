@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import AsyncIterator, Iterator
+import sys
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +18,31 @@ from testkit.storage_backends import backend, storage  # noqa: F401 - fixtures: 
 
 
 @pytest.fixture(scope="session", autouse=True)
-def compiled_engine() -> None:
+def compiled_engine(pytestconfig: pytest.Config) -> None:
     """The compiled cores, built once into this host's cache before any test (engine.cores: one
     process at a time, so parallel test workers wait for one build). A bot started by a test
-    then finds them built, as after `caro-bot --prepare`."""
+    then finds them built, as after `caro-bot --prepare`. A build's progress goes to the
+    terminal: on a fresh cache the run is otherwise silent for minutes."""
     from engine.ai import warm_up
 
-    warm_up()
+    warm_up(progress=terminal_line(pytestconfig))
+
+
+def terminal_line(config: pytest.Config) -> Callable[[str], None]:
+    """Write a line past pytest's capture: to its terminal, or from a test worker (xdist) to the
+    stderr the worker was started with."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    capture = config.pluginmanager.get_plugin("capturemanager")
+
+    def say(line: str) -> None:
+        if reporter is None or capture is None or hasattr(config, "workerinput"):
+            print(line, file=sys.__stderr__, flush=True)
+            return
+        with capture.global_and_fixture_disabled():
+            reporter.write_line(line)
+            reporter.flush()
+
+    return say
 
 
 @pytest.fixture(params=[True, False], ids=["fast-drawing", "plain-drawing"])

@@ -195,10 +195,10 @@ class TournamentCog(commands.Cog, name="Tournament"):
     async def standings(
         self, interaction: discord.Interaction[Any], tournament: int | None = None
     ) -> None:
-        guild_id = interaction.guild_id
-        assert guild_id is not None
+        guild_id, channel_id = interaction.guild_id, interaction.channel_id
+        assert guild_id is not None and channel_id is not None
         try:
-            row = await self.bot.services.tournaments.chosen(guild_id, tournament)
+            row = await self.bot.services.tournaments.latest(guild_id, channel_id, tournament)
         except UserError as exc:
             await refuse(interaction, exc)
             return

@@ -65,6 +65,8 @@ DEFAULT_SWISS_ROUNDS = 4
 MIN_ARENA_MINUTES = 5
 MAX_ARENA_MINUTES = 24 * 60
 DEFAULT_ARENA_MINUTES = 30
+# A tournament starting at once would find nobody but its creator entered, and be cancelled.
+MIN_START_MINUTES = 1
 MAX_START_MINUTES = 7 * 24 * 60
 DEFAULT_START_MINUTES = 10
 DEFAULT_TURN_SECONDS = 120.0
@@ -235,8 +237,11 @@ class TournamentService:
             )
         )
         turn = max(turn, min_turn_seconds)
+        if options.starts_in is not None and 0 <= options.starts_in < MIN_START_MINUTES:
+            raise UserError("tournament.starts_too_soon", minutes=MIN_START_MINUTES)
         starts_in = _bounded(
-            options.starts_in, DEFAULT_START_MINUTES, 0, MAX_START_MINUTES, "starts_in"
+            options.starts_in, DEFAULT_START_MINUTES, MIN_START_MINUTES, MAX_START_MINUTES,
+            "starts_in",
         )
         players = _bounded(
             options.max_players, MAX_PLAYERS, MIN_PLAYERS, MAX_PLAYERS, "max_players"
@@ -287,6 +292,25 @@ class TournamentService:
 
     async def in_server(self, guild_id: int, *, live_only: bool) -> list[TournamentRow]:
         return await self._store.guild_tournaments(guild_id, live_only=live_only)
+
+    async def latest(
+        self, guild_id: int, channel_id: int, tournament_id: int | None
+    ) -> TournamentRow:
+        """The tournament whose standings a command asks for: the one it names, else the
+        server's newest one not over, else the newest one played in this channel, else the
+        server's newest; UserError when the server has had none."""
+        if tournament_id is not None:
+            return await self.find(guild_id, tournament_id)
+        every = await self._store.guild_tournaments(guild_id, live_only=False)
+        for row in every:
+            if row.status in LIVE:
+                return row
+        here = [row for row in every if row.channel_id == channel_id]
+        if here:
+            return here[0]
+        if every:
+            return every[0]
+        raise UserError("tournament.none_yet")
 
     async def chosen(self, guild_id: int, tournament_id: int | None) -> TournamentRow:
         """The tournament a command names, or the server's newest one not over when it names

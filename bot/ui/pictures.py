@@ -11,7 +11,7 @@ board and pastes the cached stones (docs/benchmarks.md has the figures).
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache, lru_cache
@@ -278,11 +278,13 @@ def render_board(
     theme: str = DEFAULT_THEME,
     players: Players | None = None,
     numbers: bool = False,
+    numbered: Sequence[Cell] = (),
 ) -> bytes:
     """The board as PNG bytes; the same input always gives the same bytes.
 
     `players` (who plays X, who plays O) adds a legend under the board saying which stones are
-    whose; `numbers` writes each stone's move number on it."""
+    whose; `numbers` writes each stone's move number on it, `numbered` writes 1, 2, … on those
+    stones only, in their order (a line of play shown on a position)."""
     image = draw_board(
         board,
         last_move=last_move,
@@ -291,6 +293,7 @@ def render_board(
         theme=theme,
         players=players,
         numbers=numbers,
+        numbered=numbered,
     )
     out = io.BytesIO()
     image.save(out, format="PNG", compress_level=_PNG_COMPRESS_LEVEL)
@@ -306,12 +309,14 @@ def draw_board(
     theme: str = DEFAULT_THEME,
     players: Players | None = None,
     numbers: bool = False,
+    numbered: Sequence[Cell] = (),
 ) -> Image.Image:
     """The board as a palette image, for callers that compose or encode it themselves."""
     look = theme_named(theme)
     geometry = layout(board.rows, board.cols)
     colours = _palette(look)
     marked = set(_on_board(board, highlight or (), "highlighted cell"))
+    counted = list(board.moves) if numbers else _stones(board, numbered)
     if window is not None and not window.fits(board.rows, board.cols):
         raise RenderError(
             f"window {window.encode()} goes past the edge of a {board.rows}x{board.cols} board"
@@ -342,7 +347,7 @@ def draw_board(
 
     if last is not None and look.last_dot is not None:
         x, y = geometry.centre(last)
-        if numbers:
+        if last in counted:
             # A dot would hide the move number: ring the stone instead.
             radius = round((geometry.cell - geometry.line_width) * 0.47)
             draw.ellipse(
@@ -366,9 +371,9 @@ def draw_board(
     outcome = board.outcome()
     if outcome is not None and outcome.line:
         _strike(draw, geometry, outcome.line, colours.index(look.win_line))
-    if numbers:
+    if counted:
         # After the winning line, so the numbers of its stones stay readable on top of it.
-        _number_stones(draw, geometry, board, look, colours)
+        _number_stones(draw, geometry, board, counted, look, colours)
     if players is not None:
         image = _with_legend(image, geometry, look, players)
     return image
@@ -385,6 +390,14 @@ def _on_board(board: Board, cells: Iterable[Cell], what: str) -> Iterable[Cell]:
         ):
             raise RenderError(f"{what} {cell!r} is not on a {board.rows}x{board.cols} board")
         yield cell
+
+
+def _stones(board: Board, cells: Sequence[Cell]) -> list[Cell]:
+    found = list(_on_board(board, cells, "numbered cell"))
+    for cell in found:
+        if board[cell] is None:
+            raise RenderError(f"numbered cell {cell!r} has no stone")
+    return found
 
 
 def _outline_window(draw: ImageDraw.ImageDraw, geometry: Layout, window: Window, fill: int) -> None:
@@ -541,13 +554,19 @@ def _stone(
 
 # ----------------------------------------------------------------------------- move numbers
 def _number_stones(
-    draw: ImageDraw.ImageDraw, geometry: Layout, board: Board, look: Theme, colours: _Palette
+    draw: ImageDraw.ImageDraw,
+    geometry: Layout,
+    board: Board,
+    cells: Sequence[Cell],
+    look: Theme,
+    colours: _Palette,
 ) -> None:
-    """Each stone's move number: on the stone in the other stone's colour (wood), or in a corner
-    of the cell in the label colour (paper, where the letters fill the cell)."""
+    """1, 2, … on the stones of `cells` in order: on the stone in the other stone's colour
+    (wood), or in a corner of the cell in the label colour (paper, where the letters fill the
+    cell)."""
     size = max(9, min(geometry.font_size, geometry.cell * 2 // 5))
     font = _font(size)
-    for number, cell in enumerate(board.moves, start=1):
+    for number, cell in enumerate(cells, start=1):
         x, y = geometry.centre(cell)
         if look.glyphs:
             _, _, x1, y1 = geometry.inner_box(cell)

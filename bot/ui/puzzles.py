@@ -20,7 +20,7 @@ from bot.ui.buttons import EMPTY_LABEL, PuzzleCell, PuzzleGiveUp, PuzzlePan, Puz
 from bot.ui.payloads import ButtonPayload, Payload, gallery_payload, row_payload, text_payload
 from bot.ui.pictures import DEFAULT_THEME, ButtonColour, Theme, render_board, theme_named
 from bot.ui.window import Window, follow, initial_window
-from engine import Board
+from engine import Board, Mark
 from engine.notation import cell_name
 from engine.puzzles import MoveCheck, Refutation, Verdict
 from engine.types import Cell
@@ -83,9 +83,10 @@ def puzzle_parts(
         if live and window is None and board.last_move is not None:
             assert shown_window is not None
             shown_window = follow(shown_window, board.last_move, board)
+        shown_board, numbered = _with_line(board, shown)
         png = render_board(
-            _with_line(board, shown), last_move=True, highlight=marked or None,
-            window=shown_window, theme=look.name,
+            shown_board, last_move=True, highlight=marked or None, window=shown_window,
+            theme=look.name, players=legend(session, tr), numbered=numbered,
         )
         picture = discord.File(io.BytesIO(png), filename=PICTURE)
         parts["attachments" if edit else "files"] = [picture]
@@ -97,7 +98,7 @@ def puzzle_parts(
             components.append(row_payload(_pan_row(session, board, shown_window, tr)))
     else:
         grid = [[(r, c) for c in range(board.cols)] for r in range(board.rows)]
-        shown_board = _with_line(board, shown)
+        shown_board, _ = _with_line(board, shown)
         components += [
             row_payload(r) for r in _cells(session, shown_board, grid, look, marked, live)
         ]
@@ -113,17 +114,27 @@ def puzzle_parts(
     return parts
 
 
-def _with_line(board: Board, shown: Shown) -> Board:
-    """The board with a refutation's line played on it, so the picture shows why a move fails."""
+def legend(session: Session, tr: Translate) -> tuple[str, str]:
+    """Who plays X and who plays O in the picture's key: the member finds the win, the engine
+    defends."""
+    you, defender = tr("puzzle.legend.you"), tr("puzzle.legend.defender")
+    return (you, defender) if session.puzzle.puzzle.to_move is Mark.X else (defender, you)
+
+
+def _with_line(board: Board, shown: Shown) -> tuple[Board, list[Cell]]:
+    """The board with a refutation's line played on it, so the picture shows why a move fails,
+    and the stones of that line in order from the member's move, to number them."""
     check = shown.check
     if check is None or check.verdict is not Verdict.WRONG:
-        return board
+        return board, []
     work = board.copy()
+    numbered = [check.move]
     for cell in check.line:
         if work.is_over() or work[cell] is not None:
             break
         work.push(cell)
-    return work
+        numbered.append(cell)
+    return work, numbered
 
 
 def _marked(session: Session, shown: Shown) -> set[Cell]:
@@ -292,6 +303,7 @@ __all__ = [
     "PICTURE",
     "Shown",
     "leaderboard_embed",
+    "legend",
     "puzzle_parts",
     "puzzle_text",
     "standing_line",

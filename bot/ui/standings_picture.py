@@ -111,16 +111,36 @@ class _Column:
         return self.right - self.left - 2 * _PAD
 
 
-def _columns() -> tuple[_Column, ...]:
-    numbers_width = sum(_NUMBER_WIDTHS)
+def _columns(widths: tuple[int, ...] = _NUMBER_WIDTHS) -> tuple[_Column, ...]:
+    """Rank, name and the number columns of `widths`; the name takes the rest."""
     name_left = MARGIN + _RANK_WIDTH
-    name_right = WIDTH - MARGIN - numbers_width
+    name_right = WIDTH - MARGIN - sum(widths)
     columns = [_Column(MARGIN, name_left, True), _Column(name_left, name_right, False)]
     left = name_right
-    for width in _NUMBER_WIDTHS:
+    for width in widths:
         columns.append(_Column(left, left + width, True))
         left += width
     return tuple(columns)
+
+
+def _layout(headers: Headers, rows: list[StandingLine]) -> tuple[_Column, ...]:
+    """The columns for these headers and rows: a number column widens to its title and its
+    longest cell, so that no title is cut (a translated one may be longer than the English)."""
+    header_font, text_font = _font(_HEADER_SIZE, bold=True), _font(_TEXT_SIZE)
+    cells = [
+        [line.points for line in rows],
+        [line.buchholz for line in rows],
+        [line.berger for line in rows],
+        [str(line.games) for line in rows],
+    ]
+    widths = tuple(
+        max(
+            [base, round(header_font.getlength(title)) + 2 * _PAD + 1]
+            + [round(text_font.getlength(cell)) + 2 * _PAD + 1 for cell in column]
+        )
+        for base, title, column in zip(_NUMBER_WIDTHS, headers[2:], cells, strict=True)
+    )
+    return _columns(widths)
 
 
 def picture_height(rows: int) -> int:
@@ -130,6 +150,7 @@ def picture_height(rows: int) -> int:
 
 def _cells(
     draw: ImageDraw.ImageDraw,
+    columns: tuple[_Column, ...],
     texts: tuple[str, ...],
     middle: int,
     fill: RGB,
@@ -138,13 +159,20 @@ def _cells(
     ],
 ) -> None:
     """One line of the table; `fonts` are the rank's and the other cells'."""
-    for index, (column, text) in enumerate(zip(_columns(), texts, strict=True)):
+    for index, (column, text) in enumerate(zip(columns, texts, strict=True)):
         font = fonts[0] if index == 0 else fonts[1]
         x, anchor = column.anchor()
         draw.text((x, middle), _fit(text, font, column.room), fill=fill, font=font, anchor=anchor)
 
 
-def _row(draw: ImageDraw.ImageDraw, look: Theme, line: StandingLine, top: int, odd: bool) -> None:
+def _row(
+    draw: ImageDraw.ImageDraw,
+    columns: tuple[_Column, ...],
+    look: Theme,
+    line: StandingLine,
+    top: int,
+    odd: bool,
+) -> None:
     if line.rank <= PODIUM and not line.withdrawn:
         draw.rectangle((MARGIN, top, WIDTH - MARGIN - 1, top + ROW_HEIGHT - 1), fill=look.highlight)
     elif odd:
@@ -155,10 +183,10 @@ def _row(draw: ImageDraw.ImageDraw, look: Theme, line: StandingLine, top: int, o
     rank = _font(_TEXT_SIZE, bold=line.rank <= PODIUM and not line.withdrawn)
     texts = (str(line.rank), line.name, line.points, line.buchholz, line.berger, str(line.games))
     middle = top + ROW_HEIGHT // 2
-    _cells(draw, texts, middle, ink, (rank, text))
+    _cells(draw, columns, texts, middle, ink, (rank, text))
     if line.withdrawn:
         # Struck through as well as dimmed: a shape, for readers who cannot tell the shades apart.
-        name = _columns()[1]
+        name = columns[1]
         length = text.getlength(_fit(line.name, text, name.room))
         x = name.left + _PAD
         draw.line((x, middle, x + length, middle), fill=ink, width=1)
@@ -167,19 +195,20 @@ def _row(draw: ImageDraw.ImageDraw, look: Theme, line: StandingLine, top: int, o
 def standings_picture(
     title: str,
     subtitle: str,
-    headers: tuple[str, str, str, str, str, str],
+    headers: Headers,
     rows: list[StandingLine],
     theme: str = DEFAULT_THEME,
 ) -> bytes:
     """The standings table as PNG bytes: `title` and `subtitle` above, `headers` (rank, player,
     points, Buchholz, Sonneborn-Berger, games) over one line per row, in `theme`'s colours. The
     picture is WIDTH px wide whatever the names (long ones are cut with "…") and grows by
-    ROW_HEIGHT px a row."""
+    ROW_HEIGHT px a row; a number column is as wide as its title and cells need."""
     look = theme_named(theme)
     if len(headers) != len(_columns()):
         raise RenderError(
             f"a standings table has {len(_columns())} column titles, not {len(headers)}"
         )
+    columns = _layout(headers, rows)
     canvas = Image.new("RGB", (WIDTH, picture_height(len(rows))), look.background)
     draw = ImageDraw.Draw(canvas)
     room = WIDTH - 2 * MARGIN
@@ -203,11 +232,11 @@ def standings_picture(
     )
     top += _SUBTITLE_HEIGHT
     header_font = _font(_HEADER_SIZE, bold=True)
-    _cells(draw, tuple(headers), top + _HEADER_HEIGHT // 2, look.label, (header_font, header_font))
+    _cells(draw, columns, tuple(headers), top + _HEADER_HEIGHT // 2, look.label, (header_font, header_font))
     top += _HEADER_HEIGHT
     draw.line((MARGIN, top - 1, WIDTH - MARGIN - 1, top - 1), fill=look.line, width=2)
     for index, line in enumerate(rows):
-        _row(draw, look, line, top, odd=index % 2 == 1)
+        _row(draw, columns, look, line, top, odd=index % 2 == 1)
         top += ROW_HEIGHT
     out = io.BytesIO()
     canvas.save(out, format="PNG", optimize=False, compress_level=6)

@@ -1,12 +1,15 @@
 """The playground: try caro with no Discord account.
 
-    python -m testkit.discord_double.playground [--port 8080] [--db games.db] [--member name:locale]
+    python -m testkit.discord_double.playground [--port 8080] [--db games.db]
+        [--member name[:locale][:manager]]
 
 starts the Discord double, the real bot process (`python -m bot`, unmodified, pointed at the double
 through DISCORD_API_BASE / DISCORD_GATEWAY_URL) and a small web page on 127.0.0.1 showing the
 double's channel the way a Discord client would: messages, embeds, board pictures, buttons,
 private (ephemeral) replies and forms. In the page you act as any member: type slash commands
-with their options (`/caro start difficulty:hard size:15x15`), click buttons, fill in forms.
+with their options (`/caro start difficulty:hard size:15x15`, or under their Vietnamese names as a
+Vietnamese client shows them: `/caro bắt-đầu độ-khó:hard`), click buttons, fill in forms. One
+member, the server's manager, has Manage Server: server settings and organising tournaments.
 
 The page talks to this process in JSON:
     GET  /api/world                       members, channels, the registered commands
@@ -15,7 +18,7 @@ The page talks to this process in JSON:
     POST /api/click    {viewer, message, custom_id}       -> {result} or {error}
     POST /api/modal    {viewer, message, custom_id, values} -> {result} or {error}
     POST /api/autocomplete {viewer, channel, text}      -> {option, choices} the bot suggests
-    POST /api/members  {name, locale}                      -> the new member
+    POST /api/members  {name, locale, manager}             -> the new member
 A result carries the callback type and, for a form (type 9), the modal to show.
 """
 
@@ -55,7 +58,10 @@ from testkit.discord_double.state import Message
 
 PAGE = Path(__file__).with_name("playground.html")
 TOKEN = "playground-token"
-DEFAULT_MEMBERS = ("alice:en-US", "bob:en-GB", "linh:vi")
+DEFAULT_MEMBERS = ("alice:en-US", "bob:en-GB", "linh:vi", "mai:en-US:manager")
+# Discord's Manage Server permission (MANAGE_GUILD): the server's settings, roles, tournaments.
+MANAGE_SERVER = 1 << 5
+MANAGER = "manager"
 # Settings passed on to the bot from the playground's own environment (the rest is the
 # playground's: token, endpoints, guild, database).
 PASSED_SETTINGS = ("CARO_AI_TIME_LIMIT", "CARO_AI_WORKERS", "CARO_LOG_LEVEL",
@@ -64,6 +70,25 @@ PASSED_SETTINGS = ("CARO_AI_TIME_LIMIT", "CARO_AI_WORKERS", "CARO_LOG_LEVEL",
 
 class PlaygroundError(Exception):
     """Something the person typed that a Discord client would not send; shown in the page."""
+
+
+def add_member(double: DiscordDouble, name: str, locale: str, *, manager: bool) -> Member:
+    """A member of the server; a manager has Manage Server, as an owner or a moderator would."""
+    member = double.add_member(name, locale=locale or "en-US")
+    if manager:
+        member.permissions = str(int(member.permissions) | MANAGE_SERVER)
+    return member
+
+
+def member_spec(spec: str) -> tuple[str, str, bool]:
+    """"name[:locale][:manager]" -> (name, locale, manager)."""
+    name, _, rest = spec.partition(":")
+    locale, _, flag = rest.partition(":")
+    if locale == MANAGER and not flag:
+        locale, flag = "", MANAGER
+    if flag not in ("", MANAGER):
+        raise ValueError(f"{spec!r}: the third part can only be {MANAGER!r}")
+    return name.strip().lower(), locale or "en-US", flag == MANAGER
 
 
 @dataclass
@@ -190,7 +215,8 @@ class Playground:
             return web.json_response({"error": "a member name is one word of letters"})
         if any(m.name == name for m in self.double.members.values()):
             return web.json_response({"error": f"there is already a member {name}"})
-        member = self.double.add_member(name, locale=str(body.get("locale") or "en-US"))
+        member = add_member(self.double, name, str(body.get("locale") or "en-US"),
+                            manager=bool(body.get("manager")))
         return web.json_response(self._member_json(member))
 
     # ----------------------------------------------------------------- actions
@@ -282,7 +308,8 @@ class Playground:
 
     @staticmethod
     def _member_json(member: Member) -> dict[str, Any]:
-        return {"id": member.id, "name": member.name, "locale": member.locale}
+        return {"id": member.id, "name": member.name, "locale": member.locale,
+                "manager": bool(int(member.permissions) & MANAGE_SERVER)}
 
     def _message_json(self, message: Message) -> dict[str, Any]:
         payload = message.snapshot()
@@ -355,9 +382,16 @@ def parse_partial(double: DiscordDouble, text: str) -> tuple[str, str, dict[str,
     return path, focused, options
 
 
+def _names(entry: dict[str, Any]) -> set[str]:
+    """What a member may type for a command, option or choice: its name, or its name in any
+    language the bot gave it (a Discord client shows and takes its member's language's)."""
+    return {str(entry["name"]), *(str(n) for n in (entry.get("name_localizations") or {}).values())}
+
+
 def _read_slash(double: DiscordDouble,
                 text: str) -> tuple[str, list[dict[str, Any]], dict[str, str]]:
-    """The command path, the schema of its options, and each typed option's raw text."""
+    """The command path, the schema of its options, and each typed option's raw text, under
+    their registered names whichever language they were typed in."""
     try:
         words = shlex.split(text.strip().lstrip("/"))
     except ValueError as exc:
@@ -369,7 +403,7 @@ def _read_slash(double: DiscordDouble,
     current: str | None = None
     for word in words:
         name, sep, value = word.partition(":")
-        if sep and name.replace("_", "").isalnum() and name.islower():
+        if sep and name.replace("_", "").replace("-", "").isalnum() and name.islower():
             current = name
             raw[name] = value
         elif current is None:
@@ -378,32 +412,41 @@ def _read_slash(double: DiscordDouble,
             raw[current] = f"{raw[current]} {word}".strip()
     if not path:
         raise PlaygroundError("type the command before its options, e.g. /caro start")
+    top = next((c for cmds in double.commands.values() for c in cmds
+                if int(c.get("type", 1)) == 1 and path[0] in _names(c)), None)
     try:
-        cmd, _scope = find_command(double, path[0])
+        cmd, _scope = find_command(double, top["name"] if top else path[0])
     except AssertionError as exc:
         raise PlaygroundError(str(exc)) from None
     level: list[dict[str, Any]] = cmd.get("options") or []
+    registered = [str(cmd["name"])]
     for word in path[1:]:
         sub = next((o for o in level if o.get("type") in (SUB_COMMAND, SUB_COMMAND_GROUP)
-                    and o.get("name") == word), None)
+                    and word in _names(o)), None)
         if sub is None:
             names = [o["name"] for o in level if o.get("type") in (SUB_COMMAND, SUB_COMMAND_GROUP)]
             raise PlaygroundError(f"/{' '.join(path)}: no subcommand {word!r} (try: "
                                   f"{', '.join(names) or 'no subcommands'})")
+        registered.append(str(sub["name"]))
         level = sub.get("options") or []
     if any(o.get("type") in (SUB_COMMAND, SUB_COMMAND_GROUP) for o in level):
         names = [o["name"] for o in level]
         raise PlaygroundError(f"/{' '.join(path)} needs a subcommand: {', '.join(names)}")
-    schema = {o["name"] for o in level}
+    aliases = {typed: str(o["name"]) for o in level for typed in _names(o)}
     for name in raw:
-        if name not in schema:
+        if name not in aliases:
+            schema = [str(o["name"]) for o in level]
             raise PlaygroundError(f"/{' '.join(path)} has no option {name!r} (it has: "
                                   f"{', '.join(schema) or 'none'})")
-    return " ".join(path), level, raw
+    return " ".join(registered), level, {aliases[name]: value for name, value in raw.items()}
 
 
 def _typed(double: DiscordDouble, opt: dict[str, Any], value: str) -> Any:
     kind, name = opt["type"], opt["name"]
+    for choice in opt.get("choices") or []:
+        # A client picks a choice by the name it shows, and sends its value.
+        if value.casefold() in {n.casefold() for n in _names(choice)}:
+            return choice["value"]
     try:
         if kind == INTEGER:
             return int(value)
@@ -444,10 +487,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="port of the page (default 8080; 0 picks a free one)")
     parser.add_argument("--db", type=Path, default=None,
                         help="SQLite file to keep games in across runs (default: a temporary one)")
-    parser.add_argument("--member", action="append", default=None, metavar="NAME[:LOCALE]",
-                        help="a member to act as (repeatable; default: alice, bob, and linh "
-                             "who speaks Vietnamese)")
+    parser.add_argument("--member", action="append", default=None,
+                        metavar="NAME[:LOCALE][:manager]",
+                        help="a member to act as (repeatable; default: alice, bob, linh who "
+                             "speaks Vietnamese, and mai who has Manage Server); ':manager' "
+                             "gives Manage Server")
     args = parser.parse_args(argv)
+    for spec in args.member or ():
+        try:
+            member_spec(spec)
+        except ValueError as exc:
+            parser.error(f"--member {exc}")
     if not 0 <= args.port <= 65535:
         parser.error(f"--port {args.port}: a port is 0..65535")
     return args
@@ -466,8 +516,8 @@ async def run(args: argparse.Namespace, *, ready: asyncio.Event | None = None,
         db_path = args.db.resolve() if args.db else workdir / "playground.db"
         async with DiscordDouble(token=TOKEN) as double:
             for spec in args.member or DEFAULT_MEMBERS:
-                name, _, locale = spec.partition(":")
-                double.add_member(name.strip().lower(), locale=locale or "en-US")
+                name, locale, manager = member_spec(spec)
+                add_member(double, name, locale, manager=manager)
             bot = BotProcess(double, workdir, db_path, {})
             playground = Playground(double, bot)
             try:

@@ -265,3 +265,29 @@ def test_a_part_killed_for_memory_fails_the_build_and_is_not_retried_at_every_st
     assert not cores.built()
     assert cores.recently_failed() == reason
     assert cores.start_background_build() is None
+
+
+def test_the_test_run_says_it_is_building_the_cores_before_its_silence(tmp_path):
+    # Stopped as soon as the line shows: the build itself is not waited for.
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONUNBUFFERED": "1"}
+    run = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider",
+         "tests/engine/test_notation.py"],
+        cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    seen: list[str] = []
+    try:
+        assert run.stdout is not None
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            line = run.stdout.readline()
+            if not line:
+                break
+            seen.append(line)
+            if "search core: compiling" in line:
+                break
+    finally:
+        os.killpg(run.pid, 9)
+        run.wait()
+    assert any("search core: compiling" in line and "once per host" in line for line in seen), seen

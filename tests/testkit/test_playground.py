@@ -240,6 +240,13 @@ def test_typed_commands_are_read_against_the_registered_schema() -> None:
         "caro challenge", "size", {"size": "", "opponent": bob})
     assert parse_partial(double, "/caro challenge size:9 minutes:2") is None
     assert parse_partial(double, "/caro challenge") is None
+    localized = {"type": 3, "name": "level", "name_localizations": {"vi": "độ-khó"},
+                 "choices": [{"name": "hard", "value": "hard",
+                              "name_localizations": {"vi": "khó"}}]}
+    double.commands[None][0]["options"][0]["name_localizations"] = {"vi": "thách-đấu"}
+    double.commands[None][0]["options"][0]["options"].append(localized)
+    assert parse_slash(double, "/caro thách-đấu opponent:@bob độ-khó:khó") == (
+        "caro challenge", {"opponent": bob, "level": "hard"})
     for text, words in [("/caro challenge", "needs opponent"),
                         ("/caro challenge opponent:@zed", "no member"),
                         ("/caro challenge opponent:@bob minutes:two", "not a number"),
@@ -268,8 +275,29 @@ async def test_the_playground_command_serves_the_page_and_stops_cleanly(tmp_path
                 assert resp.status == 200 and "caro playground" in await resp.text()
             async with http.get(url.group(0) + "api/world") as resp:
                 world = await resp.json()
-        assert [m["name"] for m in world["members"]] == ["alice", "bob", "linh"]
+        assert [(m["name"], m["manager"]) for m in world["members"]] == [
+            ("alice", False), ("bob", False), ("linh", False), ("mai", True)]
         assert [c["name"] for c in world["commands"]] == ["caro"]
+        ids = {m["name"]: m["id"] for m in world["members"]}
+        async with aiohttp.ClientSession() as http:
+            async def slash(who: str, text: str) -> dict[str, Any]:
+                async with http.post(url.group(0) + "api/slash",
+                                     json={"viewer": ids[who], "text": text}) as resp:
+                    return dict(await resp.json())
+
+            async def seen(who: str) -> str:
+                async with http.get(url.group(0) + "api/messages",
+                                    params={"viewer": ids[who]}) as resp:
+                    return json.dumps(await resp.json(), ensure_ascii=False)
+
+            # Server settings need Manage Server: refused to alice, done for mai.
+            refused = await slash("alice", "/caro settings server_language:vi")
+            assert refused["result"]["ephemeral"] and "Manage Server" in await seen("alice")
+            assert "error" not in await slash("mai", "/caro settings server_language:vi")
+            assert "Tiếng Việt" in await seen("mai")
+            # The Vietnamese names a Vietnamese client shows are typed as they are.
+            started = await slash("linh", "/caro bắt-đầu độ-khó:dễ cỡ-bàn:3x3")
+            assert started["result"] == {"callback_type": 4, "ephemeral": False}, started
     finally:
         if process.returncode is None:
             process.send_signal(signal.SIGTERM)

@@ -5,6 +5,7 @@ restart; the retry and the leaderboard; and all of it in Vietnamese too."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 import pytest
@@ -12,10 +13,13 @@ import pytest
 from bot.game.puzzle_model import NewPuzzle
 from bot.game.puzzles import SHARED_KEY, shared_version
 from bot.storage.puzzle_rows import PUZZLE_INSERT_COLUMNS, puzzle_values
+from bot.ui.pictures import render_board
 from engine import Board
+from engine.notation import parse_cell
 from engine.puzzles import prove_board, puzzle_of
 from testkit.boards import refusal
 from testkit.bot_process import BotHandle, text_of
+from testkit.replays import files
 
 # The scenarios that draw boards run with CARO_FAST_DRAWING on and off.
 both_drawings = pytest.mark.usefixtures("fast_drawing")
@@ -104,7 +108,7 @@ async def test_a_member_solves_a_puzzle_move_by_move_and_only_they_may_play_it(
             await running_bot.restart()
             restarted = True
     final = text_of(message)
-    assert f"{move} wins. Solved!" in final and "Puzzle rating 25.0 →" in final
+    assert f"{move} wins. Solved!" in final and "Puzzle rating (Weng-Lin, starts at 25) 25.0 →" in final
     assert "Streak 1" in final
     assert message.buttons == [] or all(b.get("disabled") for b in message.buttons)
     assert running_bot.db_rows("SELECT outcome, rated FROM puzzle_attempts") == [("solved", 1)]
@@ -132,6 +136,19 @@ async def test_a_wrong_move_shows_its_refutation_and_the_puzzle_can_be_retried_i
     await message.wait_for(lambda m: "A15 sai" in text_of(m), timeout=60)
     shown = text_of(message)
     assert "O đáp" in shown and "và thắng" in shown
+    # The picture has a key in the member's language and numbers the refutation in order.
+    found = re.search(r"và thắng \(([A-O0-9 ]+)\)", shown)
+    assert found is not None
+    line = [parse_cell(name, 15, 15) for name in found[1].split()]
+    board = position(message, ["A15"])
+    for cell in line:
+        board.push(cell)
+    refutation = [parse_cell("A15", 15, 15), *line]
+    drawn = render_board(
+        board, highlight=set(refutation), players=("Bạn (đi và thắng)", "Máy caro (phòng thủ)"),
+        numbered=refutation,
+    )
+    assert files(message)["puzzle.png"] == drawn
     assert running_bot.db_rows("SELECT outcome, rated FROM puzzle_attempts") == [("failed", 1)]
     # A taken cell is refused privately.
     again = (await an.slash("caro puzzle retry")).message

@@ -263,3 +263,39 @@ async def test_members_join_an_arena_under_way_and_get_a_game(start_bot: StartBo
     await posted(bot, lambda t: dave.mention in t and erin.mention in t and "X" in t, 20)
     await bob.click(announcement, "Leave")
     assert "cannot join it again" in refusal(await bob.click(announcement, "Join"))
+
+
+async def test_a_tournament_starting_at_once_is_refused_privately_and_nothing_is_made(
+    start_bot: StartBot,
+) -> None:
+    bot = await start_bot()
+    alice, lan = bot.double.add_member("alice"), bot.double.add_member("lan", locale="vi")
+    said = refusal(await alice.slash("caro tournament create", format="swiss", starts_in=0))
+    assert "at least 1 minute from now" in said and "/caro tournament start" in said
+    assert "ít nhất 1 phút" in refusal(
+        await lan.slash("caro tournament create", format="arena", starts_in=0)
+    )
+    assert "no tournament yet" in refusal(await alice.slash("caro tournament standings"))
+    assert not [m for m in bot.double.messages() if "cancelled" in text_of(m)]
+    assert not (await alice.slash("caro tournament create", format="swiss", starts_in=1)).ephemeral
+
+
+async def test_the_standings_of_the_last_tournament_answer_once_it_is_over(
+    start_bot: StartBot,
+) -> None:
+    bot = await start_bot()
+    double = bot.double
+    alice, bob, carol = (double.add_member(n) for n in ("alice", "bob", "carol"))
+    created = await alice.slash("caro tournament create", format="round_robin", rated=False)
+    await bob.click(created.message, "Join")
+    await carol.click(created.message, "Join")
+    await alice.slash("caro tournament start")
+    board = await posted(bot, lambda t: bob.mention in t and carol.mention in t and "X" in t, 20)
+    await bob.click(board, "Resign")
+    await posted(bot, lambda t: "Tournament #1 is over" in t, ROUND_TIMEOUT)
+
+    asked = await alice.slash("caro tournament standings")
+    assert asked.callback_type == 5 and not asked.ephemeral
+    shown = await asked.message.wait_for(lambda m: bool(m.attachments), timeout=20)
+    assert "Tournament #1 is over" in text_of(shown)
+    assert shown.attachments[0]["filename"] == "standings.png"

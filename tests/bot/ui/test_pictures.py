@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import io
 import random
+from pathlib import Path
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageChops
 
 from bot.game.model import DEFAULT_STYLE, BoardStyle
 from bot.ui.pictures import (
@@ -537,3 +538,42 @@ def test_replays_and_reviews_are_drawn_in_the_theme_asked_for(name: str) -> None
     assert colour_at(step, midpoint(centre(game, "E4"), centre(game, "E5"))) == look.win_line
     point = decode(render_turning_point(game, 2, game.parse_move("C3"), theme=name))
     assert colour_at(point, centre(game, "C3")) == look.highlight
+
+
+@pytest.mark.parametrize("theme", sorted(THEMES))
+def test_a_line_of_play_is_numbered_in_its_order_and_nothing_else_is(theme: str) -> None:
+    board = played(9, 9, 5, "E5", "D4", "F5", "G6", "C3")
+    line = [board.parse_move(name) for name in ("F5", "G6", "C3")]
+    plain = decode(render_board(board, theme=theme))
+    numbered = decode(render_board(board, theme=theme, numbered=line))
+    geometry = layout(9, 9)
+    for cell in board.moves:
+        box = geometry.inner_box(cell)
+        changed = ImageChops.difference(plain.crop(box), numbered.crop(box)).getbbox()
+        assert (changed is not None) == (cell in line), cell
+    # The numbers are 1, 2, 3 in the line's order: swapping the line swaps the drawings.
+    backwards = decode(render_board(board, theme=theme, numbered=line[::-1]))
+    first = geometry.inner_box(line[0])
+    assert numbered.crop(first).tobytes() != backwards.crop(first).tobytes()
+    assert numbered.crop(first).tobytes() == decode(
+        render_board(board, theme=theme, numbered=line[:1])
+    ).crop(first).tobytes()
+    with pytest.raises(RenderError):
+        render_board(board, numbered=[board.parse_move("A1")])
+
+
+def test_the_themes_page_names_each_themes_window_outline_colour() -> None:
+    page = Path(__file__).parents[3] / "docs" / "playing" / "themes.md"
+    rows = [line.split("|") for line in page.read_text().splitlines() if line.startswith("| `")]
+    header = next(line for line in page.read_text().splitlines() if line.startswith("| Theme"))
+    column = [cell.strip() for cell in header.split("|")].index("Window outline")
+
+    def named(colour: RGB) -> str:
+        brightest, darkest = max(colour), min(colour)
+        assert brightest - darkest <= 20, f"{colour} is not black or grey"
+        if brightest <= 40:
+            return "black"
+        return "dark grey" if brightest <= 120 else "light grey"
+
+    said = {row[1].strip().split("`")[1]: row[column].strip() for row in rows}
+    assert said == {name: named(look.window) for name, look in THEMES.items()}

@@ -10,7 +10,7 @@ from dataclasses import astuple
 from fractions import Fraction
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageChops, ImageFont
 
 from bot.ui import picture_jobs
 from bot.ui.pictures import THEMES, RenderError, theme_named
@@ -151,3 +151,24 @@ def test_the_standings_job_draws_the_same_bytes_from_plain_values() -> None:
         pickle.dumps((picture_jobs.standings_job, ("Open", "Final", HEADERS, plain, "night")))
     )
     assert job(*arguments) == standings_picture("Open", "Final", HEADERS, rows, "night")
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [HEADERS, ("#", "Người chơi", "Điểm", "Buchholz", "S-B", "Số ván đã chơi")],
+)
+def test_every_column_title_is_drawn_whole(headers: tuple[str, str, str, str, str, str]) -> None:
+    rows = [_line(rank) for rank in range(1, 4)]
+
+    def header_band(last: str) -> Image.Image:
+        titles = (*headers[:5], last)
+        drawn = standings_picture("Open", "Round 1", titles, rows)
+        image = Image.open(io.BytesIO(drawn)).convert("RGB")
+        top = picture_height(0) - MARGIN - 32
+        return image.crop((0, top, WIDTH, top + 30))
+
+    # The last title is drawn right-aligned: its ink spans its whole width unless it was cut.
+    ink = ImageChops.difference(header_band(headers[5]), header_band("")).getbbox()
+    assert ink is not None
+    font = ImageFont.truetype("DejaVuSans-Bold.ttf", 15)
+    assert ink[2] - ink[0] >= font.getlength(headers[5]) - 3
