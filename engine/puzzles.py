@@ -517,7 +517,8 @@ class _Walk:
         first.extend(i for i, v in enumerate(pos.grid) if not v)
         seen: set[int] = set()
         for cell in first:
-            if cell not in seen and not pos.grid[cell]:
+            # Under renju black may not defend on a forbidden point.
+            if cell not in seen and not pos.grid[cell] and not pos.forbidden(cell, 3 - att):
                 seen.add(cell)
                 yield cell
 

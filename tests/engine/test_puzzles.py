@@ -222,3 +222,22 @@ def test_the_command_line_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     assert result.stderr.strip().count("\n") == 0 and "line 1" in result.stderr
     assert _caro("mine", "--out", str(tmp_path / "x")).returncode == 2
     assert _caro("export", str(bad), "--hardest", "0", "--out", "x").returncode == 2
+
+
+def test_a_renju_proof_never_reads_a_black_defence_on_a_forbidden_point():
+    # A shipped renju puzzle one move earlier: black to move. Proving white's win after each of
+    # black's likely moves must read only black's allowed replies (it used to push a forbidden
+    # one and fail).
+    from engine.ai import compiled
+
+    board = Board.from_text(
+        "15x15 k5 renju H10 H9 G9 F8 G10 G8 I10 F10 F9 E8 D8 I8 H8 K10 H11 J9 H7 F7 D5 D9 G6 "
+        "I12 L11 J11 L9 J12 J10 K12 L12 H13 G14 G12 H12 L13 L8 L10 K11 I9 M13 N14 I11 K9 F11 "
+        "M11 G13 F14 J8 K6 K8 M8 J7 M10 E11 G11 H5 I6 M9 I7 I5 J6 H6 H4 N10 L7 J5 K5 K7 O11 F5 G5"
+    )
+    ranked = compiled.think(board, None, 200_000, fresh=True).ranking[:10]
+    for move in ranked:
+        after = board.copy()
+        after.push(divmod(move, board.cols))
+        if not after.is_over():
+            prove_board(after)
