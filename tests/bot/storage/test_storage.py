@@ -592,6 +592,7 @@ def test_each_repository_implements_every_method_of_its_port(backend: str) -> No
         "meta": ("meta", "MetaQueries", ports.MetaStore),
         "puzzles": ("puzzles", "PuzzleQueries", ports.PuzzleStore),
         "tournaments": ("tournaments", "TournamentQueries", ports.TournamentStore),
+        "outbox": ("outbox", "OutboxQueries", ports.OutboxStore),
     }
     assert set(repositories) == {
         name for name, member in vars(ports.Storage).items() if isinstance(member, property)
