@@ -13,6 +13,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -491,6 +492,11 @@ class TournamentCog(commands.Cog, name="Tournament"):
         except discord.HTTPException as exc:
             self._refused[state.id] = time.monotonic()
             log.warning("tournament %d: could not post game %d (%s)", row.id, state.id, exc)
+            return
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            # No answer: the board may have been made. The next step tries again at once, with
+            # the same nonce, so Discord hands back that board rather than making a second.
+            log.warning("tournament %d: no answer posting game %d (%r)", row.id, state.id, exc)
             return
         self._refused.pop(state.id, None)
         log.info("tournament %d: game %d started", row.id, state.id)

@@ -39,6 +39,13 @@ class PostKind(StrEnum):
 Payload = Mapping[str, int | str | None]
 
 
+def game_nonce(game_id: int) -> str:
+    """The nonce of a game's first board, posted by the bot on its own (a tournament's game): the
+    game's row is the intent (a running game with no message yet), so a post tried again after
+    a lost answer makes no second board."""
+    return f"{_NONCE_PREFIX}-game-{game_id}"
+
+
 def new_nonce() -> str:
     """A nonce no other post shares: random, so a database rebuilt from scratch (its ids counted
     again from 1) never meets a nonce Discord still remembers."""
@@ -88,4 +95,13 @@ def payload_of(text: str) -> Payload:
     return value
 
 
-__all__ = ["NONCE_LENGTH", "NewPost", "Payload", "PostKind", "PostRow", "new_nonce", "payload_of"]
+__all__ = [
+    "NONCE_LENGTH",
+    "NewPost",
+    "Payload",
+    "PostKind",
+    "PostRow",
+    "game_nonce",
+    "new_nonce",
+    "payload_of",
+]

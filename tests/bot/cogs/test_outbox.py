@@ -145,3 +145,22 @@ async def test_a_post_discord_never_takes_is_given_up_with_its_reason_said_once(
     assert (done, failed, attempts) == (False, True, 1) and error.startswith("403")
     assert count(bot, lambda t: FINAL in t) == 0
     assert bot.log_text().count("given up: Discord refused it") == 1
+
+
+async def test_a_tournament_board_whose_answer_was_lost_is_posted_once(
+    start_bot: StartBot,
+) -> None:
+    bot = await start_bot(CARO_WATCH_DELAY_SECONDS="0.05")
+    # The game's board is made, and the connection drops before its answer: the next step posts
+    # it again with the game's nonce, and Discord hands back the board it made.
+    bot.double.fail_next("POST", CREATE_MESSAGE, status=500, mode="drop", content=r"\(X\) vs")
+    announcement = await one_round_swiss(bot)
+    await announcement.wait_for(
+        lambda m: m.embeds[0]["description"].endswith("Finished."), ROUND_TIMEOUT
+    )
+    boards = [r for r in bot.double.requests if r.method == "POST" and r.json
+              and "(X) vs" in str(r.json.get("content"))]
+    assert len(boards) == 2 and boards[0].json["nonce"] == boards[1].json["nonce"]
+    assert count(bot, lambda t: "(X) vs" in t) == 1
+    await posted(bot, lambda t: FINAL in t, ROUND_TIMEOUT)
+    assert "no answer posting game 1" in bot.log_text()
