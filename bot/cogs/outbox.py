@@ -12,14 +12,15 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import discord
 from discord.ext import commands
 
+from bot.cogs.clocks import ClocksCog
 from bot.cogs.tournament import TournamentCog
-from bot.game.outbox_model import PostRow
+from bot.game.outbox_model import PostKind, PostRow
 from bot.game.ports import UNAVAILABLE_RETRY_SECONDS, StorageUnavailable
 from bot.ui.posts import MessageEdit, NewMessage, Rendered
 
@@ -143,26 +144,48 @@ class OutboxCog(commands.Cog, name="Outbox"):
 
     async def render(self, row: PostRow) -> Rendered:
         """The row as the database says it now, by the cog that owns its kind."""
+        if row.kind is PostKind.CLOCK_WARNING:
+            return await self.bot.cog(ClocksCog).render_post(row)
         return await self.bot.cog(TournamentCog).render_post(row)
 
     async def deliver(self, row: PostRow, rendered: Rendered) -> int | None:
         """Send a new message with the row's nonce, or make the edit; the message's id."""
         channel = self.bot.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
         if isinstance(rendered, NewMessage):
-            # discord.py sends enforce_nonce with every nonce (tests/bot/runtime/test_patches.py
-            # checks it): Discord hands back the message it made for this nonce, if any.
-            sent = await channel.send(
-                content=rendered.content,
-                file=rendered.file if rendered.file is not None else discord.utils.MISSING,
-                allowed_mentions=rendered.allowed_mentions,
-                nonce=row.nonce,
-            )
+            try:
+                sent = await self._send(channel, rendered, row.nonce)
+            except discord.Forbidden:
+                if rendered.fallback is None:
+                    raise
+                # Refused, so nothing was made: the same nonce is free for the fallback.
+                rendered = rendered.fallback
+                sent = await self._send(channel, rendered, row.nonce)
+            if rendered.sent is not None:
+                rendered.sent(sent.id)
             return sent.id
         if isinstance(rendered, MessageEdit):
             message = channel.get_partial_message(rendered.message_id)
             await message.edit(**rendered.parts, allowed_mentions=rendered.allowed_mentions)
             return rendered.message_id
         return None
+
+    @staticmethod
+    async def _send(
+        channel: discord.PartialMessageable, message: NewMessage, nonce: str
+    ) -> discord.Message:
+        # discord.py sends enforce_nonce with every nonce (tests/bot/runtime/test_patches.py
+        # checks it): Discord hands back the message it made for this nonce, if any.
+        extra: dict[str, Any] = {}
+        if message.file is not None:
+            extra["file"] = message.file
+        if message.reference is not None:
+            extra["reference"] = message.reference
+        return await channel.send(
+            content=message.content,
+            allowed_mentions=message.allowed_mentions,
+            nonce=nonce,
+            **extra,
+        )
 
     async def prune(self) -> None:
         now = time.monotonic()

@@ -39,7 +39,7 @@ class OutboxService:
         return self._clock()
 
     def post(
-        self, guild_id: int, channel_id: int, kind: PostKind, **payload: int | str | None
+        self, guild_id: int, channel_id: int, kind: PostKind, **payload: int | float | str | None
     ) -> NewPost:
         """A new row decided now (written by the caller, with the change that calls for it)."""
         return NewPost(guild_id, channel_id, kind, payload, self.now())

@@ -30,13 +30,14 @@ class PostKind(StrEnum):
     TOURNAMENT_ROUND = "tournament_round"  # a round's standings, with the next round's pairings
     TOURNAMENT_FINAL = "tournament_final"  # the final standings
     TOURNAMENT_ANNOUNCEMENT = "tournament_announcement"  # an edit: the announcement redrawn
+    CLOCK_WARNING = "clock_warning"  # the member to move: their clock runs low
 
     @property
     def is_edit(self) -> bool:
         return self is PostKind.TOURNAMENT_ANNOUNCEMENT
 
 
-Payload = Mapping[str, int | str | None]
+Payload = Mapping[str, int | float | str | None]
 
 
 def game_nonce(game_id: int) -> str:
@@ -86,6 +87,13 @@ class PostRow:
         if not isinstance(value, int):
             raise ValueError(f"post {self.id} ({self.kind}): no integer {key!r} in its payload")
         return value
+
+    def real(self, key: str) -> float:
+        """A number of the payload (a deadline)."""
+        value = self.payload.get(key)
+        if not isinstance(value, int | float):
+            raise ValueError(f"post {self.id} ({self.kind}): no number {key!r} in its payload")
+        return float(value)
 
 
 def payload_of(text: str) -> Payload:

@@ -257,11 +257,14 @@ class ClockStore(Protocol):
         warning nobody claimed yet."""
         ...
 
-    async def claim_warning(self, game_id: int, deadline: float) -> bool:
+    async def claim_warning(
+        self, game_id: int, deadline: float, posts: Sequence[NewPost] = ()
+    ) -> bool:
         """Claim the low-time warning of `game_id`'s clock that runs out at `deadline`: True
         for exactly one caller per clock, whatever processes ask, and only while the game
         still runs on that clock (a new clock has a new deadline, so each turn is warned once,
-        a restart in between included)."""
+        a restart in between included). The winner writes `posts` (the warning) to the outbox
+        in the same transaction."""
         ...
 
 

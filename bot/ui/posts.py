@@ -4,6 +4,7 @@ the database when the row is sent; the sender (bot.cogs.outbox) sends them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,12 @@ class NewMessage:
     content: str
     file: discord.File | None = None
     allowed_mentions: discord.AllowedMentions = field(default_factory=no_mentions)
+    # A reply to this message, and what to send instead if Discord forbids the reply (it needs
+    # Read Message History; the message alone needs only Send Messages).
+    reference: discord.MessageReference | None = None
+    fallback: NewMessage | None = None
+    # Told the id of the message once it is sent.
+    sent: Callable[[int], None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
