@@ -34,6 +34,7 @@ log = logging.getLogger("caro.bot")
 LOOK_EVERY_S = 5.0
 # How often rows done with are pruned.
 PRUNE_EVERY_S = 3600.0
+Renderer = ClocksCog | TournamentCog
 # A row whose rendering keeps failing (a bug, not Discord) is given up after this many tries, so
 # it is not tried forever; the log holds each failure's traceback.
 MAX_RENDER_ATTEMPTS = 8
@@ -102,8 +103,13 @@ class OutboxCog(commands.Cog, name="Outbox"):
         outbox = self.bot.services.outbox
         if not await outbox.claim(row):
             return  # another sender holds it
+        owner = self.owner(row)
+        if owner is None:
+            # The cog that draws it was unloaded: the bot is stopping. The row waits, and the
+            # next start takes its claim over.
+            return
         try:
-            rendered = await self.render(row)
+            rendered = await owner.render_post(row)
         except StorageUnavailable:
             raise
         except Exception as exc:
@@ -142,11 +148,13 @@ class OutboxCog(commands.Cog, name="Outbox"):
             row.id, row.kind, error, delay,
         )
 
-    async def render(self, row: PostRow) -> Rendered:
-        """The row as the database says it now, by the cog that owns its kind."""
-        if row.kind is PostKind.CLOCK_WARNING:
-            return await self.bot.cog(ClocksCog).render_post(row)
-        return await self.bot.cog(TournamentCog).render_post(row)
+    def owner(self, row: PostRow) -> Renderer | None:
+        """The cog that draws the row's kind from the database; None once it is unloaded."""
+        kind: type[Renderer] = ClocksCog if row.kind is PostKind.CLOCK_WARNING else TournamentCog
+        try:
+            return self.bot.cog(kind)
+        except LookupError:
+            return None
 
     async def deliver(self, row: PostRow, rendered: Rendered) -> int | None:
         """Send a new message with the row's nonce, or make the edit; the message's id."""
