@@ -32,6 +32,10 @@ log = logging.getLogger("caro.bot")
 # The sender sleeps until the next row falls due or a change writes one, but looks at least this
 # often: another process may have written a row for a shard this one holds.
 LOOK_EVERY_S = 5.0
+# The longest one send may take (discord.py's own retries of a 5xx included): the sender sends
+# one row at a time, so a call Discord never answers must not hold up the others. A send cut
+# short is tried again later with its nonce, so a message made meanwhile is not made twice.
+SEND_TIMEOUT_S = 45.0
 # How often rows done with are pruned.
 PRUNE_EVERY_S = 3600.0
 Renderer = ClocksCog | TournamentCog
@@ -121,7 +125,8 @@ class OutboxCog(commands.Cog, name="Outbox"):
                 await outbox.retry(row, f"cannot be drawn: {exc!r}")
             return
         try:
-            message_id = await self.deliver(row, rendered)
+            async with asyncio.timeout(SEND_TIMEOUT_S):
+                message_id = await self.deliver(row, rendered)
         except discord.HTTPException as exc:
             if never_passes(exc):
                 log.warning(
