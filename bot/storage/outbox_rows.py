@@ -11,6 +11,16 @@ POST_COLUMNS = (
 POST_INSERT_COLUMNS = "guild_id, channel_id, kind, payload, nonce, created_at, due_at"
 # A row a sender may take: neither sent nor failed for good.
 WAITING = "sent_at IS NULL AND failed_at IS NULL"
+_EDITS = "(" + ", ".join(f"'{kind.value}'" for kind in PostKind if kind.is_edit) + ")"
+# A channel's new messages are sent in the order they were written: one waits while an earlier
+# one of its channel is not sent (nor given up), so a retry never lets a later post overtake it.
+# An edit is drawn from the database when it is sent, so it waits for nothing.
+IN_ORDER = (
+    f"(outbox.kind IN {_EDITS} OR NOT EXISTS (SELECT 1 FROM outbox earlier"
+    " WHERE earlier.channel_id = outbox.channel_id AND earlier.id < outbox.id"
+    f" AND earlier.sent_at IS NULL AND earlier.failed_at IS NULL"
+    f" AND earlier.kind NOT IN {_EDITS}))"
+)
 
 
 def post_values(post: NewPost) -> tuple[object, ...]:
@@ -35,4 +45,11 @@ def post_of(row: Row) -> PostRow:
     )
 
 
-__all__ = ["POST_COLUMNS", "POST_INSERT_COLUMNS", "WAITING", "post_of", "post_values"]
+__all__ = [
+    "IN_ORDER",
+    "POST_COLUMNS",
+    "POST_INSERT_COLUMNS",
+    "WAITING",
+    "post_of",
+    "post_values",
+]

@@ -9,6 +9,7 @@ from typing import Any
 
 from bot.game.outbox_model import NewPost, PostRow
 from bot.storage.outbox_rows import (
+    IN_ORDER,
     POST_COLUMNS,
     POST_INSERT_COLUMNS,
     WAITING,
@@ -43,7 +44,7 @@ class OutboxQueries:
         rows = await self._con.pool.fetch(
             f"SELECT {POST_COLUMNS} FROM outbox WHERE {WAITING} AND due_at <= $1"
             " AND (claimed_until IS NULL OR claimed_until < $1)"
-            f" AND {_SHARD.format(count='$2', shard='$3')} ORDER BY id LIMIT $4",
+            f" AND {_SHARD.format(count='$2', shard='$3')} AND {IN_ORDER} ORDER BY id LIMIT $4",
             now, shard_count, shard_id, limit,
         )
         return [post_of(r) for r in rows]
@@ -52,7 +53,7 @@ class OutboxQueries:
         check_shard(shard_id, shard_count)
         found = await self._con.pool.fetchval(
             "SELECT MIN(GREATEST(due_at, COALESCE(claimed_until, due_at))) FROM outbox"
-            f" WHERE {WAITING} AND {_SHARD.format(count='$1', shard='$2')}",
+            f" WHERE {WAITING} AND {_SHARD.format(count='$1', shard='$2')} AND {IN_ORDER}",
             shard_count, shard_id,
         )
         return None if found is None else float(found)

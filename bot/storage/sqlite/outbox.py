@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from bot.game.outbox_model import NewPost, PostRow
 from bot.storage.outbox_rows import (
+    IN_ORDER,
     POST_COLUMNS,
     POST_INSERT_COLUMNS,
     WAITING,
@@ -40,7 +41,7 @@ class OutboxQueries:
         async with self._con.lock:
             rows = await self._con.all(
                 f"SELECT {POST_COLUMNS} FROM outbox WHERE {WAITING} AND due_at <= ?"
-                f" AND (claimed_until IS NULL OR claimed_until < ?) AND {SHARD}"
+                f" AND (claimed_until IS NULL OR claimed_until < ?) AND {SHARD} AND {IN_ORDER}"
                 " ORDER BY id LIMIT ?",
                 (now, now, shard_count, shard_id, limit),
             )
@@ -51,7 +52,7 @@ class OutboxQueries:
         async with self._con.lock:
             row = await self._con.first(
                 f"SELECT MIN(MAX(due_at, COALESCE(claimed_until, due_at))) FROM outbox"
-                f" WHERE {WAITING} AND {SHARD}",
+                f" WHERE {WAITING} AND {SHARD} AND {IN_ORDER}",
                 (shard_count, shard_id),
             )
         return None if row is None or row[0] is None else float(row[0])

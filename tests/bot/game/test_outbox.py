@@ -21,8 +21,8 @@ T = PostKind
 
 async def written(svc: Services) -> list[tuple[PostKind, object]]:
     """The outbox's rows as (kind, round), in the order they were written."""
-    rows = await svc.storage.outbox.due_posts(now=svc.outbox.now() + 1e6, limit=1000)
-    return [(r.kind, r.payload.get("round")) for r in rows]
+    rows = [await svc.storage.outbox.post(post_id) for post_id in range(1, 30)]
+    return [(r.kind, r.payload.get("round")) for r in rows if r is not None]
 
 
 async def swiss(svc: Services, rounds: int) -> int:

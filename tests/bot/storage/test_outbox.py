@@ -1,12 +1,13 @@
 """The outbox in storage, on both backends: a post is written with the change that calls for it
-or not at all, handed to one sender at a time (two processes never both hold a row), tried again
-later, given up for good, read per shard, and pruned once done with."""
+or not at all, handed to one sender at a time (two processes never both hold a row), in the
+order of its channel, tried again later, given up for good, read per shard, and pruned once done
+with."""
 
 from __future__ import annotations
 
 import asyncio
 
-from bot.game.outbox_model import NONCE_LENGTH, NewPost, PostKind
+from bot.game.outbox_model import NONCE_LENGTH, NewPost, PostKind, PostRow
 from bot.game.ports import Storage
 from bot.game.tournament_model import NewPairing, TournamentStatus
 from testkit.storage_backends import Backend
@@ -15,8 +16,20 @@ from tests.bot.storage.test_tournaments import GUILD, A, B, C, D, guild_on_shard
 CHANNEL = 222
 
 
-def final(tournament_id: int, at: float = 100.0, guild: int = GUILD) -> NewPost:
-    return NewPost(guild, CHANNEL, PostKind.TOURNAMENT_FINAL, {"tournament": tournament_id}, at)
+def final(tournament_id: int, at: float = 100.0, guild: int = GUILD, channel: int = CHANNEL
+          ) -> NewPost:
+    return NewPost(guild, channel, PostKind.TOURNAMENT_FINAL, {"tournament": tournament_id}, at)
+
+
+def redraw(tournament_id: int) -> NewPost:
+    return NewPost(GUILD, CHANNEL, PostKind.TOURNAMENT_ANNOUNCEMENT, {"tournament": tournament_id},
+                   100.0)
+
+
+async def every_post(storage: Storage) -> list[PostRow]:
+    """Every row, sent or not, in the order written."""
+    found = [await storage.outbox.post(post_id) for post_id in range(1, 30)]
+    return [row for row in found if row is not None]
 
 
 async def test_a_post_is_written_with_the_claim_that_calls_for_it_and_only_then(
@@ -43,17 +56,17 @@ async def test_a_round_paired_with_its_standings_writes_them_once(storage: Stora
     # claims them no more.
     assert await tours.claim_announcement(tid, 1, [standings])
     assert await tours.add_round(tid, 2, [NewPairing(1, A, C)], announce=standings)
-    assert len(await storage.outbox.due_posts(now=100.0)) == 1
+    assert len(await every_post(storage)) == 1
     assert await tours.add_round(
         tid, 3, [NewPairing(1, A, D)], posts=[final(tid)], announce=standings
     )
-    kinds = [r.kind for r in await storage.outbox.due_posts(now=100.0)]
+    kinds = [r.kind for r in await every_post(storage)]
     assert kinds == [PostKind.TOURNAMENT_ROUND, PostKind.TOURNAMENT_FINAL, PostKind.TOURNAMENT_ROUND]
     # A status that does not change writes none of its posts.
     assert not await tours.set_status(
         tid, TournamentStatus.PAUSED, TournamentStatus.RUNNING, now=1.0, posts=[final(tid)]
     )
-    assert len(await storage.outbox.due_posts(now=100.0)) == 3
+    assert len(await every_post(storage)) == 3
 
 
 async def test_two_processes_never_both_hold_a_row(backend: Backend) -> None:
@@ -83,7 +96,7 @@ async def test_two_processes_never_both_hold_a_row(backend: Backend) -> None:
 async def test_a_failed_try_waits_and_a_refusal_for_good_is_never_tried_again(
     storage: Storage,
 ) -> None:
-    await storage.outbox.add_posts([final(1), final(2)])
+    await storage.outbox.add_posts([final(1), final(2, channel=CHANNEL + 1)])
     one, two = await storage.outbox.due_posts(now=100.0)
     assert await storage.outbox.claim_post(one.id, now=100.0, until=160.0)
     await storage.outbox.post_retry(one.id, error="503 Service Unavailable", retry_at=104.0)
@@ -97,9 +110,9 @@ async def test_a_failed_try_waits_and_a_refusal_for_good_is_never_tried_again(
 
 
 async def test_each_shard_is_handed_its_own_rows(storage: Storage) -> None:
-    await storage.outbox.add_posts(
-        [final(1, guild=guild_on_shard(0)), final(2, guild=guild_on_shard(1))]
-    )
+    await storage.outbox.add_posts([
+        final(1, guild=guild_on_shard(0)), final(2, guild=guild_on_shard(1), channel=CHANNEL + 1)
+    ])
     for shard in (0, 1):
         rows = await storage.outbox.due_posts(now=100.0, shard_id=shard, shard_count=2)
         assert [r.payload["tournament"] for r in rows] == [shard + 1]
@@ -107,7 +120,9 @@ async def test_each_shard_is_handed_its_own_rows(storage: Storage) -> None:
 
 
 async def test_rows_done_with_are_pruned_and_waiting_ones_kept(storage: Storage) -> None:
-    await storage.outbox.add_posts([final(1), final(2), final(3)])
+    await storage.outbox.add_posts(
+        [final(n, channel=CHANNEL + n) for n in (1, 2, 3)]
+    )
     sent, failed, waiting = await storage.outbox.due_posts(now=100.0)
     assert await storage.outbox.post_sent(sent.id, now=100.0, message_id=None)
     await storage.outbox.post_failed(failed.id, now=200.0, error="404 Unknown Channel")
@@ -115,3 +130,25 @@ async def test_rows_done_with_are_pruned_and_waiting_ones_kept(storage: Storage)
     assert await storage.outbox.prune_posts(sent_before=101.0, failed_before=150.0) == 1
     assert await storage.outbox.prune_posts(sent_before=1e9, failed_before=201.0) == 1
     assert [r.id for r in await storage.outbox.due_posts(now=100.0)] == [waiting.id]
+
+
+async def test_a_channels_posts_go_out_in_the_order_written_and_an_edit_waits_for_none(
+    storage: Storage,
+) -> None:
+    await storage.outbox.add_posts([final(1), final(2), redraw(1), final(3, channel=CHANNEL + 1)])
+    first, second, edit, elsewhere = await every_post(storage)
+    # The second post of the channel waits for the first; the edit and the other channel do not.
+    due = await storage.outbox.due_posts(now=100.0)
+    assert [r.id for r in due] == [first.id, edit.id, elsewhere.id]
+    assert await storage.outbox.claim_post(first.id, now=100.0, until=160.0)
+    await storage.outbox.post_retry(first.id, error="500", retry_at=101.0)
+    # Still waiting for the first's retry: nothing of the channel is due before it.
+    assert first.id not in [r.id for r in await storage.outbox.due_posts(now=100.5)]
+    assert second.id not in [r.id for r in await storage.outbox.due_posts(now=100.5)]
+    assert await storage.outbox.next_post_due() == 100.0  # the edit, still waiting
+    assert await storage.outbox.post_sent(first.id, now=101.0, message_id=1)
+    assert second.id in [r.id for r in await storage.outbox.due_posts(now=101.0)]
+    # A post given up holds up no other.
+    await storage.outbox.post_failed(second.id, now=101.0, error="403")
+    await storage.outbox.add_posts([final(4)])
+    assert [r.payload["tournament"] for r in await storage.outbox.due_posts(now=101.0)] == [1, 3, 4]

@@ -24,6 +24,9 @@ CREATE TABLE outbox (
 );
 -- The rows waiting to be sent, which every process's sender reads for its shard.
 CREATE INDEX outbox_unsent ON outbox (due_at, id) WHERE sent_at IS NULL AND failed_at IS NULL;
+-- A channel's rows waiting, in order: a new message waits for the earlier ones of its channel.
+CREATE INDEX outbox_unsent_by_channel ON outbox (channel_id, id)
+    WHERE sent_at IS NULL AND failed_at IS NULL;
 -- The rows done with, which the sender prunes after a while.
 CREATE INDEX outbox_sent ON outbox (sent_at) WHERE sent_at IS NOT NULL;
 CREATE INDEX outbox_failed ON outbox (failed_at) WHERE failed_at IS NOT NULL;
