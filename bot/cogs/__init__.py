@@ -17,6 +17,7 @@ from bot.cogs.controls import ControlsCog
 from bot.cogs.help import HelpCog
 from bot.cogs.history import HistoryCog
 from bot.cogs.openings import OpeningsCog
+from bot.cogs.outbox import OutboxCog
 from bot.cogs.play import PlayCog
 from bot.cogs.puzzle import PuzzleCog
 from bot.cogs.replay import ReplayCog
@@ -48,6 +49,7 @@ FEATURES: tuple[Callable[[Host], commands.Cog], ...] = (
     TournamentCog,
     HelpCog,
     ClocksCog,
+    OutboxCog,
 )
 
 __all__ = [
@@ -59,6 +61,7 @@ __all__ = [
     "HelpCog",
     "HistoryCog",
     "OpeningsCog",
+    "OutboxCog",
     "PlayCog",
     "PuzzleCog",
     "ReplayCog",

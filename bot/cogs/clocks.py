@@ -1,5 +1,6 @@
 """Turn clocks: a game whose player ran out of time is lost, an unanswered challenge closes, and
-a member whose clock runs low is warned (once per turn). At start-up (the bot may have been down
+a member whose clock runs low is warned (once per turn, through the outbox: bot.cogs.outbox
+sends the warning this cog draws). At start-up (the bot may have been down
 when a clock ran out), then as each clock runs out or runs low. Only the
 clocks of guilds on this cluster's shards: the storage hands each run-out clock to one caller,
 so a clock is settled once even while shards move between clusters."""
@@ -16,7 +17,9 @@ import discord
 from discord.ext import commands
 
 from bot.cogs.challenge import ChallengeCog
+from bot.game.outbox_model import PostKind, PostRow
 from bot.game.ports import UNAVAILABLE_RETRY_SECONDS, StorageUnavailable
+from bot.ui.posts import Rendered
 
 if TYPE_CHECKING:
     from bot.cogs.host import Host
@@ -80,15 +83,25 @@ class ClocksCog(commands.Cog, name="Clocks"):
         return self.bot.shard_count
 
     async def warn_due(self, shard_id: int) -> float | None:
-        """Warn the members of the shard whose clock runs low (each turn once); when the next
-        warning falls due."""
+        """Warn the members of the shard whose clock runs low (each turn once: the warnings are
+        written to the outbox, which sends them); when the next warning falls due."""
         due, upcoming = await self.bot.services.timeouts.due_warnings(
             shard_id=shard_id, shard_count=self.shard_count
         )
         for state in due:
             log.info("game %d: warning %s that their clock runs low", state.id, state.acting_mark.name)
-            await self.bot.boards.notices.low_time(state)
+        if due:
+            self.bot.services.outbox.wake()
         return upcoming
+
+    async def render_post(self, post: PostRow) -> Rendered:
+        """A clock's warning, drawn from the game as it is now: none once the turn passed."""
+        if post.kind is not PostKind.CLOCK_WARNING:
+            raise ValueError(f"post {post.id}: {post.kind} is not a clock's")
+        state = await self.bot.services.games.state(post.number("game"))
+        if state is None:
+            return None
+        return await self.bot.boards.notices.low_time(state, post.real("deadline"))
 
     async def expire_due(self, shard_id: int) -> None:
         for state in await self.bot.services.timeouts.expire_games(shard_id=shard_id, shard_count=self.shard_count):

@@ -17,6 +17,7 @@ from bot.game.clocks import Clocks, Timeouts
 from bot.game.games import GameService
 from bot.game.hints import Hints
 from bot.game.levels import ExternalLevel
+from bot.game.outbox import OutboxService
 from bot.game.ports import StandingStore
 from bot.game.preferences import MemberPreferences
 from bot.game.puzzles import PuzzleService
@@ -57,6 +58,8 @@ class Services(Protocol):
     def puzzles(self) -> PuzzleService: ...
     @property
     def tournaments(self) -> TournamentService: ...
+    @property
+    def outbox(self) -> OutboxService: ...
 
 
 class Host(Protocol):

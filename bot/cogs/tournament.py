@@ -1,7 +1,8 @@
 """Tournaments: `/caro tournament create | add_ai | standings | start | pause | resume | remove |
-cancel`, the announcement's Join and Leave buttons, and the watcher that runs every tournament of
-this process's shards (bot.game.tournaments.TournamentService.advance) and posts what each step
-left due: the games, the standings after each round, the final announcement."""
+cancel`, the announcement's Join and Leave buttons, the watcher that runs every tournament of
+this process's shards (bot.game.tournaments.TournamentService.advance) and posts the games each
+step started, and the drawing of the tournament's outbox rows (bot.cogs.outbox sends them): the
+start, the standings after each round, the final announcement, the announcement redrawn."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -21,6 +23,7 @@ from bot.cogs.watch import WatchCog
 from bot.game.errors import UserError
 from bot.game.model import GameState, Mode
 from bot.game.options import OPENINGS, RULES
+from bot.game.outbox_model import PostKind, PostRow
 from bot.game.pairings import Format
 from bot.game.ports import StorageUnavailable
 from bot.game.tournament_model import (
@@ -34,6 +37,7 @@ from bot.ui import picture_jobs
 from bot.ui.buttons import TournamentJoin, TournamentLeave, answers
 from bot.ui.display_names import display_names
 from bot.ui.languages import language
+from bot.ui.posts import MessageEdit, NewMessage, Rendered
 from bot.ui.replies import refuse, say
 from bot.ui.tournaments import (
     STANDINGS_FILENAME,
@@ -439,35 +443,45 @@ class TournamentCog(commands.Cog, name="Tournament"):
             await asyncio.sleep(STEP_EVERY_S)
 
     async def publish(self, progress: Progress) -> None:
-        """Post what a step left due, in the tournament's channel."""
+        """Post the games a step started. What else it decided (the start, a round's standings,
+        the final, the announcement redrawn) it wrote to the outbox, which sends it."""
         row = progress.tournament
-        tr = translator(row.locale)
-        channel = self.bot.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
-        none = discord.AllowedMentions.none()
-        changed = progress.started or progress.too_few or progress.final or progress.round_done
-        try:
-            if progress.too_few:
-                await channel.send(tr("tournament.too_few", id=row.id), allowed_mentions=none)
-            if progress.started:
-                pairings = await self.bot.services.tournaments.pairings(row.id)
-                log.info("tournament %d: started", row.id)
-                await channel.send(started_content(row, pairings, tr), allowed_mentions=none)
-            if progress.round_done is not None:
-                log.info("tournament %d: round %d over", row.id, progress.round_done)
-                content, file = await self._standings_post(
-                    row, tr, final=False, round=progress.round_done
-                )
-                await channel.send(content=content, file=file, allowed_mentions=none)
-            if progress.final:
-                log.info("tournament %d: finished", row.id)
-                content, file = await self._standings_post(row, tr, final=True, round=row.round)
-                await channel.send(content=content, file=file, allowed_mentions=none)
-        except discord.HTTPException as exc:
-            log.warning("tournament %d: could not post to its channel (%s)", row.id, exc)
+        if progress.too_few:
+            log.info("tournament %d: cancelled, too few entries", row.id)
+        if progress.started:
+            log.info("tournament %d: started", row.id)
+        if progress.round_done is not None:
+            log.info("tournament %d: round %d over", row.id, progress.round_done)
+        if progress.final:
+            log.info("tournament %d: finished", row.id)
         for state in progress.games:
             await self.post_game(row, state)
-        if changed:
-            await self.redraw_announcement(row.id)
+
+    async def render_post(self, post: PostRow) -> Rendered:
+        """A tournament's outbox row, drawn from the database as it is now."""
+        service = self.bot.services.tournaments
+        row = await service.get(post.number("tournament"))
+        if row is None:
+            return None
+        tr = translator(row.locale)
+        kind = post.kind
+        if kind is PostKind.TOURNAMENT_ANNOUNCEMENT:
+            if row.message_id is None:
+                return None  # its announcement was never posted: nothing to redraw
+            return MessageEdit(row.message_id, announcement(row, await service.entries(row.id)))
+        if kind is PostKind.TOURNAMENT_TOO_FEW:
+            return NewMessage(tr("tournament.too_few", id=row.id))
+        if kind is PostKind.TOURNAMENT_STARTED:
+            return NewMessage(started_content(row, await service.pairings(row.id), tr))
+        if kind is PostKind.TOURNAMENT_ROUND:
+            content, file = await self._standings_post(
+                row, tr, final=False, round=post.number("round")
+            )
+            return NewMessage(content, file)
+        if kind is PostKind.TOURNAMENT_FINAL:
+            content, file = await self._standings_post(row, tr, final=True, round=row.round)
+            return NewMessage(content, file)
+        raise ValueError(f"post {post.id}: {kind} is not a tournament's")
 
     async def post_game(self, row: TournamentRow, state: GameState) -> None:
         refused = self._refused.get(state.id)
@@ -478,6 +492,11 @@ class TournamentCog(commands.Cog, name="Tournament"):
         except discord.HTTPException as exc:
             self._refused[state.id] = time.monotonic()
             log.warning("tournament %d: could not post game %d (%s)", row.id, state.id, exc)
+            return
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            # No answer: the board may have been made. The next step tries again at once, with
+            # the same nonce, so Discord hands back that board rather than making a second.
+            log.warning("tournament %d: no answer posting game %d (%r)", row.id, state.id, exc)
             return
         self._refused.pop(state.id, None)
         log.info("tournament %d: game %d started", row.id, state.id)
@@ -513,7 +532,8 @@ class TournamentCog(commands.Cog, name="Tournament"):
         """The text and the standings picture of the end of round `round`, of the final, or (no
         round) of now."""
         service = self.bot.services.tournaments
-        standings = await service.standings(row)
+        # A round's standings count the games up to it, whenever they are drawn.
+        standings = await service.standings(row, through=None if final else round)
         entries = await service.entries(row.id)
         pairings = await service.pairings(row.id)
         members = [int(s.player) for s in standings if is_member_entrant(s.player)]

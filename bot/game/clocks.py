@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from bot.game.cache import GameCache
 from bot.game.model import EndReason, Finish, GameState, Mode, NewGame, is_member
+from bot.game.outbox_model import NewPost, PostKind
 from bot.game.ports import ClockStore, GameStore, RatePolicy
 from bot.game.settings import ServerSettings
 from engine import Board
@@ -129,9 +130,10 @@ class Timeouts:
         self, *, shard_id: int = 0, shard_count: int = 1
     ) -> tuple[list[GameState], float | None]:
         """The shard's running games whose member to move is to be warned now that their clock
-        runs low (warning_lead), each claimed for this caller: a clock's warning is handed out
-        once, even across a restart or to several processes. And when the next warning falls
-        due (None: no clock is waiting for one), for the watcher's sleep."""
+        runs low (warning_lead), each claimed for this caller with its warning written to the
+        outbox: a clock's warning is decided once, even across a restart or by several
+        processes, and sent by the outbox's sender. And when the next warning falls due (None:
+        no clock is waiting for one), for the watcher's sleep."""
         now = self._clocks.now()
         due: list[GameState] = []
         upcoming: float | None = None
@@ -148,7 +150,13 @@ class Timeouts:
             if warn_at > now:
                 upcoming = warn_at if upcoming is None else min(upcoming, warn_at)
                 continue
-            if not await self._store.claim_warning(row.id, deadline):
+            # The warning is written with its claim: a stop before it is sent loses nothing
+            # (bot.game.outbox_model), and the sender checks the turn is still this clock's.
+            warning = NewPost(
+                row.guild_id, row.channel_id, PostKind.CLOCK_WARNING,
+                {"game": row.id, "deadline": deadline}, now,
+            )
+            if not await self._store.claim_warning(row.id, deadline, [warning]):
                 continue
             state = await self._cache.read(self._games, row.id)
             if state is not None and state.active and state.row.deadline == deadline:

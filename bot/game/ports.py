@@ -9,7 +9,7 @@ Discord assigns it).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
@@ -29,6 +29,7 @@ from bot.game.model import (
     Standing,
     UserStats,
 )
+from bot.game.outbox_model import NewPost, PostRow
 from bot.game.pairings import Outcome
 from bot.game.puzzle_model import (
     AttemptOutcome,
@@ -256,11 +257,14 @@ class ClockStore(Protocol):
         warning nobody claimed yet."""
         ...
 
-    async def claim_warning(self, game_id: int, deadline: float) -> bool:
+    async def claim_warning(
+        self, game_id: int, deadline: float, posts: Sequence[NewPost] = ()
+    ) -> bool:
         """Claim the low-time warning of `game_id`'s clock that runs out at `deadline`: True
         for exactly one caller per clock, whatever processes ask, and only while the game
         still runs on that clock (a new clock has a new deadline, so each turn is warned once,
-        a restart in between included)."""
+        a restart in between included). The winner writes `posts` (the warning) to the outbox
+        in the same transaction."""
         ...
 
 
@@ -504,26 +508,43 @@ class TournamentStore(Protocol):
         rounds: int | None,
         now: float,
         ends_at: float | None,
+        posts: Sequence[NewPost] = (),
     ) -> bool:
         """Move an open tournament to running, with its entries seeded in the order `seeds` (all
-        of those not withdrawn; the withdrawn ones follow) and its number of rounds set; False
-        (nothing written) if it was not open, or `seeds` is not its entries (one joined or left
-        since they were read: read them again)."""
+        of those not withdrawn; the withdrawn ones follow) and its number of rounds set, and
+        `posts` written to the outbox, in one transaction; False (nothing written) if it was not
+        open, or `seeds` is not its entries (one joined or left since they were read: read them
+        again)."""
         ...
 
     async def set_status(
-        self, tournament_id: int, before: TournamentStatus, after: TournamentStatus, *, now: float
+        self,
+        tournament_id: int,
+        before: TournamentStatus,
+        after: TournamentStatus,
+        *,
+        now: float,
+        posts: Sequence[NewPost] = (),
     ) -> bool:
-        """Change the status from `before` (finished_at is set when `after` is over); False if
-        it was not `before`."""
+        """Change the status from `before` (finished_at is set when `after` is over) and write
+        `posts` to the outbox, in one transaction; False (nothing written) if it was not
+        `before`."""
         ...
 
     async def add_round(
-        self, tournament_id: int, round: int, pairings: list[NewPairing]
+        self,
+        tournament_id: int,
+        round: int,
+        pairings: list[NewPairing],
+        *,
+        posts: Sequence[NewPost] = (),
+        announce: NewPost | None = None,
     ) -> bool:
-        """Store round `round`'s pairings and move the tournament's round from `round` - 1 to
-        `round`, in one transaction, while it is running; False (nothing written) if another
-        call paired it first or the tournament is not running."""
+        """Store round `round`'s pairings, move the tournament's round from `round` - 1 to
+        `round` and write `posts` to the outbox, in one transaction, while it is running; with
+        `announce` (the previous round's standings), claim round `round` - 1's announcement as
+        claim_announcement does and, if this call moved it, write `announce` too. False (nothing
+        written) if another call paired it first or the tournament is not running."""
         ...
 
     async def pairings(self, tournament_id: int) -> list[PairingRow]:
@@ -551,9 +572,64 @@ class TournamentStore(Protocol):
         already."""
         ...
 
-    async def claim_announcement(self, tournament_id: int, round: int) -> bool:
+    async def claim_announcement(
+        self, tournament_id: int, round: int, posts: Sequence[NewPost] = ()
+    ) -> bool:
         """Claim the posting of round `round`'s standings (or, for the final round, the final
-        announcement): True for the one call that moves `announced` up to `round`."""
+        announcement): True for the one call that moves `announced` up to `round`, which writes
+        `posts` (the announcement itself) to the outbox in the same transaction."""
+        ...
+
+
+class OutboxStore(Protocol):
+    """The posts the bot makes on its own (bot.game.outbox_model), from the decision to the
+    send. Rules: a row is written in the transaction of the change that calls for it (the other
+    ports take `posts`); a row is handed to one sender at a time (`claim_post`), until its claim
+    runs out; a row sent or failed for good is never handed out again."""
+
+    async def add_posts(self, posts: Sequence[NewPost]) -> None:
+        """Write `posts` on their own (a change with no row of its own to guard them)."""
+        ...
+
+    async def due_posts(
+        self, *, now: float, shard_id: int = 0, shard_count: int = 1, limit: int = 50
+    ) -> list[PostRow]:
+        """The shard's unsent rows whose next try is due at `now` and that no sender holds, in
+        the order they were written, at most `limit`."""
+        ...
+
+    async def next_post_due(self, *, shard_id: int = 0, shard_count: int = 1) -> float | None:
+        """When the shard's next unsent row falls due (None: none is waiting)."""
+        ...
+
+    async def claim_post(self, post_id: int, *, now: float, until: float) -> bool:
+        """Hold an unsent row until `until`; False if another sender holds it (its claim not
+        run out at `now`), or it was sent or failed meanwhile."""
+        ...
+
+    async def release_posts(self, *, shard_id: int = 0, shard_count: int = 1) -> int:
+        """Drop the claims on the shard's unsent rows (their holder stopped: the process that
+        now holds the shard sends them); how many."""
+        ...
+
+    async def post_sent(self, post_id: int, *, now: float, message_id: int | None) -> bool:
+        """Mark a row sent (with the message made, if any); False if it was marked already."""
+        ...
+
+    async def post_retry(self, post_id: int, *, error: str, retry_at: float) -> None:
+        """Count a failed try of an unsent row, keep its reason, release it and try again at
+        `retry_at`."""
+        ...
+
+    async def post_failed(self, post_id: int, *, now: float, error: str) -> None:
+        """Give up on an unsent row for good (Discord will never take it), with the reason."""
+        ...
+
+    async def post(self, post_id: int) -> PostRow | None: ...
+
+    async def prune_posts(self, *, sent_before: float, failed_before: float) -> int:
+        """Delete the rows sent before `sent_before` and those failed before `failed_before`;
+        how many."""
         ...
 
 
@@ -578,6 +654,8 @@ class Storage(Protocol):
     def puzzles(self) -> PuzzleStore: ...
     @property
     def tournaments(self) -> TournamentStore: ...
+    @property
+    def outbox(self) -> OutboxStore: ...
 
     async def close(self) -> None: ...
     async def schema_version(self) -> int: ...

@@ -17,6 +17,7 @@ from bot.game.hints import Hints
 from bot.game.levels import NO_ENGINE, ExternalLevel
 from bot.game.meta import Meta
 from bot.game.model import GuildSettings
+from bot.game.outbox import OutboxService
 from bot.game.ports import StandingStore, Storage
 from bot.game.preferences import MemberPreferences
 from bot.game.puzzles import PuzzleService
@@ -45,6 +46,7 @@ class Services:
     meta: Meta
     puzzles: PuzzleService
     tournaments: TournamentService
+    outbox: OutboxService
     # Ratings and results: a read model, read as stored.
     standings: StandingStore
     cooldowns: Cooldowns
@@ -72,6 +74,7 @@ def build_services(
         storage.games, ai, clocks, cache, storage.standings,
         limits=limits, cooldowns=cooldowns, external=external, rate=rate,
     )
+    outbox = OutboxService(storage.outbox, clock=clock)
     return Services(
         storage=storage,
         games=games,
@@ -89,8 +92,9 @@ def build_services(
         meta=Meta(storage.meta),
         puzzles=PuzzleService(storage.puzzles, storage.meta, clock=clock),
         tournaments=TournamentService(
-            storage.tournaments, games, storage.standings, settings, clock=clock
+            storage.tournaments, games, storage.standings, settings, outbox=outbox, clock=clock
         ),
+        outbox=outbox,
         standings=storage.standings,
         cooldowns=cooldowns,
     )

@@ -3,8 +3,10 @@ round. No Discord here: the cog posts what `advance` says is due.
 
 Running a tournament is one step, `advance`, repeated by the cog's watcher: it starts the
 tournament when its time comes, writes the results of finished games, pairs the next round (or,
-in an arena, whoever is free), starts the games of the pairings that have none, and says which
-standings are due. Every write in it is guarded by what it read (bot.game.ports.TournamentStore),
+in an arena, whoever is free), starts the games of the pairings that have none, and writes the
+posts each change calls for (the start with round 1's pairings, a round's standings with the
+next round's pairings, the final, the announcement redrawn) to the outbox in the same
+transaction as the change (bot.game.outbox_model), so a stop between the two loses none. Every write in it is guarded by what it read (bot.game.ports.TournamentStore),
 so a restart, or another process holding the server's shard, repeats a step at most once: a
 round is paired by one call, a pairing gets one game, a result is written once. The pairings
 themselves are pure functions of the seeds and the results (bot.game.pairings), so whoever pairs
@@ -26,6 +28,8 @@ from bot.game.errors import UserError
 from bot.game.games import GameService
 from bot.game.model import ActiveGameExists, GameState, Mode, Status
 from bot.game.options import MAX_TIMEOUT, GameOptions, parse_options
+from bot.game.outbox import OutboxService
+from bot.game.outbox_model import NewPost, PostKind
 from bot.game.pairings import (
     Format,
     Game,
@@ -124,11 +128,14 @@ class Progress:
     started: bool = False
     # Games to post: new ones, and any whose board a stop or a failure left unposted.
     games: list[GameState] = field(default_factory=list)
-    # A round whose standings are to be posted (claimed for this caller).
+    # A round whose standings this step wrote to the outbox.
     round_done: int | None = None
+    # This step wrote the final announcement to the outbox.
     final: bool = False
     # The start came with too few entries: the tournament was cancelled.
     too_few: bool = False
+    # This step wrote posts to the outbox (the sender is woken for them).
+    posted: bool = False
 
 
 def _bounded(value: int | None, default: int, low: int, high: int, option: str) -> int:
@@ -177,9 +184,11 @@ class TournamentService:
         standings: StandingStore,
         settings: ServerSettings,
         *,
+        outbox: OutboxService,
         clock: Clock = time.time,
     ) -> None:
         self._store = store
+        self._outbox = outbox
         self._settings = settings
         self._games = games
         self._standings = standings
@@ -404,7 +413,7 @@ class TournamentService:
         if row.status is not TournamentStatus.OPEN:
             raise UserError("tournament.not_open")
         async with self._lock(tournament_id):
-            return await self._start(row)
+            return self._woken(await self._start(row))
 
     async def pause(self, tournament_id: int, who: Organiser) -> TournamentRow:
         return await self._switch(
@@ -427,8 +436,11 @@ class TournamentService:
         refusal: str,
     ) -> TournamentRow:
         row = await self._controlled(tournament_id, who)
-        if not await self._store.set_status(tournament_id, before, after, now=self.now()):
+        if not await self._store.set_status(
+            tournament_id, before, after, now=self.now(), posts=[self._redraw(row)]
+        ):
             raise UserError(refusal)
+        self._outbox.wake()
         return row
 
     async def remove(
@@ -452,15 +464,17 @@ class TournamentService:
     async def cancel(self, tournament_id: int, who: Organiser) -> list[GameState]:
         """Cancel a tournament that is not over: its running games end without a result. The
         games this ended, to redraw."""
-        await self._controlled(tournament_id, who)
+        row = await self._controlled(tournament_id, who)
         async with self._lock(tournament_id):
             for before in LIVE:
                 if await self._store.set_status(
-                    tournament_id, before, TournamentStatus.CANCELLED, now=self.now()
+                    tournament_id, before, TournamentStatus.CANCELLED, now=self.now(),
+                    posts=[self._redraw(row)],
                 ):
                     break
             else:
                 raise UserError("tournament.over")
+            self._outbox.wake()
             ended = []
             for pairing in await self._store.pairings(tournament_id):
                 if pairing.game_id is not None and pairing.outcome is None:
@@ -505,9 +519,12 @@ class TournamentService:
         return ended, played_out
 
     # ----------------------------------------------------------------- standings
-    async def standings(self, row: TournamentRow) -> list[Standing]:
+    async def standings(self, row: TournamentRow, *, through: int | None = None) -> list[Standing]:
+        """The standings now, or (`through`) after that round."""
         entries = await self._store.entries(row.id)
         pairings = await self._store.pairings(row.id)
+        if through is not None:
+            pairings = [p for p in pairings if p.round <= through]
         return standings([e.entrant for e in entries], scored(pairings))
 
     async def pairings(self, tournament_id: int) -> list[PairingRow]:
@@ -526,8 +543,23 @@ class TournamentService:
             if row.status is TournamentStatus.OPEN:
                 if row.starts_at > self.now():
                     return Progress(row)
-                return await self._start(row)
-            return await self._run(row)
+                return self._woken(await self._start(row))
+            return self._woken(await self._run(row))
+
+    def _woken(self, progress: Progress) -> Progress:
+        if progress.posted:
+            self._outbox.wake()
+        return progress
+
+    # ----------------------------------------------------------------- posts
+    def _post(self, row: TournamentRow, kind: PostKind, round: int | None = None) -> NewPost:
+        return self._outbox.post(
+            row.guild_id, row.channel_id, kind, tournament=row.id, round=round
+        )
+
+    def _redraw(self, row: TournamentRow) -> NewPost:
+        """The announcement redrawn from the database when the row is sent."""
+        return self._post(row, PostKind.TOURNAMENT_ANNOUNCEMENT)
 
     def _lock(self, tournament_id: int) -> asyncio.Lock:
         return self._locks.setdefault(tournament_id, asyncio.Lock())
@@ -536,10 +568,11 @@ class TournamentService:
         entries = [e for e in await self._store.entries(row.id) if not e.withdrawn]
         if len(entries) < MIN_PLAYERS:
             cancelled = await self._store.set_status(
-                row.id, TournamentStatus.OPEN, TournamentStatus.CANCELLED, now=self.now()
+                row.id, TournamentStatus.OPEN, TournamentStatus.CANCELLED, now=self.now(),
+                posts=[self._post(row, PostKind.TOURNAMENT_TOO_FEW), self._redraw(row)],
             )
             fresh = await self._row(row.id)
-            return Progress(fresh, too_few=cancelled)
+            return Progress(fresh, too_few=cancelled, posted=cancelled)
         seeds = await self._seeded(row, entries)
         count = len(seeds)
         rounds = row.rounds
@@ -549,11 +582,18 @@ class TournamentService:
             rounds = count - 1 if count % 2 == 0 else count
         now = self.now()
         ends_at = now + (row.minutes or 0) * 60.0 if row.format is Format.ARENA else None
+        # An arena's start says when it ends; a round's start posts with round 1's pairings.
+        posts = (
+            [self._post(row, PostKind.TOURNAMENT_STARTED), self._redraw(row)]
+            if row.format is Format.ARENA
+            else []
+        )
         started = await self._store.start_tournament(
-            row.id, seeds, rounds=rounds, now=now, ends_at=ends_at
+            row.id, seeds, rounds=rounds, now=now, ends_at=ends_at, posts=posts
         )
         progress = await self._run(await self._row(row.id))
         progress.started = started
+        progress.posted = progress.posted or started
         return progress
 
     async def _seeded(self, row: TournamentRow, entries: list[EntryRow]) -> list[Entrant]:
@@ -589,18 +629,21 @@ class TournamentService:
         if not round_over:
             return progress
         last = row.rounds or 0
-        if row.round >= 1 and row.round < last and await self._store.claim_announcement(
-            row.id, row.round
-        ):
-            progress.round_done = row.round
         if row.round >= last and row.round >= 1:
             return await self._finish(row, progress)
         if not running:
+            # Paused: the round's standings now, without the next round's pairings.
+            await self._announce_round(row, progress)
             return progress
         paired = await self._pair_next(row, pairings, entries)
         if paired is None:
             # No pairing is possible any more (Swiss without a repeat): the tournament ends here.
+            await self._announce_round(row, progress)
             return await self._finish(row, progress)
+        if paired:
+            progress.posted = True
+            if row.round >= 1 and row.announced < row.round:
+                progress.round_done = row.round
         fresh = await self._row(row.id)
         progress.tournament = fresh
         progress.games += await self._start_games(
@@ -663,16 +706,35 @@ class TournamentService:
         except PairingError as exc:
             log.info("tournament %d: no round %d (%s)", row.id, number, exc)
             return None
-        return await self._store.add_round(row.id, number, new)
+        # The pairing, its posts and the previous round's standings (which list these pairings)
+        # are one transaction: a stop leaves all of them or none.
+        posts = [self._redraw(row)]
+        if number == 1:
+            posts.insert(0, self._post(row, PostKind.TOURNAMENT_STARTED))
+        announce = self._post(row, PostKind.TOURNAMENT_ROUND, row.round) if row.round else None
+        return await self._store.add_round(row.id, number, new, posts=posts, announce=announce)
+
+    async def _announce_round(self, row: TournamentRow, progress: Progress) -> None:
+        """The standings of the round just over, if no call posted them yet."""
+        if row.round < 1:
+            return
+        post = self._post(row, PostKind.TOURNAMENT_ROUND, row.round)
+        if await self._store.claim_announcement(row.id, row.round, [post]):
+            progress.round_done = row.round
+            progress.posted = True
 
     async def _finish(self, row: TournamentRow, progress: Progress) -> Progress:
         # The final announcement takes the number of the round that never comes: the last
         # round's own standings may have been claimed already (a Swiss that ran out of pairings).
-        if await self._store.claim_announcement(row.id, row.round + 1):
-            progress.final = True
+        final = self._post(row, PostKind.TOURNAMENT_FINAL, row.round)
+        if await self._store.claim_announcement(row.id, row.round + 1, [final]):
+            progress.final = progress.posted = True
         for before in (TournamentStatus.RUNNING, TournamentStatus.PAUSED):
             finished = TournamentStatus.FINISHED
-            if await self._store.set_status(row.id, before, finished, now=self.now()):
+            if await self._store.set_status(
+                row.id, before, finished, now=self.now(), posts=[self._redraw(row)]
+            ):
+                progress.posted = True
                 break
         progress.tournament = await self._row(row.id)
         return progress

@@ -3,12 +3,13 @@
     python -m bot.storage.copy --from sqlite:///caro.db --to postgresql://caro@db/caro
 
 Every game (running ones included, with their clocks), move, result, rating, rating change,
-challenge, server and member setting, meta fact, puzzle (with attempts and puzzle ratings) and
-tournament (with entries and pairings) is copied, ids kept, in one transaction: the target gets
-all of it or nothing. The target must be empty (a fresh database: its schema is created here);
-the SQLite file is first brought to the current schema, as the bot would on start, and is not
-otherwise changed. Stop the bot before copying, then start it with CARO_DATABASE_URL set to the
-target. Exit status 0 when copied, 2 when refused (one line on stderr saying why).
+challenge, server and member setting, meta fact, puzzle (with attempts and puzzle ratings),
+tournament (with entries and pairings) and outbox row (the posts not yet sent among them) is
+copied, ids kept, in one transaction: the target gets all of it or nothing. The target must be
+empty (a fresh database: its schema is created here); the SQLite file is first brought to the
+current schema, as the bot would on start, and is not otherwise changed. Stop the bot before
+copying, then start it with CARO_DATABASE_URL set to the target. Exit status 0 when copied, 2
+when refused (one line on stderr saying why).
 """
 
 from __future__ import annotations
@@ -136,10 +137,16 @@ TABLES: dict[str, dict[str, Convert]] = {
         "solved": _as_is, "failed": _as_is, "streak": _as_is, "best_streak": _as_is,
     },
     "daily_puzzles": {"guild_id": _as_is, "day": _as_is, "puzzle_id": _as_is},
+    "outbox": {
+        "id": _as_is, "guild_id": _as_is, "channel_id": _as_is, "kind": _as_is,
+        "payload": _as_is, "nonce": _as_is, "created_at": _number, "due_at": _number,
+        "claimed_until": _number, "attempts": _as_is, "last_error": _as_is,
+        "message_id": _as_is, "sent_at": _number, "failed_at": _number,
+    },
 }
 # Tables whose ids PostgreSQL hands out: after the copy they continue after the copied ones.
 _IDENTITIES = ("tournaments", "games", "tournament_pairings", "challenges", "puzzles",
-               "puzzle_attempts")
+               "puzzle_attempts", "outbox")
 
 
 def _read(path: Path) -> dict[str, list[tuple[object, ...]]]:

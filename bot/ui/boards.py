@@ -18,6 +18,7 @@ import discord
 from bot.game.games import GameService
 from bot.game.levels import ExternalLevel
 from bot.game.model import DEFAULT_STYLE, ActiveGameExists, GameState, jump_link
+from bot.game.outbox_model import game_nonce
 from bot.game.ports import UNAVAILABLE_RETRY_SECONDS, StorageUnavailable
 from bot.game.searches import answered_within
 from bot.game.services import Services
@@ -475,7 +476,8 @@ class Boards:
         """Post a game nobody asked for with a command (a tournament's) as a new message in its
         channel, mentioning its members so they know it began, and make it the game's board.
         The game as now stored; discord.HTTPException if Discord refused (the game stays
-        unposted, and the caller tries again)."""
+        unposted, and the caller tries again). The message carries a nonce named for the game:
+        tried again after an answer that was lost, Discord hands back the board it made."""
         row = state.row
         channel = self._host.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
         parts = message_parts(
@@ -493,6 +495,7 @@ class Boards:
             allowed_mentions=discord.AllowedMentions(
                 users=[discord.Object(member) for member in row.members]
             ),
+            nonce=game_nonce(state.id),
         )
         await self.games.attach_message(state.id, message.id)
         self._drawn_ply[state.id] = state.stage

@@ -6,7 +6,9 @@ the call is a short reply to the board rather than a change to it. It mentions t
 move and nobody else: its allowed mentions name exactly that user, never @everyone, a role or
 the other player. The game's next notice replaces it and the end of the game deletes it, so a
 channel holds at most one per running game. A member who turned pings or warnings off in
-/caro settings gets none."""
+/caro settings gets none. A warning is decided with its clock's claim and sent by the outbox
+(bot.cogs.outbox), so a restart in between still sends it; a ping is sent here, after the
+move."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from bot.game.ports import StorageUnavailable
 from bot.game.services import Services
 from bot.i18n.texts import text_in
 from bot.ui.languages import member_language
+from bot.ui.posts import NewMessage
 
 log = logging.getLogger("caro.bot")
 
@@ -88,26 +91,33 @@ class Notices:
                 return
             await self._post(state, member, "notice.turn")
 
-    async def low_time(self, state: GameState) -> None:
-        """Warn the member to move in `state` that their clock runs low (once per turn: the
-        clock's warning was claimed for this call), unless they turned warnings off. The
-        turn's ping, if any, makes way for it."""
-        try:
-            await self._low_time(state)
-        except Exception as exc:
-            courtesy_failed(exc, "game %d: could not warn the member to move (%r)", state.id)
-
-    async def _low_time(self, state: GameState) -> None:
+    async def low_time(self, state: GameState, deadline: float) -> NewMessage | None:
+        """The warning to the member to move in `state` that the clock running out at `deadline`
+        runs low (the outbox sends it, once per turn: its row was written with the clock's
+        claim), unless the turn passed or they turned warnings off. The turn's ping, if any,
+        makes way for it."""
         member = state.user_of(state.acting_mark)
-        if member is None or not state.active or state.row.deadline is None:
-            return
+        if member is None or not state.active or state.row.deadline != deadline:
+            return None  # the turn passed, or the game ended: nothing to warn of
         if not (await self._host.services.preferences.member(member)).clock_warnings:
-            return
+            return None
         async with self._lock(state.id):
             await self._remove(state)
-            # Discord shows the time left counting down, in the reader's own language.
-            when = f"<t:{int(state.row.deadline)}:R>"
-            await self._post(state, member, "notice.low_time", when=when)
+        # Discord shows the time left counting down, in the reader's own language.
+        content, reference = await self._call(
+            state, member, "notice.low_time", when=f"<t:{int(deadline)}:R>"
+        )
+
+        def sent(message_id: int) -> None:
+            self._posted[state.id] = (state.stage, message_id)
+
+        alone = NewMessage(content, allowed_mentions=only(member), sent=sent)
+        if reference is None:
+            return alone
+        return NewMessage(
+            content, allowed_mentions=only(member), reference=reference, fallback=alone,
+            sent=sent,
+        )
 
     async def settle(self, state: GameState) -> None:
         """After any drawing of `state`: the notice goes if its turn passed or the game ended."""
@@ -135,21 +145,28 @@ class Notices:
     def _channel(self, state: GameState) -> discord.PartialMessageable:
         return self._host.get_partial_messageable(state.row.channel_id, guild_id=state.row.guild_id)
 
-    async def _post(self, state: GameState, member: int, key: str, **values: object) -> None:
+    async def _call(
+        self, state: GameState, member: int, key: str, **values: object
+    ) -> tuple[str, discord.MessageReference | None]:
+        """The text calling `member`, and the board to reply to."""
         services = self._host.services
         # The member's language; the board's stands in for their Discord client's.
         locale = await member_language(
             services, state.row.guild_id, member, client=state.row.locale
         )
         content = text_in(locale, key, member=f"<@{member}>", **values)
-        channel = self._channel(state)
         reference = None
         if state.row.message_id is not None:
             # A reply: one click leads to the board, and a board deleted meanwhile does not
             # stop the call.
-            reference = channel.get_partial_message(state.row.message_id).to_reference(
-                fail_if_not_exists=False
-            )
+            reference = self._channel(state).get_partial_message(
+                state.row.message_id
+            ).to_reference(fail_if_not_exists=False)
+        return content, reference
+
+    async def _post(self, state: GameState, member: int, key: str, **values: object) -> None:
+        content, reference = await self._call(state, member, key, **values)
+        channel = self._channel(state)
         try:
             try:
                 message = await channel.send(

@@ -58,7 +58,12 @@ double.requests -> [RecordedRequest(method, path, json, time, query, status, fil
     bot broke (tests assert it stays empty).
 double.fail_next(method, path_regex, status=429, retry_after=0.5, times=1)  # fault injection
     (path_regex is re.search'ed on the relative path; 429s carry Via and retry_after so
-    discord.py retries them, 5xx are retried by discord.py after 1 s)
+    discord.py retries them, 5xx are retried by discord.py after 1 s); content=regex picks the
+    messages by their text; mode="after" does the call and loses its answer, mode="drop" does it
+    and closes the connection unanswered, mode="hold" answers nothing and does nothing until
+    `fault.release()` (it returns the Fault; `fault.held` counts the calls held)
+Create Message honours nonce + enforce_nonce as Discord documents it: the same author's message
+    with that nonce from the past few minutes comes back and no new one is made.
 await double.redeliver(res.interaction_id)   # the same INTERACTION_CREATE again (same id/token)
 alice.click_custom_id(msg, cid, interaction_id=double.ids.next())  # ids taken ahead: send the
     clicks in another order than their ids, as when they reach the bot out of order

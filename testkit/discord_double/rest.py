@@ -29,6 +29,7 @@ from testkit.discord_double.rules import (
     form_body,
     message_errors,
     modal_errors,
+    nonce_errors,
 )
 from testkit.discord_double.state import EPHEMERAL, LOADING, Message, RecordedRequest
 
@@ -136,11 +137,22 @@ class Rest:
             await self._read_body(request, call)
             record.json = call.json
             record.files = [f[1] for f in call.files]
-            fault = d.take_fault(call.method, path)
-            if fault is not None:
+            fault = d.take_fault(call.method, path, call.json)
+            if fault is None:
+                response = await self._dispatch(request, call, m is not None)
+            elif fault.mode == "hold":
+                fault.held += 1
+                d.store.changes.notify()
+                await fault.released.wait()
+                response = self._fault_response(fault)
+            elif fault.mode in ("after", "drop"):
+                # Done as asked; only the answer is lost.
+                await self._dispatch(request, call, m is not None)
+                if fault.mode == "drop" and request.transport is not None:
+                    request.transport.close()
                 response = self._fault_response(fault)
             else:
-                response = await self._dispatch(request, call, m is not None)
+                response = self._fault_response(fault)
         except ApiError as err:
             if err.violation:
                 d.violate(err.violation)
@@ -605,14 +617,27 @@ class Rest:
         self._channel(call, cid)
         data = call.json if isinstance(call.json, dict) else {}
         errors = message_errors(data, creating=True, files=len(call.files))
+        errors += nonce_errors(data)
         if errors:
             if any(e.code == "EMPTY_MESSAGE" for e in errors) and len(errors) == 1:
                 raise ApiError(400, 50006, "Cannot send an empty message",
                                violation=f"{call.where}: empty message")
             raise invalid_form(call, errors)
+        author = str(self.d.bot_user["id"])
+        nonce = data.get("nonce")
+        if nonce is not None and data.get("enforce_nonce"):
+            # As Discord documents it: the message this author made with this nonce in the past
+            # few minutes comes back, and no new one is made.
+            made = self.d.message_by_nonce(author, str(nonce))
+            if made is not None:
+                return made.snapshot()
         self._check_files(call)
         atts, files = self._attachments(call, data, cid, None)
-        return self.d.new_message(cid, data, attachments=atts, files=files).snapshot()
+        message = self.d.new_message(cid, data, attachments=atts, files=files)
+        if nonce is not None:
+            message.payload["nonce"] = nonce
+            self.d.remember_nonce(author, str(nonce), message)
+        return message.snapshot()
 
     async def channel_get(self, call: Call, cid: str, mid: str) -> Any:
         return self._channel_message(call, cid, mid).snapshot()

@@ -104,6 +104,19 @@ def message_errors(data: dict[str, Any], *, creating: bool, files: int = 0) -> l
     return errors
 
 
+MAX_NONCE = 25
+
+
+def nonce_errors(data: dict[str, Any]) -> list[FieldError]:
+    """A Create Message's nonce: an integer or a string of up to 25 characters."""
+    nonce = data.get("nonce")
+    if nonce is None or isinstance(nonce, int) and not isinstance(nonce, bool):
+        return []
+    if not isinstance(nonce, str):
+        return [FieldError(("nonce",), "BASE_TYPE_STRING", "Must be a string or an integer.")]
+    return list(_max_len(("nonce",), nonce, MAX_NONCE))
+
+
 def _embed_errors(path: tuple[str | int, ...], embed: Any) -> Iterator[FieldError]:
     if not isinstance(embed, dict):
         yield FieldError(path, "DICT_TYPE_CONVERT", "Only dictionaries may be used in a DictType")

@@ -6,7 +6,8 @@ import asyncio
 import re
 import secrets
 import socket
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
@@ -55,13 +56,38 @@ class Guild:
     locale: str = "en-US"
 
 
+# How long Discord keeps a nonce it enforced: "the past few minutes", in its words.
+NONCE_WINDOW_S = 180.0
+
+
 @dataclass
 class Fault:
+    """A REST call answered otherwise than Discord normally would. `mode` says when: "refuse"
+    (answered with `status`, nothing done), "after" (done, then answered with `status`: the
+    answer was lost), "drop" (done, then the connection closed with no answer), "hold" (not
+    answered, nothing done, until `release()`; then answered with `status`)."""
+
     method: str
     pattern: re.Pattern[str]
     status: int
     retry_after: float
     times: int
+    mode: str = "refuse"
+    content: re.Pattern[str] | None = None
+    held: int = 0
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def matches(self, method: str, path: str, body: Any) -> bool:
+        if self.times <= 0 or self.method not in (method, "*") or not self.pattern.search(path):
+            return False
+        if self.content is None:
+            return True
+        text = body.get("content") if isinstance(body, dict) else None
+        return isinstance(text, str) and self.content.search(text) is not None
+
+    def release(self) -> None:
+        """Let the held calls go (answered with `status`, nothing done)."""
+        self.released.set()
 
 
 class DiscordDouble:
@@ -109,6 +135,9 @@ class DiscordDouble:
         self._bot_joined_at = iso_now()
         self._modals: dict[tuple[str, str], dict[str, Any]] = {}
         self._faults: list[Fault] = []
+        self._held: list[Fault] = []
+        # (author id, nonce) -> when the message was made and the message, for enforce_nonce.
+        self._nonces: dict[tuple[str, str], tuple[float, Message]] = {}
         self.gateway = Gateway(self, heartbeat_interval)
         self.rest = Rest(self)
         self._runner: web.AppRunner | None = None
@@ -142,6 +171,8 @@ class DiscordDouble:
 
     async def stop(self) -> None:
         self.clock.stop()
+        for fault in self._held:
+            fault.release()
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
@@ -202,18 +233,40 @@ class DiscordDouble:
                                  f"violations: {self.violations}")
 
     def fail_next(self, method: str, path_regex: str, status: int = 429, retry_after: float = 0.5,
-                  times: int = 1) -> None:
-        """Answer the next `times` matching REST calls with `status` (429 carries retry_after)."""
-        self._faults.append(Fault(method.upper(), re.compile(path_regex), status, retry_after, times))
+                  times: int = 1, *, mode: str = "refuse", content: str | None = None) -> Fault:
+        """Answer the next `times` matching REST calls (with `content`: those whose message text
+        matches it) otherwise: with `status` (429 carries retry_after), as `mode` says (see
+        Fault)."""
+        if mode not in ("refuse", "after", "drop", "hold"):
+            raise ValueError(f"no fault mode {mode!r}")
+        fault = Fault(method.upper(), re.compile(path_regex), status, retry_after, times, mode,
+                      None if content is None else re.compile(content))
+        self._faults.append(fault)
+        if mode == "hold":
+            self._held.append(fault)
+        return fault
 
-    def take_fault(self, method: str, path: str) -> Fault | None:
+    def take_fault(self, method: str, path: str, body: Any = None) -> Fault | None:
         for fault in self._faults:
-            if fault.times > 0 and fault.method in (method, "*") and fault.pattern.search(path):
+            if fault.matches(method, path, body):
                 fault.times -= 1
                 if fault.times == 0:
                     self._faults.remove(fault)
                 return fault
         return None
+
+    def message_by_nonce(self, author_id: str, nonce: str) -> Message | None:
+        """The message `author_id` made with `nonce` within the past few minutes (enforce_nonce)."""
+        found = self._nonces.get((author_id, nonce))
+        if found is None or time.monotonic() - found[0] > NONCE_WINDOW_S:
+            return None
+        return found[1]
+
+    def remember_nonce(self, author_id: str, nonce: str, message: Message) -> None:
+        now = time.monotonic()
+        if len(self._nonces) > 10_000:
+            self._nonces = {k: v for k, v in self._nonces.items() if now - v[0] <= NONCE_WINDOW_S}
+        self._nonces[(author_id, nonce)] = (now, message)
 
     def violate(self, text: str) -> None:
         self.violations.append(text)

@@ -391,6 +391,81 @@ async def test_server_error_is_retried(double: DiscordDouble, bot: Harness) -> N
     assert [m.content for m in double.messages()] == ["after a hiccup"]
 
 
+async def post_message(double: DiscordDouble, body: dict[str, Any]) -> tuple[int, Any]:
+    headers = {"Authorization": f"Bot {TOKEN}"}
+    url = f"{double.api_base}/channels/{double.channel_id}/messages"
+    async with aiohttp.ClientSession() as session, session.post(url, json=body,
+                                                                headers=headers) as resp:
+        return resp.status, await resp.json()
+
+
+async def test_an_enforced_nonce_returns_the_message_already_made_instead_of_a_second(
+        double: DiscordDouble) -> None:
+    status, first = await post_message(double, {"content": "once", "nonce": "n-1",
+                                                "enforce_nonce": True})
+    assert status == 200 and first["nonce"] == "n-1"
+    status, again = await post_message(double, {"content": "once more", "nonce": "n-1",
+                                                "enforce_nonce": True})
+    # Discord: the same author's message with this nonce from the past few minutes comes back.
+    assert status == 200 and again["id"] == first["id"] and again["content"] == "once"
+    # Without enforce_nonce, or with another nonce (an integer is a nonce too), a new message.
+    _, plain = await post_message(double, {"content": "plain", "nonce": "n-1"})
+    _, other = await post_message(double, {"content": "other", "nonce": 12345,
+                                           "enforce_nonce": True})
+    assert len({first["id"], plain["id"], other["id"]}) == 3
+    assert [m.content for m in double.messages()] == ["once", "plain", "other"]
+    assert double.violations == []
+
+
+async def test_a_nonce_over_25_characters_is_refused_as_invalid(double: DiscordDouble) -> None:
+    status, body = await post_message(double, {"content": "x", "nonce": "n" * 26})
+    assert status == 400 and body["code"] == 50035
+    assert body["errors"]["nonce"]["_errors"][0]["code"] == "BASE_TYPE_MAX_LENGTH"
+    assert double.messages() == [] and len(double.violations) == 1
+
+
+async def test_an_answer_lost_after_the_message_was_made_is_retried_into_the_same_message(
+        double: DiscordDouble, bot: Harness) -> None:
+    channel = bot.get_channel(int(double.channel_id))
+    assert isinstance(channel, discord.TextChannel)
+    double.fail_next("POST", r"^/channels/\d+/messages$", status=500, mode="after",
+                     content="^lost answer$")
+    # discord.py tries a 5xx again with the same body, so with the same nonce.
+    sent = await channel.send("lost answer", nonce="caro-lost")
+    assert [r.status for r in double.requests if r.method == "POST"] == [500, 200]
+    assert [m.content for m in double.messages()] == ["lost answer"]
+    assert str(sent.id) == double.messages()[0].id
+
+
+async def test_a_dropped_connection_still_made_the_message(
+        double: DiscordDouble, bot: Harness) -> None:
+    channel = bot.get_channel(int(double.channel_id))
+    assert isinstance(channel, discord.TextChannel)
+    double.fail_next("POST", r"^/channels/\d+/messages$", status=500, mode="drop")
+    with pytest.raises(aiohttp.ClientError):
+        await channel.send("made, never answered", nonce="caro-drop")
+    assert [m.content for m in double.messages()] == ["made, never answered"]
+    again = await channel.send("made, never answered", nonce="caro-drop")
+    assert str(again.id) == double.messages()[0].id and len(double.messages()) == 1
+
+
+async def test_a_held_call_makes_nothing_and_is_answered_when_released(
+        double: DiscordDouble, bot: Harness) -> None:
+    channel = bot.get_channel(int(double.channel_id))
+    assert isinstance(channel, discord.TextChannel)
+    fault = double.fail_next("POST", r"^/channels/\d+/messages$", status=500, mode="hold",
+                             content="held")
+    await channel.send("not this one")
+    sending = asyncio.create_task(channel.send("held", nonce="caro-held"))
+    await wait_until(lambda: fault.held == 1, 5)
+    assert [m.content for m in double.messages()] == ["not this one"]
+    fault.release()
+    # discord.py tries the 500 again, and that call goes through.
+    sent = await asyncio.wait_for(sending, 10)
+    assert [m.content for m in double.messages()] == ["not this one", "held"]
+    assert str(sent.id) == double.messages()[1].id
+
+
 async def test_resume_replays_missed_dispatches(double: DiscordDouble) -> None:
     async with aiohttp.ClientSession() as session:
         async with session.ws_connect(double.gateway_url) as ws:

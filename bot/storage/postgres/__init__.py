@@ -19,6 +19,7 @@ from bot.storage.postgres.connection import (
 )
 from bot.storage.postgres.games import GameQueries
 from bot.storage.postgres.meta import MetaQueries
+from bot.storage.postgres.outbox import OutboxQueries
 from bot.storage.postgres.puzzles import PuzzleQueries
 from bot.storage.postgres.reviews import ReviewQueries
 from bot.storage.postgres.settings import SettingQueries
@@ -47,6 +48,7 @@ class PostgresStorage:
         self.meta = guard(MetaQueries(self.connection, self.games))
         self.puzzles = guard(PuzzleQueries(self.connection, self.games))
         self.tournaments = guard(TournamentQueries(self.connection))
+        self.outbox = guard(OutboxQueries(self.connection))
 
     @classmethod
     async def open(

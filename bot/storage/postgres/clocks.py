@@ -3,9 +3,13 @@ settles each), the next clock to run out."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.game.model import GameRow
+from bot.game.outbox_model import NewPost
 from bot.storage.postgres.connection import CLAIM_SECONDS, Connection, check_shard
 from bot.storage.postgres.games import _SHARD, GameQueries, _count
+from bot.storage.postgres.outbox import insert_posts
 
 
 class ClockQueries:
@@ -77,18 +81,26 @@ class ClockQueries:
         )
         return None if found is None else float(found)
 
-    async def claim_warning(self, game_id: int, deadline: float) -> bool:
+    async def claim_warning(
+        self, game_id: int, deadline: float, posts: Sequence[NewPost] = ()
+    ) -> bool:
         """Claim the low-time warning of `game_id`'s clock that runs out at `deadline`: True
         for one caller per clock, whichever processes ask at once (the upsert's conflict
-        check serialises them on the row), and only while the game still runs on it."""
-        claimed = await self._con.pool.fetchval(
-            "INSERT INTO clock_warnings (game_id, deadline) SELECT id, deadline FROM games"
-            " WHERE id = $1 AND status = 'active' AND deadline = $2"
-            " ON CONFLICT (game_id) DO UPDATE SET deadline = excluded.deadline"
-            " WHERE clock_warnings.deadline <> excluded.deadline RETURNING game_id",
-            game_id, deadline,
-        )
-        return claimed is not None
+        check serialises them on the row), and only while the game still runs on it; `posts`
+        with it."""
+        async with self._con.transaction() as (con, ok):
+            claimed = await con.fetchval(
+                "INSERT INTO clock_warnings (game_id, deadline) SELECT id, deadline FROM games"
+                " WHERE id = $1 AND status = 'active' AND deadline = $2"
+                " ON CONFLICT (game_id) DO UPDATE SET deadline = excluded.deadline"
+                " WHERE clock_warnings.deadline <> excluded.deadline RETURNING game_id",
+                game_id, deadline,
+            )
+            if claimed is None:
+                ok.rollback()
+                return False
+            await insert_posts(con, posts)
+            return True
 
     async def set_deadline(self, game_id: int, ply: int, deadline: float | None) -> bool:
         done = await self._con.pool.execute(

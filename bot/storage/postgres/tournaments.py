@@ -5,8 +5,12 @@ finds the step done; the other steps are one guarded UPDATE each."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import asyncpg  # type: ignore[import-untyped]
 
+from bot.game.outbox_model import NewPost
 from bot.game.pairings import Outcome
 from bot.game.tournament_model import (
     Entrant,
@@ -19,6 +23,7 @@ from bot.game.tournament_model import (
 )
 from bot.storage.postgres.connection import Connection, check_shard
 from bot.storage.postgres.games import _SHARD, _count
+from bot.storage.postgres.outbox import insert_posts
 from bot.storage.tournament_rows import (
     ENTRY_COLUMNS,
     LIVE,
@@ -136,6 +141,7 @@ class TournamentQueries:
         rounds: int | None,
         now: float,
         ends_at: float | None,
+        posts: Sequence[NewPost] = (),
     ) -> bool:
         async with self._con.transaction() as (con, ok):
             # Locked first: an entry waits for the start, then finds the tournament running.
@@ -158,21 +164,39 @@ class TournamentQueries:
                 " WHERE e.tournament_id = $1 AND e.entrant = s.entrant",
                 tournament_id, [entrant for entrant, _ in order], [seed for _, seed in order],
             )
+            await insert_posts(con, posts)
             return True
 
     async def set_status(
-        self, tournament_id: int, before: TournamentStatus, after: TournamentStatus, *, now: float
+        self,
+        tournament_id: int,
+        before: TournamentStatus,
+        after: TournamentStatus,
+        *,
+        now: float,
+        posts: Sequence[NewPost] = (),
     ) -> bool:
-        done = await self._con.pool.execute(
-            "UPDATE tournaments SET status = $3,"
-            " finished_at = CASE WHEN $4 THEN $5 ELSE finished_at END"
-            " WHERE id = $1 AND status = $2",
-            tournament_id, before.value, after.value, after.over, now,
-        )
-        return _count(done) == 1
+        async with self._con.transaction() as (con, ok):
+            done = await con.execute(
+                "UPDATE tournaments SET status = $3,"
+                " finished_at = CASE WHEN $4 THEN $5 ELSE finished_at END"
+                " WHERE id = $1 AND status = $2",
+                tournament_id, before.value, after.value, after.over, now,
+            )
+            if _count(done) != 1:
+                ok.rollback()
+                return False
+            await insert_posts(con, posts)
+            return True
 
     async def add_round(
-        self, tournament_id: int, round: int, pairings: list[NewPairing]
+        self,
+        tournament_id: int,
+        round: int,
+        pairings: list[NewPairing],
+        *,
+        posts: Sequence[NewPost] = (),
+        announce: NewPost | None = None,
     ) -> bool:
         async with self._con.transaction() as (con, ok):
             # Locked first: a second process pairing the same round waits, then finds it paired.
@@ -194,6 +218,9 @@ class TournamentQueries:
                 " VALUES ($1, $2, $3, $4, $5)",
                 [(tournament_id, round, p.board, p.x, p.o) for p in pairings],
             )
+            await insert_posts(con, posts)
+            if announce is not None and await _claim(con, tournament_id, round - 1):
+                await insert_posts(con, [announce])
             return True
 
     async def pairings(self, tournament_id: int) -> list[PairingRow]:
@@ -238,9 +265,21 @@ class TournamentQueries:
         )
         return _count(done) == 1
 
-    async def claim_announcement(self, tournament_id: int, round: int) -> bool:
-        done = await self._con.pool.execute(
-            "UPDATE tournaments SET announced = $2 WHERE id = $1 AND announced < $2",
-            tournament_id, round,
-        )
-        return _count(done) == 1
+    async def claim_announcement(
+        self, tournament_id: int, round: int, posts: Sequence[NewPost] = ()
+    ) -> bool:
+        async with self._con.transaction() as (con, ok):
+            if not await _claim(con, tournament_id, round):
+                ok.rollback()
+                return False
+            await insert_posts(con, posts)
+            return True
+
+
+async def _claim(con: Any, tournament_id: int, round: int) -> bool:
+    """Move `announced` up to `round` (one guarded UPDATE: one caller wins)."""
+    done = await con.execute(
+        "UPDATE tournaments SET announced = $2 WHERE id = $1 AND announced < $2",
+        tournament_id, round,
+    )
+    return _count(done) == 1

@@ -21,6 +21,7 @@ from bot.storage.sqlite.connection import (
 )
 from bot.storage.sqlite.games import GameQueries
 from bot.storage.sqlite.meta import MetaQueries
+from bot.storage.sqlite.outbox import OutboxQueries
 from bot.storage.sqlite.puzzles import PuzzleQueries
 from bot.storage.sqlite.reviews import ReviewQueries
 from bot.storage.sqlite.settings import SettingQueries
@@ -54,6 +55,7 @@ class SqliteStorage:
         self.meta = guard(MetaQueries(self.connection, self.games))
         self.puzzles = guard(PuzzleQueries(self.connection, self.games))
         self.tournaments = guard(TournamentQueries(self.connection))
+        self.outbox = guard(OutboxQueries(self.connection))
 
     @classmethod
     async def open(cls, path: str | Path, *, migrations: Path = MIGRATIONS_DIR) -> SqliteStorage:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.game.model import GameRow
+from bot.game.outbox_model import NewPost
 from bot.storage.sqlite.connection import SHARD, Connection, check_shard
 from bot.storage.sqlite.games import GameQueries
+from bot.storage.sqlite.outbox import insert_posts
 
 
 class ClockQueries:
@@ -65,10 +69,12 @@ class ClockQueries:
             )
         return None if row is None or row[0] is None else float(row[0])
 
-    async def claim_warning(self, game_id: int, deadline: float) -> bool:
+    async def claim_warning(
+        self, game_id: int, deadline: float, posts: Sequence[NewPost] = ()
+    ) -> bool:
         """Claim the low-time warning of `game_id`'s clock that runs out at `deadline`: True
-        once per clock, and only while the game still runs on it."""
-        async with self._con.lock:
+        once per clock, and only while the game still runs on it; `posts` with it."""
+        async with self._con.lock, self._con.transaction() as ok:
             cur = await self._con.db.execute(
                 "INSERT INTO clock_warnings (game_id, deadline) SELECT id, deadline FROM games"
                 " WHERE id = ? AND status = 'active' AND deadline = ?"
@@ -76,7 +82,11 @@ class ClockQueries:
                 " WHERE clock_warnings.deadline <> excluded.deadline",
                 (game_id, deadline),
             )
-            return cur.rowcount == 1
+            if cur.rowcount != 1:
+                ok.rollback()
+                return False
+            await insert_posts(self._con, posts)
+            return True
 
     async def set_deadline(self, game_id: int, ply: int, deadline: float | None) -> bool:
         async with self._con.lock:

@@ -5,7 +5,9 @@ so what the guard saw holds until the commit."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 
+from bot.game.outbox_model import NewPost
 from bot.game.pairings import Outcome
 from bot.game.tournament_model import (
     Entrant,
@@ -17,6 +19,7 @@ from bot.game.tournament_model import (
     TournamentStatus,
 )
 from bot.storage.sqlite.connection import SHARD, Connection, check_shard
+from bot.storage.sqlite.outbox import insert_posts
 from bot.storage.tournament_rows import (
     ENTRY_COLUMNS,
     LIVE,
@@ -130,6 +133,7 @@ class TournamentQueries:
         rounds: int | None,
         now: float,
         ends_at: float | None,
+        posts: Sequence[NewPost] = (),
     ) -> bool:
         async with self._con.lock, self._con.transaction() as ok:
             cur = await self._con.db.execute(
@@ -146,22 +150,39 @@ class TournamentQueries:
                 "UPDATE tournament_entries SET seed = ? WHERE tournament_id = ? AND entrant = ?",
                 [(seed, tournament_id, entrant) for entrant, seed in order],
             )
+            await insert_posts(self._con, posts)
             return True
 
     async def set_status(
-        self, tournament_id: int, before: TournamentStatus, after: TournamentStatus, *, now: float
+        self,
+        tournament_id: int,
+        before: TournamentStatus,
+        after: TournamentStatus,
+        *,
+        now: float,
+        posts: Sequence[NewPost] = (),
     ) -> bool:
-        async with self._con.lock:
+        async with self._con.lock, self._con.transaction() as ok:
             cur = await self._con.db.execute(
                 "UPDATE tournaments SET status = ?,"
                 " finished_at = CASE WHEN ? THEN ? ELSE finished_at END"
                 " WHERE id = ? AND status = ?",
                 (after.value, int(after.over), now, tournament_id, before.value),
             )
-            return cur.rowcount == 1
+            if cur.rowcount != 1:
+                ok.rollback()
+                return False
+            await insert_posts(self._con, posts)
+            return True
 
     async def add_round(
-        self, tournament_id: int, round: int, pairings: list[NewPairing]
+        self,
+        tournament_id: int,
+        round: int,
+        pairings: list[NewPairing],
+        *,
+        posts: Sequence[NewPost] = (),
+        announce: NewPost | None = None,
     ) -> bool:
         async with self._con.lock, self._con.transaction() as ok:
             cur = await self._con.db.execute(
@@ -177,6 +198,9 @@ class TournamentQueries:
                 " VALUES (?, ?, ?, ?, ?)",
                 [(tournament_id, round, p.board, p.x, p.o) for p in pairings],
             )
+            await insert_posts(self._con, posts)
+            if announce is not None and await self._claim(tournament_id, round - 1):
+                await insert_posts(self._con, [announce])
             return True
 
     async def pairings(self, tournament_id: int) -> list[PairingRow]:
@@ -226,15 +250,24 @@ class TournamentQueries:
             )
             return cur.rowcount == 1
 
-    async def claim_announcement(self, tournament_id: int, round: int) -> bool:
-        async with self._con.lock:
-            cur = await self._con.db.execute(
-                "UPDATE tournaments SET announced = ? WHERE id = ? AND announced < ?",
-                (round, tournament_id, round),
-            )
-            return cur.rowcount == 1
+    async def claim_announcement(
+        self, tournament_id: int, round: int, posts: Sequence[NewPost] = ()
+    ) -> bool:
+        async with self._con.lock, self._con.transaction() as ok:
+            if not await self._claim(tournament_id, round):
+                ok.rollback()
+                return False
+            await insert_posts(self._con, posts)
+            return True
 
     # ----------------------------------------------------------------- helpers (lock held)
+    async def _claim(self, tournament_id: int, round: int) -> bool:
+        cur = await self._con.db.execute(
+            "UPDATE tournaments SET announced = ? WHERE id = ? AND announced < ?",
+            (round, tournament_id, round),
+        )
+        return cur.rowcount == 1
+
     async def _read(self, tournament_id: int) -> TournamentRow | None:
         row = await self._con.first(
             f"SELECT {TOURNAMENT_COLUMNS} FROM tournaments WHERE id = ?", (tournament_id,)

@@ -100,3 +100,33 @@ async def test_a_member_whose_clock_runs_low_is_warned_once_unless_they_turned_i
     await message.wait_for(lambda m: "ran out of time" in text_of(m), timeout=15)
     assert _warnings(double, alice.id) == []
     assert len(_warnings(double, bob.id)) == 1
+
+
+async def test_a_warning_whose_answer_was_lost_reaches_the_member_once_as_a_reply(
+    start_bot: StartBot,
+) -> None:
+    bot = await start_bot(CARO_MIN_TIMEOUT_SECONDS="1")
+    double = bot.double
+    admin, alice, bob = (double.add_member(n) for n in ("admin", "alice", "bob"))
+    admin.permissions = str(int(admin.permissions) | MANAGE_GUILD)
+    assert (await admin.slash("caro settings", timeout=0.1)).ephemeral  # 6 s: warned at 3 s left
+    # Discord makes the warning and the connection drops before its answer: the outbox sends it
+    # again with its nonce, and Discord hands back the one it made.
+    double.fail_next("POST", r"^/channels/\d+/messages$", status=500, mode="drop",
+                     content="your clock runs out")
+    message = await accepted_game(alice, bob, first="me")
+    await alice.click(message, "B2")
+    await double.store.changes.wait_until(lambda: bool(_warnings(double, bob.id)), 10)
+
+    def sends() -> list:
+        return [r for r in double.requests if r.method == "POST" and r.json
+                and "your clock runs out" in str(r.json.get("content"))]
+
+    assert await double.store.changes.wait_until(lambda: len(sends()) == 2, 10)
+    first, again = sends()
+    assert first.json["nonce"] == again.json["nonce"]
+    (warning,) = _warnings(double, bob.id)
+    assert str(warning.payload["message_reference"]["message_id"]) == message.id
+    # Still the turn's one notice: Bob's move takes it away.
+    await bob.click(message, "A1")
+    await warning.wait_for(lambda m: m.deleted)

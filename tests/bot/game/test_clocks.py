@@ -12,6 +12,7 @@ import pytest
 from bot.game.clocks import warning_lead
 from bot.game.errors import UserError
 from bot.game.model import GuildSettings, MoveRef
+from bot.game.outbox_model import PostKind
 from engine import Mark
 from testkit.services import ALICE, BOB, GUILD, challenge, move, pvp_game, start
 from testkit.storage_backends import Backend
@@ -147,8 +148,13 @@ async def test_a_member_is_warned_once_per_turn_when_their_clock_runs_low(world)
     due, upcoming = await svc.timeouts.due_warnings()
     assert [(s.id, s.mover_id) for s in due] == [(state.id, BOB)]
     assert upcoming is None
+    # The warning is written to the outbox with its claim, for the clock it warns of.
+    (post,) = await svc.storage.outbox.due_posts(now=clock.now)
+    assert (post.kind, post.payload) == (
+        PostKind.CLOCK_WARNING, {"game": state.id, "deadline": due[0].row.deadline})
     # Asked again (another pass, a restarted bot, another process): not warned twice.
     assert (await svc.timeouts.due_warnings())[0] == []
+    assert len(await svc.storage.outbox.due_posts(now=clock.now)) == 1
     # Bob's move starts Alice's clock: her turn gets its own warning.
     state = await move(svc, state.id, BOB, "A1")
     _, upcoming = await svc.timeouts.due_warnings()

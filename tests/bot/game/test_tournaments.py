@@ -124,7 +124,8 @@ async def test_a_step_taken_twice_at_once_pairs_the_round_once(world) -> None:
     clock.now += 11 * 60
     # A second service over the same database stands for another process holding the shard.
     other = TournamentService(
-        svc.storage.tournaments, svc.games, svc.storage.standings, svc.settings, clock=clock
+        svc.storage.tournaments, svc.games, svc.storage.standings, svc.settings,
+        outbox=svc.outbox, clock=clock,
     )
     first, second = await asyncio.gather(svc.tournaments.advance(tid), other.advance(tid))
     assert first is not None and second is not None
@@ -456,7 +457,8 @@ async def test_a_game_the_bot_made_but_never_bound_gives_way_to_the_pairings_own
     ]
     # A new process's first step clears them away before it starts the pairings' own games.
     fresh = TournamentService(
-        svc.storage.tournaments, svc.games, svc.storage.standings, svc.settings, clock=clock
+        svc.storage.tournaments, svc.games, svc.storage.standings, svc.settings,
+        outbox=svc.outbox, clock=clock,
     )
     progress = await fresh.start_now(tid, ORGANISER)
     for orphan in orphans:

@@ -31,6 +31,17 @@ def test_the_rest_base_and_gateway_can_be_pointed_elsewhere() -> None:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway
 
 
+def test_discord_py_sends_enforce_nonce_with_every_nonce_the_outbox_gives() -> None:
+    # The outbox (bot/cogs/outbox.py) relies on this with no patch of its own: Messageable.send
+    # has `nonce` and no `enforce_nonce`, and discord.py adds enforce_nonce to every nonce. If an
+    # upgrade stops doing so, a retry after a lost answer would post twice: this test fails first.
+    params = discord.http.handle_message_parameters(content="final", nonce="caro0123456789abcdef0")
+    assert params.payload is not None
+    assert params.payload["nonce"] == "caro0123456789abcdef0"
+    assert params.payload["enforce_nonce"] is True
+    assert "nonce" in discord.abc.Messageable.send.__kwdefaults__
+
+
 def test_a_repeated_interaction_reaches_discord_py_once() -> None:
     client = discord.Client(intents=discord.Intents.none())
     parsers: dict[str, Any] = client._connection.parsers

@@ -31,6 +31,7 @@ from bot.game.model import (
     NewGame,
     Record,
 )
+from bot.game.outbox_model import NewPost, PostKind
 from bot.game.ports import Answer, Finished, MoveOutcome, StorageError
 from bot.storage import SqliteStorage, migration_files, open_database
 from bot.storage.rows import member_settings_of
@@ -375,9 +376,12 @@ async def test_a_clocks_low_time_warning_is_claimed_once_by_any_number_of_proces
     assert [g.id for g in await second.clocks.unwarned_clocks(100.0)] == [game.id]
     assert await second.clocks.unwarned_clocks(99.0) == []
     assert await first.clocks.next_unwarned_clock(0.0) == 100.0
-    claims = [first.clocks.claim_warning(game.id, 100.0) for _ in range(4)]
-    claims += [second.clocks.claim_warning(game.id, 100.0) for _ in range(4)]
+    # Each claim carries its warning: only the winner's is written, with the claim.
+    warning = NewPost(GUILD, CHANNEL, PostKind.CLOCK_WARNING, {"game": game.id}, 90.0)
+    claims = [first.clocks.claim_warning(game.id, 100.0, [warning]) for _ in range(4)]
+    claims += [second.clocks.claim_warning(game.id, 100.0, [warning]) for _ in range(4)]
     assert sorted(await asyncio.gather(*claims)) == [False] * 7 + [True]
+    assert [p.payload for p in await second.outbox.due_posts(now=90.0)] == [{"game": game.id}]
     assert await first.clocks.unwarned_clocks(100.0) == []
     assert await second.clocks.next_unwarned_clock(0.0) is None
     # A clock the game no longer runs on is not claimed; the next clock is, once.
@@ -592,6 +596,7 @@ def test_each_repository_implements_every_method_of_its_port(backend: str) -> No
         "meta": ("meta", "MetaQueries", ports.MetaStore),
         "puzzles": ("puzzles", "PuzzleQueries", ports.PuzzleStore),
         "tournaments": ("tournaments", "TournamentQueries", ports.TournamentStore),
+        "outbox": ("outbox", "OutboxQueries", ports.OutboxStore),
     }
     assert set(repositories) == {
         name for name, member in vars(ports.Storage).items() if isinstance(member, property)

@@ -1,0 +1,213 @@
+"""The outbox's sender: the posts the bot makes on its own (bot.game.outbox_model), for this
+process's shards. Each row due is claimed, rendered from the database by the cog that owns its
+kind, sent with its nonce (Discord makes one message per nonce, so a retry after a lost answer
+posts nothing twice) and marked sent. A failure Discord may get over (a 5xx, a dropped
+connection, a timeout) is tried again later, waiting longer each time; one it never gets over (no
+access, no such channel, a message it refuses) is given up with its reason, said once in the
+log. Rows done with are pruned after a while."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+import aiohttp
+import discord
+from discord.ext import commands
+
+from bot.cogs.clocks import ClocksCog
+from bot.cogs.tournament import TournamentCog
+from bot.game.outbox_model import PostKind, PostRow
+from bot.game.ports import UNAVAILABLE_RETRY_SECONDS, StorageUnavailable
+from bot.ui.posts import MessageEdit, NewMessage, Rendered
+
+if TYPE_CHECKING:
+    from bot.cogs.host import Host
+
+log = logging.getLogger("caro.bot")
+
+# The sender sleeps until the next row falls due or a change writes one, but looks at least this
+# often: another process may have written a row for a shard this one holds.
+LOOK_EVERY_S = 5.0
+# The longest one send may take (discord.py's own retries of a 5xx included): the sender sends
+# one row at a time, so a call Discord never answers must not hold up the others. A send cut
+# short is tried again later with its nonce, so a message made meanwhile is not made twice.
+SEND_TIMEOUT_S = 45.0
+# How often rows done with are pruned.
+PRUNE_EVERY_S = 3600.0
+Renderer = ClocksCog | TournamentCog
+# A row whose rendering keeps failing (a bug, not Discord) is given up after this many tries, so
+# it is not tried forever; the log holds each failure's traceback.
+MAX_RENDER_ATTEMPTS = 8
+
+
+def never_passes(exc: discord.HTTPException) -> bool:
+    """Whether Discord will refuse the same call again: a 4xx other than a rate limit (Missing
+    Access, Unknown Channel, a message it finds invalid)."""
+    return 400 <= exc.status < 500 and exc.status != 429
+
+
+class OutboxCog(commands.Cog, name="Outbox"):
+    def __init__(self, bot: Host) -> None:
+        self.bot = bot
+        # The shards whose claimed rows this process has taken over since it started.
+        self._taken: set[int] = set()
+        self._pruned_at = 0.0
+
+    async def cog_load(self) -> None:
+        self.bot.spawn(self.send_posts())
+
+    async def send_posts(self) -> None:
+        await self.bot.wait_until_ready()
+        outbox = self.bot.services.outbox
+        while not self.bot.is_closed():
+            outbox.changed.clear()
+            wait = LOOK_EVERY_S
+            try:
+                upcoming = await self.send_due()
+                if upcoming is not None:
+                    wait = min(wait, max(0.05, upcoming - outbox.now()))
+                await self.prune()
+            except StorageUnavailable:
+                # Said once in the log when the database was lost; the rows wait in it.
+                wait = UNAVAILABLE_RETRY_SECONDS
+            except Exception:
+                if self.bot.is_closed():
+                    return
+                log.exception("sending the outbox failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(outbox.changed.wait(), wait)
+
+    async def send_due(self) -> float | None:
+        """Send the rows due for this process's shards; when the next one falls due."""
+        outbox = self.bot.services.outbox
+        count = self.bot.shard_count or 1
+        upcoming: float | None = None
+        for shard_id in self.bot.held_shards():
+            with self.bot.working_for(shard_id):
+                if shard_id not in self._taken:
+                    # Claims left by a process that stopped while sending: this one holds the
+                    # shard now, so it sends them at once rather than after their claims run out.
+                    released = await outbox.take_over(shard_id=shard_id, shard_count=count)
+                    if released:
+                        log.info("outbox: took over %d posts of shard %d", released, shard_id)
+                    self._taken.add(shard_id)
+                for row in await outbox.due(shard_id=shard_id, shard_count=count):
+                    await self.send(row)
+                at = await outbox.next_due(shard_id=shard_id, shard_count=count)
+                if at is not None and (upcoming is None or at < upcoming):
+                    upcoming = at
+        return upcoming
+
+    async def send(self, row: PostRow) -> None:
+        """Claim, render, send and mark one row (or count its failed try)."""
+        outbox = self.bot.services.outbox
+        if not await outbox.claim(row):
+            return  # another sender holds it
+        owner = self.owner(row)
+        if owner is None:
+            # The cog that draws it was unloaded: the bot is stopping. The row waits, and the
+            # next start takes its claim over.
+            return
+        try:
+            rendered = await owner.render_post(row)
+        except StorageUnavailable:
+            raise
+        except Exception as exc:
+            if row.attempts + 1 >= MAX_RENDER_ATTEMPTS:
+                log.exception("outbox: post %d (%s) given up: it cannot be drawn", row.id, row.kind)
+                await outbox.failed(row, f"cannot be drawn: {exc!r}")
+            else:
+                log.exception("outbox: post %d (%s) could not be drawn", row.id, row.kind)
+                await outbox.retry(row, f"cannot be drawn: {exc!r}")
+            return
+        try:
+            async with asyncio.timeout(SEND_TIMEOUT_S):
+                message_id = await self.deliver(row, rendered)
+        except discord.HTTPException as exc:
+            if never_passes(exc):
+                log.warning(
+                    "outbox: post %d (%s) in channel %d given up: Discord refused it (%s)",
+                    row.id, row.kind, row.channel_id, exc,
+                )
+                await outbox.failed(row, f"{exc.status} {exc.text or exc}")
+                return
+            await self._later(row, f"{exc.status} {exc.text or exc}")
+            return
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            # The call may have reached Discord: the retry carries the same nonce.
+            await self._later(row, repr(exc))
+            return
+        if await outbox.sent(row, message_id):
+            log.info("outbox: post %d (%s) sent", row.id, row.kind)
+
+    async def _later(self, row: PostRow, error: str) -> None:
+        delay = await self.bot.services.outbox.retry(row, error)
+        # Said once per row; its later tries only at INFO, so an outage is not a flood.
+        level = logging.WARNING if row.attempts == 0 else logging.INFO
+        log.log(
+            level, "outbox: post %d (%s) not sent (%s); trying again in %.0f s",
+            row.id, row.kind, error, delay,
+        )
+
+    def owner(self, row: PostRow) -> Renderer | None:
+        """The cog that draws the row's kind from the database; None once it is unloaded."""
+        kind: type[Renderer] = ClocksCog if row.kind is PostKind.CLOCK_WARNING else TournamentCog
+        try:
+            return self.bot.cog(kind)
+        except LookupError:
+            return None
+
+    async def deliver(self, row: PostRow, rendered: Rendered) -> int | None:
+        """Send a new message with the row's nonce, or make the edit; the message's id."""
+        channel = self.bot.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
+        if isinstance(rendered, NewMessage):
+            try:
+                sent = await self._send(channel, rendered, row.nonce)
+            except discord.Forbidden:
+                if rendered.fallback is None:
+                    raise
+                # Refused, so nothing was made: the same nonce is free for the fallback.
+                rendered = rendered.fallback
+                sent = await self._send(channel, rendered, row.nonce)
+            if rendered.sent is not None:
+                rendered.sent(sent.id)
+            return sent.id
+        if isinstance(rendered, MessageEdit):
+            message = channel.get_partial_message(rendered.message_id)
+            await message.edit(**rendered.parts, allowed_mentions=rendered.allowed_mentions)
+            return rendered.message_id
+        return None
+
+    @staticmethod
+    async def _send(
+        channel: discord.PartialMessageable, message: NewMessage, nonce: str
+    ) -> discord.Message:
+        # discord.py sends enforce_nonce with every nonce (tests/bot/runtime/test_patches.py
+        # checks it): Discord hands back the message it made for this nonce, if any.
+        extra: dict[str, Any] = {}
+        if message.file is not None:
+            extra["file"] = message.file
+        if message.reference is not None:
+            extra["reference"] = message.reference
+        return await channel.send(
+            content=message.content,
+            allowed_mentions=message.allowed_mentions,
+            nonce=nonce,
+            **extra,
+        )
+
+    async def prune(self) -> None:
+        now = time.monotonic()
+        if now - self._pruned_at < PRUNE_EVERY_S:
+            return
+        self._pruned_at = now
+        pruned = await self.bot.services.outbox.prune()
+        if pruned:
+            log.info("outbox: pruned %d posts done with", pruned)
+
+
+__all__ = ["OutboxCog", "never_passes"]

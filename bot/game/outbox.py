@@ -1,0 +1,99 @@
+"""The outbox's service: what the sender asks of it (the rows due for this process's shards, a
+claim on one, sent, try again later, given up) and when it tries again. No Discord here: the
+sender (bot.cogs.outbox) renders and sends, and says whether a failure may pass."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from bot.game.clocks import Clock
+from bot.game.outbox_model import NewPost, PostKind, PostRow
+from bot.game.ports import OutboxStore
+
+# How long a sender holds a row it is sending: longer than discord.py's own retries of one call
+# (five tries, 25 s of waits), so a slow send is not taken up by a second sender meanwhile.
+CLAIM_SECONDS = 60.0
+# The waits between tries of one row: doubling from the first, up to the last.
+FIRST_RETRY_SECONDS = 1.0
+LAST_RETRY_SECONDS = 300.0
+# How long rows are kept once done: a sent row a day (enough to read what was sent in an
+# incident), a row given up a week (for the operator to see why).
+KEEP_SENT_SECONDS = 24 * 3600.0
+KEEP_FAILED_SECONDS = 7 * 24 * 3600.0
+
+
+def retry_delay(attempts: int) -> float:
+    """The wait before the next try of a row that has failed `attempts` times (1 or more)."""
+    return min(LAST_RETRY_SECONDS, FIRST_RETRY_SECONDS * 2.0 ** max(0, attempts - 1))
+
+
+class OutboxService:
+    def __init__(self, store: OutboxStore, *, clock: Clock = time.time) -> None:
+        self._store = store
+        self._clock = clock
+        # Set when a change wrote a row, so the sender wakes without waiting for its next look.
+        self.changed = asyncio.Event()
+
+    def now(self) -> float:
+        return self._clock()
+
+    def post(
+        self, guild_id: int, channel_id: int, kind: PostKind, **payload: int | float | str | None
+    ) -> NewPost:
+        """A new row decided now (written by the caller, with the change that calls for it)."""
+        return NewPost(guild_id, channel_id, kind, payload, self.now())
+
+    def wake(self) -> None:
+        self.changed.set()
+
+    async def add(self, posts: list[NewPost]) -> None:
+        await self._store.add_posts(posts)
+        self.wake()
+
+    async def due(self, *, shard_id: int, shard_count: int) -> list[PostRow]:
+        return await self._store.due_posts(
+            now=self.now(), shard_id=shard_id, shard_count=shard_count
+        )
+
+    async def next_due(self, *, shard_id: int, shard_count: int) -> float | None:
+        return await self._store.next_post_due(shard_id=shard_id, shard_count=shard_count)
+
+    async def take_over(self, *, shard_id: int, shard_count: int) -> int:
+        """Release the shard's claimed rows: this process now holds the shard, so whoever
+        claimed them stopped (a double send is harmless: each row's nonce)."""
+        return await self._store.release_posts(shard_id=shard_id, shard_count=shard_count)
+
+    async def claim(self, row: PostRow) -> bool:
+        now = self.now()
+        return await self._store.claim_post(row.id, now=now, until=now + CLAIM_SECONDS)
+
+    async def sent(self, row: PostRow, message_id: int | None) -> bool:
+        return await self._store.post_sent(row.id, now=self.now(), message_id=message_id)
+
+    async def retry(self, row: PostRow, error: str) -> float:
+        """Count a failed try; the wait before the next."""
+        delay = retry_delay(row.attempts + 1)
+        await self._store.post_retry(row.id, error=error[:500], retry_at=self.now() + delay)
+        return delay
+
+    async def failed(self, row: PostRow, error: str) -> None:
+        await self._store.post_failed(row.id, now=self.now(), error=error[:500])
+
+    async def prune(self) -> int:
+        now = self.now()
+        return await self._store.prune_posts(
+            sent_before=now - KEEP_SENT_SECONDS, failed_before=now - KEEP_FAILED_SECONDS
+        )
+
+    async def row(self, post_id: int) -> PostRow | None:
+        return await self._store.post(post_id)
+
+
+__all__ = [
+    "CLAIM_SECONDS",
+    "KEEP_FAILED_SECONDS",
+    "KEEP_SENT_SECONDS",
+    "OutboxService",
+    "retry_delay",
+]

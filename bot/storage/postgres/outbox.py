@@ -1,0 +1,110 @@
+"""The outbox on PostgreSQL (bot.game.ports.OutboxStore). Several processes may send: a row is
+taken by one guarded UPDATE (its claim), so a second sender skips it until the claim runs out;
+`insert_posts` is for the other repositories, inside their transactions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bot.game.outbox_model import NewPost, PostRow
+from bot.storage.outbox_rows import (
+    IN_ORDER,
+    POST_COLUMNS,
+    POST_INSERT_COLUMNS,
+    WAITING,
+    post_of,
+    post_values,
+)
+from bot.storage.postgres.connection import Connection, check_shard
+from bot.storage.postgres.games import _SHARD, _count
+
+
+async def insert_posts(con: Any, posts: Sequence[NewPost]) -> None:
+    """Write `posts` on connection `con` (usually in the caller's transaction)."""
+    if posts:
+        await con.executemany(
+            f"INSERT INTO outbox ({POST_INSERT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            [post_values(post) for post in posts],
+        )
+
+
+class OutboxQueries:
+    def __init__(self, con: Connection) -> None:
+        self._con = con
+
+    async def add_posts(self, posts: Sequence[NewPost]) -> None:
+        async with self._con.transaction() as (con, _):
+            await insert_posts(con, posts)
+
+    async def due_posts(
+        self, *, now: float, shard_id: int = 0, shard_count: int = 1, limit: int = 50
+    ) -> list[PostRow]:
+        check_shard(shard_id, shard_count)
+        rows = await self._con.pool.fetch(
+            f"SELECT {POST_COLUMNS} FROM outbox WHERE {WAITING} AND due_at <= $1"
+            " AND (claimed_until IS NULL OR claimed_until < $1)"
+            f" AND {_SHARD.format(count='$2', shard='$3')} AND {IN_ORDER} ORDER BY id LIMIT $4",
+            now, shard_count, shard_id, limit,
+        )
+        return [post_of(r) for r in rows]
+
+    async def next_post_due(self, *, shard_id: int = 0, shard_count: int = 1) -> float | None:
+        check_shard(shard_id, shard_count)
+        found = await self._con.pool.fetchval(
+            "SELECT MIN(GREATEST(due_at, COALESCE(claimed_until, due_at))) FROM outbox"
+            f" WHERE {WAITING} AND {_SHARD.format(count='$1', shard='$2')} AND {IN_ORDER}",
+            shard_count, shard_id,
+        )
+        return None if found is None else float(found)
+
+    async def claim_post(self, post_id: int, *, now: float, until: float) -> bool:
+        done = await self._con.pool.execute(
+            f"UPDATE outbox SET claimed_until = $3 WHERE id = $1 AND {WAITING}"
+            " AND (claimed_until IS NULL OR claimed_until < $2)",
+            post_id, now, until,
+        )
+        return _count(done) == 1
+
+    async def release_posts(self, *, shard_id: int = 0, shard_count: int = 1) -> int:
+        check_shard(shard_id, shard_count)
+        done = await self._con.pool.execute(
+            f"UPDATE outbox SET claimed_until = NULL WHERE {WAITING}"
+            f" AND claimed_until IS NOT NULL AND {_SHARD.format(count='$1', shard='$2')}",
+            shard_count, shard_id,
+        )
+        return _count(done)
+
+    async def post_sent(self, post_id: int, *, now: float, message_id: int | None) -> bool:
+        done = await self._con.pool.execute(
+            "UPDATE outbox SET sent_at = $2, message_id = $3, claimed_until = NULL"
+            f" WHERE id = $1 AND {WAITING}",
+            post_id, now, message_id,
+        )
+        return _count(done) == 1
+
+    async def post_retry(self, post_id: int, *, error: str, retry_at: float) -> None:
+        await self._con.pool.execute(
+            "UPDATE outbox SET attempts = attempts + 1, last_error = $2, due_at = $3,"
+            f" claimed_until = NULL WHERE id = $1 AND {WAITING}",
+            post_id, error, retry_at,
+        )
+
+    async def post_failed(self, post_id: int, *, now: float, error: str) -> None:
+        await self._con.pool.execute(
+            "UPDATE outbox SET attempts = attempts + 1, last_error = $2, failed_at = $3,"
+            f" claimed_until = NULL WHERE id = $1 AND {WAITING}",
+            post_id, error, now,
+        )
+
+    async def post(self, post_id: int) -> PostRow | None:
+        row = await self._con.pool.fetchrow(
+            f"SELECT {POST_COLUMNS} FROM outbox WHERE id = $1", post_id
+        )
+        return None if row is None else post_of(row)
+
+    async def prune_posts(self, *, sent_before: float, failed_before: float) -> int:
+        done = await self._con.pool.execute(
+            "DELETE FROM outbox WHERE sent_at < $1 OR failed_at < $2", sent_before, failed_before
+        )
+        return _count(done)
