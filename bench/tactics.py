@@ -15,7 +15,8 @@ least one of the ten is safe and at least half are not.
 
 Printed per position: its rule and ply, the move played, pass or fail and the time it took;
 then the two scores. Each move is "impossible" as the bot plays it (engine.ai.choose_move at the
-time limit, fresh tables).
+time limit, fresh tables), or with --brain COMMAND a Gomocup brain's at that turn time (another
+tree of caro, to compare two builds; Rapfi, on the rules it plays).
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--make", action="store_true")
+    parser.add_argument("--brain", default=None,
+                        help="a Gomocup brain's command to play the moves instead (another tree "
+                             "of caro, Rapfi...): judged the same way")
     args = parser.parse_args(argv)
 
     from engine.ai import choose_move, warm_up
@@ -72,12 +76,21 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     attack = [p.board() for p in load_puzzles(SHARED)]
     defence = [Board.from_text(line) for line in DEFENCE.read_text().splitlines() if line.strip()]
+    brain = None
+    if args.brain:
+        from engine.external import ExternalEngine, parse_command
+
+        brain = ExternalEngine(parse_command(args.brain), args.seconds)
     scores = {}
     for suite, boards in (("attack", attack), ("defence", defence)):
         passed = 0
         for i, board in enumerate(boards):
             start = time.perf_counter()
-            move = choose_move(board, "impossible", time_limit=args.seconds, fresh_tables=True)
+            if brain is not None:
+                move = brain.move(board)
+            else:
+                move = choose_move(board, "impossible", time_limit=args.seconds,
+                                   fresh_tables=True)
             spent = time.perf_counter() - start
             if suite == "attack":
                 ok = check_move(board, move).verdict in (Verdict.SOLVED, Verdict.WINNING)
@@ -89,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{suite:>7} {i:>2} {board.rule.value:>9} ply {board.ply:>3} "
                   f"{board.move_name(move):>4} {'pass' if ok else 'FAIL'} {spent:.2f} s", flush=True)
         scores[suite] = (passed, len(boards))
+    if brain is not None:
+        brain.close()
     print(" ".join(f"{name} {p}/{n}" for name, (p, n) in scores.items()))
     return 0
 
