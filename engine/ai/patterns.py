@@ -206,14 +206,39 @@ def features(grid: list[int] | tuple[int, ...], rows: int, cols: int, rule: Rule
     return out
 
 
+@lru_cache(maxsize=16)
+def _layout(rows: int, cols: int, base: int
+            ) -> tuple[tuple[tuple[tuple[int, int, int], ...], ...], tuple[int, ...]]:
+    """PatternBoard's geometry, built once per board shape: per cell, the (neighbour, its slot
+    cell * 4 + d, the weight of the cell's digit in that neighbour's code) it changes; and every
+    slot's code on the empty board (its neighbours off the board are edges)."""
+    from ..board import DIRECTIONS
+
+    size = rows * cols
+    edge = 3 if base == 4 else 2
+    powers = [base ** j for j in range(DIGITS)]
+    touch: list[list[tuple[int, int, int]]] = [[] for _ in range(size)]
+    start = [0] * (size * 4)
+    for r in range(rows):
+        for c in range(cols):
+            cell = r * cols + c
+            for d, (dr, dc) in enumerate(DIRECTIONS):
+                for j in range(DIGITS):
+                    o = -(j + 1) if j < REACH else j - REACH + 1
+                    rr, cc = r + o * dr, c + o * dc
+                    if 0 <= rr < rows and 0 <= cc < cols:
+                        touch[rr * cols + cc].append((cell, cell * 4 + d, powers[j]))
+                    else:
+                        start[cell * 4 + d] += edge * powers[j]
+    return tuple(tuple(t) for t in touch), tuple(start)
+
+
 class PatternBoard:
     """The core's pattern board in plain Python, kept in step by add and remove (flat cells): for
     the pure-Python search (engine.ai.position), which then values positions as the compiled
     core does."""
 
     def __init__(self, rows: int, cols: int, rule: Rule) -> None:
-        from ..board import DIRECTIONS
-
         t = tables(rule)
         w = weights()
         self.pw = (tuple(int(v) for v in w.cell[0]), tuple(int(v) for v in w.cell[1]))
@@ -222,23 +247,7 @@ class PatternBoard:
         self.comb = (b"", t.comb[1].tobytes(), t.comb[2].tobytes())
         size = rows * cols
         self.grid = [0] * size
-        edge = 3 if t.base == 4 else 2
-        powers = [t.base ** j for j in range(DIGITS)]
-        # touch[cell]: (neighbour, its slot cell * 4 + d, the weight of cell's digit in its code)
-        touch: list[list[tuple[int, int, int]]] = [[] for _ in range(size)]
-        start = [0] * (size * 4)
-        for r in range(rows):
-            for c in range(cols):
-                cell = r * cols + c
-                for d, (dr, dc) in enumerate(DIRECTIONS):
-                    for j in range(DIGITS):
-                        o = -(j + 1) if j < REACH else j - REACH + 1
-                        rr, cc = r + o * dr, c + o * dc
-                        if 0 <= rr < rows and 0 <= cc < cols:
-                            touch[rr * cols + cc].append((cell, cell * 4 + d, powers[j]))
-                        else:
-                            start[cell * 4 + d] += edge * powers[j]
-        self.touch = tuple(tuple(t) for t in touch)
+        self.touch, start = _layout(rows, cols, t.base)
         self.code: tuple[list[int], ...] = ([], list(start), list(start))
         self.cls: tuple[list[int], ...] = ([], [0] * (size * 4), [0] * (size * 4))
         self.p4: tuple[list[int], ...] = ([], [0] * size, [0] * size)
