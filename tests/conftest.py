@@ -97,10 +97,9 @@ async def running_bot(start_bot: StartBot) -> BotHandle:
 # ------------------------------------------------------------------ PostgreSQL
 
 
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[PostgresServer]:
-    """One throwaway PostgreSQL server for the whole run (see testkit/postgres.py); skips the test
-    when PostgreSQL is not installed, fails instead under CARO_REQUIRE_POSTGRES=1 (CI)."""
+def _throwaway_postgres() -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL server (see testkit/postgres.py), stopped afterwards; skips the
+    test when PostgreSQL is not installed, fails instead under CARO_REQUIRE_POSTGRES=1 (CI)."""
     try:
         server = PostgresServer.start()
     except PostgresUnavailable as exc:
@@ -111,6 +110,19 @@ def postgres_server() -> Iterator[PostgresServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One throwaway PostgreSQL server for the whole run."""
+    yield from _throwaway_postgres()
+
+
+@pytest.fixture
+def own_postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of this test's own: the test may stop it under the storage or the
+    bot, which the shared server of the other tests must never be."""
+    yield from _throwaway_postgres()
 
 
 _database_numbers = itertools.count(1)

@@ -10,15 +10,12 @@ import asyncio
 import re
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Iterator
-
-import pytest
+from collections.abc import Awaitable, Callable
 
 from testkit.boards import board_of, first_empty, refusal
 from testkit.bot_process import BotHandle, StartBot, text_of
 from testkit.members import MANAGE_GUILD, accepted_game
-from testkit.postgres import PostgresServer, PostgresUnavailable
-from testkit.postgres import required as postgres_required
+from testkit.postgres import PostgresServer
 
 UNREACHABLE = "caro cannot reach its database right now; nothing was changed"
 UNREACHABLE_VI = "caro tạm thời không kết nối được cơ sở dữ liệu"
@@ -27,22 +24,6 @@ BACK = re.compile(r" INFO .*database .* reachable again after (\d+\.\d) s")
 # The turn clock of the game between members: it runs out while the database is away.
 CLOCK_MINUTES = 0.1
 CLOCK_SECONDS = CLOCK_MINUTES * 60
-
-@pytest.fixture
-def own_postgres() -> Iterator[PostgresServer]:
-    """A PostgreSQL server of this test's own: it is stopped under the bot, which the shared
-    server of the other tests must never be."""
-    try:
-        server = PostgresServer.start()
-    except PostgresUnavailable as exc:
-        if postgres_required():
-            pytest.fail(f"{exc} and CARO_REQUIRE_POSTGRES is set")
-        pytest.skip(str(exc))
-    try:
-        yield server
-    finally:
-        server.stop()
-
 
 def log_lines(bot: BotHandle, pattern: re.Pattern[str]) -> list[str]:
     return [line for line in bot.log_text().splitlines() if pattern.search(line)]

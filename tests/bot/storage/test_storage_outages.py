@@ -9,7 +9,6 @@ import asyncio
 import logging
 import sqlite3
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,8 +17,7 @@ from bot.game.model import ActiveGameExists, Mode, NewGame
 from bot.game.ports import StorageUnavailable
 from bot.storage import PostgresStorage, SqliteStorage
 from engine.types import Level
-from testkit.postgres import PostgresServer, PostgresUnavailable
-from testkit.postgres import required as postgres_required
+from testkit.postgres import PostgresServer
 
 GUILD, CHANNEL, ALICE = 1 << 22, 100, 11
 
@@ -103,21 +101,6 @@ async def test_a_broken_rule_is_its_own_error_and_the_database_stays_reachable(
     assert not store.health.down
     assert storage_lines(caplog, logging.WARNING) == []
     await store.close()
-
-
-@pytest.fixture
-def own_postgres() -> Iterator[PostgresServer]:
-    """A server of this test's own: it is stopped under the storage."""
-    try:
-        server = PostgresServer.start()
-    except PostgresUnavailable as exc:
-        if postgres_required():
-            pytest.fail(f"{exc} and CARO_REQUIRE_POSTGRES is set")
-        pytest.skip(str(exc))
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 async def test_a_stopped_postgresql_server_is_refused_at_once_and_found_again_when_started(
