@@ -1,11 +1,17 @@
 """Made-up game states, built as the storage would load them, for drawing and rendering tests:
-`game`, a small game of member 42 against the AI, and `big_game`, a 15x15 caro game of any mode."""
+`game`, a small game of member 42 against the AI, `big_game`, a 15x15 caro game of any mode, and
+`in_tournament`, either of them as a tournament's game."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.game import ratings
 from bot.game.model import EndReason, GameRow, GameState, Mode, MoveRow, Seat, Status, load_state
+from bot.game.pairings import Format
+from bot.game.tournament_model import PairingRow, TournamentGame, TournamentRow, TournamentStatus
 from engine import Mark
+from engine.openings import Opening
 from engine.types import Level
 
 
@@ -43,3 +49,21 @@ def big_game(moves: list[str], *, status: str = "active", mode: str = "pvp") -> 
     )
     return load_state(row)
 
+
+def in_tournament(
+    state: GameState, x: str, o: str, *, format: Format = Format.SWISS, message: int | None = 77
+) -> tuple[GameState, TournamentGame]:
+    """`state` as a game of tournament #5 (round 2 of 3, announced in message `message` of its
+    channel), paired between the entries `x` and `o`: the game, and its place in the
+    tournament."""
+    state = load_state(replace(state.row, tournament_id=5))
+    row = TournamentRow(
+        id=5, guild_id=state.row.guild_id, channel_id=state.row.channel_id, message_id=message,
+        created_by=42, format=format, rounds=3 if format is not Format.ARENA else None,
+        minutes=None, max_players=64, rows=state.row.rows, cols=state.row.cols, k=state.row.k,
+        rule=state.row.rule, opening=Opening.FREE, turn_seconds=60.0, rated=state.row.rated,
+        starts_at=0.0, locale="en-US", status=TournamentStatus.RUNNING, round=2, announced=1,
+        started_at=0.0, ends_at=None, finished_at=None,
+    )
+    pairing = PairingRow(id=1, round=2, board=0, x=x, o=o, game_id=state.id, outcome=None)
+    return state, TournamentGame(row, pairing)

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from bot.game.model import AiLevel, Seat, parse_ai_level
+from bot.game.model import AiLevel, GameState, Seat, parse_ai_level
 from bot.game.pairings import Format, Outcome
+from engine import Mark
 from engine.openings import Opening
 
 Entrant = str
@@ -149,6 +150,29 @@ class PairingRow:
 
 
 @dataclass(frozen=True, slots=True)
+class TournamentGame:
+    """A game's place in its tournament, as its board names it: the tournament and the pairing
+    the game was made for."""
+
+    tournament: TournamentRow
+    pairing: PairingRow
+
+    @property
+    def round(self) -> int:
+        return self.pairing.round
+
+    def entrant(self, state: GameState, mark: Mark) -> Entrant:
+        """The entry that plays `mark` in `state`, the pairing's game. An opening rule may have
+        given X to the other player; two entries of one AI level play no opening, and the
+        pairing says which is which."""
+        assert self.pairing.o is not None  # a bye has no game
+        x, o = self.pairing.x, self.pairing.o
+        if seat_of(x) != state.row.x:
+            x, o = o, x
+        return x if mark is Mark.X else o
+
+
+@dataclass(frozen=True, slots=True)
 class NewPairing:
     board: int
     x: Entrant
@@ -161,6 +185,7 @@ __all__ = [
     "NewPairing",
     "NewTournament",
     "PairingRow",
+    "TournamentGame",
     "TournamentRow",
     "TournamentStatus",
     "ai_entrant",

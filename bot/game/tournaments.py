@@ -49,6 +49,7 @@ from bot.game.tournament_model import (
     NewPairing,
     NewTournament,
     PairingRow,
+    TournamentGame,
     TournamentRow,
     TournamentStatus,
     ai_entrant,
@@ -81,6 +82,8 @@ MAX_LIVE_PER_SERVER = 5
 MAX_LIVE_PER_CREATOR = 2
 # How many AI entries one tournament may hold: the AI's games run in the shared CPU pool.
 MAX_AI_ENTRIES = 16
+# Tournament games whose place in their tournament this process remembers, for their boards.
+KNOWN_GAMES = 1024
 # The statuses of a tournament that is not over.
 LIVE = (TournamentStatus.OPEN, TournamentStatus.RUNNING, TournamentStatus.PAUSED)
 
@@ -198,6 +201,9 @@ class TournamentService:
         self._locks: dict[int, asyncio.Lock] = {}
         # guild id -> its lock for creating a tournament (the caps are checked under it).
         self._create_locks: dict[int, asyncio.Lock] = {}
+        # game id -> its place in its tournament: drawn with every move of its board, and the
+        # same from the game's start to its end.
+        self._games_known: dict[int, TournamentGame] = {}
 
     def now(self) -> float:
         return self._clock()
@@ -529,6 +535,32 @@ class TournamentService:
 
     async def pairings(self, tournament_id: int) -> list[PairingRow]:
         return await self._store.pairings(tournament_id)
+
+    async def game_of(self, state: GameState) -> TournamentGame | None:
+        """The tournament and pairing of a tournament's game; None for any other game, and for
+        one whose pairing is not stored (yet)."""
+        tournament_id = state.row.tournament_id
+        if tournament_id is None:
+            return None
+        known = self._games_known.get(state.id)
+        if known is not None:
+            return known
+        row = await self._store.tournament(tournament_id)
+        if row is None:
+            return None
+        pairing = next(
+            (p for p in await self._store.pairings(tournament_id) if p.game_id == state.id),
+            None,
+        )
+        if pairing is None or pairing.o is None:
+            return None
+        found = TournamentGame(row, pairing)
+        if row.message_id is not None:
+            # Remembered once its announcement is known, the one part that could change.
+            if len(self._games_known) >= KNOWN_GAMES:
+                self._games_known.pop(next(iter(self._games_known)))
+            self._games_known[state.id] = found
+        return found
 
     # ----------------------------------------------------------------- running
     async def live(self, *, shard_id: int = 0, shard_count: int = 1) -> list[TournamentRow]:

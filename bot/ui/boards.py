@@ -22,6 +22,7 @@ from bot.game.outbox_model import game_nonce
 from bot.game.ports import UNAVAILABLE_RETRY_SECONDS, StorageUnavailable
 from bot.game.searches import answered_within
 from bot.game.services import Services
+from bot.game.tournament_model import TournamentGame
 from bot.i18n.texts import text_in
 from bot.ui import drawing as drawings
 from bot.ui.buttons import Pan
@@ -39,7 +40,9 @@ from bot.ui.render import (
     uses_layout,
 )
 from bot.ui.replies import say
+from bot.ui.tournaments import entrant_label
 from bot.ui.window import Window, WindowError, follow, initial_window
+from engine import Mark
 
 log = logging.getLogger("caro.bot")
 
@@ -87,13 +90,21 @@ def message_parts(
     layout: bool = False,
     players: Players | None = None,
     theme: str = DEFAULT_STYLE,
+    tournament: TournamentGame | None = None,
 ) -> dict[str, Any]:
     """Keyword arguments that draw a game on a message (send or edit): text, buttons and, on a
     big board, the picture (with `players`, its legend), all in `theme`'s colours. `layout`
     draws even a small board as a Components V2 layout (for a message that already is one).
-    `external` names the external engine's seat."""
+    `external` names the external engine's seat; `tournament`, a tournament's game's place in
+    it."""
     view = game_view(
-        state, window=window, changes=changes, layout=layout, external=external, theme=theme
+        state,
+        window=window,
+        changes=changes,
+        layout=layout,
+        external=external,
+        theme=theme,
+        tournament=tournament,
     )
     parts: dict[str, Any] = {"view": view}
     if isinstance(view, discord.ui.LayoutView):
@@ -102,7 +113,9 @@ def message_parts(
         if edit:
             parts.update(content=None, embeds=[])
     else:
-        parts["content"] = game_content(state, changes=changes, external=external, theme=theme)
+        parts["content"] = game_content(
+            state, changes=changes, external=external, theme=theme, tournament=tournament
+        )
     if uses_image(state):
         picture = board_file(state, window_for(state, window), players, theme)
         if edit:
@@ -178,6 +191,7 @@ class Boards:
         """message_parts, with the rating changes of a finished game; on `message` (the one
         being edited) as a layout if it already is one."""
         changes = () if state.active else await self.games.rating_changes(state.id)
+        tournament = await self.tournament(state)
         return message_parts(
             state,
             external=self.external,
@@ -185,8 +199,9 @@ class Boards:
             window=self._window(state, window, message),
             changes=changes,
             layout=self._as_layout(message),
-            players=await self.players(state),
+            players=await self.players(state, tournament),
             theme=await self.theme(state),
+            tournament=tournament,
         )
 
     def _window(
@@ -207,13 +222,26 @@ class Boards:
         self._windows[state.id] = window
         return window
 
-    async def players(self, state: GameState) -> Players | None:
+    async def players(
+        self, state: GameState, tournament: TournamentGame | None = None
+    ) -> Players | None:
         """The legend of a board drawn as a picture: who plays X and who plays O (display names,
-        AI levels in the game's language); None for a board of buttons, which has no picture."""
+        AI levels in the game's language; in a tournament's game, as its standings name them);
+        None for a board of buttons, which has no picture."""
         if not uses_image(state):
             return None
         names = await display_names(self._host, state.row.guild_id, state.row.members)
-        return players_of(state, names, translator(state.row.locale))
+        tr = translator(state.row.locale)
+        if tournament is not None:
+            x, o = (tournament.entrant(state, mark) for mark in (Mark.X, Mark.O))
+            return entrant_label(x, tr, names), entrant_label(o, tr, names)
+        return players_of(state, names, tr)
+
+    async def tournament(self, state: GameState) -> TournamentGame | None:
+        """A tournament's game's place in it, for its board; None for any other game."""
+        if state.row.tournament_id is None:
+            return None
+        return await self._host.services.tournaments.game_of(state)
 
     async def theme(self, state: GameState) -> str:
         """The look of a game's board: the theme of the member who started it, so a public
@@ -284,7 +312,8 @@ class Boards:
         controls check they are on it), else through the channel message endpoint (after a
         restart, or a late answer)."""
         changes = () if state.active else await self.games.rating_changes(state.id)
-        players = await self.players(state)
+        tournament = await self.tournament(state)
+        players = await self.players(state, tournament)
         theme = await self.theme(state)
         window = self._window(state, window, interaction.message if interaction else None)
         if (
@@ -304,6 +333,7 @@ class Boards:
                         layout=layout,
                         players=players,
                         theme=theme,
+                        tournament=tournament,
                     )
                 )
                 return
@@ -327,6 +357,7 @@ class Boards:
                     layout=layout,
                     players=players,
                     theme=theme,
+                    tournament=tournament,
                 )
             )
         except discord.HTTPException as exc:
@@ -345,6 +376,7 @@ class Boards:
                     layout=True,
                     players=players,
                     theme=theme,
+                    tournament=tournament,
                 )
             )
 
@@ -365,9 +397,10 @@ class Boards:
             fresh = await self.games.state(state.id)
             state = fresh if fresh is not None else state
             old = state.row.message_id
+            tournament = await self.tournament(state)
             parts = message_parts(
                 state, external=self.external, window=self._window(state, None, None),
-                players=await self.players(state),
+                players=await self.players(state, tournament), tournament=tournament,
             )
             remember(interaction.guild_id, interaction.user)
             response = await interaction.response.send_message(**parts)
@@ -480,12 +513,14 @@ class Boards:
         tried again after an answer that was lost, Discord hands back the board it made."""
         row = state.row
         channel = self._host.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
+        tournament = await self.tournament(state)
         parts = message_parts(
             state,
             external=self.external,
             window=self._window(state, None, None),
-            players=await self.players(state),
+            players=await self.players(state, tournament),
             theme=await self.theme(state),
+            tournament=tournament,
         )
         members = " ".join(f"<@{member}>" for member in row.members)
         if members and "content" in parts:

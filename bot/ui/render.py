@@ -20,12 +20,16 @@ from bot.game.model import (
     RatedRow,
     RatingChange,
     Record,
+    Seat,
     Standing,
     Status,
     UserStats,
+    jump_link,
 )
+from bot.game.pairings import Format
 from bot.game.ratings import LEADERBOARD_MIN_GAMES, START_RATING, rated
 from bot.game.seasons import SOFT_RESET_KEEP
+from bot.game.tournament_model import TournamentGame
 from bot.i18n.texts import EN, command_names, text_in
 from bot.ui import drawing
 from bot.ui.buttons import (
@@ -53,6 +57,7 @@ from bot.ui.payloads import (
 )
 from bot.ui.pictures import DEFAULT_THEME, ButtonColour, Players, Theme, render_board, theme_named
 from bot.ui.record_views import opening_line, seat_mention
+from bot.ui.tournaments import entrant_label
 from bot.ui.window import Window, initial_window
 from engine import Mark
 from engine.notation import cell_name
@@ -79,30 +84,44 @@ def game_content(
     *,
     external: ExternalLevel,
     theme: str = DEFAULT_THEME,
+    tournament: TournamentGame | None = None,
 ) -> str:
-    """The game message: the board's rules, both sides, the move count, the key to the
-    picture's and the buttons' colours in `theme` (big boards), the last AI move with its
-    reason, and whose turn it is (with the clock) or how it ended. `external` names the
-    external engine's seat."""
+    """The game message: the board's rules, its tournament and round (a tournament's game), both
+    sides, the move count, the key to the picture's and the buttons' colours in `theme` (big
+    boards), the last AI move with its reason, and whose turn it is (with the clock) or how it
+    ended. `external` names the external engine's seat; a tournament's entries are named as its
+    standings name them."""
     tr = _translator(locale or state.row.locale)
     row = state.row
     lines = [
         tr("game.title", rows=row.rows, cols=row.cols, k=row.k, rule=tr(f"rulename.{row.rule}")),
-        _players_line(state, tr, external),
+    ]
+    if tournament is not None:
+        lines.append(_tournament_line(tournament, tr))
+    lines += [
+        _players_line(state, tr, external, tournament),
         tr("game.moves", ply=state.board.ply),
     ]
     if row.opening is not Opening.FREE:
-        lines.append(opening_line(state, tr, lambda seat: seat_mention(seat, tr, external)))
+
+        def who(seat: Seat) -> str:
+            entry = _entry_name(state, Mark.X if seat == row.x else Mark.O, tr, tournament)
+            return seat_mention(seat, tr, external) if entry is None else entry
+
+        lines.append(opening_line(state, tr, who))
     if uses_image(state):
         # The picture and its buttons side by side: one line says what their colours mean.
         lines.append(tr(f"theme.key.{theme_named(theme).name}"))
     if not row.rated and state.mode != Mode.WATCH:
-        if rated(state.mode, row.rows, row.cols, row.k):
-            # Big enough to be rated: the members asked for a casual game.
-            lines.append(tr("game.casual", **command_names(locale or row.locale)))
-        else:
+        if not rated(state.mode, row.rows, row.cols, row.k):
             # Too small to be lost by the side moving first (see bot.game.ratings.rated).
             lines.append(tr("game.unrated"))
+        elif row.tournament_id is not None:
+            # Its organiser made the tournament casual; a tournament's moves stand all the same.
+            lines.append(tr("game.casual.tournament"))
+        else:
+            # Big enough to be rated: the members asked for a casual game.
+            lines.append(tr("game.casual", **command_names(locale or row.locale)))
     last = state.last_ai_move
     if last is not None:
         cell, reason = last
@@ -111,11 +130,19 @@ def game_content(
         if state.mode == Mode.WATCH:
             # X makes the odd-numbered moves, so the parity of the move count names the mover.
             last_mark = Mark.X if state.board.ply % 2 == 1 else Mark.O
-            level = _level(tr, state.level_of(last_mark), external)
             # A spectator has no threat of their own: say whose threat the move answers.
             if f"reason.watch.{reason}" in EN:
                 reason_text = tr(f"reason.watch.{reason}", mark=last_mark.other.name)
-            lines.append(tr("game.ai_moved.watch", level=level, cell=cell, reason=reason_text))
+            entry = _entry_name(state, last_mark, tr, tournament)
+            if entry is not None:
+                lines.append(
+                    tr("game.ai_moved.named", player=entry, cell=cell, reason=reason_text)
+                )
+            else:
+                level = _level(tr, state.level_of(last_mark), external)
+                lines.append(
+                    tr("game.ai_moved.watch", level=level, cell=cell, reason=reason_text)
+                )
         else:
             lines.append(tr("game.ai_moved", cell=cell, reason=reason_text))
     played = _members_last_move(state, tr)
@@ -134,19 +161,22 @@ def game_content(
     if row.hints:
         lines.append(tr("game.hints", count=row.hints))
     if row.status == "finished":
-        lines.append(_result_line(state, tr, external))
+        lines.append(_result_line(state, tr, external, tournament))
         for change in changes:
             if change.scope == row.guild_id:
                 lines.append(_rating_line(change, tr))
     elif row.status == "abandoned":
         lines.append(tr("game.watch.stopped" if state.mode == Mode.WATCH else "game.abandoned"))
     elif state.opening is not None:
-        lines.append(_opening_status(state, tr, external))
+        lines.append(_opening_status(state, tr, external, tournament))
         if row.deadline is not None:
             lines.append(tr("game.clock", when=f"<t:{math.ceil(row.deadline)}:R>"))
     elif state.ai_to_move:
         turn = state.board.turn
-        if state.mode == Mode.WATCH:
+        entry = _entry_name(state, turn, tr, tournament)
+        if state.mode == Mode.WATCH and entry is not None:
+            lines.append(tr("game.ai_thinking.named", player=entry, mark=turn.name))
+        elif state.mode == Mode.WATCH:
             level = _level(tr, state.level_of(turn), external)
             lines.append(tr("game.ai_thinking.watch", level=level, mark=turn.name))
         else:
@@ -160,6 +190,31 @@ def game_content(
         if row.deadline is not None:
             lines.append(tr("game.clock", when=f"<t:{math.ceil(row.deadline)}:R>"))
     return "\n".join(lines)
+
+
+def _tournament_line(game: TournamentGame, tr: Translate) -> str:
+    """Which tournament and round the game is of, the tournament's name a link to its
+    announcement (where its Join, Leave and status are)."""
+    row = game.tournament
+    name = tr("tournament.title", id=row.id)
+    if row.message_id is not None:
+        name = f"[{name}]({jump_link(row.guild_id, row.channel_id, row.message_id)})"
+    if row.format is Format.ARENA:
+        # An arena pairs whoever is free: its batches of pairings are no rounds to a player.
+        return tr("game.tournament.arena", tournament=name)
+    return tr(
+        "game.tournament", tournament=name, round=game.round, rounds=row.rounds or game.round
+    )
+
+
+def _entry_name(
+    state: GameState, mark: Mark, tr: Translate, tournament: TournamentGame | None
+) -> str | None:
+    """Who plays `mark` as the tournament's standings name them ("AI hard #2"); None outside a
+    tournament."""
+    if tournament is None:
+        return None
+    return entrant_label(tournament.entrant(state, mark), tr)
 
 
 def _members_last_move(state: GameState, tr: Translate) -> str | None:
@@ -185,7 +240,12 @@ def _rating_line(change: RatingChange, tr: Translate) -> str:
     return tr(key, user=f"<@{change.user_id}>", before=before, after=after, change=delta)
 
 
-def _opening_status(state: GameState, tr: Translate, external: ExternalLevel) -> str:
+def _opening_status(
+    state: GameState,
+    tr: Translate,
+    external: ExternalLevel,
+    tournament: TournamentGame | None = None,
+) -> str:
     """What the opening waits for, and from whom: "Opening (swap2): @Alice places stone 2 of
     3 (O)"."""
     opening = state.opening
@@ -193,7 +253,9 @@ def _opening_status(state: GameState, tr: Translate, external: ExternalLevel) ->
     assert opening is not None and step is not None
     mark = state.acting_mark
     member = state.user_of(mark)
-    who = f"<@{member}>" if member is not None else _level(tr, state.level_of(mark), external)
+    who = _entry_name(state, mark, tr, tournament)
+    if who is None:
+        who = f"<@{member}>" if member is not None else _level(tr, state.level_of(mark), external)
     name = tr(f"openingname.{opening.opening.value}")
     board = state.board
     if step.kind is StepKind.PLACE:
@@ -232,7 +294,16 @@ def _choosing(state: GameState) -> bool:
     return step is not None and step.kind is StepKind.CHOOSE
 
 
-def _players_line(state: GameState, tr: Translate, external: ExternalLevel) -> str:
+def _players_line(
+    state: GameState, tr: Translate, external: ExternalLevel, tournament: TournamentGame | None
+) -> str:
+    if tournament is not None:
+        # Whatever the mode, both sides by the names the tournament's posts give them.
+        return tr(
+            "game.players.pvp",
+            x=_entry_name(state, Mark.X, tr, tournament),
+            o=_entry_name(state, Mark.O, tr, tournament),
+        )
     if state.mode == Mode.PVP:
         return tr(
             "game.players.pvp",
@@ -254,7 +325,9 @@ def _players_line(state: GameState, tr: Translate, external: ExternalLevel) -> s
     )
 
 
-def _result_line(state: GameState, tr: Translate, external: ExternalLevel) -> str:
+def _result_line(
+    state: GameState, tr: Translate, external: ExternalLevel, tournament: TournamentGame | None
+) -> str:
     row = state.row
     reason = row.end_reason or "line"
     result = state.result_of(state.player_mark)
@@ -266,6 +339,9 @@ def _result_line(state: GameState, tr: Translate, external: ExternalLevel) -> st
         return tr(f"game.result.{result}")
     winner = row.winner
     if state.mode == Mode.WATCH:
+        entry = _entry_name(state, winner, tr, tournament)
+        if entry is not None:
+            return tr("game.result.named", player=entry, mark=winner.name)
         return tr("game.result.watch.line", level=_level(tr, state.level_of(winner), external),
                   mark=winner.name)
     key = f"game.result.pvp.{reason if reason in ('resign', 'timeout') else 'line'}"
@@ -327,10 +403,13 @@ def game_view(
     *,
     external: ExternalLevel,
     theme: str = DEFAULT_THEME,
+    tournament: TournamentGame | None = None,
 ) -> discord.ui.View | discord.ui.LayoutView:
     """The components of a game: one button per cell (boards up to 5x5) or a pannable window of
     cells over the picture (bigger boards), then the controls: Resign (and Hint against the easy
-    and normal AI) while the game runs, Stop in an AI-vs-AI game, Rematch at the end.
+    and normal AI) while the game runs, Stop in an AI-vs-AI game, Rematch at the end. A
+    tournament's game has neither Stop nor Rematch: it is the tournament's to end, and played
+    once.
 
     On a V2 layout (see uses_layout; or `layout`, for a message that already is one) the text
     and the picture are components too. The cells' colours are `theme`'s, as on its picture."""
@@ -340,7 +419,11 @@ def game_view(
     if not (layout or uses_layout(state)):
         return drawing.view(rows)
     components: list[Payload] = [
-        text_payload(game_content(state, locale, changes, external=external, theme=look.name))
+        text_payload(
+            game_content(
+                state, locale, changes, external=external, theme=look.name, tournament=tournament
+            )
+        )
     ]
     if uses_image(state):
         components.append(gallery_payload(f"attachment://{BOARD_FILENAME}"))
@@ -418,6 +501,9 @@ def _cell_rows(
 
 def _game_controls(state: GameState, tr: Translate) -> Buttons:
     if state.mode == Mode.WATCH:
+        if state.row.tournament_id is not None:
+            # Only its organiser ends a tournament's game, by removing a player or cancelling.
+            return []
         return [Stop.button(tr("button.stop"), DANGER, game=state.id)]
     game, ply = state.id, state.board.ply
     items: Buttons = [Resign.button(tr("button.resign"), DANGER, game=game, ply=ply)]
@@ -448,7 +534,12 @@ def _game_controls(state: GameState, tr: Translate) -> Buttons:
 
 def _end_controls(state: GameState, tr: Translate) -> Buttons:
     items: Buttons = []
-    if state.row.status == Status.FINISHED and state.mode in (Mode.AI, Mode.PVP):
+    if (
+        state.row.status == Status.FINISHED
+        and state.mode in (Mode.AI, Mode.PVP)
+        and state.row.tournament_id is None
+    ):
+        # A tournament's pairings decide who plays whom again.
         items.append(
             Rematch.button(tr("button.rematch"), SUCCESS, game=state.id, ply=state.board.ply)
         )

@@ -6,6 +6,7 @@ organiser's controls; the refusals a member gets."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from collections.abc import Callable
 from typing import Any
@@ -299,3 +300,56 @@ async def test_the_standings_of_the_last_tournament_answer_once_it_is_over(
     shown = await asked.message.wait_for(lambda m: bool(m.attachments), timeout=20)
     assert "Tournament #1 is over" in text_of(shown)
     assert shown.attachments[0]["filename"] == "standings.png"
+
+
+async def test_a_board_of_two_ai_entries_names_its_tournament_round_and_entries_and_has_no_stop(
+    start_bot: StartBot,
+) -> None:
+    bot = await start_bot(CARO_WATCH_DELAY_SECONDS="0.05")
+    alice = bot.double.add_member("alice")
+    created = await alice.slash(
+        "caro tournament create", format="swiss", rounds=1, size="4x4k3", starts_in=60
+    )
+    for _ in range(2):
+        await alice.slash("caro tournament add_ai", level="easy")
+    await alice.slash("caro tournament start")
+    board = await posted(bot, lambda t: "Moves played" in t, 20)
+    final = await posted(bot, lambda t: "Tournament #1 is over" in t, ROUND_TIMEOUT)
+    link = f"https://discord.com/channels/{bot.double.guild_id}/{created.message.channel_id}"
+    lines = text_of(board.refresh()).splitlines()
+    assert lines[1] == f"[Tournament #1]({link}/{created.message.id}), round 1 of 1."
+    # Named as the tournament's posts name them, the second entry of a level by its number.
+    assert lines[2] in ("AI easy (X) vs AI easy #2 (O)", "AI easy #2 (X) vs AI easy (O)")
+    assert "AI easy #2" in text_of(final)
+    # No drawing of it ever offered Stop, which only refused: the tournament ends its games.
+    sent = [
+        r.json for r in bot.double.requests
+        if r.method in ("POST", "PATCH") and r.json and "Moves played" in str(r.json)
+    ]
+    assert sent and not any('"caro:s:' in json.dumps(body) for body in sent)
+    assert "Stop" not in [b["label"] for b in board.buttons]
+
+
+async def test_a_casual_tournament_board_offers_no_takeback_and_no_rematch_once_over(
+    start_bot: StartBot,
+) -> None:
+    bot = await start_bot()
+    alice = bot.double.add_member("alice")
+    created = await alice.slash(
+        "caro tournament create", format="swiss", rounds=1, size="4x4k3", rated=False,
+        starts_in=60,
+    )
+    await alice.click(created.message, "Join")
+    await alice.slash("caro tournament add_ai", level="easy")
+    await alice.slash("caro tournament start")
+    board = await posted(bot, lambda t: alice.mention in t and "Moves played" in t, 20)
+    text = text_of(board)
+    assert "_Casual: this tournament's games do not count for ratings._" in text.splitlines()
+    assert "takeback" not in text
+    sides = (f"{alice.mention} (X) vs AI easy (O)", f"AI easy (X) vs {alice.mention} (O)")
+    assert any(side in text.splitlines() for side in sides)
+    await alice.click(board, "Resign")
+    ended = await board.wait_for(lambda m: "AI wins" in text_of(m), timeout=10)
+    assert [b["label"] for b in ended.buttons if "caro:m:" not in str(b.get("custom_id"))] == [
+        "Review"
+    ]

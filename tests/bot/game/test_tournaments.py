@@ -468,3 +468,35 @@ async def test_a_game_the_bot_made_but_never_bound_gives_way_to_the_pairings_own
     bound = {p.game_id for p in await svc.tournaments.pairings(tid)}
     assert bound == {s.id for s in progress.games}
     assert not bound & {o.id for o in orphans}
+
+
+async def test_a_tournament_game_knows_its_tournament_round_and_entries(world) -> None:
+    svc, _ = world
+    tid = await create(svc)
+    for _ in range(2):
+        await svc.tournaments.add_ai(tid, "hard", ORGANISER)
+    (state,) = (await svc.tournaments.start_now(tid, ORGANISER)).games
+    placed = await svc.tournaments.game_of(state)
+    assert placed is not None and placed.tournament.id == tid and placed.round == 1
+    (pairing,) = await svc.tournaments.pairings(tid)
+    # Two entries of one level sit at seats alike: the pairing says which is which.
+    assert (placed.entrant(state, Mark.X), placed.entrant(state, Mark.O)) == (pairing.x, pairing.o)
+    assert {pairing.x, pairing.o} == {"hard", "hard#2"}
+    other = replace(state, row=replace(state.row, tournament_id=None))
+    assert await svc.tournaments.game_of(other) is None
+
+
+async def test_a_tournament_game_whose_opening_swapped_colours_names_its_entries_swapped(
+    world,
+) -> None:
+    svc, _ = world
+    tid = await create(svc)
+    for member in (BOB, CAROL):
+        await svc.tournaments.join(tid, member)
+    (state,) = (await svc.tournaments.start_now(tid, ORGANISER)).games
+    placed = await svc.tournaments.game_of(state)
+    assert placed is not None
+    x, o = placed.entrant(state, Mark.X), placed.entrant(state, Mark.O)
+    assert {x, o} == {member_entrant(BOB), member_entrant(CAROL)}
+    swapped = replace(state, row=replace(state.row, x=state.row.o, o=state.row.x))
+    assert (placed.entrant(swapped, Mark.X), placed.entrant(swapped, Mark.O)) == (o, x)

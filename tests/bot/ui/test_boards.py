@@ -3,15 +3,17 @@ only as far as the last move needs."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, cast
 
 import discord
 
-from bot.game.model import GameState
+from bot.game.model import GameState, load_state
 from bot.ui.boards import Boards, shown_window
 from bot.ui.buttons import Pan
 from bot.ui.window import Window, initial_window
-from testkit.states import big_game
+from engine.types import Level
+from testkit.states import big_game, in_tournament
 
 
 class _Item:
@@ -78,3 +80,21 @@ def test_a_finished_game_forgets_its_window() -> None:
     assert _window(boards, finished) is None
     boards._forget_if_over(finished)
     assert boards._windows == {}
+
+
+class _Host:
+    """A bot that knows no server: members have no display name to show."""
+
+    def get_guild(self, id: int) -> None:
+        return None
+
+
+async def test_a_tournament_boards_picture_names_its_players_as_the_standings_do() -> None:
+    boards = Boards(cast(Any, _Host()))
+    watched = big_game(["H8"], mode="watch")
+    assert await boards.players(watched) == ("caro AI (easy)", "caro AI (hard)")
+    state, placed = in_tournament(watched, "easy#2", "hard")
+    assert await boards.players(state, placed) == ("AI easy #2", "AI hard")
+    two_of_a_level = load_state(replace(state.row, o=Level.EASY))
+    _, placed = in_tournament(two_of_a_level, "easy#2", "easy")
+    assert await boards.players(two_of_a_level, placed) == ("AI easy #2", "AI easy")

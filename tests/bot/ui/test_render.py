@@ -22,6 +22,7 @@ from bot.game.model import (
     UserStats,
     load_state,
 )
+from bot.game.pairings import Format
 from bot.i18n import texts
 from bot.runtime.config import MissingTokenError, SettingsError, load_settings
 from bot.ui.buttons import EMPTY_LABEL
@@ -33,10 +34,11 @@ from bot.ui.render import (
     server_leaderboard_embed,
     stats_embed,
 )
+from engine import Mark
 from engine.openings import Opening
 from engine.types import Level
 from testkit.discord_double.state import iter_components
-from testkit.states import big_game, game
+from testkit.states import big_game, game, in_tournament
 
 TEXT_DISPLAY, MEDIA_GALLERY = 10, 12
 # The tests that draw run with CARO_FAST_DRAWING on and off: both ways draw the same board.
@@ -440,3 +442,62 @@ def test_a_rating_that_rounds_to_the_same_number_says_why() -> None:
     assert game_content(state, changes=[moved], external=NO_ENGINE).endswith(
         "Rating <@42>: 1200 -> 1171."
     )
+
+
+# ----------------------------------------------------------------------------- tournament games
+def test_a_tournament_game_names_its_tournament_round_and_entries_as_its_standings_do() -> None:
+    row = replace(game([("B2", True, "center")]).row, mode=Mode.WATCH, x=Level.HARD)
+    state, placed = in_tournament(load_state(row), "hard", "hard#2")
+    text = game_content(state, external=NO_ENGINE, tournament=placed)
+    lines = text.splitlines()
+    assert lines[1] == "[Tournament #5](https://discord.com/channels/1/2/77), round 2 of 3."
+    assert lines[2] == "AI hard (X) vs AI hard #2 (O)"
+    assert "AI hard played **B2**: takes the centre." in lines
+    assert lines[-1] == "AI hard #2 (O) is thinking..."
+    # The same text on a layout board, and in Vietnamese.
+    layout = game_view(state, external=NO_ENGINE, tournament=placed, layout=True)
+    assert layout.to_components()[0]["content"] == text
+    vietnamese = game_content(state, "vi", external=NO_ENGINE, tournament=placed).splitlines()
+    assert vietnamese[1] == "[Giải #5](https://discord.com/channels/1/2/77), ván 2/3."
+    assert vietnamese[2] == "Máy khó (X) đấu với Máy khó #2 (O)"
+    assert vietnamese[-1] == "Máy khó #2 (O) đang nghĩ..."
+    won = load_state(replace(state.row, status=Status.FINISHED, winner=Mark.O))
+    assert game_content(won, external=NO_ENGINE, tournament=placed).endswith(
+        "**AI hard #2 (O) wins.**"
+    )
+    # A member against an AI entry; an arena names no round; no stored announcement, no link.
+    member, placed = in_tournament(
+        game([("B2", False, None)]), "42", "easy#3", format=Format.ARENA, message=None
+    )
+    lines = game_content(member, external=NO_ENGINE, tournament=placed).splitlines()
+    assert lines[1:3] == ["Tournament #5 (arena).", "<@42> (X) vs AI easy #3 (O)"]
+
+
+def test_an_opening_that_swapped_colours_swaps_the_entries_names_on_the_board() -> None:
+    row = replace(game([]).row, mode=Mode.PVP, x=43, o=42)
+    state, placed = in_tournament(load_state(row), "42", "43")
+    assert "<@43> (X) vs <@42> (O)" in game_content(state, external=NO_ENGINE, tournament=placed)
+
+
+@both_drawings
+def test_a_tournament_games_board_offers_no_stop_rematch_or_takeback() -> None:
+    row = replace(game([("B2", True, "center")]).row, mode=Mode.WATCH, x=Level.EASY)
+    watched = load_state(row)
+    assert controls(watched) == ["Stop"]
+    in_tournament = load_state(replace(watched.row, tournament_id=5))
+    assert controls(in_tournament) == []
+    assert all(b["disabled"] for b in buttons(in_tournament))
+    finished = game([("A1", False, None)], status="finished", result="loss", size=4)
+    assert controls(finished) == ["Rematch", "Review"]
+    assert controls(load_state(replace(finished.row, tournament_id=5))) == ["Review"]
+    casual = load_state(replace(game([], size=4).row, rated=False))
+    assert "takebacks are allowed" in game_content(casual, external=NO_ENGINE)
+    for locale, said in (
+        ("en-US", "_Casual: this tournament's games do not count for ratings._"),
+        ("vi", "_Chơi vui: các ván của giải này không tính điểm._"),
+    ):
+        text = game_content(
+            load_state(replace(casual.row, tournament_id=5)), locale, external=NO_ENGINE
+        )
+        assert said in text.splitlines()
+        assert "takeback" not in text and "đi lại" not in text
