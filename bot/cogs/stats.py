@@ -1,9 +1,10 @@
-"""Records and ratings: `/caro stats` (a member's record with this server's leaderboard) and
-`/caro leaderboard` (this server or every server, against people or against the AI; in this
+"""Records and ratings: `/caro stats` (a member's record and rating chart with this server's
+leaderboard) and `/caro leaderboard` (this server or every server, against people or against the AI; in this
 server, a rating season or all time)."""
 
 from __future__ import annotations
 
+import io
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -15,10 +16,12 @@ from bot.cogs.group import choices, option_names, text
 from bot.game.errors import UserError
 from bot.game.model import Mode, RatedRow
 from bot.game.ports import GLOBAL_SCOPE
+from bot.game.rating_history import rating_lines
 from bot.game.ratings import LEADERBOARD_MIN_GAMES
 from bot.game.seasons import ALL_TIME, chosen_season, season_of
 from bot.i18n.texts import text_in
 from bot.i18n.translator import locale_of
+from bot.ui import picture_jobs
 from bot.ui.languages import language
 from bot.ui.render import LEADERBOARD_SIZE, leaderboard_embed, server_leaderboard_embed, stats_embed
 from bot.ui.replies import refuse
@@ -28,6 +31,8 @@ if TYPE_CHECKING:
 
 SCOPES: tuple[str, ...] = ("server", "global")
 MODES: tuple[Mode, ...] = (Mode.PVP, Mode.AI)
+# The chart's file name in the message, which the stats embed points at.
+CHART_PNG = "rating.png"
 
 
 class StatsCog(commands.Cog, name="Stats"):
@@ -53,11 +58,28 @@ class StatsCog(commands.Cog, name="Stats"):
             for mode in MODES
         }
         loc = await language(interaction)
-        await interaction.response.send_message(
-            embeds=[
-                stats_embed(target.display_name, stats, standings, loc, external=self.bot.external),
-                server_leaderboard_embed(boards, loc, locale_of(interaction)),
-            ]
+        record = stats_embed(target.display_name, stats, standings, loc, external=self.bot.external)
+        board = server_leaderboard_embed(boards, loc, locale_of(interaction))
+        await interaction.response.send_message(embeds=[record, board])
+        # The chart follows in an edit: the stats show at once, while the picture waits for the
+        # CPU pool, which AI moves may keep busy.
+        settings = await self.bot.services.settings.timeouts(guild_id)
+        season = season_of(settings.season_length, self._now())
+        lines = await rating_lines(read, guild_id, target.id, season)
+        if not lines:
+            return
+        chart = await self.bot.ai.run_on_cpu(
+            interaction.user.id,
+            picture_jobs.rating_chart_job,
+            picture_jobs.chart_rows(lines),
+            loc,
+            await self.bot.services.preferences.theme(interaction.user.id),
+        )
+        record.set_image(url=f"attachment://{CHART_PNG}")
+        alt = text_in(loc, "chart.alt", name=target.display_name)
+        await interaction.edit_original_response(
+            embeds=[record, board],
+            attachments=[discord.File(io.BytesIO(chart), CHART_PNG, description=alt)],
         )
 
     @app_commands.command(name=text("cmdname.leaderboard"), description=text("cmd.leaderboard"))

@@ -274,6 +274,17 @@ class RatingChange:
 
 
 @dataclass(frozen=True, slots=True)
+class RatingLine:
+    """A member's rating over their last rated games in one pool: a mode, all time (`season`
+    None) or one season of the server. `ratings` holds the rating before the first of those
+    games and after each, oldest first; the last is the current rating."""
+
+    mode: Mode
+    season: str | None
+    ratings: tuple[float, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class UserStats:
     overall: Record
     by_level: dict[str, Record]

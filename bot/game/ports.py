@@ -323,6 +323,15 @@ class StandingStore(Protocol):
         ...
 
     async def rating_changes(self, game_id: int) -> list[RatingChange]: ...
+    async def rating_history(
+        self, scope: int, user_id: int, mode: Mode, *, limit: int, season: str | None = None
+    ) -> list[float]:
+        """The member's rating before the first of their last `limit` rated games in `scope`
+        and `mode` and after each, oldest first (in the order the games finished); empty if
+        they have none. With `season`, in that season of the server `scope`: only the games
+        counted since this version stores season changes (migration season_rating_changes)."""
+        ...
+
     async def user_stats(self, guild_id: int, user_id: int) -> UserStats: ...
 
 

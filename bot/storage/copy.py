@@ -2,14 +2,14 @@
 
     python -m bot.storage.copy --from sqlite:///caro.db --to postgresql://caro@db/caro
 
-Every game (running ones included, with their clocks), move, result, rating, rating change,
-challenge, server and member setting, meta fact, puzzle (with attempts and puzzle ratings),
-tournament (with entries and pairings) and outbox row (the posts not yet sent among them) is
-copied, ids kept, in one transaction: the target gets all of it or nothing. The target must be
-empty (a fresh database: its schema is created here); the SQLite file is first brought to the
-current schema, as the bot would on start, and is not otherwise changed. Stop the bot before
-copying, then start it with CARO_DATABASE_URL set to the target. Exit status 0 when copied, 2
-when refused (one line on stderr saying why).
+Every game (running ones included, with their clocks), move, result, rating, rating change (all
+time and per season), challenge, server and member setting, meta fact, puzzle (with attempts and
+puzzle ratings), tournament (with entries and pairings) and outbox row (the posts not yet sent
+among them) is copied, ids kept, in one transaction: the target gets all of it or nothing. The
+target must be empty (a fresh database: its schema is created here); the SQLite file is first
+brought to the current schema, as the bot would on start, and is not otherwise changed. Stop the
+bot before copying, then start it with CARO_DATABASE_URL set to the target. Exit status 0 when
+copied, 2 when refused (one line on stderr saying why).
 """
 
 from __future__ import annotations
@@ -115,6 +115,10 @@ TABLES: dict[str, dict[str, Convert]] = {
         "guild_id": _as_is, "season": _as_is, "starts": _day, "user_id": _as_is, "mode": _as_is,
         "rating": _number, "wins": _as_is, "draws": _as_is, "losses": _as_is,
     },
+    "season_rating_changes": {
+        "id": _as_is, "game_id": _as_is, "guild_id": _as_is, "season": _as_is, "user_id": _as_is,
+        "mode": _as_is, "before": _number, "after": _number,
+    },
     "member_settings": {"user_id": _as_is, "theme": _as_is, "turn_pings": _flag,
                         "clock_warnings": _flag, "language": _as_is},
     "meta": {"key": _as_is, "value": _as_is},
@@ -146,7 +150,7 @@ TABLES: dict[str, dict[str, Convert]] = {
 }
 # Tables whose ids PostgreSQL hands out: after the copy they continue after the copied ones.
 _IDENTITIES = ("tournaments", "games", "tournament_pairings", "challenges", "puzzles",
-               "puzzle_attempts", "outbox")
+               "puzzle_attempts", "outbox", "season_rating_changes")
 
 
 def _read(path: Path) -> dict[str, list[tuple[object, ...]]]:

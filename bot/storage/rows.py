@@ -43,6 +43,15 @@ def rated_rows(rows: Iterable[Sequence[Any]]) -> list[RatedRow]:
     ]
 
 
+def rating_points(newest_first: Iterable[Sequence[Any]]) -> list[float]:
+    """(before, after) rating changes read newest first as the rating before the oldest and
+    after each, oldest first."""
+    changes = list(newest_first)[::-1]
+    if not changes:
+        return []
+    return [float(changes[0][0]), *(float(after) for _, after in changes)]
+
+
 def seat_columns(seat: Seat) -> tuple[int | None, str | None]:
     return (seat, None) if isinstance(seat, int) else (None, seat.value)
 

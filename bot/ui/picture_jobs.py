@@ -1,5 +1,5 @@
 """The drawing jobs the CPU pool runs for the UI: a replay's animation, a review's pictures,
-the pictures that explain a rule and a tournament's standings.
+the pictures that explain a rule, a tournament's standings and a member's rating chart.
 
 Plain top-level functions of plain arguments, so a worker process can unpickle them: a long
 game on a big board takes over a second to draw, which must not happen on the bot's event loop.
@@ -7,7 +7,9 @@ game on a big board takes over a second to draw, which must not happen on the bo
 
 from __future__ import annotations
 
+from bot.game.model import Mode, RatingLine
 from bot.ui.pictures import DEFAULT_THEME, render_replay, render_turning_point
+from bot.ui.rating_chart import rating_chart
 from bot.ui.rule_pictures import RuleTopic
 from bot.ui.rule_pictures import rule_picture as draw_rule
 from bot.ui.standings_picture import StandingLine, standings_picture
@@ -54,4 +56,32 @@ def standings_job(
     return standings_picture(title, subtitle, headers, [StandingLine(*row) for row in rows], theme)
 
 
-__all__ = ["StandingRow", "replay_gif", "rule_picture", "standings_job", "turning_point_pictures"]
+# A rating line as plain values, in RatingLine's field order: mode, season (None: all time),
+# the ratings oldest first.
+ChartLine = tuple[str, str | None, tuple[float, ...]]
+
+
+def chart_rows(lines: list[RatingLine]) -> list[ChartLine]:
+    """Rating lines as the plain values rating_chart_job takes."""
+    return [(line.mode.value, line.season, line.ratings) for line in lines]
+
+
+def rating_chart_job(lines: list[ChartLine], locale: str, theme: str = DEFAULT_THEME) -> bytes:
+    """A member's rating chart (bot.ui.rating_chart) from plain lines, labelled in `locale`."""
+    return rating_chart(
+        [RatingLine(Mode(mode), season, tuple(ratings)) for mode, season, ratings in lines],
+        locale,
+        theme,
+    )
+
+
+__all__ = [
+    "ChartLine",
+    "StandingRow",
+    "chart_rows",
+    "rating_chart_job",
+    "replay_gif",
+    "rule_picture",
+    "standings_job",
+    "turning_point_pictures",
+]

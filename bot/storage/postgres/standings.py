@@ -21,7 +21,7 @@ from bot.game.ports import GLOBAL_SCOPE, RatePolicy
 from bot.game.ratings import START_RATING
 from bot.game.seasons import Season, season_of, soft_reset, stored_length
 from bot.storage.postgres.connection import Connection
-from bot.storage.rows import ai_results, in_stored_order, rated_rows
+from bot.storage.rows import ai_results, in_stored_order, rated_rows, rating_points
 from engine import Mark
 
 
@@ -83,6 +83,25 @@ class StandingQueries:
         return [
             RatingChange(int(u), int(s), Mode(m), float(b), float(a)) for u, s, m, b, a in rows
         ]
+
+    async def rating_history(
+        self, scope: int, user_id: int, mode: Mode, *, limit: int, season: str | None = None
+    ) -> list[float]:
+        if season is None:
+            rows = await self._con.pool.fetch(
+                "SELECT c.before, c.after FROM rating_changes c JOIN games g ON g.id = c.game_id"
+                " WHERE c.scope = $1 AND c.user_id = $2 AND c.mode = $3"
+                " ORDER BY g.finished_at DESC, c.game_id DESC LIMIT $4",
+                scope, user_id, Mode(mode).value, limit,
+            )
+        else:
+            rows = await self._con.pool.fetch(
+                "SELECT before, after FROM season_rating_changes"
+                " WHERE guild_id = $1 AND season = $2 AND user_id = $3 AND mode = $4"
+                " ORDER BY id DESC LIMIT $5",
+                scope, season, user_id, Mode(mode).value, limit,
+            )
+        return rating_points(rows)
 
     async def user_stats(self, guild_id: int, user_id: int) -> UserStats:
         rows = await self._con.pool.fetch(
@@ -203,13 +222,16 @@ class StandingQueries:
             rows = await con.fetch(_LOCK_SEASON, *keys)
         current = {int(r["user_id"]): float(r["rating"]) for r in rows}
         await con.executemany(
-            "UPDATE season_standings SET rating = $5, wins = wins + $6, draws = draws + $7,"
-            " losses = losses + $8 WHERE guild_id = $1 AND season = $2 AND user_id = $3"
-            " AND mode = $4",
+            "WITH moved AS (UPDATE season_standings SET rating = $5, wins = wins + $6,"
+            " draws = draws + $7, losses = losses + $8 WHERE guild_id = $1 AND season = $2"
+            " AND user_id = $3 AND mode = $4)"
+            " INSERT INTO season_rating_changes"
+            " (game_id, guild_id, season, user_id, mode, before, after)"
+            " VALUES ($9, $1, $2, $3, $4, $10, $5)",
             [
                 (game.guild_id, season.name, update.user_id, mode, update.after,
                  int(update.result is Result.WIN), int(update.result is Result.DRAW),
-                 int(update.result is Result.LOSS))
+                 int(update.result is Result.LOSS), game.id, update.before)
                 for update in rate(game, winner, current)
             ],
         )

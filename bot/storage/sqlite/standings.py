@@ -19,7 +19,7 @@ from bot.game.model import (
 from bot.game.ports import GLOBAL_SCOPE, RatePolicy
 from bot.game.ratings import START_RATING
 from bot.game.seasons import Season, season_of, soft_reset, stored_length
-from bot.storage.rows import ai_results, in_stored_order, rated_rows
+from bot.storage.rows import ai_results, in_stored_order, rated_rows, rating_points
 from bot.storage.sqlite.connection import Connection
 from engine import Mark
 
@@ -78,6 +78,27 @@ class StandingQueries:
             RatingChange(int(u), int(s), Mode(m), float(b), float(a)) for u, s, m, b, a in rows
         ]
 
+    async def rating_history(
+        self, scope: int, user_id: int, mode: Mode, *, limit: int, season: str | None = None
+    ) -> list[float]:
+        async with self._con.lock:
+            if season is None:
+                rows = await self._con.all(
+                    "SELECT c.before, c.after FROM rating_changes c"
+                    " JOIN games g ON g.id = c.game_id"
+                    " WHERE c.scope = ? AND c.user_id = ? AND c.mode = ?"
+                    " ORDER BY g.finished_at DESC, c.game_id DESC LIMIT ?",
+                    (scope, user_id, Mode(mode).value, limit),
+                )
+            else:
+                rows = await self._con.all(
+                    "SELECT before, after FROM season_rating_changes"
+                    " WHERE guild_id = ? AND season = ? AND user_id = ? AND mode = ?"
+                    " ORDER BY id DESC LIMIT ?",
+                    (scope, season, user_id, Mode(mode).value, limit),
+                )
+        return rating_points(rows)
+
     async def user_stats(self, guild_id: int, user_id: int) -> UserStats:
         async with self._con.lock:
             rows = await self._con.all(
@@ -123,7 +144,8 @@ class StandingQueries:
                 for user in game.members
             }
             for update in rate(game, winner, current):
-                await self._write_season(game, season, update.user_id, update.result, update.after)
+                await self._write_season(game, season, update.user_id, update.result,
+                                         update.before, update.after)
         for user, level, result in ai_results(game, winner):
             await self._con.db.execute(
                 "INSERT INTO results (game_id, guild_id, user_id, ai_level, result)"
@@ -192,7 +214,8 @@ class StandingQueries:
         return soft_reset(START_RATING, None if last is None else float(last[0]))
 
     async def _write_season(
-        self, game: GameRow, season: Season, user_id: int, result: Result, after: float
+        self, game: GameRow, season: Season, user_id: int, result: Result, before: float,
+        after: float,
     ) -> None:
         await self._con.db.execute(
             "INSERT INTO season_standings"
@@ -212,6 +235,12 @@ class StandingQueries:
                 int(result is Result.DRAW),
                 int(result is Result.LOSS),
             ),
+        )
+        await self._con.db.execute(
+            "INSERT INTO season_rating_changes"
+            " (game_id, guild_id, season, user_id, mode, before, after)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (game.id, game.guild_id, season.name, user_id, game.mode.value, before, after),
         )
 
     async def _standing(self, scope: int, user_id: int, mode: Mode) -> Standing:

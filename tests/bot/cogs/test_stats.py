@@ -1,19 +1,26 @@
 """Records and ratings (bot/cogs/stats.py), through the Discord double and the real bot process:
-`/caro stats` with the server's leaderboard after games won, drawn and lost, `/caro leaderboard`,
-and a rating season run end to end across a restart."""
+`/caro stats` with the server's leaderboard after games won, drawn and lost, its rating chart,
+`/caro leaderboard`, and a rating season run end to end across a restart."""
 
 from __future__ import annotations
 
+import io
 import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from PIL import Image
+
+from bot.game.model import Mode, RatingLine
 from bot.game.ratings import AI_ANCHORS, updated
 from bot.game.seasons import SeasonLength, season_of, soft_reset
+from bot.ui.pictures import DEFAULT_THEME
+from bot.ui.rating_chart import rating_chart
 from engine.solver import perfect_move
 from testkit.boards import cells, first_empty, play_out, refusal
 from testkit.bot_process import BotHandle, StartBot, text_of
 from testkit.members import MANAGE_GUILD
+from testkit.replays import PNG, files
 from testkit.sqlite_rows import player_result
 
 
@@ -128,6 +135,44 @@ async def resign_to_easy(member: Any, games: int) -> None:
     for _ in range(games):
         start = await member.slash("caro start", difficulty="easy")
         assert (await member.click(start.message, "Resign")).callback_type == 7
+
+
+async def test_stats_after_rated_games_carry_the_rating_chart_of_each_pool(
+    running_bot: BotHandle,
+) -> None:
+    double = running_bot.double
+    alice, bob = double.add_member("alice"), double.add_member("bob")
+    await resign_to_easy(alice, 3)
+    stats = await alice.slash("caro stats")
+    # The stats answer at once; the chart, drawn in the CPU pool, is added to them.
+    assert stats.callback_type == 4 and len(stats.embeds) == 2
+    shown = await stats.message.wait_for(lambda m: bool(m.attachments), timeout=30)
+    chart = files(shown)["rating.png"]
+    assert chart.startswith(PNG) and Image.open(io.BytesIO(chart)).size == (800, 400)
+    [attachment] = shown.payload["attachments"]
+    assert attachment["description"] == "Alice's rating over their last rated games"
+    record, board = shown.embeds
+    assert record["title"] == "Stats of Alice" and board["title"] == "Top 10 of this server"
+    assert record["image"]["url"] == "attachment://rating.png"
+    # Her one pool, against the AI: the all-time line and this season's, the same games.
+    ratings = [1200.0]
+    for _ in range(3):
+        ratings.append(updated(ratings[-1], AI_ANCHORS["easy"], "loss"))
+    month = season_of(SeasonLength.MONTHLY, datetime.now(UTC))
+    assert month is not None
+    lines = [RatingLine(Mode.AI, None, tuple(ratings)), RatingLine(Mode.AI, month.name,
+                                                                   tuple(ratings))]
+    assert chart == rating_chart(lines, "en", DEFAULT_THEME)
+
+    # Another member sees her chart too; one with no rated game gets no chart, only the word.
+    about = await bob.slash("caro stats", user=alice)
+    seen = await about.message.wait_for(lambda m: bool(m.attachments), timeout=30)
+    assert files(seen)["rating.png"] == chart
+    none = await bob.slash("caro stats")
+    assert none.embeds[0]["description"] == "No finished games in this server yet."
+    later = await alice.slash("caro stats")
+    await later.message.wait_for(lambda m: bool(m.attachments), timeout=30)
+    assert none.message.attachments == [] and "image" not in none.message.embeds[0]
 
 
 async def test_a_season_ends_and_its_final_standings_stay_viewable_after_a_restart(
