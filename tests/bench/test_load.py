@@ -116,6 +116,7 @@ class FakeMessage:
     """A board the pacer can read: its headline (content) and its cell buttons."""
 
     content: str = "Your turn (X)."
+    edits: int = 0
     payload: dict[str, Any] = field(default_factory=dict)
     buttons: list[dict[str, Any]] = field(
         default_factory=lambda: [{"custom_id": f"caro:m:1:0:{c}"} for c in ("A1", "B1")])
@@ -157,6 +158,7 @@ class FakeMember:
     async def click(self, message: FakeMessage, cell: str) -> FakeResult:
         await asyncio.sleep(0.002)
         message.content = "**You win!**"
+        message.edits += 1
         return FakeResult(message=message, callback_type=7)
 
 
@@ -202,3 +204,15 @@ def test_the_refusal_table_says_how_many_of_what_and_why() -> None:
     assert "Slow down a little" in table[0]
     assert table[1].split()[:3] == ["1", "click", "click.not_your_turn"]
     assert refusal_table(collections.Counter()) == ["none"]
+
+
+def test_a_board_is_read_again_only_once_the_bot_edits_it() -> None:
+    message = FakeMessage()
+    player = Player(member=None, level="easy", message=message)
+    assert player.board() == (False, True)
+    message.content = "**You win!**"
+    assert player.board() == (False, True)  # not read again: the double counts every edit
+    message.edits += 1
+    assert player.board() == (True, False)
+    player.message = FakeMessage()  # a new game's board
+    assert player.board() == (False, True)
