@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -216,3 +217,24 @@ def test_a_board_is_read_again_only_once_the_bot_edits_it() -> None:
     assert player.board() == (True, False)
     player.message = FakeMessage()  # a new game's board
     assert player.board() == (False, True)
+
+
+@dataclass
+class SlowMember(FakeMember):
+    """A member whose clicks hold this process's loop (as a process short of CPU is held): the
+    game goes on, and each click takes 20 ms of the loop."""
+
+    async def click(self, message: FakeMessage, cell: str) -> FakeResult:
+        time.sleep(0.02)
+        message.edits += 1
+        return FakeResult(message=message, callback_type=7)
+
+
+async def test_ticks_the_process_had_no_time_for_are_dropped_not_sent_in_a_burst() -> None:
+    loop = asyncio.get_running_loop()
+    bot = FakeBot(Cooldown(5, 30.0, loop.time))
+    seats = [Seat([Player(SlowMember(bot, s), "easy")]) for s in range(5)]
+    figures = await play(seats, rate=100, seconds=1.0, rng=random.Random(1))
+    # 20 ms a click leaves room for about 50 clicks a second, not the 100 asked: the rest are
+    # dropped as they fall due, where a catching-up pacer would fire them back to back.
+    assert figures.dropped_ticks > 20
