@@ -7,9 +7,8 @@ game's lock (bot.game.cache) so two clicks on the same turn apply one move.
 
 from __future__ import annotations
 
-import asyncio
 import random
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 
 from bot.game import ratings
@@ -19,7 +18,6 @@ from bot.game.cooldowns import Cooldowns
 from bot.game.errors import UserError
 from bot.game.levels import ExternalLevel
 from bot.game.model import (
-    ActiveGameExists,
     AiLevel,
     EndReason,
     Finish,
@@ -47,7 +45,15 @@ from bot.game.options import (
     ADAPTIVE,
     GameOptions,
 )
-from bot.game.ports import Answer, Finished, GameStore, MoveOutcome, RatePolicy, StandingStore
+from bot.game.ports import (
+    Answer,
+    Finished,
+    GameStore,
+    LiveCounts,
+    MoveOutcome,
+    RatePolicy,
+    StandingStore,
+)
 from bot.game.searches import Searches, Thinker, ai_seed, failed
 from bot.i18n.texts import TextId
 from engine import Board, IllegalMoveError, InvalidMoveError, Mark, Rule
@@ -128,9 +134,6 @@ class GameService:
         # than by the commands, so that a button or a Rematch reaching an action meets the same
         # rate as its command.
         self.cooldowns = cooldowns
-        # Checking a limit and creating the game must not interleave with another start in the
-        # same server, or two starts could both pass the check.
-        self._guild_locks: dict[int, asyncio.Lock] = {}
         self._thinking: set[int] = set()
 
     # ----------------------------------------------------------------- starting games
@@ -170,18 +173,17 @@ class GameService:
             # The member is the opening's first player when they play X first.
             opening=options.opening,
         )
-        async with self._guild_locks.setdefault(guild_id, asyncio.Lock()):
-            # The member's own running game in this channel is reported as ActiveGameExists
-            # (with its link) before any limit.
-            running = await self._store.active_game(guild_id, channel_id, player_id)
-            if running is not None:
-                raise ActiveGameExists(running)
-            counts = await self._store.live_counts(guild_id, player_id)
+
+        def admit(counts: LiveCounts) -> None:
             if counts.member_ai_games >= self.limits.ai_games_per_member:
                 raise UserError("limit.member_ai_games", count=self.limits.ai_games_per_member)
             if counts.guild_ai_games >= self.limits.ai_games_per_server:
                 raise UserError("limit.server_ai_games", count=self.limits.ai_games_per_server)
-            return await self._create(new)
+
+        # The member's own running game in this channel is reported as ActiveGameExists (with
+        # its link) before any limit: the store checks it first. The store also keeps another
+        # start in the server from passing the same checks meanwhile.
+        return await self._create(new, admit)
 
     async def start_watch(
         self,
@@ -213,14 +215,13 @@ class GameService:
             rated=False,
             locale=locale,
         )
-        async with self._guild_locks.setdefault(guild_id, asyncio.Lock()):
-            running = await self._store.active_watch(guild_id, channel_id)
-            if running is not None:
-                raise ActiveGameExists(running)
-            counts = await self._store.live_counts(guild_id, starter_id)
+
+        def admit(counts: LiveCounts) -> None:
             if counts.guild_watches >= self.limits.watches_per_server:
                 raise UserError("limit.server_watches", count=self.limits.watches_per_server)
-            return await self._create(new)
+
+        # The channel's running watch is reported before the limit: the store checks it first.
+        return await self._create(new, admit)
 
     async def start_tournament_game(
         self,
@@ -278,8 +279,15 @@ class GameService:
             )
             return None if finished is None else self._cache.finished(finished)
 
-    async def _create(self, new: NewGame) -> GameState:
-        state = load_state(await self._store.create_game(await self._clocks.with_clock(new)))
+    async def _create(
+        self, new: NewGame, admit: Callable[[LiveCounts], None] | None = None
+    ) -> GameState:
+        """Create `new` with its first clock; with `admit`, after the store's checks (see
+        GameStore.create_game_within)."""
+        timed = await self._clocks.with_clock(new)
+        row = (await self._store.create_game(timed) if admit is None
+               else await self._store.create_game_within(timed, admit))
+        state = load_state(row)
         self._cache.remember(state)
         return state
 

@@ -129,6 +129,16 @@ class GameStore(Protocol):
         channel is taken."""
         ...
 
+    async def create_game_within(
+        self, new: NewGame, admit: Callable[[LiveCounts], None]
+    ) -> GameRow:
+        """create_game after its checks, as one step: ActiveGameExists if a running game holds a
+        member's seat or the channel's watch slot (before anything else), then `admit` is given
+        the server's live counts for the game's starter and raises to refuse the game. No other
+        start in the server passes the same checks meanwhile, so two cannot both take the last
+        place; starts in other servers, and moves, do not wait for it."""
+        ...
+
     async def game(self, game_id: int) -> GameRow | None: ...
     async def set_message(self, game_id: int, message_id: int) -> None: ...
     async def abandon_game(self, game_id: int) -> bool: ...
