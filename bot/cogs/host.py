@@ -24,6 +24,8 @@ from bot.game.puzzles import PuzzleService
 from bot.game.records import RecordService
 from bot.game.settings import ServerSettings
 from bot.game.takebacks import Takebacks
+from bot.game.tournament_reads import TournamentReads
+from bot.game.tournament_runner import TournamentRunner
 from bot.game.tournaments import TournamentService
 from bot.ui.boards import Boards
 
@@ -58,6 +60,10 @@ class Services(Protocol):
     def puzzles(self) -> PuzzleService: ...
     @property
     def tournaments(self) -> TournamentService: ...
+    @property
+    def tournament_runner(self) -> TournamentRunner: ...
+    @property
+    def tournament_reads(self) -> TournamentReads: ...
     @property
     def outbox(self) -> OutboxService: ...
 

@@ -25,6 +25,8 @@ from bot.game.records import RecordService
 from bot.game.searches import Thinker
 from bot.game.settings import DEFAULT_TIMEOUTS, ServerSettings
 from bot.game.takebacks import Takebacks
+from bot.game.tournament_reads import TournamentReads
+from bot.game.tournament_runner import TournamentRunner
 from bot.game.tournaments import TournamentService
 
 
@@ -45,7 +47,11 @@ class Services:
     records: RecordService
     meta: Meta
     puzzles: PuzzleService
+    # Tournaments: what members and organisers do, the runner that steps them forward, and what
+    # is shown of them.
     tournaments: TournamentService
+    tournament_runner: TournamentRunner
+    tournament_reads: TournamentReads
     outbox: OutboxService
     # Ratings and results: a read model, read as stored.
     standings: StandingStore
@@ -75,6 +81,10 @@ def build_services(
         limits=limits, cooldowns=cooldowns, external=external, rate=rate,
     )
     outbox = OutboxService(storage.outbox, clock=clock)
+    tournament_reads = TournamentReads(storage.tournaments)
+    tournament_runner = TournamentRunner(
+        storage.tournaments, tournament_reads, games, storage.standings, outbox=outbox, clock=clock
+    )
     return Services(
         storage=storage,
         games=games,
@@ -92,8 +102,11 @@ def build_services(
         meta=Meta(storage.meta),
         puzzles=PuzzleService(storage.puzzles, storage.meta, clock=clock),
         tournaments=TournamentService(
-            storage.tournaments, games, storage.standings, settings, outbox=outbox, clock=clock
+            storage.tournaments, tournament_reads, tournament_runner, games, settings,
+            outbox=outbox, clock=clock,
         ),
+        tournament_runner=tournament_runner,
+        tournament_reads=tournament_reads,
         outbox=outbox,
         standings=storage.standings,
         cooldowns=cooldowns,

@@ -241,7 +241,7 @@ class Boards:
         """A tournament's game's place in it, for its board; None for any other game."""
         if state.row.tournament_id is None:
             return None
-        return await self._host.services.tournaments.game_of(state)
+        return await self._host.services.tournament_reads.game_of(state)
 
     async def theme(self, state: GameState) -> str:
         """The look of a game's board: the theme of the member who started it, so a public
