@@ -17,6 +17,7 @@ from bot.game.hints import Hints
 from bot.game.levels import NO_ENGINE, ExternalLevel
 from bot.game.meta import Meta
 from bot.game.model import GuildSettings
+from bot.game.moves import Moves
 from bot.game.outbox import OutboxService
 from bot.game.ports import StandingStore, Storage
 from bot.game.preferences import MemberPreferences
@@ -37,6 +38,7 @@ class Services:
 
     storage: Storage
     games: GameService
+    moves: Moves
     challenges: ChallengeService
     clocks: Clocks
     timeouts: Timeouts
@@ -77,7 +79,7 @@ def build_services(
     # A finished game is rated with the external engine's own anchor when it played.
     rate = functools.partial(ratings.game_updates, external=external)
     games = GameService(
-        storage.games, ai, clocks, cache, storage.standings,
+        storage.games, clocks, cache, storage.standings,
         limits=limits, cooldowns=cooldowns, external=external, rate=rate,
     )
     outbox = OutboxService(storage.outbox, clock=clock)
@@ -88,6 +90,7 @@ def build_services(
     return Services(
         storage=storage,
         games=games,
+        moves=Moves(storage.games, ai, clocks, cache, rate=rate),
         challenges=ChallengeService(
             storage.challenges, storage.games, clocks, limits=limits, cooldowns=cooldowns,
             challenge_seconds=challenge_seconds,
@@ -95,7 +98,7 @@ def build_services(
         clocks=clocks,
         timeouts=Timeouts(storage.clocks, storage.games, cache, clocks, rate),
         hints=Hints(games, storage.games, ai, cache),
-        takebacks=Takebacks(storage.games, clocks, cache),
+        takebacks=Takebacks(storage.takebacks, storage.games, clocks, cache),
         settings=settings,
         preferences=MemberPreferences(storage.settings),
         records=RecordService(storage.reviews, storage.games, storage.standings),

@@ -108,7 +108,7 @@ class TournamentWatcher:
         if posted.mode is Mode.WATCH:
             self.bot.spawn(self.bot.cog(WatchCog).play_out(posted.id, None, posted.starter_id))
         elif posted.ai_to_move:
-            self.bot.spawn(self.bot.boards.ai_turn(posted.id, None, posted.starter_id))
+            self.bot.spawn(self.bot.turns.ai_turn(posted.id, None, posted.starter_id))
 
     async def redraw_games(self, states: list[GameState]) -> None:
         """Redraw the boards of games a control ended (a withdrawal lost, a cancel stopped)."""
