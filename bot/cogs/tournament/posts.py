@@ -41,8 +41,8 @@ class TournamentPosts:
 
     async def render(self, post: PostRow) -> Rendered:
         """A tournament's outbox row, drawn from the database as it is now."""
-        service = self.bot.services.tournament_reads
-        row = await service.get(post.number("tournament"))
+        reads = self.bot.services.tournament_reads
+        row = await reads.get(post.number("tournament"))
         if row is None:
             return None
         tr = translator(row.locale)
@@ -50,11 +50,11 @@ class TournamentPosts:
         if kind is PostKind.TOURNAMENT_ANNOUNCEMENT:
             if row.message_id is None:
                 return None  # its announcement was never posted: nothing to redraw
-            return MessageEdit(row.message_id, announcement(row, await service.entries(row.id)))
+            return MessageEdit(row.message_id, announcement(row, await reads.entries(row.id)))
         if kind is PostKind.TOURNAMENT_TOO_FEW:
             return NewMessage(tr("tournament.too_few", id=row.id))
         if kind is PostKind.TOURNAMENT_STARTED:
-            return NewMessage(started_content(row, await service.pairings(row.id), tr))
+            return NewMessage(started_content(row, await reads.pairings(row.id), tr))
         if kind is PostKind.TOURNAMENT_ROUND:
             content, file = await self.standings_post(
                 row, tr, final=False, round=post.number("round")
@@ -66,8 +66,8 @@ class TournamentPosts:
         raise ValueError(f"post {post.id}: {kind} is not a tournament's")
 
     async def redraw_announcement(self, tournament_id: int) -> None:
-        service = self.bot.services.tournament_reads
-        row = await service.get(tournament_id)
+        reads = self.bot.services.tournament_reads
+        row = await reads.get(tournament_id)
         if row is None or row.message_id is None:
             return
         message = self.bot.get_partial_messageable(
@@ -75,7 +75,7 @@ class TournamentPosts:
         ).get_partial_message(row.message_id)
         try:
             await message.edit(
-                **announcement(row, await service.entries(row.id)),
+                **announcement(row, await reads.entries(row.id)),
                 allowed_mentions=discord.AllowedMentions.none(),
             )
         except discord.HTTPException as exc:
@@ -86,11 +86,11 @@ class TournamentPosts:
     ) -> tuple[str, discord.File]:
         """The text and the standings picture of the end of round `round`, of the final, or (no
         round) of now."""
-        service = self.bot.services.tournament_reads
+        reads = self.bot.services.tournament_reads
         # A round's standings count the games up to it, whenever they are drawn.
-        standings = await service.standings(row, through=None if final else round)
-        entries = await service.entries(row.id)
-        pairings = await service.pairings(row.id)
+        standings = await reads.standings(row, through=None if final else round)
+        entries = await reads.entries(row.id)
+        pairings = await reads.pairings(row.id)
         members = [int(s.player) for s in standings if is_member_entrant(s.player)]
         names = await display_names(self.bot, row.guild_id, members)
         title, subtitle, headers = picture_texts(

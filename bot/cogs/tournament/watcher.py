@@ -42,13 +42,13 @@ class TournamentWatcher:
     async def run_tournaments(self) -> None:
         """Take a step of every live tournament of this process's shards, again and again."""
         await self.bot.wait_until_ready()
-        service = self.bot.services.tournament_runner
+        runner = self.bot.services.tournament_runner
         while not self.bot.is_closed():
             count = self.bot.shard_count or 1
             for shard_id in self.bot.held_shards():
                 with self.bot.working_for(shard_id):
                     try:
-                        live = await service.live(shard_id=shard_id, shard_count=count)
+                        live = await runner.live(shard_id=shard_id, shard_count=count)
                     except StorageUnavailable:
                         # Said once when the database was lost; the next round tries again.
                         break
@@ -60,7 +60,7 @@ class TournamentWatcher:
                     for row in live:
                         # One tournament's failure must not hold up the others.
                         try:
-                            progress = await service.advance(row.id)
+                            progress = await runner.advance(row.id)
                             if progress is not None:
                                 await self.publish(progress)
                         except StorageUnavailable:
