@@ -4,6 +4,7 @@ added, a type-only one included, breaks them."""
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -50,6 +51,43 @@ def test_every_engine_module_is_kept_from_importing_the_programs() -> None:
     assert isinstance(sources, list)
     found = {f"engine.{name}" for name in _modules(ROOT / "engine") | _packages(ROOT / "engine")}
     assert set(sources) == found - {"engine.programs"}
+
+
+# The size past which a class of bot/ is to be split along its seams (docs/architecture.md).
+MAX_METHODS = 25
+MAX_LINES = 400
+
+
+def _oversized(folder: Path) -> list[str]:
+    """The classes under `folder` with more than MAX_METHODS methods or MAX_LINES lines."""
+    found = []
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            methods = sum(
+                isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) for item in node.body
+            )
+            lines = (node.end_lineno or node.lineno) - node.lineno + 1
+            if methods > MAX_METHODS or lines > MAX_LINES:
+                where = path.relative_to(folder.parent)
+                found.append(f"{where}: {node.name} ({methods} methods, {lines} lines)")
+    return found
+
+
+def test_no_class_of_the_bot_outgrows_its_room() -> None:
+    # A class past the line is split along its seams (members and organisers apart from the
+    # runner, drawing apart from posting...), not let grow.
+    assert _oversized(ROOT / "bot") == []
+
+
+def test_an_oversized_class_is_found(tmp_path: Path) -> None:
+    body = "".join(f"    def m{i}(self) -> None: ...\n" for i in range(MAX_METHODS + 1))
+    (tmp_path / "big.py").write_text(f"class Big:\n{body}", encoding="utf-8")
+    long = "    x = 0\n" * MAX_LINES
+    (tmp_path / "long.py").write_text(f"class Long:\n{long}", encoding="utf-8")
+    (tmp_path / "fine.py").write_text("class Fine:\n    def m(self) -> None: ...\n")
+    assert [line.split(": ")[1].split(" ")[0] for line in _oversized(tmp_path)] == ["Big", "Long"]
 
 
 def _lint(tree: Path) -> subprocess.CompletedProcess[str]:

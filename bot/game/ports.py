@@ -206,6 +206,15 @@ class GameStore(Protocol):
 
     async def add_hint(self, game_id: int, ply: int) -> bool: ...
 
+
+class TakebackStore(Protocol):
+    """Taking moves back in casual games: the request, its answer, and the takeback itself.
+
+    - A request is asked once per position: a declined one is not asked again at that move count.
+    - A takeback is one transaction (the moves removed, the clock set, the count raised), and two
+      takebacks of the same position, from any processes, undo it once.
+    """
+
     async def ask_takeback(self, game_id: int, ply: int, *, now: float) -> bool:
         """Open a request to take the last move back at move count `ply`; False (nothing
         written) unless the game runs at `ply` with its clock running at `now` and no request was
@@ -657,6 +666,8 @@ class Storage(Protocol):
 
     @property
     def games(self) -> GameStore: ...
+    @property
+    def takebacks(self) -> TakebackStore: ...
     @property
     def clocks(self) -> ClockStore: ...
     @property

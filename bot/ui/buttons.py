@@ -425,7 +425,7 @@ class OfTournament(Click):
 
     async def check(self, interaction: discord.Interaction[Any]) -> TournamentRow:
         assert interaction.guild_id is not None  # the bot's buttons are in server channels
-        row = await bot_of(interaction).services.tournaments.find(
+        row = await bot_of(interaction).services.tournament_reads.find(
             interaction.guild_id, self.tournament
         )
         if not on_its_message(interaction, row.message_id, self.custom_id):

@@ -627,6 +627,7 @@ def test_each_repository_implements_every_method_of_its_port(backend: str) -> No
 
     repositories = {
         "games": ("games", "GameQueries", ports.GameStore),
+        "takebacks": ("takebacks", "TakebackQueries", ports.TakebackStore),
         "clocks": ("clocks", "ClockQueries", ports.ClockStore),
         "challenges": ("challenges", "ChallengeQueries", ports.ChallengeStore),
         "standings": ("standings", "StandingQueries", ports.StandingStore),

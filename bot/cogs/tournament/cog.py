@@ -1,55 +1,39 @@
-"""Tournaments: `/caro tournament create | add_ai | standings | start | pause | resume | remove |
-cancel`, the announcement's Join and Leave buttons, the watcher that runs every tournament of
-this process's shards (bot.game.tournaments.TournamentService.advance) and posts the games each
-step started, and the drawing of the tournament's outbox rows (bot.cogs.outbox sends them): the
-start, the standings after each round, the final announcement, the announcement redrawn."""
+"""The tournament cog: `/caro tournament create | add_ai | standings | start | pause | resume |
+remove | cancel` and the announcement's Join and Leave buttons. The members' and organisers'
+actions are bot.game.tournaments', what is shown bot.game.tournament_reads'; the watcher that
+steps the tournaments and posts their games is bot.cogs.tournament.watcher, the drawing of their
+posts (render_post, for bot.cogs.outbox) bot.cogs.tournament.posts."""
 
 from __future__ import annotations
 
-import asyncio
-import io
 import logging
 import re
-import time
 from typing import TYPE_CHECKING, Any
 
-import aiohttp
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.group import choices, option_names, size_suggestions, text
-from bot.cogs.watch import WatchCog
+from bot.cogs.tournament.posts import TournamentPosts
+from bot.cogs.tournament.watcher import TournamentWatcher
 from bot.game.errors import UserError
-from bot.game.model import GameState, Mode
 from bot.game.options import OPENINGS, RULES
-from bot.game.outbox_model import PostKind, PostRow
+from bot.game.outbox_model import PostRow
 from bot.game.pairings import Format
-from bot.game.ports import StorageUnavailable
 from bot.game.tournament_model import (
     Entrant,
     TournamentRow,
     TournamentStatus,
     is_member_entrant,
 )
-from bot.game.tournaments import Organiser, Progress, TournamentOptions
-from bot.ui import picture_jobs
+from bot.game.tournaments import Organiser, TournamentOptions
 from bot.ui.buttons import TournamentJoin, TournamentLeave, answers
 from bot.ui.display_names import display_names
 from bot.ui.languages import language
-from bot.ui.posts import MessageEdit, NewMessage, Rendered
+from bot.ui.posts import Rendered
 from bot.ui.replies import refuse, say
-from bot.ui.tournaments import (
-    STANDINGS_FILENAME,
-    announcement,
-    entrant_label,
-    final_content,
-    picture_texts,
-    round_content,
-    standings_rows,
-    started_content,
-    translator,
-)
+from bot.ui.tournaments import announcement, entrant_label, translator
 from engine.types import LEVELS
 
 if TYPE_CHECKING:
@@ -57,11 +41,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("caro.bot")
 
-# How often the watcher takes a step of every running tournament: results and pairings follow a
-# finished game within this.
-STEP_EVERY_S = 2.0
-# After Discord refused a game's board, how long before the watcher posts it again.
-REPOST_AFTER_S = 60.0
 FORMATS: tuple[str, ...] = tuple(f.value for f in Format)
 MENTION = re.compile(r"<@!?([1-9][0-9]{0,19})>")
 
@@ -91,11 +70,11 @@ class TournamentCog(commands.Cog, name="Tournament"):
 
     def __init__(self, bot: Host) -> None:
         self.bot = bot
-        # game id -> when Discord last refused its board.
-        self._refused: dict[int, float] = {}
+        self.watcher = TournamentWatcher(bot)
+        self.posts = TournamentPosts(bot)
 
     async def cog_load(self) -> None:
-        self.bot.spawn(self.run_tournaments())
+        self.bot.spawn(self.watcher.run_tournaments())
 
     # ------------------------------------------------------------------ commands
     @tournament.command(
@@ -202,13 +181,13 @@ class TournamentCog(commands.Cog, name="Tournament"):
         guild_id, channel_id = interaction.guild_id, interaction.channel_id
         assert guild_id is not None and channel_id is not None
         try:
-            row = await self.bot.services.tournaments.latest(guild_id, channel_id, tournament)
+            row = await self.bot.services.tournament_reads.latest(guild_id, channel_id, tournament)
         except UserError as exc:
             await refuse(interaction, exc)
             return
         await interaction.response.defer()
         tr = translator(await language(interaction, public=True))
-        content, file = await self._standings_post(row, tr, final=row.status.over, round=None)
+        content, file = await self.posts.standings_post(row, tr, final=row.status.over, round=None)
         await interaction.followup.send(
             content=content, file=file, allowed_mentions=discord.AllowedMentions.none()
         )
@@ -225,7 +204,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
             progress = await self.bot.services.tournaments.start_now(
                 row.id, organiser_of(interaction)
             )
-            self.bot.spawn(self.publish(progress))
+            self.bot.spawn(self.watcher.publish(progress))
             key = "tournament.too_few" if progress.too_few else "tournament.starting"
             return translator(row.locale)(key, id=row.id)
 
@@ -274,7 +253,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
             removal = await self.bot.services.tournaments.remove(
                 row.id, entrant, organiser_of(interaction)
             )
-            self.bot.spawn(self.redraw_games(removal.ended))
+            self.bot.spawn(self.watcher.redraw_games(removal.ended))
             tr = translator(row.locale)
             said = tr("tournament.removed_msg", id=row.id, name=entrant_label(entrant, tr))
             if removal.played_out:
@@ -295,7 +274,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
     ) -> None:
         async def act(row: TournamentRow) -> str:
             ended = await self.bot.services.tournaments.cancel(row.id, organiser_of(interaction))
-            self.bot.spawn(self.redraw_games(ended))
+            self.bot.spawn(self.watcher.redraw_games(ended))
             return translator(row.locale)(
                 "tournament.cancelled_msg", id=row.id, user=f"<@{interaction.user.id}>"
             )
@@ -316,7 +295,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
         if guild_id is None:
             return []
         tr = translator(await language(interaction, public=False))
-        rows = await self.bot.services.tournaments.in_server(guild_id, live_only=False)
+        rows = await self.bot.services.tournament_reads.in_server(guild_id, live_only=False)
         found = []
         for row in rows:
             kind = tr(f"format.{row.format.value}")
@@ -334,14 +313,14 @@ class TournamentCog(commands.Cog, name="Tournament"):
             return []
         chosen = getattr(interaction.namespace, "tournament", None)
         try:
-            row = await self.bot.services.tournaments.chosen(
+            row = await self.bot.services.tournament_reads.chosen(
                 guild_id, chosen if isinstance(chosen, int) else None
             )
         except UserError:
             return []
         tr = translator(await language(interaction, public=False))
         entries = [
-            e for e in await self.bot.services.tournaments.entries(row.id) if not e.withdrawn
+            e for e in await self.bot.services.tournament_reads.entries(row.id) if not e.withdrawn
         ]
         members = [int(e.entrant) for e in entries if is_member_entrant(e.entrant)]
         names = await display_names(self.bot, guild_id, members)
@@ -362,9 +341,8 @@ class TournamentCog(commands.Cog, name="Tournament"):
         and redraw the announcement."""
         guild_id = interaction.guild_id
         assert guild_id is not None
-        service = self.bot.services.tournaments
         try:
-            row = await service.chosen(guild_id, tournament)
+            row = await self.bot.services.tournament_reads.chosen(guild_id, tournament)
             said = await act(row)
         except UserError as exc:
             await refuse(interaction, exc)
@@ -374,7 +352,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
         )
         name = interaction.command.name if interaction.command else "?"
         log.info("tournament %d: %s by %s", row.id, name, interaction.user.id)
-        await self.redraw_announcement(row.id)
+        await self.posts.redraw_announcement(row.id)
 
     # ------------------------------------------------------------------ Join and Leave
     @answers(TournamentJoin)
@@ -391,7 +369,7 @@ class TournamentCog(commands.Cog, name="Tournament"):
     ) -> None:
         before = row.status
         ended = await self.bot.services.tournaments.leave(row.id, interaction.user.id)
-        self.bot.spawn(self.redraw_games(ended))
+        self.bot.spawn(self.watcher.redraw_games(ended))
         log.info("tournament %d: %s left", row.id, interaction.user.id)
         key = "tournament.left" if before is TournamentStatus.OPEN else "tournament.withdrawn"
         await self._entered(interaction, row, key)
@@ -399,159 +377,18 @@ class TournamentCog(commands.Cog, name="Tournament"):
     async def _entered(
         self, interaction: discord.Interaction[Any], row: TournamentRow, key: str
     ) -> None:
-        service = self.bot.services.tournaments
-        fresh = await service.find(row.guild_id, row.id)
-        entries = await service.entries(row.id)
+        reads = self.bot.services.tournament_reads
+        fresh = await reads.find(row.guild_id, row.id)
+        entries = await reads.entries(row.id)
         await interaction.response.edit_message(
             **announcement(fresh, entries), allowed_mentions=discord.AllowedMentions.none()
         )
         await say(interaction, key, id=row.id)
 
-    # ------------------------------------------------------------------ running
-    async def run_tournaments(self) -> None:
-        """Take a step of every live tournament of this process's shards, again and again."""
-        await self.bot.wait_until_ready()
-        service = self.bot.services.tournaments
-        while not self.bot.is_closed():
-            count = self.bot.shard_count or 1
-            for shard_id in self.bot.held_shards():
-                with self.bot.working_for(shard_id):
-                    try:
-                        live = await service.live(shard_id=shard_id, shard_count=count)
-                    except StorageUnavailable:
-                        # Said once when the database was lost; the next round tries again.
-                        break
-                    except Exception:
-                        if self.bot.is_closed():
-                            return
-                        log.exception("reading the tournaments of shard %d failed", shard_id)
-                        continue
-                    for row in live:
-                        # One tournament's failure must not hold up the others.
-                        try:
-                            progress = await service.advance(row.id)
-                            if progress is not None:
-                                await self.publish(progress)
-                        except StorageUnavailable:
-                            # A step goes on from what is stored, so the next round takes it
-                            # up again where the database was lost.
-                            break
-                        except Exception:
-                            if self.bot.is_closed():
-                                return
-                            log.exception("tournament %d: its step failed", row.id)
-            await asyncio.sleep(STEP_EVERY_S)
-
-    async def publish(self, progress: Progress) -> None:
-        """Post the games a step started. What else it decided (the start, a round's standings,
-        the final, the announcement redrawn) it wrote to the outbox, which sends it."""
-        row = progress.tournament
-        if progress.too_few:
-            log.info("tournament %d: cancelled, too few entries", row.id)
-        if progress.started:
-            log.info("tournament %d: started", row.id)
-        if progress.round_done is not None:
-            log.info("tournament %d: round %d over", row.id, progress.round_done)
-        if progress.final:
-            log.info("tournament %d: finished", row.id)
-        for state in progress.games:
-            await self.post_game(row, state)
-
+    # ------------------------------------------------------------------ the outbox
     async def render_post(self, post: PostRow) -> Rendered:
-        """A tournament's outbox row, drawn from the database as it is now."""
-        service = self.bot.services.tournaments
-        row = await service.get(post.number("tournament"))
-        if row is None:
-            return None
-        tr = translator(row.locale)
-        kind = post.kind
-        if kind is PostKind.TOURNAMENT_ANNOUNCEMENT:
-            if row.message_id is None:
-                return None  # its announcement was never posted: nothing to redraw
-            return MessageEdit(row.message_id, announcement(row, await service.entries(row.id)))
-        if kind is PostKind.TOURNAMENT_TOO_FEW:
-            return NewMessage(tr("tournament.too_few", id=row.id))
-        if kind is PostKind.TOURNAMENT_STARTED:
-            return NewMessage(started_content(row, await service.pairings(row.id), tr))
-        if kind is PostKind.TOURNAMENT_ROUND:
-            content, file = await self._standings_post(
-                row, tr, final=False, round=post.number("round")
-            )
-            return NewMessage(content, file)
-        if kind is PostKind.TOURNAMENT_FINAL:
-            content, file = await self._standings_post(row, tr, final=True, round=row.round)
-            return NewMessage(content, file)
-        raise ValueError(f"post {post.id}: {kind} is not a tournament's")
-
-    async def post_game(self, row: TournamentRow, state: GameState) -> None:
-        refused = self._refused.get(state.id)
-        if refused is not None and time.monotonic() - refused < REPOST_AFTER_S:
-            return
-        try:
-            posted = await self.bot.boards.post_in_channel(state)
-        except discord.HTTPException as exc:
-            self._refused[state.id] = time.monotonic()
-            log.warning("tournament %d: could not post game %d (%s)", row.id, state.id, exc)
-            return
-        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
-            # No answer: the board may have been made. The next step tries again at once, with
-            # the same nonce, so Discord hands back that board rather than making a second.
-            log.warning("tournament %d: no answer posting game %d (%r)", row.id, state.id, exc)
-            return
-        self._refused.pop(state.id, None)
-        log.info("tournament %d: game %d started", row.id, state.id)
-        if posted.mode is Mode.WATCH:
-            self.bot.spawn(self.bot.cog(WatchCog).play_out(posted.id, None, posted.starter_id))
-        elif posted.ai_to_move:
-            self.bot.spawn(self.bot.boards.ai_turn(posted.id, None, posted.starter_id))
-
-    async def redraw_games(self, states: list[GameState]) -> None:
-        """Redraw the boards of games a control ended (a withdrawal lost, a cancel stopped)."""
-        for state in states:
-            await self.bot.boards.show_quietly(state)
-
-    async def redraw_announcement(self, tournament_id: int) -> None:
-        service = self.bot.services.tournaments
-        row = await service.get(tournament_id)
-        if row is None or row.message_id is None:
-            return
-        message = self.bot.get_partial_messageable(
-            row.channel_id, guild_id=row.guild_id
-        ).get_partial_message(row.message_id)
-        try:
-            await message.edit(
-                **announcement(row, await service.entries(row.id)),
-                allowed_mentions=discord.AllowedMentions.none(),
-            )
-        except discord.HTTPException as exc:
-            log.warning("tournament %d: could not redraw its announcement (%s)", row.id, exc)
-
-    async def _standings_post(
-        self, row: TournamentRow, tr: Any, *, final: bool, round: int | None
-    ) -> tuple[str, discord.File]:
-        """The text and the standings picture of the end of round `round`, of the final, or (no
-        round) of now."""
-        service = self.bot.services.tournaments
-        # A round's standings count the games up to it, whenever they are drawn.
-        standings = await service.standings(row, through=None if final else round)
-        entries = await service.entries(row.id)
-        pairings = await service.pairings(row.id)
-        members = [int(s.player) for s in standings if is_member_entrant(s.player)]
-        names = await display_names(self.bot, row.guild_id, members)
-        title, subtitle, headers = picture_texts(
-            row, tr, final=final, round=row.round if round is None else round
-        )
-        rows = standings_rows(standings, entries, tr, names)
-        picture = await self.bot.ai.run_on_cpu(
-            ("tournament", row.id), picture_jobs.standings_job, title, subtitle, headers, rows
-        )
-        if final:
-            content = final_content(row, standings, tr)
-        elif round is not None:
-            content = round_content(row, round, pairings, tr)
-        else:
-            content = tr("tournament.standings_now", id=row.id)
-        return content, discord.File(io.BytesIO(picture), filename=STANDINGS_FILENAME)
+        """A tournament's outbox row, drawn from the database as it is now (for bot.cogs.outbox)."""
+        return await self.posts.render(post)
 
 
-__all__ = ["TournamentCog", "entrant_of"]
+__all__ = ["TournamentCog", "entrant_of", "organiser_of"]
