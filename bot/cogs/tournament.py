@@ -50,7 +50,7 @@ from bot.ui.tournaments import (
     started_content,
     translator,
 )
-from engine.types import LEVELS
+from engine.game.types import LEVELS
 
 if TYPE_CHECKING:
     from bot.cogs.host import Host

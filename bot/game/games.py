@@ -51,11 +51,11 @@ from bot.game.ports import Answer, Finished, GameStore, MoveOutcome, RatePolicy,
 from bot.game.searches import Searches, Thinker, ai_seed, failed
 from bot.i18n.texts import TextId
 from engine import Board, IllegalMoveError, InvalidMoveError, Mark, Rule
-from engine.external import supports
-from engine.notation import cell_name
-from engine.openings import Action, Choice, Opening, StepKind
-from engine.renju import ForbiddenMoveError
-from engine.types import Level
+from engine.game.notation import cell_name
+from engine.game.openings import Action, Choice, Opening, StepKind
+from engine.game.renju import ForbiddenMoveError
+from engine.game.types import Level
+from engine.players.external import supports
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,8 @@ from enum import StrEnum
 
 from bot.game.seasons import DEFAULT_SEASON_LENGTH, SeasonLength
 from engine import Board, Mark, Rule
-from engine.openings import Opening, OpeningState
-from engine.types import Level
+from engine.game.openings import Opening, OpeningState
+from engine.game.types import Level
 
 
 class External(StrEnum):

@@ -10,14 +10,7 @@ from bot.game.errors import UserError
 from bot.game.model import OPENING_PLIES, GameRow, GameState
 from bot.i18n.texts import TextId
 from engine import Board
-from engine.openings import (
-    Action,
-    Choice,
-    Opening,
-    OpeningError,
-    OpeningState,
-    StepKind,
-)
+from engine.game.openings import Action, Choice, Opening, OpeningError, OpeningState, StepKind
 
 # The reason stored with an AI's opening stone (engine.ai.explain has none for an opening).
 OPENING_REASON = "opening"

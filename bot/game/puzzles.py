@@ -34,9 +34,9 @@ from bot.game.puzzle_model import (
     PuzzleStanding,
 )
 from engine import Board, Rule
-from engine.notation import cell_name
-from engine.puzzles import MoveCheck, Puzzle, Verdict, read_puzzles
-from engine.types import MoveError
+from engine.analysis.puzzles import MoveCheck, Puzzle, Verdict, read_puzzles
+from engine.game.notation import cell_name
+from engine.game.types import MoveError
 
 log = logging.getLogger("caro.bot")
 

@@ -59,7 +59,7 @@ from bot.game.tournament_model import (
 )
 from bot.i18n.texts import TextId
 from engine import Mark, Rule
-from engine.types import Level
+from engine.game.types import Level
 
 log = logging.getLogger("caro.bot")
 

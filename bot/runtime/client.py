@@ -40,7 +40,7 @@ from bot.storage import open_database
 from bot.ui import display_names, drawing
 from bot.ui.boards import Boards
 from bot.ui.buttons import Router
-from engine import cores
+from engine.support import cores
 
 log = logging.getLogger("caro.bot")
 

@@ -21,10 +21,10 @@ from bot.ui.buttons import Review as ReviewButton
 from bot.ui.payloads import ButtonPayload, row_payload
 from bot.ui.pictures import DEFAULT_THEME, render_step
 from engine import Mark
-from engine.notation import cell_name, player_label
-from engine.openings import Opening, OpeningState
-from engine.records import Ending, GameRecord
-from engine.review import Review, TurningPoint, TurnKind
+from engine.analysis.review import Review, TurningPoint, TurnKind
+from engine.game.notation import cell_name, player_label
+from engine.game.openings import Opening, OpeningState
+from engine.game.records import Ending, GameRecord
 
 Translate = Callable[..., str]
 Players = tuple[str, str]

@@ -17,8 +17,8 @@ from PIL import Image, ImageDraw, ImageFont
 from bot.i18n.texts import text_in
 from bot.ui.pictures import DEFAULT_THEME, cell_centre, draw_board, layout, theme_named
 from engine import Board, Rule
-from engine.notation import cell_name
-from engine.types import Cell
+from engine.game.notation import cell_name
+from engine.game.types import Cell
 
 _FONTS = ("DejaVuSans.ttf", "LiberationSans-Regular.ttf", "NotoSans-Regular.ttf")
 _SIDE = 9

@@ -12,7 +12,7 @@ from bot.game.model import GameState, load_state
 from bot.ui.boards import Boards, shown_window
 from bot.ui.buttons import Pan
 from bot.ui.window import Window, initial_window
-from engine.types import Level
+from engine.game.types import Level
 from testkit.states import big_game, in_tournament
 
 
