@@ -20,7 +20,7 @@ from bot.i18n.texts import TextId
 from bot.ui.buttons import Stop, answers
 from bot.ui.languages import language
 from bot.ui.replies import refuse
-from engine.types import LEVELS, Level
+from engine.game.types import LEVELS, Level
 
 if TYPE_CHECKING:
     from bot.cogs.host import Host

@@ -36,9 +36,9 @@ from bot.game.ports import Answer, Finished, GameStore, MoveOutcome, RatePolicy
 from bot.game.searches import Searches, Thinker, ai_seed, failed
 from bot.i18n.texts import TextId
 from engine import Board, IllegalMoveError, InvalidMoveError
-from engine.notation import cell_name
-from engine.openings import Action, Choice, StepKind
-from engine.renju import ForbiddenMoveError
+from engine.game.notation import cell_name
+from engine.game.openings import Action, Choice, StepKind
+from engine.game.renju import ForbiddenMoveError
 
 
 class Moves:

@@ -16,7 +16,7 @@ from enum import StrEnum
 from bot.game.model import AiLevel, GameState, Seat, parse_ai_level
 from bot.game.pairings import Format, Game, Outcome
 from engine import Mark
-from engine.openings import Opening
+from engine.game.openings import Opening
 
 Entrant = str
 

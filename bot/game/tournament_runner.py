@@ -52,7 +52,7 @@ from bot.game.tournament_model import (
 )
 from bot.game.tournament_reads import TournamentReads
 from engine import Mark, Rule
-from engine.types import Level
+from engine.game.types import Level
 
 log = logging.getLogger("caro.bot")
 

@@ -45,7 +45,7 @@ from bot.game.tournament_runner import (
 )
 from bot.i18n.texts import TextId
 from engine import Mark
-from engine.types import Level
+from engine.game.types import Level
 
 MAX_PLAYERS = 64
 MAX_SWISS_ROUNDS = 15

@@ -21,9 +21,9 @@ from bot.ui.payloads import ButtonPayload, Payload, gallery_payload, row_payload
 from bot.ui.pictures import DEFAULT_THEME, ButtonColour, Theme, render_board, theme_named
 from bot.ui.window import Window, follow, initial_window
 from engine import Board, Mark
-from engine.notation import cell_name
-from engine.puzzles import MoveCheck, Refutation, Verdict
-from engine.types import Cell
+from engine.analysis.puzzles import MoveCheck, Refutation, Verdict
+from engine.game.notation import cell_name
+from engine.game.types import Cell
 
 Translate = Callable[..., str]
 PICTURE = "puzzle.png"

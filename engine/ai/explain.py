@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..board import Board
-from ..types import Cell, IllegalMoveError
+from ..game.board import Board
+from ..game.types import Cell, IllegalMoveError
 from .position import Position
 
 REASONS = ("win", "block", "fork", "threat", "defend", "center", "develop")

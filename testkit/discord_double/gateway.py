@@ -17,12 +17,11 @@ import contextlib
 import json
 import secrets
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import WSMsgType, web
 
-if TYPE_CHECKING:
-    from testkit.discord_double.server import DiscordDouble
+from testkit.discord_double.host import Host
 
 DISPATCH, HEARTBEAT, IDENTIFY, PRESENCE, VOICE, RESUME = 0, 1, 2, 3, 4, 6
 RECONNECT, REQUEST_MEMBERS, INVALID_SESSION, HELLO, HEARTBEAT_ACK = 7, 8, 9, 10, 11
@@ -52,7 +51,7 @@ class Session:
 
 
 class Gateway:
-    def __init__(self, double: DiscordDouble, heartbeat_interval: int) -> None:
+    def __init__(self, double: Host, heartbeat_interval: int) -> None:
         self._double = double
         self.heartbeat_interval = heartbeat_interval
         self.sessions: dict[str, Session] = {}

@@ -34,7 +34,7 @@ from bot.ui.languages import language
 from bot.ui.posts import Rendered
 from bot.ui.replies import refuse, say
 from bot.ui.tournaments import announcement, entrant_label, translator
-from engine.types import LEVELS
+from engine.game.types import LEVELS
 
 if TYPE_CHECKING:
     from bot.cogs.host import Host

@@ -20,7 +20,7 @@ from bot.game.searches import ai_seed
 from bot.game.services import Services, build_services
 from bot.storage import SqliteStorage as Storage
 from engine import Board, Mark, Rule
-from engine.solver import perfect_move
+from engine.solve.solver import perfect_move
 from testkit.services import CAROL, move, pvp_game
 from testkit.sqlite_rows import row_counts
 from testkit.thinkers import Thinker

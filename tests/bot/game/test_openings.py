@@ -16,7 +16,7 @@ from bot.game.ports import MoveOutcome
 from bot.game.services import Services
 from bot.i18n.texts import text_in
 from engine import Mark
-from engine.openings import Choice, Opening, Side, StepKind
+from engine.game.openings import Choice, Opening, Side, StepKind
 from testkit.services import ALICE, BOB, CHANNEL, GUILD
 
 SIZE = "15x15"

@@ -26,7 +26,7 @@ from bot.game.tournaments import (
     TournamentService,
 )
 from engine import Mark
-from engine.types import Level
+from engine.game.types import Level
 from testkit.services import ALICE, BOB, CAROL, CHANNEL, DAVE, ERIN, GUILD
 
 ORGANISER = Organiser(ALICE)

@@ -24,7 +24,7 @@ from bot.game.tournament_model import NewPairing, NewTournament
 from bot.storage import PostgresStorage, SqliteStorage
 from bot.storage.copy import TABLES, copy_database
 from engine import Mark
-from engine.openings import Opening
+from engine.game.openings import Opening
 from testkit.thinkers import Thinker
 from testkit.worlds import ALICE, BOB, CAROL, DAVE, GUILD, Clock, old_world
 

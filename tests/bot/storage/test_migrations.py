@@ -24,7 +24,7 @@ from bot.game.options import parse_options
 from bot.game.services import build_services
 from bot.storage import SqliteStorage, migration_files
 from engine import Mark
-from engine.types import Level
+from engine.game.types import Level
 from testkit.thinkers import Thinker
 from testkit.worlds import ALICE, BOB, CAROL, DAVE, GUILD, NOW, Clock, old_world
 

@@ -37,7 +37,7 @@ from bot.game.ports import Answer, Finished, LiveCounts, MoveOutcome, StorageErr
 from bot.storage import SqliteStorage, migration_files, open_database
 from bot.storage.rows import member_settings_of
 from engine import Mark
-from engine.types import Level
+from engine.game.types import Level
 from testkit.sqlite_rows import old_database
 from testkit.storage_backends import Backend
 

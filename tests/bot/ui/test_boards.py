@@ -13,7 +13,7 @@ from bot.ui.board_look import BoardLook, shown_window
 from bot.ui.boards import Boards
 from bot.ui.buttons import Pan
 from bot.ui.window import Window, initial_window
-from engine.types import Level
+from engine.game.types import Level
 from testkit.states import big_game, in_tournament
 
 
