@@ -37,9 +37,9 @@ from bot.game.options import (
 from bot.game.ports import GameStore, LiveCounts, RatePolicy, StandingStore
 from bot.i18n.texts import TextId
 from engine import Board, Mark, Rule
-from engine.players.external import supports
 from engine.game.openings import Opening
 from engine.game.types import Level
+from engine.players.external import supports
 
 
 @dataclass(frozen=True, slots=True)
