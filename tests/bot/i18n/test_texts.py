@@ -105,6 +105,26 @@ def test_vietnamese_command_names_are_unchanged() -> None:
     }
 
 
+def test_vietnamese_tournament_rounds_are_vong_not_van() -> None:
+    # "Ván" is one game; a tournament's round is a "vòng".
+    def vi(key: str, **values: object) -> str:
+        return texts.text_in("vi", key, **values)
+
+    assert vi("optname.rounds") == "số-vòng"
+    assert vi("cmd.tournament_create.rounds") == "Thụy Sĩ: số vòng (mặc định 4)"
+    swiss = texts.TextId("format.swiss")
+    assert vi("tournament.swiss_rounds", format=swiss, rounds=1) == "Thụy Sĩ, số vòng: 1"
+    assert vi("tournament.started", id=2) == "Giải #2 đã bắt đầu. Vòng 1:"
+    assert vi("tournament.round_done", id=2, round=1, rounds=3) == "Giải #2: vòng 1/3 đã xong."
+    assert vi("tournament.next_round", round=2) == "Vòng 2:"
+    assert vi("tournament.status.running", round=1, rounds=3) == "Đang chơi vòng 1/3."
+    assert vi("tournament.picture.after", round=1, rounds=3) == "sau vòng 1/3"
+    assert vi("game.tournament", tournament="Giải #2", round=1, rounds=1) == "Giải #2, vòng 1/1."
+    bad = vi("tournament.bad_number", option=texts.TextId("option.rounds"), low=1, high=15)
+    assert bad == "số vòng phải từ 1 đến 15."
+    assert vi("tournament.not_running") == "Giải này hiện không diễn ra."
+
+
 def test_text_in_picks_the_catalogue_of_the_locale_and_falls_back_to_english() -> None:
     assert texts.t("game.turn", user="A", mark="X") == "A to move (X)."
     assert texts.text_in("vi", "game.turn", user="A", mark="X") == "Đến lượt A (X)."
