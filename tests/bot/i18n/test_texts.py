@@ -462,3 +462,13 @@ def test_no_text_names_a_command_in_english_words() -> None:
                 continue
             found = texts.CATALOGUES[locale].get(key, "")
             assert "`/caro " not in found, (locale, key)
+
+
+def test_the_settings_refusal_names_server_settings() -> None:
+    # Members change their own settings without Manage Server; only the server's need it.
+    assert texts.text_in("en-US", "error.no_permission") == (
+        "Only members with the Manage Server permission can change server settings."
+    )
+    assert texts.text_in("vi", "error.no_permission") == (
+        "Chỉ thành viên có quyền Quản lý máy chủ mới đổi được cài đặt của máy chủ."
+    )
