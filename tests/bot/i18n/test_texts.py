@@ -472,3 +472,11 @@ def test_the_settings_refusal_names_server_settings() -> None:
     assert texts.text_in("vi", "error.no_permission") == (
         "Chỉ thành viên có quyền Quản lý máy chủ mới đổi được cài đặt của máy chủ."
     )
+
+
+def test_a_tournament_range_error_names_its_option_as_code() -> None:
+    # Not a sentence starting with the bare lower-case option name.
+    for option, low, high, said in (("rounds", 1, 15, "`rounds` must be from 1 to 15."),
+                                    ("minutes", 5, 1440, "`minutes` must be from 5 to 1440.")):
+        name = texts.TextId(f"option.{option}")
+        assert texts.t("tournament.bad_number", option=name, low=low, high=high) == said
