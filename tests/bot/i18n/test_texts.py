@@ -480,3 +480,11 @@ def test_a_tournament_range_error_names_its_option_as_code() -> None:
                                     ("minutes", 5, 1440, "`minutes` must be from 5 to 1440.")):
         name = texts.TextId(f"option.{option}")
         assert texts.t("tournament.bad_number", option=name, low=low, high=high) == said
+
+
+def test_the_leaderboard_mode_says_it_falls_back_to_the_ai_table() -> None:
+    # /caro leaderboard without a mode shows the AI table while nobody is on the people one.
+    assert "or the AI while nobody is on that table" in texts.t("cmd.leaderboard.mode")
+    assert "hoặc với máy khi bảng với người chưa có ai" in texts.text_in(
+        "vi", "cmd.leaderboard.mode"
+    )
