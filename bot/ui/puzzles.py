@@ -251,9 +251,13 @@ def _result_line(result: AttemptResult, tr: Translate) -> str:
     after = result.after
     if not result.attempt.rated:
         return tr("puzzle.not_rated")
-    key = "puzzle.rated.solved" if result.attempt.outcome is AttemptOutcome.SOLVED else (
-        "puzzle.rated.failed"
-    )
+    if result.attempt.outcome is AttemptOutcome.SOLVED:
+        key = "puzzle.rated.solved"
+    elif result.before.streak:
+        key = "puzzle.rated.failed"
+    else:
+        # No streak to end: a miss without one says nothing about streaks.
+        key = "puzzle.rated.failed.no_streak"
     return tr(
         key,
         before=f"{result.before.skill.mu:.1f}",

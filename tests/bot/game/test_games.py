@@ -84,7 +84,7 @@ async def test_player_moves_then_ai_answers(service) -> None:
     assert thinker.calls == [("3x3 k3 freestyle B2", "impossible", ai_seed(state.id, 1))]
     cell, reason = answered.last_ai_move or ("", "")
     assert answered.board.parse_move(cell) in [(0, 0), (0, 2), (2, 0), (2, 2)]  # only corners hold
-    assert reason in {"center", "develop", "defend", "block", "threat", "fork", "win"}
+    assert reason in {"center", "near_center", "develop", "defend", "block", "threat", "fork", "win"}
     assert await svc.moves.ai_move(state.id, member=ALICE) is None  # nothing owed any more
 
 

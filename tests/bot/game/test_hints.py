@@ -22,7 +22,7 @@ async def test_hints_only_against_easy_and_normal_and_are_counted(sqlite_world) 
                               options=parse_options("normal", "4x4"), rng=random.Random(1))
     hint = await svc.hints.hint(state.id, 0, ALICE)
     assert Board(4, 4, 4).parse_move(hint.cell) is not None
-    assert hint.reason in {"center", "develop", "defend", "block", "threat", "fork", "win"}
+    assert hint.reason in {"center", "near_center", "develop", "defend", "block", "threat", "fork", "win"}
     with pytest.raises(UserError, match="out of date"):
         await svc.hints.hint(state.id, 3, ALICE)
     again = await svc.games.state(state.id)

@@ -74,7 +74,9 @@ SPECS = [
 def test_public_names() -> None:
     assert LEVELS == ("easy", "normal", "hard", "impossible")
     assert set(DEFAULT_TIME_LIMITS) == set(LEVELS)
-    assert REASONS == ("win", "block", "fork", "threat", "defend", "center", "develop")
+    assert REASONS == (
+        "win", "block", "fork", "threat", "defend", "center", "near_center", "develop"
+    )
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -397,9 +399,10 @@ def test_explain_codes() -> None:
     assert explain(board, (7, 3)) == "defend"
     assert explain(board, (12, 12)) == "develop"
     assert explain(Board(15, 15, 5), (7, 7)) == "center"
-    assert explain(Board(15, 15, 5), (6, 8)) == "center"
+    assert explain(Board(15, 15, 5), (6, 8)) == "near_center"
     assert explain(Board(15, 15, 5), (0, 0)) == "develop"
-    assert explain(position([(7, 7)], []), (8, 8)) == "center"
+    assert explain(position([(7, 7)], []), (8, 8)) == "near_center"
+    assert explain(Board(4, 4, 3), (1, 2)) == "center"  # a middle cell of an even side
 
 
 def test_explain_rejects_illegal_moves() -> None:
@@ -438,3 +441,13 @@ def test_15x15_impossible_beats_easy() -> None:
             board.push(choose_move(board, level, rng=rng, node_limit=1500))
         outcome = board.outcome()
         assert outcome is not None and outcome.winner is ai, board.text()
+
+
+def test_explain_says_centre_only_for_the_centre_cell() -> None:
+    empty = position([], [])
+    assert explain(empty, (7, 7)) == "center"
+    answered = position([(7, 7)], [])
+    # The centre is taken: a stone beside it does not "take the centre".
+    assert explain(answered, (7, 8)) == "near_center"
+    assert explain(answered, (6, 6)) == "near_center"
+    assert explain(answered, (3, 3)) == "develop"
