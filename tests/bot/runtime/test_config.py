@@ -450,7 +450,9 @@ async def test_reconnects_log_one_line_each_and_stopping_is_prompt(tmp_path: Pat
     log = bot.log_text()
     attempts = re.findall(attempt, log)
     assert len(attempts) >= 2
-    assert all("Cannot connect to host 127.0.0.1" in why for _, why in attempts), attempts
+    # The first says how the connection was lost: on a busy machine the gateway's close can
+    # reach discord.py as a timeout. Every later one is a connection refused.
+    assert all("Cannot connect to host 127.0.0.1" in why for _, why in attempts[1:]), attempts
     assert "Traceback" not in log, log
     assert code == 0
     assert took < 4, f"stopping took {took:.1f} s while Discord was away"

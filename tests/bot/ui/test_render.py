@@ -458,7 +458,7 @@ def test_a_tournament_game_names_its_tournament_round_and_entries_as_its_standin
     layout = game_view(state, external=NO_ENGINE, tournament=placed, layout=True)
     assert layout.to_components()[0]["content"] == text
     vietnamese = game_content(state, "vi", external=NO_ENGINE, tournament=placed).splitlines()
-    assert vietnamese[1] == "[Giải #5](https://discord.com/channels/1/2/77), ván 2/3."
+    assert vietnamese[1] == "[Giải #5](https://discord.com/channels/1/2/77), vòng 2/3."
     assert vietnamese[2] == "Máy khó (X) đấu với Máy khó #2 (O)"
     assert vietnamese[-1] == "Máy khó #2 (O) đang nghĩ..."
     won = load_state(replace(state.row, status=Status.FINISHED, winner=Mark.O))
