@@ -492,7 +492,7 @@ async def test_resign_gives_the_win_to_the_other_side(sqlite_world) -> None:
     with pytest.raises(UserError, match="This game is over"):
         await svc.games.resign(state.id, ALICE)
     standing = await svc.standings.standing(GUILD, ALICE, Mode.AI)
-    assert standing.rating == pytest.approx(ratings.updated(1200, 800, "loss"))
+    assert standing.rating == pytest.approx(ratings.updated(1200, ratings.AI_ANCHORS["easy"], "loss"))
     # The rematch swaps colours: Alice played X, so the AI moves first.
     old, options = await svc.games.rematch_options(state.id, ALICE)
     assert old.id == state.id and options.first == "ai" and options.level == "easy"
