@@ -7,9 +7,11 @@ from it (bot/game/ladder.py holds the method and the table the bot uses).
 
 Each pair plays through `caro arena`'s Python API (engine.programs.arena): random openings of
 `--openings` stones near the centre, each played once with each colour, every level at its
-default time a move unless `--time-limit` is given. Pairings against outside engines, which this
-tool does not play (Rapfi, measured with `python -m bench.match`), are carried over from the
-shipped table unless `--outside` says otherwise, so they stay on the scale.
+default time a move unless `--time-limit` is given (LEVEL@SECONDS plays a level at another time:
+a bridge between two levels too far apart for either to lose a game). Pairings against outside
+engines, which this tool does not play (Rapfi, measured with `python -m bench.match`), are
+carried over from the shipped table when their level plays in this run, unless `--outside` says
+otherwise, so they stay on the scale.
 
 Printed: the machine's load before and after, one line per pair (games, W/D/L, score, Elo with
 its 95% interval), the fitted rating of every player with its interval, the anchors, and the
@@ -79,7 +81,8 @@ def parse_pairs(text: str, games: int, slow_games: int) -> list[tuple[str, str, 
         if m is None or m[1] == m[2]:
             raise ValueError(f"{entry!r}: write A-B or A-B:GAMES with two different players, each "
                              f"a level of {', '.join(LEVELS)} or LEVEL@SECONDS")
-        player(m[1]), player(m[2])
+        for name in (m[1], m[2]):
+            player(name)  # refuses an unknown level or a bad time
         count = int(m[3]) if m[3] else slow_games if "impossible" in entry else games
         if count < 2:
             raise ValueError(f"{entry!r}: at least 2 games a pair (one with each colour)")
@@ -121,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="seed of the openings (default 1)")
     parser.add_argument("--outside", default=None,
                         help="NAME-LEVEL:W/D/L of engines this tool does not play, comma-separated "
-                        "(default: those of the shipped table)")
+                        "(default: those of the shipped table whose level plays)")
     args = parser.parse_args(argv)
     try:
         pairs = parse_pairs(args.pairs, args.games, args.slow_games)
@@ -129,8 +132,11 @@ def main(argv: list[str] | None = None) -> int:
         rule = Rule.parse(args.rule)
         if args.jobs < 1:
             raise ValueError("--jobs must be at least 1")
+        played = {name for first, second, _ in pairs for name in (first, second)}
         outside = (parse_outside(args.outside) if args.outside is not None else
-                   [p for p in ladder.MEASURED if p.first not in LEVELS or p.second not in LEVELS])
+                   [p for p in ladder.MEASURED
+                    if not (ladder.is_level(p.first) and ladder.is_level(p.second))
+                    and {p.first, p.second} & played])
     except ValueError as exc:
         print(f"bench.ladder: error: {exc}", file=sys.stderr)
         return 2
