@@ -10,8 +10,8 @@ Each pair plays through `caro arena`'s Python API (engine.programs.arena): rando
 default time a move unless `--time-limit` is given (LEVEL@SECONDS plays a level at another time:
 a bridge between two levels too far apart for either to lose a game). Pairings against outside
 engines, which this tool does not play (Rapfi, measured with `python -m bench.match`), are
-carried over from the shipped table when their level plays in this run, unless `--outside` says
-otherwise, so they stay on the scale.
+carried over from the shipped table when their level plays in this run on its board (15x15
+freestyle) at the levels' own times, unless `--outside` says otherwise, so they stay on the scale.
 
 Printed: the machine's load before and after, one line per pair (games, W/D/L, score, Elo with
 its 95% interval), the fitted rating of every player with its interval, the anchors, and the
@@ -43,6 +43,8 @@ DEFAULT_PAIRS = (f"normal-easy,hard-normal,hard-easy:100,impossible-hard,{BRIDGE
 # Games per pair unless a pair names its own (hard-easy:100): impossible thinks for up to its
 # 0.8 s a move, the others for milliseconds.
 DEFAULT_GAMES = 200
+# The board of the shipped table (bot.game.ladder.LADDER_SIZE): 15x15, five in a row, freestyle.
+SHIPPED = (15, 15, 5, Rule.FREESTYLE)
 DEFAULT_SLOW_GAMES = 100
 
 
@@ -133,10 +135,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.jobs < 1:
             raise ValueError("--jobs must be at least 1")
         played = {name for first, second, _ in pairs for name in (first, second)}
+        # The shipped outside results belong on the shipped ladder's board, at the levels' times.
+        shipped = (rows, cols, k, rule) == SHIPPED and args.time_limit is None
         outside = (parse_outside(args.outside) if args.outside is not None else
                    [p for p in ladder.MEASURED
                     if not (ladder.is_level(p.first) and ladder.is_level(p.second))
-                    and {p.first, p.second} & played])
+                    and {p.first, p.second} & played] if shipped else [])
     except ValueError as exc:
         print(f"bench.ladder: error: {exc}", file=sys.stderr)
         return 2

@@ -106,8 +106,12 @@ def test_bench_ladder_measures_and_prints_the_anchors(capsys: pytest.CaptureFixt
                               "--pairs", "normal-easy:2,hard-normal:2,impossible-hard:2,hard-easy:2"])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "normal v easy: 2 games" in out and "rapfi v impossible" in out
+    assert "normal v easy: 2 games" in out
+    assert "rapfi" not in out  # measured on 15x15: not carried over to another board
     assert "anchors (rounded to 50): easy" in out and "normal 1200" in out
     assert "Pairing(Level.NORMAL, Level.EASY," in out
+    assert bench_ladder.main(["--size", "5x5", "--k", "4", "--openings", "0", "--pairs",
+                              "hard-normal:2", "--outside", "rapfi-hard:3/0/1"]) == 0
+    assert "rapfi v hard: 4 games, +3 =0 -1" in capsys.readouterr().out
     assert bench_ladder.main(["--pairs", "easy-easy"]) == 2
     assert bench_ladder.main(["--outside", "rapfi:1/2/3"]) == 2
