@@ -7,7 +7,7 @@ Every run starts from a new, empty cache folder (NUMBA_CACHE_DIR), as on a host'
 
 1. The build: `caro prepare` in a process of its own; its wall time, CPU time and peak RSS.
 2. First moves: the first move of each level on 7x7 and 15x15 in a process that may not compile
-   (an AI worker's policy, engine.cores.Policy.FALL_BACK) while a background build runs beside it
+   (an AI worker's policy, engine.support.cores.Policy.FALL_BACK) while a background build runs beside it
    (`caro prepare --background`, as the bot starts it), then again once that process has loaded
    the build. A move past its level's time limit is marked.
 3. With `--memory-limit` (Linux with a cgroup v1 memory controller, as root): the real bot process
@@ -34,8 +34,8 @@ import time
 from pathlib import Path
 
 from engine.ai import DEFAULT_TIME_LIMITS
-from engine.stats import percentile
-from engine.types import Level
+from engine.game.types import Level
+from engine.support.stats import percentile
 
 try:
     from testkit.bot_process import TOKEN, BotHandle

@@ -13,8 +13,8 @@ import argparse
 import sys
 
 from engine.ai import compiled
+from engine.game.types import Rule
 from engine.programs.bench import sample_positions
-from engine.types import Rule
 
 LIMITS = (50_000, 200_000, 500_000)
 

@@ -18,7 +18,7 @@ from bot.game import ratings
 from bot.game.model import GameRow, GameState, Mode, MoveRow, Status, load_state
 from bot.ui import drawing
 from bot.ui.render import game_view
-from engine.types import Level
+from engine.game.types import Level
 
 
 def board(size: int, k: int, moves: list[str]) -> GameState:

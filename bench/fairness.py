@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.stats import percentile
+from engine.support.stats import percentile
 from testkit.discord_double import InteractionFailed
 from testkit.faults import free_cells, is_over, launch, ply_of, settle, shutdown
 

@@ -1,6 +1,7 @@
 """Load benchmark: the real bot process against the local Discord double, many players at once.
 
     python -m bench.load --games 200 --rate 50 --duration 30 --hard 10 --idle-games 1000
+    python -m bench.load --rate 300 --duration 45 --idle-games 0 --database sqlite,postgresql
     python -m bench.load --database postgresql --clusters 2 --idle-games 0
     python -m bench.load --database sqlite,postgresql --pg-durability async,full --idle-games 0
     python -m bench.load --database sqlite,postgresql --rounds 3 --pg-statements --idle-games 0
@@ -30,11 +31,17 @@ click.
 PostgreSQL). The players are spread over enough guilds on every shard that no server reaches its
 cap of running games against the AI (bot.game.games.Limits: 40), so every game is live.
 
-One simulated player per live game plays against the AI (5x5, 4 in a row; most games at "easy"
-so the bot, not the AI, is what is measured, and `--hard` games at "hard" so AI searches run in
-the process pool the whole time). A pacer sends `--rate` clicks per second, each by a random
-player whose board is waiting for them, on a random free cell; a finished game is replaced by a
-new /caro start, so `--games` games stay live. Then more players start games until
+Each of the `--games` live games has a seat of `--members-per-game` simulated members (of one
+server) who play against the AI (5x5, 4 in a row; most games at "easy" so the bot, not the AI,
+is what is measured, and `--hard` games at "hard" so AI searches run in the process pool the
+whole time). The benchmark sends `--rate` clicks per second, each by a random member whose
+board is waiting for them, on a random free cell; a finished game is replaced by a new /caro
+start of the seat's next member whose start cooldown allows it. The members do only what a
+person may: they click only on their turn, and pace their starts by the bot's own start
+cooldown (bot.game.cooldowns, see Pacer), never sending one into it. So every refusal is the
+bot's doing: each is put down to the text id of the bot's private answer (error.cooldown,
+click.not_your_turn, error.storage_unavailable, ...), printed as a table of refusals by reason,
+and counted a problem (exit status 1); none is the target. Then more members start games until
 `--idle-games` are live, to measure memory.
 
 Printed: acknowledgements per second, click -> interaction response time (p50/p99/max, as the
@@ -50,12 +57,14 @@ import argparse
 import asyncio
 import collections
 import contextlib
+import functools
 import gc
 import math
 import os
 import random
 import re
 import statistics
+import string
 import sys
 import tempfile
 import time
@@ -63,6 +72,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from bot.game.cooldowns import Cooldown, Cooldowns
+from bot.i18n.texts import EN, LOADED
 
 # The scenario runs the real bot against the Discord double of the test kit (testkit/, which a
 # clone has and an installed package does not); --help works without it.
@@ -94,13 +106,91 @@ LAG_LINE = re.compile(r"loop lag over [\d.]+ s: max ([\d.]+) ms, p99 ([\d.]+) ms
 SIZE = "5x5"
 
 
+class Pacer:
+    """When a member may next use an action the bot puts a per-member cooldown on
+    (bot.game.cooldowns.Cooldown: at most `rate` uses in a window of `per` seconds), so that the
+    member never sends into it, as a person told "slow down" would not.
+
+    The bot takes a use somewhere between its sending and its answer, and the member only sees
+    those two moments. So each use counts from its answer, the latest moment the bot can have
+    taken it, and a use goes only once the `rate`-th last one was answered `per` seconds ago:
+    any `rate` + 1 uses in a row then lie at least `per` seconds apart in the bot too, and no
+    window of the bot's can hold one more than `rate`. A use that was refused or failed counts
+    all the same, as the bot may have counted it. One use at a time: the caller waits for each
+    answer before the next use."""
+
+    def __init__(self, cooldown: Cooldown) -> None:
+        self.rate, self.per = cooldown.rate, cooldown.per
+        self._answered: collections.deque[float] = collections.deque(maxlen=cooldown.rate)
+
+    def ready_at(self) -> float:
+        """The first moment (loop time) the next use may be sent."""
+        if len(self._answered) < self.rate:
+            return -math.inf
+        return self._answered[0] + self.per
+
+    def ready(self, now: float) -> bool:
+        return now >= self.ready_at()
+
+    def answered(self, at: float) -> None:
+        """The bot answered a use (or it failed) at `at`."""
+        self._answered.append(at)
+
+
+def start_cooldown() -> Cooldown:
+    """The bot's own cooldown on starting a game, as the bot builds it."""
+    return Cooldowns().start
+
+
 @dataclass
 class Player:
     member: Any
     level: str
+    starts: Pacer = field(default_factory=lambda: Pacer(start_cooldown()))
     message: Any = None
     busy: bool = False
     games: int = 0
+    # What `board` last read, and from which message at which edit.
+    _read: tuple[bool, bool] = (False, False)
+    _read_from: tuple[int, int] = (0, -1)
+
+    def board(self) -> tuple[bool, bool]:
+        """(the game on the member's board has ended, it is the member's turn), from its
+        headline. Read again only once the bot has edited the board: every seat is looked at
+        every tick, and reading every headline each time was most of this process's CPU at
+        hundreds of clicks a second, CPU the bot on the same machine then lacked."""
+        message = self.message
+        source = (id(message), message.edits)
+        if source != self._read_from:
+            text = headline(message)
+            self._read = (any(final in text for final in FINAL), "Your turn" in text)
+            self._read_from = source
+        return self._read
+
+
+@dataclass
+class Seat:
+    """One live game's place: its members (of one server, so that the server's count of AI games
+    stays as it was) take turns to start its games, each only when their start cooldown lets
+    them, so the seat is seldom empty while its members wait."""
+
+    members: list[Player]
+    turn: int = 0
+
+    @property
+    def player(self) -> Player:
+        """The member whose game the seat holds, or who last started (or tried to)."""
+        return self.members[self.turn]
+
+    def next_ready(self, now: float) -> Player | None:
+        """The next member in turn whose cooldown lets them start now (the seat's turn moves to
+        them), or None."""
+        for step in range(1, len(self.members) + 1):
+            index = (self.turn + step) % len(self.members)
+            if self.members[index].starts.ready(now):
+                self.turn = index
+                return self.members[index]
+        return None
 
 
 @dataclass
@@ -111,13 +201,65 @@ class Figures:
     other_ms: list[float] = field(default_factory=list)
     start_ms: list[float] = field(default_factory=list)
     failed: int = 0
-    refused: int = 0
+    # (what was refused: "click" or "start", why: the text id of the bot's private answer)
+    refusals: collections.Counter[tuple[str, str]] = field(default_factory=collections.Counter)
     finished: int = 0
     idle_ticks: int = 0  # pacer ticks when no board was waiting for its player
+    # pacer ticks when a seat had no game and none of its members' cooldowns let them start
+    cooling_ticks: int = 0
+    live_samples: list[int] = field(default_factory=list)  # live games, once a second
+    # How late each tick ran, and the ticks dropped for it: this process short of CPU sends
+    # fewer clicks than asked.
+    late_ms: list[float] = field(default_factory=list)
+    dropped_ticks: int = 0
 
     @property
     def acks(self) -> int:
         return len(self.click_ms) + len(self.start_ms)
+
+    @property
+    def refused(self) -> int:
+        return sum(self.refusals.values())
+
+
+@functools.cache
+def reply_patterns() -> list[tuple[str, re.Pattern[str]]]:
+    """Every English text of the bot as a pattern of its filled-in form, with its text id; the
+    ones with more words of their own first, so that a text is not taken for a shorter one that
+    its values happen to fit."""
+    found: list[tuple[int, str, re.Pattern[str]]] = []
+    for key, templates in [*((k, (v,)) for k, v in EN.items()),
+                           *LOADED.source_plurals.items()]:
+        for template in templates:
+            parts = list(string.Formatter().parse(template))
+            literal = "".join(text for text, *_ in parts)
+            if not literal.strip():
+                continue  # a text that is only a value matches anything
+            pattern = "".join(re.escape(text) + (".+?" if name is not None else "")
+                              for text, name, *_ in parts)
+            found.append((len(literal), key, re.compile(pattern, re.DOTALL)))
+    found.sort(key=lambda entry: -entry[0])
+    return [(key, pattern) for _, key, pattern in found]
+
+
+def reason_of(text: str) -> str:
+    """Why the bot refused, from the text of its private answer: the text id it chose
+    (error.cooldown, click.not_your_turn, click.finished, error.storage_unavailable, ...), or
+    the text itself where no text of the bot's has its shape."""
+    text = text.strip()
+    for key, pattern in reply_patterns():
+        if pattern.fullmatch(text):
+            return key
+    return f"unknown: {text[:60]!r}"
+
+
+def refusal_reason(result: Any) -> str:
+    """The reason (reason_of) of a refused interaction's answer: its response's text, else the
+    text of the message it made (a deferred answer's follow-up)."""
+    text = result.content or ""
+    if not text and result.message is not None:
+        text = text_of(result.message)
+    return reason_of(text) if text else f"no text (callback type {result.callback_type})"
 
 
 def headline(message: Any) -> str:
@@ -187,18 +329,20 @@ def megabytes(values: list[float]) -> str:
 
 async def start_game(player: Player, figures: Figures) -> None:
     player.busy = True
+    loop = asyncio.get_running_loop()
     try:
         started = time.perf_counter()
         result = await player.member.slash("caro start", difficulty=player.level, size=SIZE)
         figures.start_ms.append((time.perf_counter() - started) * 1000)
         if result.ephemeral:
-            figures.refused += 1
+            figures.refusals["start", refusal_reason(result)] += 1
         else:
             player.message = result.message
             player.games += 1
     except InteractionFailed:
         figures.failed += 1
     finally:
+        player.starts.answered(loop.time())
         player.busy = False
 
 
@@ -215,7 +359,7 @@ async def click(player: Player, rng: random.Random, figures: Figures) -> None:
         figures.click_ms.append(elapsed)
         (figures.ending_ms if ended(player.message) else figures.other_ms).append(elapsed)
         if result.callback_type != 7:
-            figures.refused += 1
+            figures.refusals["click", refusal_reason(result)] += 1
     except InteractionFailed:
         figures.failed += 1
     finally:
@@ -223,38 +367,74 @@ async def click(player: Player, rng: random.Random, figures: Figures) -> None:
 
 
 async def keep_live(players: list[Player], figures: Figures, concurrency: int) -> None:
-    """Start games for every player without a live one, `concurrency` at a time."""
+    """Start games for every player without a live one whose start cooldown lets them,
+    `concurrency` at a time."""
     gate = asyncio.Semaphore(concurrency)
+    loop = asyncio.get_running_loop()
 
     async def one(player: Player) -> None:
         async with gate:
-            await start_game(player, figures)
+            if player.starts.ready(loop.time()):
+                await start_game(player, figures)
 
     await asyncio.gather(*(one(p) for p in players if p.message is None))
 
 
-async def play(players: list[Player], rate: float, seconds: float, rng: random.Random) -> Figures:
+def seats_of(members: list[Any], levels: list[str], per_seat: int) -> list[Seat]:
+    """The seats of the live games: member i sits at seat i % seats with the seat's level, so a
+    seat's members are of one server when the members were spread over the servers that way."""
+    seats = [Seat([]) for _ in levels]
+    for i, member in enumerate(members[:len(levels) * per_seat]):
+        seats[i % len(levels)].members.append(Player(member, levels[i % len(levels)]))
+    return seats
+
+
+async def play(seats: list[Seat], rate: float, seconds: float, rng: random.Random) -> Figures:
     figures = Figures()
     tasks: set[asyncio.Task[None]] = set()
     loop = asyncio.get_running_loop()
     began = loop.time()
+    sampled = began
     n = 0
     while loop.time() - began < seconds:
         n += 1
         await asyncio.sleep(max(0.0, began + n / rate - loop.time()))
-        for player in players:
-            if player.message is not None and not player.busy and ended(player.message):
+        now = loop.time()
+        late = now - began - n / rate
+        figures.late_ms.append(late * 1000)
+        if late >= 2 / rate:
+            # The ticks this process had no CPU for are dropped, not sent in a burst once it
+            # has: a burst of clicks the players never spaced would be timed as the bot's.
+            dropped = int(late * rate)
+            n += dropped
+            figures.dropped_ticks += dropped
+        for seat in seats:
+            player = seat.player
+            if player.busy:
+                continue
+            if player.message is not None:
+                if not player.board()[0]:
+                    continue
                 figures.finished += 1
                 player.message = None
-                tasks.add(loop.create_task(start_game(player, figures)))
+            # The seat's game ended (or its start was refused): the next member whose start
+            # cooldown allows it starts the next one; none is sent into a cooldown.
+            starter = seat.next_ready(now)
+            if starter is None:
+                figures.cooling_ticks += 1
+            else:
+                tasks.add(loop.create_task(start_game(starter, figures)))
         # Content only: parsing every board's buttons each tick would make the pacer itself the
         # bottleneck on a busy machine.
-        ready = [p for p in players if p.message is not None and not p.busy
-                 and "Your turn" in headline(p.message)]
+        ready = [p for p in (s.player for s in seats)
+                 if p.message is not None and not p.busy and p.board()[1]]
         if ready:
             tasks.add(loop.create_task(click(rng.choice(ready), rng, figures)))
         else:
             figures.idle_ticks += 1
+        if now - sampled >= 1:
+            sampled = now
+            figures.live_samples.append(sum(s.player.message is not None for s in seats))
         tasks = {t for t in tasks if not t.done()}
     await asyncio.gather(*tasks)
     return figures
@@ -324,6 +504,7 @@ class Result:
     click_ms: list[float]
     statements: list[str] = field(default_factory=list)
     bot_cpu_ms_per_click: float = float("nan")
+    refusals: collections.Counter[tuple[str, str]] = field(default_factory=collections.Counter)
 
 
 def runs_of(args: argparse.Namespace) -> list[Run]:
@@ -378,6 +559,10 @@ async def main(args: argparse.Namespace) -> int:
             for label, shown in zip(labels, table, strict=True):
                 if key in shown:
                     print(f"    {label:<26} {shown[key]}")
+    for label, r in zip(labels, results, strict=True):
+        print(f"refused, by reason (the target is none), {label}:")
+        for line in refusal_table(r.refusals):
+            print(f"    {line}")
     for label, r in zip(labels, results, strict=True):
         if r.statements:
             print(f"statements per acknowledged click, {label}:")
@@ -495,15 +680,19 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
     ]
     statements: list[str] = []
     clicks: list[float] = []
+    # What the bot refused (setup, clicking, the idle games' starts), by what and why.
+    refusals: collections.Counter[tuple[str, str]] = collections.Counter()
     cpu_per_click = float("nan")
     try:
         await asyncio.sleep(2)  # AI workers warm up
         guilds = deployment.guilds
-        players = [
-            Player(double.add_member(f"p{i}", guild_id=guilds[i % len(guilds)]),
-                   "hard" if i < args.hard else "easy")
-            for i in range(args.games)
-        ]
+        # Member i sits at seat i % games, and seat j's members are all of server j % guilds.
+        seats = seats_of(
+            [double.add_member(f"p{i}", guild_id=guilds[i % args.games % len(guilds)])
+             for i in range(args.games * args.members_per_game)],
+            ["hard" if j < args.hard else "easy" for j in range(args.games)],
+            args.members_per_game)
+        players = [seat.player for seat in seats]
         t0 = time.perf_counter()
         setup = Figures()
         await keep_live(players, setup, concurrency=20)
@@ -528,7 +717,7 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
         cpu0 = cpu()
         requests_before = len(double.requests)
         with collections_paused():
-            figures = await play(players, args.rate, args.duration, rng)
+            figures = await play(seats, args.rate, args.duration, rng)
         elapsed = time.perf_counter() - t0
         cpu1 = cpu()
         rest_calls = rest_call_kinds(double.requests[requests_before:])
@@ -538,6 +727,7 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
                 for lag in lag_reports(c.log_text()[before:])]
         bot_mb, child_mb = memory(pids)
         clicks = figures.click_ms
+        refusals += setup.refusals + figures.refusals
         bot_cpu_ms = (cpu1[0] - cpu0[0]) * 1000
         if clicks:
             cpu_per_click = bot_cpu_ms / len(clicks)
@@ -555,8 +745,16 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
             ("click -> response max", f"{max(clicks, default=float('nan')):.1f} ms"),
             ("/caro start -> response p99", f"{pct(figures.start_ms, 0.99):.1f} ms"),
             ("games finished and replaced", str(figures.finished)),
+            ("live games, sampled each second",
+             f"median {statistics.median(figures.live_samples) if figures.live_samples else 0:g}, "
+             f"min {min(figures.live_samples, default=0)}"),
             ("clicks not sent: no board waiting", str(figures.idle_ticks)),
-            ("refused / failed interactions", f"{figures.refused} / {figures.failed}"),
+            ("ticks late (this process short of CPU) p50 / p99",
+             f"{pct(figures.late_ms, 0.5):.1f} / {pct(figures.late_ms, 0.99):.1f} ms"),
+            ("clicks not sent: ticks dropped for lateness", str(figures.dropped_ticks)),
+            ("seat ticks waiting for a start cooldown", str(figures.cooling_ticks)),
+            ("refused / failed interactions", f"{figures.refused + setup.refused} / "
+                                              f"{figures.failed + setup.failed}"),
             ("loop lag max (bot, 1 s reports)",
              f"{max((m for m, _ in lags), default=float('nan')):.1f} ms ({len(lags)} reports)"),
             ("loop lag p99 (worst 1 s window)",
@@ -597,8 +795,9 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
             t0 = time.perf_counter()
             more = Figures()
             await keep_live(extra, more, concurrency=20)
+            refusals += more.refusals
             live = sum(p.message is not None and not ended(p.message)
-                       for p in players + extra)
+                       for p in [seat.player for seat in seats] + extra)
             await asyncio.sleep(2)
             bot_mb, child_mb = memory(pids)
             rows += [
@@ -616,8 +815,23 @@ async def measure(args: argparse.Namespace, run: Run) -> Result | None:
         if server is not None:
             server.stop()
     rows.append(("bot logs and database", str(workdir)))
+    if refusals:
+        # The players do only what a member may (their turn, within the cooldowns): a refusal
+        # means the bot said no to a member who did nothing wrong.
+        problems.append(f"{run.label}: {sum(refusals.values())} interaction(s) refused: "
+                        + ", ".join(f"{what} {why} {n}"
+                                    for (what, why), n in refusals.most_common()))
     return Result(rows, problems + [str(v) for v in double.violations[:5]], clicks, statements,
-                  cpu_per_click)
+                  cpu_per_click, refusals)
+
+
+def refusal_table(refusals: collections.Counter[tuple[str, str]]) -> list[str]:
+    """The refusals by reason, one line each, most first: how many, of what, the text id of the
+    bot's answer and its English text."""
+    if not refusals:
+        return ["none"]
+    return [f"{n:6}  {what:<5}  {why}" + (f"  ({EN[why]})" if why in EN else "")
+            for (what, why), n in refusals.most_common()]
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -627,6 +841,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--rate", type=float, default=50, help="clicks per second")
     parser.add_argument("--duration", type=float, default=30, help="seconds of clicking")
     parser.add_argument("--hard", type=int, default=10, help="how many of the games are at hard")
+    parser.add_argument("--members-per-game", type=positive, default=3,
+                        help="members who take turns to start each live game's next one, each "
+                        "within the bot's start cooldown")
     parser.add_argument("--idle-games", type=int, default=1000,
                         help="then start games until this many are live, and measure memory")
     parser.add_argument("--database", default="sqlite",

@@ -45,10 +45,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import IO
 
-from engine.board import Board
+from engine.game.board import Board
+from engine.game.types import Cell, IllegalMoveError, Rule
 from engine.programs.arena import elo_estimate, random_opening
-from engine.stats import percentile
-from engine.types import Cell, IllegalMoveError, Rule
+from engine.support.stats import percentile
 
 RULE_BITS = {Rule.FREESTYLE: 0, Rule.EXACT: 1, Rule.RENJU: 4, Rule.CARO: 8}
 START_TIMEOUT = 60.0  # a first start may build or load caches

@@ -13,8 +13,8 @@ import time
 import numpy as np
 
 from engine.ai import compiled, core, pns, warm_up
+from engine.game.types import Rule
 from engine.programs.bench import sample_positions
-from engine.types import Rule
 
 
 def main() -> int:

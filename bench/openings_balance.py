@@ -44,7 +44,7 @@ class Setup:
 def play(setup: Setup, seed: int) -> GameResult:
     from engine import Board, Rule
     from engine.ai import choose_move, decide_opening, warm_up
-    from engine.openings import Opening, OpeningState, Side
+    from engine.game.openings import Opening, OpeningState, Side
 
     warm_up()  # the compiled cores loaded before anything is timed
     rng = random.Random(f"openings/{seed}")

@@ -1,7 +1,7 @@
 """`python -m bench.puzzles`: puzzles mined from AI-vs-AI games on 15x15.
 
 Plays N games (hard against impossible, colours swapped every game, two random opening stones,
-every move within a node limit), mines each (engine.puzzles.mine: the review's turning points,
+every move within a node limit), mines each (engine.analysis.puzzles.mine: the review's turning points,
 kept when a proof confirms them), then proves every puzzle again from scratch. Prints puzzles
 per 100 finished games, the seconds of mining per puzzle found (the review and the proofs, not
 the games' play) and how many re-prove.
@@ -13,9 +13,9 @@ import argparse
 import time
 
 from engine.ai import warm_up
-from engine.notation import parse_size
-from engine.puzzles import Limits, Puzzle, dedupe, mine, prove, self_play
-from engine.types import Rule
+from engine.analysis.puzzles import Limits, Puzzle, dedupe, mine, prove, self_play
+from engine.game.notation import parse_size
+from engine.game.types import Rule
 
 
 def main() -> None:

@@ -16,7 +16,7 @@ import time
 from bot.ui.pictures import THEMES, clear_caches, render_board
 from bot.ui.window import initial_window
 from engine import Board, Rule
-from engine.stats import percentile
+from engine.support.stats import percentile
 
 SIZES = (9, 15, 19, 26)
 FILLS = (0.0, 0.1, 0.3, 0.6)  # share of the cells holding a stone

@@ -1,5 +1,5 @@
-"""Renju's forbidden-move check: time per call of engine.renju and of its brute-force reference
-(engine._renju_reference), and how often the two disagree, over random 15x15 positions.
+"""Renju's forbidden-move check: time per call of engine.game.renju and of its brute-force reference
+(engine.game._renju_reference), and how often the two disagree, over random 15x15 positions.
 
     python -m bench.renju
     python -m bench.renju --cells 20000 --seed 2 --stones 60-120
@@ -7,9 +7,9 @@
 Positions are random clusters of stones with black partly laid as short broken rows, so that
 threes, fours and overlines arise (see `random_position`). Every empty cell of each position is
 checked by both implementations until `--cells` cells have been checked. Printed: positions and
-cells checked; microseconds per call for engine.renju on a prepared `Stones`, for engine.renju
+cells checked; microseconds per call for engine.game.renju on a prepared `Stones`, for engine.game.renju
 copying a Board's flat grid first (as a Board's own check would), and for the reference; the
-time engine.renju takes to list a whole position's forbidden points; the forbidden cells by
+time engine.game.renju takes to list a whole position's forbidden points; the forbidden cells by
 shape; the allowed cells with two rows that look like threes of which fewer than two are real
 (their straight-four points are forbidden or make a five); how many levels the real-three check
 reached at most; and the disagreements, each listed.
@@ -22,9 +22,9 @@ import random
 import time
 from collections import Counter
 
-from engine.board import DIRECTIONS
-from engine.renju import Forbidden, Stones
-from engine.types import Cell
+from engine.game.board import DIRECTIONS
+from engine.game.renju import Forbidden, Stones
+from engine.game.types import Cell
 
 # Black's pieces of rows, "X" a stone and "." a gap, laid along a random direction.
 FRAGMENTS = ("X", "XX", "X.X", "XXX", "XX.X")
@@ -95,7 +95,7 @@ def main() -> int:
     args = parser.parse_args()
     low, high = (int(x) for x in args.stones.split("-"))
 
-    from engine._renju_reference import reference_forbidden, reference_threes
+    from engine.game._renju_reference import reference_forbidden, reference_threes
 
     rng = random.Random(args.seed)
     positions = cells_checked = 0
@@ -146,10 +146,10 @@ def main() -> int:
     per = 1e6 / cells_checked
     print(f"positions: {positions} (15x15, {low}-{high} stones, seed {args.seed})")
     print(f"cells checked: {cells_checked}")
-    print(f"engine.renju, prepared Stones: {fast_s * per:8.1f} us per call")
-    print(f"engine.renju, copying the grid: {copy_s * per:7.1f} us per call")
+    print(f"engine.game.renju, prepared Stones: {fast_s * per:8.1f} us per call")
+    print(f"engine.game.renju, copying the grid: {copy_s * per:7.1f} us per call")
     print(f"reference (brute force):       {reference_s * per:8.1f} us per call")
-    print(f"engine.renju forbidden_points, whole position: {points_s / positions * 1e3:.2f} ms")
+    print(f"engine.game.renju forbidden_points, whole position: {points_s / positions * 1e3:.2f} ms")
     print("forbidden cells: " + ", ".join(f"{k} {v}" for k, v in sorted(shapes.items()))
           + f" (total {sum(shapes.values())})")
     print(f"allowed cells with two rows that look like threes, fewer than two real: {fake}")

@@ -1,5 +1,5 @@
 """Renju's forbidden-move check in the compiled core (engine.ai.core.renju_verdict) against
-engine.renju, whole positions at a time, and against the brute-force reference on a sample.
+engine.game.renju, whole positions at a time, and against the brute-force reference on a sample.
 
     python -m bench.renju_core
     python -m bench.renju_core --positions 100000 --jobs 2 --reference 300
@@ -9,7 +9,7 @@ cell's verdict comes from both implementations and the forbidden points (cell an
 compared. Printed: positions and cells checked, microseconds per cell for each (the compiled
 core's includes the call from Python, shared out over the position's empty cells), the
 forbidden points by shape, and the disagreements (the first few listed). With `--reference N`
-the first N positions of the first job are also checked against engine._renju_reference.
+the first N positions of the first job are also checked against engine.game._renju_reference.
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ class JobResult:
 
 
 def _run(seed: int, positions: int, low: int, high: int, reference: int) -> JobResult:
-    from engine._renju_reference import reference_forbidden_points
     from engine.ai import compiled
-    from engine.renju import Stones
+    from engine.game._renju_reference import reference_forbidden_points
+    from engine.game.renju import Stones
 
     compiled.renju_verdicts(SIZE, SIZE, [0] * SIZE * SIZE)  # loaded before the clock starts
     rng = random.Random(seed)
@@ -61,7 +61,7 @@ def _run(seed: int, positions: int, low: int, high: int, reference: int) -> JobR
         theirs = {f.cell: f.shape for f in found}
         shapes.update(str(shape) for shape in theirs.values())
         if mine != theirs:
-            disagreements.append(_show(grid, f"core {mine}, engine.renju {theirs}"))
+            disagreements.append(_show(grid, f"core {mine}, engine.game.renju {theirs}"))
         if n < reference:
             checked_reference += 1
             slow = {f.cell: f.shape for f in reference_forbidden_points(grid)}
@@ -112,7 +112,7 @@ def main() -> int:
     )
     print(f"cells checked: {cells}")
     print(f"compiled core (renju_verdicts): {core_s / cells * 1e6:7.2f} us per cell")
-    print(f"engine.renju (forbidden_points): {python_s / cells * 1e6:6.2f} us per cell")
+    print(f"engine.game.renju (forbidden_points): {python_s / cells * 1e6:6.2f} us per cell")
     print(
         "forbidden points: "
         + ", ".join(f"{k} {v}" for k, v in sorted(shapes.items()))

@@ -24,9 +24,9 @@ from bot.cpu.jobs import warm_up as start_worker
 from bot.cpu.pool import FairPool, process_pool
 from engine import Board, Level
 from engine.ai import warm_up
+from engine.analysis.review import ReviewWork, begin_review, conclude_review, continue_review
 from engine.programs.review import bench_game
-from engine.review import ReviewWork, begin_review, conclude_review, continue_review
-from engine.stats import percentile
+from engine.support.stats import percentile
 
 BOB_POSITION = "15x15 k5 freestyle H8 I9 I8 G8"
 

@@ -29,8 +29,8 @@ FILE = Path(__file__).with_name("data") / "depth_positions.txt"
 def make(count: int, seed: int) -> list[str]:
     from bench.match import openings
     from engine.ai import compiled, core
-    from engine.board import Board
-    from engine.types import Rule
+    from engine.game.board import Board
+    from engine.game.types import Rule
 
     lines = []
     for cells in openings(count, 15, Rule.FREESTYLE, 3, seed, 60, 100_000):
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from engine.ai import compiled, warm_up
     from engine.ai.levels import CORE_SHARE
-    from engine.board import Board
+    from engine.game.board import Board
 
     warm_up()
     if args.make:

@@ -5,11 +5,11 @@
 
 Attack: the proven puzzles caro ships (bot/game/shared_puzzles.jsonl, every rule), the side to
 move having a forced win. A move passes when a forced win is still proven after it
-(engine.puzzles.check_move), the five itself included.
+(engine.analysis.puzzles.check_move), the five itself included.
 
 Defence: the positions those puzzles came from, one move earlier, with the loser to move: the
 defender had a move that leaves no forced win, yet most plausible moves (the core's ten
-best-ranked at a node limit) leave one. A move passes when engine.puzzles proves no forced win
+best-ranked at a node limit) leave one. A move passes when engine.analysis.puzzles proves no forced win
 for the opponent after it (prove_board within its limits). The suite keeps positions where at
 least one of the ten is safe and at least half are not.
 
@@ -32,7 +32,7 @@ DEFENCE = Path(__file__).with_name("data") / "defence_positions.txt"
 
 def make() -> list[str]:
     from engine.ai import compiled
-    from engine.puzzles import load_puzzles, prove_board
+    from engine.analysis.puzzles import load_puzzles, prove_board
 
     kept = []
     for puzzle in load_puzzles(SHARED):
@@ -65,8 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from engine.ai import choose_move, warm_up
-    from engine.board import Board
-    from engine.puzzles import Verdict, check_move, load_puzzles, prove_board
+    from engine.analysis.puzzles import Verdict, check_move, load_puzzles, prove_board
+    from engine.game.board import Board
 
     warm_up()
     if args.make:
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     defence = [Board.from_text(line) for line in DEFENCE.read_text().splitlines() if line.strip()]
     brain = None
     if args.brain:
-        from engine.external import ExternalEngine, parse_command
+        from engine.players.external import ExternalEngine, parse_command
 
         brain = ExternalEngine(parse_command(args.brain), args.seconds)
     scores = {}

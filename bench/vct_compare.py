@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from engine.ai import compiled, core, pns
-from engine.board import Board
+from engine.game.board import Board
 
 
 def positions(count: int, rng: random.Random, size: int = 15) -> list[Board]:

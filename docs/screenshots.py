@@ -41,7 +41,7 @@ from bot.ui.render import game_view  # noqa: E402
 from bot.ui.rule_pictures import RuleTopic, rule_picture  # noqa: E402
 from bot.ui.window import initial_window  # noqa: E402
 from engine import Board, Rule  # noqa: E402
-from engine.types import Level  # noqa: E402
+from engine.game.types import Level  # noqa: E402
 
 BIG_GAME = ["H8", "I9", "H9", "H10", "G8", "I8", "I10", "G10", "J9", "F11", "E12", "J7"]
 REPLAY_GAME = "15x15 k5 freestyle H8 G8 I8 H9 J8 J9 K8 A1 L8"

@@ -2,10 +2,9 @@
 
 from importlib.metadata import PackageNotFoundError, version
 
-from . import cores
-from .board import Board, LegalMoves
-from .renju import ForbiddenMoveError
-from .types import (
+from .game.board import Board, LegalMoves
+from .game.renju import ForbiddenMoveError
+from .game.types import (
     LEVELS,
     Cell,
     IllegalMoveError,
@@ -16,6 +15,7 @@ from .types import (
     Outcome,
     Rule,
 )
+from .support import cores
 
 try:
     __version__ = version("caro")

@@ -1,5 +1,5 @@
 """The rules the m,n,k tests run under: every rule but renju, which is five in a row only (k = 5)
-and has its own scenarios (tests/engine/test_renju_rule.py, tests/engine/test_renju.py)."""
+and has its own scenarios (tests/engine/test_renju_rule.py, tests/engine/game/test_renju.py)."""
 
 from __future__ import annotations
 

@@ -31,7 +31,7 @@ async def move(svc: Services, game_id: int, user: int, cell: str):
     """`user` plays `cell` on the game as it stands."""
     state = await svc.games.state(game_id)
     assert state is not None
-    return await svc.games.play(MoveRef(game_id, state.board.ply, cell), user_id=user, message_id=None)
+    return await svc.moves.play(MoveRef(game_id, state.board.ply, cell), user_id=user, message_id=None)
 
 
 async def challenge(svc: Services, challenger: int, opponent: int, channel: int = CHANNEL,

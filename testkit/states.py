@@ -11,8 +11,8 @@ from bot.game.model import EndReason, GameRow, GameState, Mode, MoveRow, Seat, S
 from bot.game.pairings import Format
 from bot.game.tournament_model import PairingRow, TournamentGame, TournamentRow, TournamentStatus
 from engine import Mark
-from engine.openings import Opening
-from engine.types import Level
+from engine.game.openings import Opening
+from engine.game.types import Level
 
 
 def game(moves: list[tuple[str, bool, str | None]], *, status: str = "active",

@@ -8,8 +8,8 @@ import asyncio
 from bot.cpu import jobs
 from bot.game.model import AiLevel
 from engine import Board
-from engine.notation import cell_name
-from engine.openings import Action, Choice, OpeningState, StepKind
+from engine.game.notation import cell_name
+from engine.game.openings import Action, Choice, OpeningState, StepKind
 
 
 class Thinker:

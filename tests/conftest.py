@@ -19,7 +19,7 @@ from testkit.storage_backends import backend, storage  # noqa: F401 - fixtures: 
 
 @pytest.fixture(scope="session", autouse=True)
 def compiled_engine(pytestconfig: pytest.Config) -> None:
-    """The compiled cores, built once into this host's cache before any test (engine.cores: one
+    """The compiled cores, built once into this host's cache before any test (engine.support.cores: one
     process at a time, so parallel test workers wait for one build). A bot started by a test
     then finds them built, as after `caro-bot --prepare`. A build's progress goes to the
     terminal: on a fresh cache the run is otherwise silent for minutes."""

@@ -24,7 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import numpy.typing as npt
 
-from engine.types import Mark, Rule
+from engine.game.types import Mark, Rule
 
 SIZE = 15
 
@@ -48,7 +48,7 @@ def _features(board_moves: list[int], rule: Rule) -> tuple[npt.NDArray[np.int64]
 def play(seed: int, nodes: int, rule_name: str) -> tuple[list[list[int]], float]:
     """One game: its positions (move lists) and the result for X."""
     from engine.ai import compiled
-    from engine.board import Board
+    from engine.game.board import Board
     from engine.programs.arena import random_opening
 
     rule = Rule(rule_name)

@@ -28,9 +28,9 @@ from bot.game.levels import (
 from bot.game.model import AiLevel, External
 from engine import Board
 from engine.ai import DEFAULT_TIME_LIMITS
-from engine.notation import cell_name
-from engine.openings import Action, Choice, OpeningState, StepKind
-from engine.types import Level
+from engine.game.notation import cell_name
+from engine.game.openings import Action, Choice, OpeningState, StepKind
+from engine.game.types import Level
 
 log = logging.getLogger("caro.bot")
 

@@ -126,7 +126,7 @@ class ChallengeCog(commands.Cog, name="Challenge"):
             await games.attach_message(state.id, message.id)
             state = await games.state(state.id) or state
         await interaction.response.edit_message(
-            **await self.bot.boards.drawing(state, edit=True, message=message)
+            **await self.bot.boards.look.drawing(state, edit=True, message=message)
         )
         # The challenge's message became the board, and an edit notifies nobody: when the
         # challenger moves first, a ping calls them (the one who accepted is looking).

@@ -61,7 +61,7 @@ class ControlsCog(commands.Cog, name="Controls"):
             click.game, interaction.user.id, expected_ply=click.ply
         )
         await interaction.response.edit_message(
-            **await self.bot.boards.drawing(state, edit=True, message=interaction.message)
+            **await self.bot.boards.look.drawing(state, edit=True, message=interaction.message)
         )
         self.bot.boards.redraw_if_drawing(state)
 

@@ -24,7 +24,7 @@ from bot.game.ports import StorageUnavailable
 from bot.i18n.texts import t, text_in
 from bot.ui.languages import language
 from bot.ui.replies import refuse, say, unreachable
-from engine.notation import MAX_SIDE
+from engine.game.notation import MAX_SIDE
 
 log = logging.getLogger("caro.bot")
 # Discord's error code for an interaction that can no longer be answered (past its 3 s).

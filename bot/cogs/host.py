@@ -17,6 +17,7 @@ from bot.game.clocks import Clocks, Timeouts
 from bot.game.games import GameService
 from bot.game.hints import Hints
 from bot.game.levels import ExternalLevel
+from bot.game.moves import Moves
 from bot.game.outbox import OutboxService
 from bot.game.ports import StandingStore
 from bot.game.preferences import MemberPreferences
@@ -24,8 +25,11 @@ from bot.game.puzzles import PuzzleService
 from bot.game.records import RecordService
 from bot.game.settings import ServerSettings
 from bot.game.takebacks import Takebacks
+from bot.game.tournament_reads import TournamentReads
+from bot.game.tournament_runner import TournamentRunner
 from bot.game.tournaments import TournamentService
 from bot.ui.boards import Boards
+from bot.ui.turns import Turns
 
 CogT = TypeVar("CogT", bound=commands.Cog)
 T = TypeVar("T")
@@ -36,6 +40,8 @@ class Services(Protocol):
 
     @property
     def games(self) -> GameService: ...
+    @property
+    def moves(self) -> Moves: ...
     @property
     def challenges(self) -> ChallengeService: ...
     @property
@@ -58,6 +64,10 @@ class Services(Protocol):
     def puzzles(self) -> PuzzleService: ...
     @property
     def tournaments(self) -> TournamentService: ...
+    @property
+    def tournament_runner(self) -> TournamentRunner: ...
+    @property
+    def tournament_reads(self) -> TournamentReads: ...
     @property
     def outbox(self) -> OutboxService: ...
 
@@ -86,6 +96,9 @@ class Host(Protocol):
 
     @property
     def boards(self) -> Boards: ...
+
+    @property
+    def turns(self) -> Turns: ...
 
     @property
     def shard_count(self) -> int | None: ...

@@ -28,14 +28,14 @@ class OpeningsCog(commands.Cog, name="Openings"):
         """The member whose step it is takes a colour (or places two more): checked by the
         engine, stored with the seats it swaps, and the AI takes its next step if it is its."""
         message = interaction.message
-        after = await self.bot.services.games.choose(
+        after = await self.bot.services.moves.choose(
             state.id,
             click.stage,
             parse_choice(click.choice),
             user_id=interaction.user.id,
             message_id=message.id if message is not None else None,
         )
-        await self.bot.boards.answer_move(interaction, after, PlayCog.owner_of(after))
+        await self.bot.turns.answer_move(interaction, after, PlayCog.owner_of(after))
 
 
 __all__ = ["OpeningsCog"]

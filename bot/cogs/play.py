@@ -102,7 +102,7 @@ class PlayCog(commands.Cog, name="Play"):
         self._starting.add(key)
         try:
             locale = await language(interaction, public=True)
-            state = await self.bot.boards.post_new_game(
+            state = await self.bot.turns.post_new_game(
                 interaction,
                 lambda: self.bot.services.games.start(
                     guild_id=guild_id,
@@ -164,7 +164,7 @@ class PlayCog(commands.Cog, name="Play"):
         except WindowError:
             raise UserError("click.forged") from None
         await interaction.response.edit_message(
-            **await self.bot.boards.drawing(
+            **await self.bot.boards.look.drawing(
                 state, edit=True, window=moved, message=interaction.message
             )
         )
@@ -180,12 +180,12 @@ class PlayCog(commands.Cog, name="Play"):
         message = interaction.message
         # The clicker is the game's player (only they may move in it): the AI's answer is
         # searched in their turn of the fair pool, as owner_of says once the game is known.
-        return await self.bot.services.games.play(
+        return await self.bot.services.moves.play(
             ref, user_id=interaction.user.id, message_id=message.id if message else None
         )
 
     async def _answer_move(self, interaction: discord.Interaction[Any], state: GameState) -> None:
-        await self.bot.boards.answer_move(interaction, state, self.owner_of(state))
+        await self.bot.turns.answer_move(interaction, state, self.owner_of(state))
 
     @staticmethod
     def owner_of(state: GameState) -> Hashable:

@@ -33,7 +33,7 @@ from bot.ui.languages import language
 from bot.ui.puzzles import Shown, leaderboard_embed, puzzle_parts, translator, uses_picture
 from bot.ui.replies import ephemeral, refuse, unreachable
 from bot.ui.window import DEFAULT_COLS, DEFAULT_ROWS, Window, WindowError
-from engine.puzzles import Verdict
+from engine.analysis.puzzles import Verdict
 
 if TYPE_CHECKING:
     from bot.cogs.host import Host

@@ -20,7 +20,7 @@ from bot.i18n.texts import TextId
 from bot.ui.buttons import Stop, answers
 from bot.ui.languages import language
 from bot.ui.replies import refuse
-from engine.types import LEVELS, Level
+from engine.game.types import LEVELS, Level
 
 if TYPE_CHECKING:
     from bot.cogs.host import Host
@@ -71,7 +71,7 @@ class WatchCog(commands.Cog, name="Watch"):
             await refuse(interaction, exc)
             return
         locale = await language(interaction, public=True)
-        state = await self.bot.boards.post_new_game(
+        state = await self.bot.turns.post_new_game(
             interaction,
             lambda: self.bot.services.games.start_watch(
                 guild_id=guild_id,
@@ -97,7 +97,7 @@ class WatchCog(commands.Cog, name="Watch"):
         )
         log.info("game %d: stopped by %s", state.id, interaction.user.id)
         await interaction.response.edit_message(
-            **await self.bot.boards.drawing(state, edit=True, message=interaction.message)
+            **await self.bot.boards.look.drawing(state, edit=True, message=interaction.message)
         )
         self.bot.boards.redraw_if_drawing(state)
 
@@ -109,7 +109,7 @@ class WatchCog(commands.Cog, name="Watch"):
         delay = self.bot.watch_delay
         while True:
             started = time.monotonic()
-            state = await self.bot.boards.ai_turn(game_id, interaction, owner)
+            state = await self.bot.turns.ai_turn(game_id, interaction, owner)
             if state is None or not state.ai_to_move:
                 # Over, stopped, or the AI could not move (logged; the next start resumes it).
                 return

@@ -14,11 +14,12 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from engine import Board, Rule, cores
-from engine.external import ExternalEngine, ExternalEngineError, supports
-from engine.notation import cell_name
-from engine.openings import Opening, OpeningState
-from engine.types import Level
+from engine import Board, Rule
+from engine.game.notation import cell_name
+from engine.game.openings import Opening, OpeningState
+from engine.game.types import Level
+from engine.players.external import ExternalEngine, ExternalEngineError, supports
+from engine.support import cores
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +28,7 @@ log = logging.getLogger(__name__)
 EXTERNAL_FALLBACK = Level.IMPOSSIBLE.value
 
 if TYPE_CHECKING:
-    from engine.review import ReviewWork
+    from engine.analysis.review import ReviewWork
 
 PARENT_CHECK_INTERVAL = 1.0
 WORKER_NICENESS = 10
@@ -75,9 +76,9 @@ _ENGINES: dict[tuple[str, ...], ExternalEngine] = {}
 
 
 def review_slice(work: ReviewWork, seconds: float) -> ReviewWork:
-    """About `seconds` more of a game review (engine.review.continue_review): the work so far,
+    """About `seconds` more of a game review (engine.analysis.review.continue_review): the work so far,
     as plain data, goes back to the bot between slices, so a review never holds a worker long."""
-    from engine.review import continue_review
+    from engine.analysis.review import continue_review
 
     return continue_review(work, seconds)
 
@@ -85,17 +86,17 @@ def review_slice(work: ReviewWork, seconds: float) -> ReviewWork:
 def review_conclude(work: ReviewWork, seconds: float) -> dict[str, Any]:
     """The finished review of `work` (turning points and their lines, within `seconds`), in its
     JSON-ready form: what the bot caches and renders."""
-    from engine.review import conclude_review
+    from engine.analysis.review import conclude_review
 
     return conclude_review(work, seconds).to_dict()
 
 
 def puzzle_check(board_text: str, cell: str) -> Any:
-    """engine.puzzles.check_move of the attacker's `cell` on `board_text`: a MoveCheck. Until
+    """engine.analysis.puzzles.check_move of the attacker's `cell` on `board_text`: a MoveCheck. Until
     this worker has the compiled core its threat search proves wins by fours only, so "no win
     found after the reply" (Refutation.HOLDS) on a big board is then UNKNOWN, not WRONG: a win
     by threes may still be there."""
-    from engine.puzzles import MoveCheck, Refutation, Verdict, check_move, uses_solver
+    from engine.analysis.puzzles import MoveCheck, Refutation, Verdict, check_move, uses_solver
 
     board = Board.from_text(board_text)
     checked = check_move(board, cell)
@@ -110,9 +111,9 @@ def puzzle_check(board_text: str, cell: str) -> Any:
 
 
 def puzzle_mine(board_text: str, source: str) -> list[dict[str, Any]]:
-    """The puzzles engine.puzzles.mine proves in the finished game on `board_text`, each as
+    """The puzzles engine.analysis.puzzles.mine proves in the finished game on `board_text`, each as
     Puzzle.to_dict()."""
-    from engine.puzzles import mine
+    from engine.analysis.puzzles import mine
 
     return [p.to_dict() for p in mine(Board.from_text(board_text), source=source)]
 

@@ -12,8 +12,8 @@ from bot.game.games import GameService
 from bot.game.model import GameState, Mode
 from bot.game.ports import GameStore
 from bot.game.searches import Thinker, failed
-from engine.notation import cell_name
-from engine.types import Level
+from engine.game.notation import cell_name
+from engine.game.types import Level
 
 # Levels that may give hints: against the strong levels a hint would play the game for you.
 HINT_LEVELS: tuple[Level, ...] = (Level.EASY, Level.NORMAL)

@@ -21,7 +21,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.types import Level
+from engine.game.types import Level
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 # Elo points per natural-log unit of odds: a difference d predicts odds of 10^(d/400).

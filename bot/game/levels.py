@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bot.cpu.jobs import EXTERNAL_FALLBACK
 from bot.game.model import AiLevel, External
-from engine.types import Level, Rule
+from engine.game.types import Level, Rule
 
 FALLBACK = Level(EXTERNAL_FALLBACK)
 """The level that plays the external engine's seat when the engine cannot, or is gone."""

@@ -1,7 +1,7 @@
 """The game model: who plays, how a game stands and how it ended. No Discord and no database here.
 
 A game has two seats, X and O; each holds a member (their Discord id) or an AI level
-(`engine.types.Level`, the one definition of the level names, or `External.ENGINE`, the
+(`engine.game.types.Level`, the one definition of the level names, or `External.ENGINE`, the
 operator's external engine). The mode says which kind of game it
 is; the member who started a game is kept apart from its seats, so a member who only watches two
 AIs play is never taken for a player.
@@ -14,8 +14,8 @@ from enum import StrEnum
 
 from bot.game.seasons import DEFAULT_SEASON_LENGTH, SeasonLength
 from engine import Board, Mark, Rule
-from engine.openings import Opening, OpeningState
-from engine.types import Level
+from engine.game.openings import Opening, OpeningState
+from engine.game.types import Level
 
 
 class External(StrEnum):
@@ -132,7 +132,7 @@ class GameRow:
     # whether that request still waits for the other member's answer.
     takeback_asked: int | None = None
     takeback_open: bool = False
-    # The opening rule (engine.openings) and the decisions taken in it so far (its stones are
+    # The opening rule (engine.game.openings) and the decisions taken in it so far (its stones are
     # moves). The seats are always who plays X and O now: a choice that gives X to the other
     # player swaps them.
     opening: Opening = Opening.FREE

@@ -1,5 +1,5 @@
 """The opening rules in a game: what a member's click or choice means in the step the opening
-waits for, and how a decision changes the game's row. The rules themselves are engine.openings';
+waits for, and how a decision changes the game's row. The rules themselves are engine.game.openings';
 this module only maps them onto seats and refusals. No Discord code here."""
 
 from __future__ import annotations
@@ -10,14 +10,7 @@ from bot.game.errors import UserError
 from bot.game.model import OPENING_PLIES, GameRow, GameState
 from bot.i18n.texts import TextId
 from engine import Board
-from engine.openings import (
-    Action,
-    Choice,
-    Opening,
-    OpeningError,
-    OpeningState,
-    StepKind,
-)
+from engine.game.openings import Action, Choice, Opening, OpeningError, OpeningState, StepKind
 
 # The reason stored with an AI's opening stone (engine.ai.explain has none for an opening).
 OPENING_REASON = "opening"

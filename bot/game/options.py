@@ -10,10 +10,10 @@ from bot.game.levels import NO_ENGINE, ExternalLevel
 from bot.game.model import BoardStyle, ChallengeFirst
 from bot.i18n.texts import CATALOGUES, TextId
 from engine import Rule
-from engine.notation import SizeError
-from engine.notation import parse_size as engine_parse_size
-from engine.openings import MIN_SIDE, Opening
-from engine.types import LEVELS, Level
+from engine.game.notation import SizeError
+from engine.game.notation import parse_size as engine_parse_size
+from engine.game.openings import MIN_SIDE, Opening
+from engine.game.types import LEVELS, Level
 
 ADAPTIVE = "adaptive"
 DIFFICULTIES: tuple[str, ...] = (*LEVELS, ADAPTIVE)
@@ -111,7 +111,7 @@ def parse_options(
 
 
 def check_opening(opening: Opening, rows: int, cols: int, k: int, rule: Rule) -> None:
-    """UserError, saying why, if `opening` cannot be played on this board (engine.openings)."""
+    """UserError, saying why, if `opening` cannot be played on this board (engine.game.openings)."""
     if opening.refusal(rows, cols, k, rule) is None:
         return
     key = "opening.rif_only" if opening is Opening.RIF else "opening.too_small"

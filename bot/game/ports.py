@@ -129,6 +129,16 @@ class GameStore(Protocol):
         channel is taken."""
         ...
 
+    async def create_game_within(
+        self, new: NewGame, admit: Callable[[LiveCounts], None]
+    ) -> GameRow:
+        """create_game after its checks, as one step: ActiveGameExists if a running game holds a
+        member's seat or the channel's watch slot (before anything else), then `admit` is given
+        the server's live counts for the game's starter and raises to refuse the game. No other
+        start in the server passes the same checks meanwhile, so two cannot both take the last
+        place; starts in other servers, and moves, do not wait for it."""
+        ...
+
     async def game(self, game_id: int) -> GameRow | None: ...
     async def set_message(self, game_id: int, message_id: int) -> None: ...
     async def abandon_game(self, game_id: int) -> bool: ...
@@ -195,6 +205,15 @@ class GameStore(Protocol):
         ...
 
     async def add_hint(self, game_id: int, ply: int) -> bool: ...
+
+
+class TakebackStore(Protocol):
+    """Taking moves back in casual games: the request, its answer, and the takeback itself.
+
+    - A request is asked once per position: a declined one is not asked again at that move count.
+    - A takeback is one transaction (the moves removed, the clock set, the count raised), and two
+      takebacks of the same position, from any processes, undo it once.
+    """
 
     async def ask_takeback(self, game_id: int, ply: int, *, now: float) -> bool:
         """Open a request to take the last move back at move count `ply`; False (nothing
@@ -647,6 +666,8 @@ class Storage(Protocol):
 
     @property
     def games(self) -> GameStore: ...
+    @property
+    def takebacks(self) -> TakebackStore: ...
     @property
     def clocks(self) -> ClockStore: ...
     @property

@@ -17,7 +17,7 @@ from enum import StrEnum
 from openskill.models import PlackettLuce
 
 from engine import Board, Mark
-from engine.puzzles import ProofKind, Puzzle
+from engine.analysis.puzzles import ProofKind, Puzzle
 
 START_MU = 25.0
 START_SIGMA = START_MU / 3.0

@@ -1,6 +1,6 @@
 """Puzzles for members: a new one at the member's level, the server's daily puzzle, a retry of a
 failed one; each played move by move against the engine's best defence, every move judged by
-the engine at the time (engine.puzzles.check_move, in the CPU pool), and rated once per member
+the engine at the time (engine.analysis.puzzles.check_move, in the CPU pool), and rated once per member
 (bot.game.puzzle_model). Puzzles come from the shared set shipped with the bot
 (shared_puzzles.jsonl, stored on first use) and from the server's own finished games, mined in
 the background.
@@ -34,9 +34,9 @@ from bot.game.puzzle_model import (
     PuzzleStanding,
 )
 from engine import Board, Rule
-from engine.notation import cell_name
-from engine.puzzles import MoveCheck, Puzzle, Verdict, read_puzzles
-from engine.types import MoveError
+from engine.analysis.puzzles import MoveCheck, Puzzle, Verdict, read_puzzles
+from engine.game.notation import cell_name
+from engine.game.types import MoveError
 
 log = logging.getLogger("caro.bot")
 

@@ -17,7 +17,7 @@ from bot.game import ladder
 from bot.game.levels import NO_ENGINE, ExternalLevel
 from bot.game.model import GameRow, Mode, Result
 from engine import Mark
-from engine.types import Level
+from engine.game.types import Level
 
 K_FACTOR = 32.0
 START_RATING = 1200.0

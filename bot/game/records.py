@@ -16,8 +16,8 @@ from bot.game.model import GameState, RatingChange, Result, Seat, load_state
 from bot.game.ports import GameStore, ReviewStore, StandingStore
 from bot.game.searches import failed
 from engine import Mark, Rule
-from engine.review import DEFAULT_BUDGET_S, DEFAULT_NODE_LIMIT, FIRST_PASS_SHARE, Review
-from engine.review import begin_review as engine_begin_review
+from engine.analysis.review import DEFAULT_BUDGET_S, DEFAULT_NODE_LIMIT, FIRST_PASS_SHARE, Review
+from engine.analysis.review import begin_review as engine_begin_review
 
 RunInPool = Callable[..., Awaitable[Any]]
 """(worker function of bot.cpu.jobs, *its arguments) -> its result, run in the CPU pool."""

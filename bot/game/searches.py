@@ -10,7 +10,7 @@ from typing import Any, Protocol, TypeVar
 from bot.game.cache import GameCache
 from bot.game.model import AiLevel, GameState
 from engine import Board
-from engine.openings import Action, OpeningState
+from engine.game.openings import Action, OpeningState
 
 T = TypeVar("T")
 

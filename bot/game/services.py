@@ -17,6 +17,7 @@ from bot.game.hints import Hints
 from bot.game.levels import NO_ENGINE, ExternalLevel
 from bot.game.meta import Meta
 from bot.game.model import GuildSettings
+from bot.game.moves import Moves
 from bot.game.outbox import OutboxService
 from bot.game.ports import StandingStore, Storage
 from bot.game.preferences import MemberPreferences
@@ -25,6 +26,8 @@ from bot.game.records import RecordService
 from bot.game.searches import Thinker
 from bot.game.settings import DEFAULT_TIMEOUTS, ServerSettings
 from bot.game.takebacks import Takebacks
+from bot.game.tournament_reads import TournamentReads
+from bot.game.tournament_runner import TournamentRunner
 from bot.game.tournaments import TournamentService
 
 
@@ -35,6 +38,7 @@ class Services:
 
     storage: Storage
     games: GameService
+    moves: Moves
     challenges: ChallengeService
     clocks: Clocks
     timeouts: Timeouts
@@ -45,7 +49,11 @@ class Services:
     records: RecordService
     meta: Meta
     puzzles: PuzzleService
+    # Tournaments: what members and organisers do, the runner that steps them forward, and what
+    # is shown of them.
     tournaments: TournamentService
+    tournament_runner: TournamentRunner
+    tournament_reads: TournamentReads
     outbox: OutboxService
     # Ratings and results: a read model, read as stored.
     standings: StandingStore
@@ -71,13 +79,18 @@ def build_services(
     # A finished game is rated with the external engine's own anchor when it played.
     rate = functools.partial(ratings.game_updates, external=external)
     games = GameService(
-        storage.games, ai, clocks, cache, storage.standings,
+        storage.games, clocks, cache, storage.standings,
         limits=limits, cooldowns=cooldowns, external=external, rate=rate,
     )
     outbox = OutboxService(storage.outbox, clock=clock)
+    tournament_reads = TournamentReads(storage.tournaments)
+    tournament_runner = TournamentRunner(
+        storage.tournaments, tournament_reads, games, storage.standings, outbox=outbox, clock=clock
+    )
     return Services(
         storage=storage,
         games=games,
+        moves=Moves(storage.games, ai, clocks, cache, rate=rate),
         challenges=ChallengeService(
             storage.challenges, storage.games, clocks, limits=limits, cooldowns=cooldowns,
             challenge_seconds=challenge_seconds,
@@ -85,15 +98,18 @@ def build_services(
         clocks=clocks,
         timeouts=Timeouts(storage.clocks, storage.games, cache, clocks, rate),
         hints=Hints(games, storage.games, ai, cache),
-        takebacks=Takebacks(storage.games, clocks, cache),
+        takebacks=Takebacks(storage.takebacks, storage.games, clocks, cache),
         settings=settings,
         preferences=MemberPreferences(storage.settings),
         records=RecordService(storage.reviews, storage.games, storage.standings),
         meta=Meta(storage.meta),
         puzzles=PuzzleService(storage.puzzles, storage.meta, clock=clock),
         tournaments=TournamentService(
-            storage.tournaments, games, storage.standings, settings, outbox=outbox, clock=clock
+            storage.tournaments, tournament_reads, tournament_runner, games, settings,
+            outbox=outbox, clock=clock,
         ),
+        tournament_runner=tournament_runner,
+        tournament_reads=tournament_reads,
         outbox=outbox,
         standings=storage.standings,
         cooldowns=cooldowns,

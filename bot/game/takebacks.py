@@ -20,7 +20,7 @@ from bot.game.clocks import Clocks
 from bot.game.errors import UserError
 from bot.game.model import GameRow, GameState, Mode, Status, load_state
 from bot.game.openings import opening_stones
-from bot.game.ports import GameStore
+from bot.game.ports import GameStore, TakebackStore
 from bot.i18n.texts import TextId
 from engine import Board, Mark
 
@@ -55,9 +55,16 @@ class Takebacks:
     """Taking moves back, under each game's lock (bot.game.cache) like every other change."""
 
     def __init__(
-        self, store: GameStore, clocks: Clocks, cache: GameCache, *, limit: int = MAX_TAKEBACKS
+        self,
+        store: TakebackStore,
+        games: GameStore,
+        clocks: Clocks,
+        cache: GameCache,
+        *,
+        limit: int = MAX_TAKEBACKS,
     ) -> None:
         self._store = store
+        self._games = games
         self._clocks = clocks
         self._cache = cache
         self.limit = limit
@@ -106,7 +113,7 @@ class Takebacks:
             return state
 
     async def _casual_game_of(self, game_id: int, user_id: int) -> tuple[GameState, Mark]:
-        state = await self._cache.read(self._store, game_id)
+        state = await self._cache.read(self._games, game_id)
         if state is None:
             raise UserError("click.no_game")
         why = refusal(state.row)
@@ -124,7 +131,7 @@ class Takebacks:
 
     async def _answerable(self, game_id: int, ply: int, user_id: int) -> GameState:
         """The game whose open request at `ply` `user_id` may answer; UserError otherwise."""
-        state = await self._cache.read(self._store, game_id)
+        state = await self._cache.read(self._games, game_id)
         if state is None:
             raise UserError("click.no_game")
         mark = state.mark_of(user_id)
@@ -164,7 +171,7 @@ class Takebacks:
         """Why a takeback write found nothing to change: the clock ran out (the deadline
         watcher is woken to end the game), or the game moved on."""
         self._cache.drop(game_id)
-        row = await self._store.game(game_id)
+        row = await self._games.game(game_id)
         if row is None or row.status is not Status.ACTIVE:
             return UserError("click.finished")
         if row.deadline is not None and row.deadline <= now:

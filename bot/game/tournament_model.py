@@ -1,5 +1,6 @@
 """Tournaments as stored: the tournament, its entries and its pairings. No Discord and no database
-here; the pairing rules are bot.game.pairings', the running of a tournament bot.game.tournaments'.
+here; the pairing rules are bot.game.pairings', the running of a tournament
+bot.game.tournament_runner's.
 
 An entry is a member or an AI level. Its id (`Entrant`) is a string, as bot.game.pairings wants:
 a member's Discord id in digits, or an AI level's name with a number when the level is entered
@@ -8,13 +9,14 @@ more than once ("hard", "hard#2"). The same string names the entry in every stor
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from bot.game.model import AiLevel, GameState, Seat, parse_ai_level
-from bot.game.pairings import Format, Outcome
+from bot.game.pairings import Format, Game, Outcome
 from engine import Mark
-from engine.openings import Opening
+from engine.game.openings import Opening
 
 Entrant = str
 
@@ -29,6 +31,10 @@ class TournamentStatus(StrEnum):
     @property
     def over(self) -> bool:
         return self in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED)
+
+
+# The statuses of a tournament that is not over.
+LIVE = (TournamentStatus.OPEN, TournamentStatus.RUNNING, TournamentStatus.PAUSED)
 
 
 def member_entrant(user_id: int) -> Entrant:
@@ -179,7 +185,15 @@ class NewPairing:
     o: Entrant | None
 
 
+def scored(pairings: Sequence[PairingRow]) -> list[Game]:
+    """The pairings as bot.game.pairings reads them: byes and finished games."""
+    return [
+        Game(p.round, p.x, p.o, p.outcome) for p in pairings if p.is_bye or p.outcome is not None
+    ]
+
+
 __all__ = [
+    "LIVE",
     "EntryRow",
     "Entrant",
     "NewPairing",
@@ -191,5 +205,6 @@ __all__ = [
     "ai_entrant",
     "is_member_entrant",
     "member_entrant",
+    "scored",
     "seat_of",
 ]

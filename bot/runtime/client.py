@@ -40,6 +40,7 @@ from bot.storage import open_database
 from bot.ui import display_names, drawing
 from bot.ui.boards import Boards
 from bot.ui.buttons import Router
+from bot.ui.turns import Turns
 from engine import cores
 
 log = logging.getLogger("caro.bot")
@@ -71,6 +72,7 @@ class CaroBot(commands.AutoShardedBot):
         # The operator's engine as a level, built once here and handed to whatever asks.
         self.external = ExternalLevel(settings.engine)
         self.boards = Boards(self)
+        self.turns = Turns(self, self.boards)
         self.router = Router()
         self.caro: CaroGroup = caro_group()
         self._storage: Storage | None = None
@@ -381,7 +383,7 @@ class CaroBot(commands.AutoShardedBot):
                     if state.mode == Mode.WATCH:
                         self.spawn(self.cog(WatchCog).play_out(state.id, None, state.starter_id))
                     else:
-                        await self.boards.ai_turn(state.id, None, owner)
+                        await self.turns.ai_turn(state.id, None, owner)
 
     # ----------------------------------------------------------------- clicks no item took
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:

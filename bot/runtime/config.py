@@ -364,7 +364,7 @@ def load_settings(
 
     engine: ExternalEngineSettings | None = None
     if get("CARO_ENGINE_CMD"):
-        from engine.external import parse_command
+        from engine.players.external import parse_command
 
         try:
             command = tuple(parse_command(get("CARO_ENGINE_CMD")))

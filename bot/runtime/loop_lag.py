@@ -13,7 +13,7 @@ import logging
 import time
 from typing import Any
 
-from engine.stats import percentile
+from engine.support.stats import percentile
 
 log = logging.getLogger("caro.metrics")
 

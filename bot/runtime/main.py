@@ -224,8 +224,8 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
 
 def prepare() -> int:
     """`caro-bot --prepare`: build the compiled cores (no token or database needed)."""
-    from engine import cores
     from engine.ai import build_cores
+    from engine.support import cores
 
     try:
         build_cores(lambda line: print(line, flush=True))

@@ -31,7 +31,7 @@ from bot.storage.postgres import MIGRATIONS_DIR as POSTGRES_MIGRATIONS
 from bot.storage.postgres.connection import connect_reason, shown_dsn
 from bot.storage.sqlite import migration_files
 from engine import Rule
-from engine.external import ExternalEngine, ExternalEngineError
+from engine.players.external import ExternalEngine, ExternalEngineError
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 # The tables every caro SQLite database has had since its first schema version.

@@ -16,7 +16,7 @@ from bot.game.puzzle_model import (
     Skill,
 )
 from engine import Mark
-from engine.puzzles import ProofKind, Puzzle
+from engine.analysis.puzzles import ProofKind, Puzzle
 
 PUZZLE_COLUMNS = (
     "id, guild_id, position, to_move, kind, line, moves, defences, difficulty, source, ply,"

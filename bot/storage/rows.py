@@ -27,7 +27,7 @@ from bot.game.model import (
 from bot.game.ports import Answer, RatePolicy
 from bot.game.ratings import result_for
 from engine import Mark
-from engine.openings import Opening
+from engine.game.openings import Opening
 
 
 def rated_rows(rows: Iterable[Sequence[Any]]) -> list[RatedRow]:

@@ -12,7 +12,7 @@ from bot.game.tournament_model import (
     TournamentStatus,
 )
 from bot.storage.rows import Row
-from engine.openings import Opening
+from engine.game.openings import Opening
 
 TOURNAMENT_COLUMNS = (
     "id, guild_id, channel_id, message_id, created_by, format, rounds, minutes, max_players,"

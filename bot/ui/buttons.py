@@ -94,7 +94,7 @@ CellName = Annotated[str, Spelling(r"[A-Z][1-9][0-9]?")]
 WindowCode = Annotated[str, Spelling(r"w(?:0|[1-9][0-9]?)\.(?:0|[1-9][0-9]?)(?:\.[1-5]x[1-5])?")]
 Direction = Annotated[str, Spelling(r"up|down|left|right")]
 Step = Annotated[str, Spelling(r"[fbnl]")]  # first, back, next, last
-# An opening's colour choice (engine.openings.Choice), and how far the game got when it was
+# An opening's colour choice (engine.game.openings.Choice), and how far the game got when it was
 # drawn (GameState.stage: moves, choices and offers), which the move count alone does not say.
 ChoiceName = Annotated[str, Spelling(r"take_x|take_o|place_two")]
 Stage = Annotated[int, Spelling(PLY)]
@@ -425,7 +425,7 @@ class OfTournament(Click):
 
     async def check(self, interaction: discord.Interaction[Any]) -> TournamentRow:
         assert interaction.guild_id is not None  # the bot's buttons are in server channels
-        row = await bot_of(interaction).services.tournaments.find(
+        row = await bot_of(interaction).services.tournament_reads.find(
             interaction.guild_id, self.tournament
         )
         if not on_its_message(interaction, row.message_id, self.custom_id):

@@ -32,8 +32,8 @@ from bot.game.seasons import SOFT_RESET_KEEP
 from bot.game.settings import DEFAULT_TIMEOUTS
 from bot.i18n.texts import Counted, command_name, subcommands, text_in
 from bot.ui.render import MAX_BUTTON_SIDE
-from engine.notation import MAX_SIDE
-from engine.types import LEVELS, Level, Rule
+from engine.game.notation import MAX_SIDE
+from engine.game.types import LEVELS, Level, Rule
 
 # A typed size shown as the example of a custom board: bigger than every preset's button grid, so
 # the example also meets the big-board paragraph.

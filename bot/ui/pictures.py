@@ -21,7 +21,7 @@ from PIL import Image, ImageDraw, ImageFont
 from bot.game.model import DEFAULT_STYLE, BoardStyle
 from bot.ui.window import Window
 from engine import Board, Mark
-from engine.notation import MAX_SIDE, column_letter
+from engine.game.notation import MAX_SIDE, column_letter
 
 Cell = tuple[int, int]
 RGB = tuple[int, int, int]

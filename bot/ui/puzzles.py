@@ -21,9 +21,9 @@ from bot.ui.payloads import ButtonPayload, Payload, gallery_payload, row_payload
 from bot.ui.pictures import DEFAULT_THEME, ButtonColour, Theme, render_board, theme_named
 from bot.ui.window import Window, follow, initial_window
 from engine import Board, Mark
-from engine.notation import cell_name
-from engine.puzzles import MoveCheck, Refutation, Verdict
-from engine.types import Cell
+from engine.analysis.puzzles import MoveCheck, Refutation, Verdict
+from engine.game.notation import cell_name
+from engine.game.types import Cell
 
 Translate = Callable[..., str]
 PICTURE = "puzzle.png"
@@ -251,9 +251,13 @@ def _result_line(result: AttemptResult, tr: Translate) -> str:
     after = result.after
     if not result.attempt.rated:
         return tr("puzzle.not_rated")
-    key = "puzzle.rated.solved" if result.attempt.outcome is AttemptOutcome.SOLVED else (
-        "puzzle.rated.failed"
-    )
+    if result.attempt.outcome is AttemptOutcome.SOLVED:
+        key = "puzzle.rated.solved"
+    elif result.before.streak:
+        key = "puzzle.rated.failed"
+    else:
+        # No streak to end: a miss without one says nothing about streaks.
+        key = "puzzle.rated.failed.no_streak"
     return tr(
         key,
         before=f"{result.before.skill.mu:.1f}",

@@ -21,10 +21,10 @@ from bot.ui.buttons import Review as ReviewButton
 from bot.ui.payloads import ButtonPayload, row_payload
 from bot.ui.pictures import DEFAULT_THEME, render_step
 from engine import Mark
-from engine.notation import cell_name, player_label
-from engine.openings import Opening, OpeningState
-from engine.records import Ending, GameRecord
-from engine.review import Review, TurningPoint, TurnKind
+from engine.analysis.review import Review, TurningPoint, TurnKind
+from engine.game.notation import cell_name, player_label
+from engine.game.openings import Opening, OpeningState
+from engine.game.records import Ending, GameRecord
 
 Translate = Callable[..., str]
 Players = tuple[str, str]
@@ -42,7 +42,7 @@ STEPS = ("f", "b", "n", "l")
 SECONDARY = discord.ButtonStyle.secondary
 _STEP_LABELS = {"f": "\u23ee", "b": "\u25c0", "n": "\u25b6", "l": "\u23ed"}
 
-# How an offer is stored among an opening's decisions (engine.openings): "offer:H10,J7".
+# How an offer is stored among an opening's decisions (engine.game.openings): "offer:H10,J7".
 OFFER = "offer:"
 
 
@@ -205,7 +205,7 @@ _ENDINGS = {
 
 
 def game_record(state: GameState, players: Players) -> GameRecord:
-    """The game as engine.records has it: moves, names, and how it ended."""
+    """The game as engine.game.records has it: moves, names, and how it ended."""
     row = state.row
     board = state.board
     over = board.outcome() is not None
@@ -222,7 +222,7 @@ def game_record(state: GameState, players: Players) -> GameRecord:
 
 
 def export_files(state: GameState, players: Players) -> list[discord.File]:
-    """The game as a piskvork .psq file and as caro's own record (engine.records)."""
+    """The game as a piskvork .psq file and as caro's own record (engine.game.records)."""
     record = game_record(state, players)
     stem = f"caro-game-{state.id}"
     return [

@@ -60,9 +60,9 @@ from bot.ui.record_views import opening_line, seat_mention
 from bot.ui.tournaments import entrant_label
 from bot.ui.window import Window, initial_window
 from engine import Mark
-from engine.notation import cell_name
-from engine.openings import RIF_OFFERS, Choice, Opening, StepKind
-from engine.types import LEVELS
+from engine.game.notation import cell_name
+from engine.game.openings import RIF_OFFERS, Choice, Opening, StepKind
+from engine.game.types import LEVELS
 
 Translate = Callable[..., str]
 BOARD_FILENAME = "board.png"

@@ -1,7 +1,7 @@
 """The pictures that explain a rule in /caro help: renju's forbidden shapes and how swap2 goes.
 
 Each panel is a small board drawn by the bot's own renderer from a real position, and the
-renju panels' forbidden points are the engine's (a test asks engine.renju about each), so the
+renju panels' forbidden points are the engine's (a test asks engine.game.renju about each), so the
 picture cannot teach a rule the bot does not play. Captions are in the reader's language.
 """
 
@@ -17,8 +17,8 @@ from PIL import Image, ImageDraw, ImageFont
 from bot.i18n.texts import text_in
 from bot.ui.pictures import DEFAULT_THEME, cell_centre, draw_board, layout, theme_named
 from engine import Board, Rule
-from engine.notation import cell_name
-from engine.types import Cell
+from engine.game.notation import cell_name
+from engine.game.types import Cell
 
 _FONTS = ("DejaVuSans.ttf", "LiberationSans-Regular.ttf", "NotoSans-Regular.ttf")
 _SIDE = 9
@@ -176,7 +176,7 @@ def rule_picture(topic: RuleTopic, locale: str, theme: str = DEFAULT_THEME) -> b
 
 
 def forbidden_shapes() -> list[tuple[str, str | None]]:
-    """(the ringed point, the shape engine.renju finds there) for each renju panel."""
+    """(the ringed point, the shape engine.game.renju finds there) for each renju panel."""
     shapes: list[tuple[str, str | None]] = []
     for panel in PANELS[RuleTopic.RENJU]:
         board = panel.board()

@@ -65,8 +65,8 @@ def summary_line(row: TournamentRow, tr: Translate) -> str:
     return tr(
         "tournament.summary",
         format=kind,
-        size=f"{row.rows}×{row.cols}",
-        k=row.k,
+        # Written as boards, help and autocomplete write a size: "4x4, 3 in a row".
+        size=tr("size.custom", rows=row.rows, cols=row.cols, k=row.k),
         rule=tr(f"rulename.{row.rule}"),
         opening=tr(f"openingname.{row.opening.value}"),
         seconds=f"{row.turn_seconds:g}",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from engine import Board
-from engine.notation import MAX_SIDE
+from engine.game.notation import MAX_SIDE
 
 Cell = tuple[int, int]
 Direction = Literal["up", "down", "left", "right"]

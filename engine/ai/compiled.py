@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..board import DIRECTIONS, Board, zobrist_keys
-from ..renju import Shape
-from ..types import Cell, Rule
+from ..game.board import DIRECTIONS, Board, zobrist_keys
+from ..game.renju import Shape
+from ..game.types import Cell, Rule
 from . import core, patterns, pns
 from .core import Ctx, Geo, State
 from .pns import PnTable
@@ -453,7 +453,7 @@ def _threat_wins(
     return int(out[0]), int(out[1])
 
 
-# The core's verdicts on a black stone, as engine.renju's shapes (None: allowed or a five).
+# The core's verdicts on a black stone, as engine.game.renju's shapes (None: allowed or a five).
 RENJU_SHAPES: dict[int, Shape | None] = {
     core.R_ALLOWED: None,
     core.R_FIVE: None,
@@ -466,7 +466,7 @@ RENJU_SHAPES: dict[int, Shape | None] = {
 def renju_verdicts(rows: int, cols: int, grid: Sequence[int]) -> npt.NDArray[np.int8]:
     """The compiled core's verdict (core.R_*) on a black stone on each cell of a position given
     as row-major values (0 empty, 1 X, 2 O), -1 on the stones: the second implementation of
-    renju's forbidden moves, next to engine.renju, that the core's searches use."""
+    renju's forbidden moves, next to engine.game.renju, that the core's searches use."""
     g = geometry(rows, cols, 5, Rule.RENJU)
     cells = np.array(grid, dtype=np.int8)
     if cells.shape != (rows * cols,):
@@ -490,7 +490,7 @@ def renju_forbidden(rows: int, cols: int, grid: Sequence[int]) -> dict[Cell, Sha
 
 def exercise() -> None:
     """Call every core function once with each of its signatures, so that numba loads (or, in a
-    build, compiles) all of them now: no later call is the first (engine.cores)."""
+    build, compiles) all of them now: no later call is the first (engine.support.cores)."""
     for rule in Rule:
         board = Board(7, 7, 5 if rule is Rule.RENJU else 4, rule)
         for name in ("D4", "C3", "D3", "E5", "D5"):
@@ -559,7 +559,7 @@ def _search_part(name: str) -> None:
 
 
 # The core's build in parts, each compiled in a process of its own, callees before their callers
-# (engine.cores.build): a part loads what the parts before it put in the cache instead of
+# (engine.support.cores.build): a part loads what the parts before it put in the cache instead of
 # compiling it again, and LLVM's memory for a compile is given back only when its process ends,
 # so the build's peak is its largest part's, not the sum of them all.
 PARTS = (

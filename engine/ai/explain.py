@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..board import Board
-from ..types import Cell, IllegalMoveError
+from ..game.board import Board
+from ..game.types import Cell, IllegalMoveError
 from .position import Position
 
-REASONS = ("win", "block", "fork", "threat", "defend", "center", "develop")
+REASONS = ("win", "block", "fork", "threat", "defend", "center", "near_center", "develop")
 
 
 def explain(board: Board, move: Cell) -> str:
@@ -14,8 +14,9 @@ def explain(board: Board, move: Cell) -> str:
 
     The first that applies, in REASONS order: win, block (stops an immediate win), fork (two or
     more winning threats at once), threat (one), defend (removes or reduces the opponent's chances
-    to make an unstoppable double threat, e.g. blocks an open three), center (on an empty or nearly
-    empty board), develop.
+    to make an unstoppable double threat, e.g. blocks an open three), center (the centre cell, or
+    one of the middle cells of an even side, on an empty or nearly empty board), near_center (next
+    to it then), develop.
     """
     if board.is_over():
         raise IllegalMoveError("the game is over")
@@ -52,8 +53,10 @@ def reason_at(pos: Position, index: int) -> str:
         and (index in forks_before or len(forks_after) < len(forks_before))
     ):
         return "defend"
-    if pos.board.ply <= 2 and _near_centre(pos, index):
+    if pos.board.ply <= 2 and _near_centre(pos, index, reach=1):
         return "center"
+    if pos.board.ply <= 2 and _near_centre(pos, index):
+        return "near_center"
     return "develop"
 
 
@@ -62,8 +65,11 @@ def _fork_cells(pos: Position, mark: int) -> set[int]:
     return {cell for cell in pos.four_moves(mark) if len(pos.wins_after(cell, mark)) >= 2}
 
 
-def _near_centre(pos: Position, index: int) -> bool:
+def _near_centre(pos: Position, index: int, reach: int | None = None) -> bool:
+    """Whether `index` is within `reach` of the centre in doubled coordinates, which keep the
+    centre of an even side (between two cells) an integer: reach 1 is the centre cell itself (its
+    two middle cells on an even side); the default, 2 from 5x5 up, takes in its neighbours."""
     row, col = divmod(index, pos.cols)
-    # Doubled coordinates keep the centre of an even side (between two cells) an integer.
-    reach = 2 if min(pos.rows, pos.cols) >= 5 else 1
+    if reach is None:
+        reach = 2 if min(pos.rows, pos.cols) >= 5 else 1
     return abs(2 * row - (pos.rows - 1)) <= reach and abs(2 * col - (pos.cols - 1)) <= reach

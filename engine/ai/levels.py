@@ -20,9 +20,9 @@ import time
 from dataclasses import dataclass
 from types import ModuleType
 
-from .. import cores
-from ..board import Board
-from ..types import LEVELS, Cell, IllegalMoveError, Level, Rule
+from ..game.board import Board
+from ..game.types import LEVELS, Cell, IllegalMoveError, Level, Rule
+from ..support import cores
 from .explain import reason_at
 from .position import EVERY_CELL_UP_TO, Position
 from .search import WON, Searcher
@@ -152,11 +152,11 @@ _solver_missing = False
 
 
 def _solver() -> ModuleType | None:
-    """engine.solver when it can be imported (it is optional for the search levels)."""
+    """engine.solve.solver when it can be imported (it is optional for the search levels)."""
     global _solver_module, _solver_missing
     if _solver_module is None and not _solver_missing:
         try:
-            from .. import solver
+            from ..solve import solver
         except ImportError:
             _solver_missing = True
         else:

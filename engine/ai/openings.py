@@ -1,4 +1,4 @@
-"""The AI's side of an opening (engine.openings): every stone it places and every decision it
+"""The AI's side of an opening (engine.game.openings): every stone it places and every decision it
 takes comes from the search's evaluation of the positions it could leave.
 
 * Placing the stones that the other side will choose a colour for (swap, swap2, RIF's first
@@ -24,9 +24,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .. import cores
-from ..board import Board
-from ..openings import (
+from ..game.board import Board
+from ..game.openings import (
     Action,
     Choice,
     Opening,
@@ -36,7 +35,8 @@ from ..openings import (
     StepKind,
     mirrors,
 )
-from ..types import Cell, Level, Mark, Rule
+from ..game.types import Cell, Level, Mark, Rule
+from ..support import cores
 from .levels import choose_move
 from .position import Position
 from .search import WON as PY_WON

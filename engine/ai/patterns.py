@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from ..types import Rule
+from ..game.types import Rule
 
 DATA = Path(__file__).resolve().parent / "data"
 REACH = 5  # neighbours read each side of a cell
@@ -182,7 +182,7 @@ def line_code(grid: list[int] | tuple[int, ...], rows: int, cols: int, cell: int
 def cell_patterns(grid: list[int] | tuple[int, ...], rows: int, cols: int, rule: Rule,
                   mark: int) -> npt.NDArray[np.int8]:
     """The cell pattern of every empty cell for mark (NONE_P on stones)."""
-    from ..board import DIRECTIONS
+    from ..game.board import DIRECTIONS
 
     t = tables(rule)
     out = np.zeros(rows * cols, dtype=np.int8)
@@ -212,7 +212,7 @@ def _layout(rows: int, cols: int, base: int
     """PatternBoard's geometry, built once per board shape: per cell, the (neighbour, its slot
     cell * 4 + d, the weight of the cell's digit in that neighbour's code) it changes; and every
     slot's code on the empty board (its neighbours off the board are edges)."""
-    from ..board import DIRECTIONS
+    from ..game.board import DIRECTIONS
 
     size = rows * cols
     edge = 3 if base == 4 else 2

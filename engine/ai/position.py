@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import cast
 
-from ..board import DIRECTIONS, Board, winning_line
-from ..types import Rule
+from ..game.board import DIRECTIONS, Board, winning_line
+from ..game.types import Rule
 from .patterns import K, PatternBoard
 
 # A window holding `c` stones of one side and none of the other is worth VALUE_BASE**c to that

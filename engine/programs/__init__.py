@@ -29,7 +29,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The full parser, with arguments filled in for `command` only (all listed in --help)."""
-    from engine import __version__, cores
+    from engine import __version__
+    from engine.support import cores
 
     parser = argparse.ArgumentParser(
         prog="caro",

@@ -4,7 +4,7 @@ Every pair of players meets `games` times with colours alternated. Each game dra
 randomness from its own seed string (tournament seed, pair, game index), so a tournament with
 node limits instead of time limits gives the same games on every run, in any process pool order.
 
-With an opening rule (--opening swap, swap2 or rif, engine.openings) the players alternate as
+With an opening rule (--opening swap, swap2 or rif, engine.game.openings) the players alternate as
 the opening's first player instead, each game starts with the opening played through, and the
 colours are what its decisions made them. An AI level takes its own decisions
 (engine.ai.openings, within its time limit); any other player (mc, random, a brain) has them
@@ -26,15 +26,15 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import TYPE_CHECKING, Protocol, TextIO
 
-from ..board import Board
-from ..montecarlo import monte_carlo_move
-from ..notation import parse_size
-from ..openings import Action, Opening, OpeningState, Side
-from ..stats import percentile
-from ..types import Cell, Level, Mark, Rule
+from ..game.board import Board
+from ..game.notation import parse_size
+from ..game.openings import Action, Opening, OpeningState, Side
+from ..game.types import Cell, Level, Mark, Rule
+from ..players.montecarlo import monte_carlo_move
+from ..support.stats import percentile
 
 if TYPE_CHECKING:
-    from ..external import ExternalEngine
+    from ..players.external import ExternalEngine
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 # The AI level that takes the opening decisions of a player that is not an AI level.
@@ -93,7 +93,7 @@ class BrainPlayer:
     name: str = "brain"
 
     def __call__(self, board: Board, rng: random.Random, /) -> Cell:
-        from ..external import ExternalEngine
+        from ..players.external import ExternalEngine
 
         key = (self.command, self.turn_time)
         engine = _BRAINS.get(key)
@@ -117,7 +117,7 @@ atexit.register(_close_brains)
 
 @dataclass(frozen=True, slots=True)
 class MonteCarloPlayer:
-    """The Monte Carlo reference opponent (engine.montecarlo)."""
+    """The Monte Carlo reference opponent (engine.players.montecarlo)."""
 
     playouts: int = 1000
     candidates_radius: int | None = 2
@@ -144,7 +144,7 @@ def parse_player(entry: str, *, mc_playouts: int = 1000, time_limit: float | Non
     own time limit or an MC with its own playout count; `brain:COMMAND` for a piskvork brain with
     --time-limit per move (1 s when not given)."""
     from ..ai import LEVELS
-    from ..external import parse_command
+    from ..players.external import parse_command
 
     if entry.strip().lower().startswith("brain:"):
         command = entry.strip()[len("brain:"):]

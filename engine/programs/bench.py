@@ -17,11 +17,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..board import Board
-from ..montecarlo import monte_carlo_move
-from ..notation import parse_sizes as parse_size_list
-from ..stats import percentile
-from ..types import Cell, Level, Rule
+from ..game.board import Board
+from ..game.notation import parse_sizes as parse_size_list
+from ..game.types import Cell, Level, Rule
+from ..players.montecarlo import monte_carlo_move
+from ..support.stats import percentile
 
 DEFAULT_SIZES = "3x3k3,5x5k4,9x9k5,15x15k5"
 SOLVER_SPECS = ((3, 3, 3), (4, 4, 4))
@@ -107,7 +107,7 @@ def measure_level(positions: Sequence[Board], level: str, *, seed: int = 0,
 
 def solver_line(rows: int, cols: int, k: int, rule: Rule, time_limit: float | None) -> list[str]:
     """Cold solve of the empty board: the tables are cleared first so nothing is remembered."""
-    from ..solver import SolveTimeout, analyse, clear_tables
+    from ..solve.solver import SolveTimeout, analyse, clear_tables
 
     clear_tables()
     board = Board(rows, cols, k, rule)
@@ -123,7 +123,7 @@ def solver_line(rows: int, cols: int, k: int, rule: Rule, time_limit: float | No
 
 def _is_winning(board: Board, move: Cell, time_limit: float) -> str:
     """"yes"/"no" if the solver proves whether `move` keeps a forced win, else "unknown"."""
-    from ..solver import SolveTimeout, solve
+    from ..solve.solver import SolveTimeout, solve
 
     after = board.copy()
     after.push(move)
@@ -140,7 +140,7 @@ def mc_position_lines(playouts: int, seed: int, time_limit: float | None,
                       node_limit: int | None) -> list[list[str]]:
     """"impossible" and MC(playouts) on MC_POSITION: time, move, and whether it wins."""
     from ..ai import analyse_move
-    from ..solver import clear_tables
+    from ..solve.solver import clear_tables
 
     board = Board.from_text(MC_POSITION)
     clear_tables()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from ..types import LEVELS, Level
+from ..game.types import LEVELS, Level
 
 # The metavar of a level option: the names, as argparse shows a list of choices.
 LEVEL_METAVAR = "{" + ",".join(LEVELS) + "}"

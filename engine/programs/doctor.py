@@ -8,7 +8,8 @@ import platform
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-from .. import __version__, cores
+from .. import __version__
+from ..support import cores
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -37,11 +37,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, TextIO
 
-from .. import cores
 from ..ai.stop import Stop
-from ..board import Board
-from ..openings import Action, Choice, Opening, OpeningError, OpeningState, StepKind
-from ..types import Cell, IllegalMoveError, Level, Mark, Rule
+from ..game.board import Board
+from ..game.openings import Action, Choice, Opening, OpeningError, OpeningState, StepKind
+from ..game.types import Cell, IllegalMoveError, Level, Mark, Rule
+from ..support import cores
 from .choices import LEVEL_METAVAR, level_name
 
 if TYPE_CHECKING:

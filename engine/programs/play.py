@@ -4,7 +4,7 @@ The game loop only talks through `input_fn` / `output_fn`, so tests drive whole 
 scripted input; the AI is imported only when a computer player actually moves, so two people can
 play even where engine.ai is missing.
 
-With --opening (swap, swap2, rif: engine.openings) the game starts with the opening: the first
+With --opening (swap, swap2, rif: engine.game.openings) the game starts with the opening: the first
 player (--first) places its stones, the other decides who plays which colour, and so on, each
 step asked for at the keyboard (a cell, a choice, two offered cells, one of the offers) or
 decided by the AI (engine.ai.openings); the game then goes on with the colours it gave.
@@ -21,11 +21,20 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..board import Board
-from ..notation import column_letter, parse_size
-from ..openings import Action, Choice, Opening, OpeningError, OpeningState, Side, Step, StepKind
-from ..records import GameRecord, save_record
-from ..types import LEVELS, Cell, Mark, MoveError, Outcome, Rule
+from ..game.board import Board
+from ..game.notation import column_letter, parse_size
+from ..game.openings import (
+    Action,
+    Choice,
+    Opening,
+    OpeningError,
+    OpeningState,
+    Side,
+    Step,
+    StepKind,
+)
+from ..game.records import GameRecord, save_record
+from ..game.types import LEVELS, Cell, Mark, MoveError, Outcome, Rule
 from .choices import level_name, or_list
 
 # An hour per move is already far past any use; it also bounds what the search is asked to plan.

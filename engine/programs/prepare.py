@@ -1,7 +1,7 @@
 """`caro prepare`: compile the search core and the solver's core into this host's cache, then
 exit, so that no game pays for it (for deploy scripts and images; `caro-bot --prepare` is the
 same). `caro doctor` says whether that was done. The build runs each of its parts as `caro
-prepare --part NAME` in a process of its own (engine.cores.build)."""
+prepare --part NAME` in a process of its own (engine.support.cores.build)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import argparse
 import os
 import sys
 
-from .. import cores
 from ..ai import CORE_PARTS, build_core_part, build_cores
+from ..support import cores
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

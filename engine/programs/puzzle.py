@@ -1,5 +1,5 @@
 """`caro puzzle`: mine puzzles from finished games (records or AI-vs-AI games), solve one in the
-terminal, and export the hardest as a file a person can share (engine.puzzles)."""
+terminal, and export the hardest as a file a person can share (engine.analysis.puzzles)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from ..board import Board
-from ..notation import MAX_SIDE, parse_size
-from ..puzzles import (
+from ..analysis.puzzles import (
     Limits,
     Puzzle,
     Refutation,
@@ -24,8 +22,10 @@ from ..puzzles import (
     share_text,
     write_puzzles,
 )
-from ..records import RecordError, load_record
-from ..types import LEVELS, Cell, MoveError, Rule
+from ..game.board import Board
+from ..game.notation import MAX_SIDE, parse_size
+from ..game.records import RecordError, load_record
+from ..game.types import LEVELS, Cell, MoveError, Rule
 from .play import render, terminal_input, terminal_output
 
 MAX_GAMES = 100_000
@@ -221,7 +221,7 @@ def _why(board: Board, reason: Refutation | None, line: tuple[Cell, ...]) -> str
 
 
 def _hint(board: Board) -> str:
-    from ..puzzles import prove_board
+    from ..analysis.puzzles import prove_board
 
     proof = prove_board(board)
     if proof is None:

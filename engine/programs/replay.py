@@ -8,10 +8,10 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 
-from ..board import Board
-from ..notation import MAX_SIDE, cell_name, player_label
-from ..records import GameRecord, RecordError, load_record
-from ..types import Cell, Mark
+from ..game.board import Board
+from ..game.notation import MAX_SIDE, cell_name, player_label
+from ..game.records import GameRecord, RecordError, load_record
+from ..game.types import Cell, Mark
 from .play import render
 
 InputFn = Callable[[str], str]

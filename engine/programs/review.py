@@ -9,11 +9,11 @@ import random
 import sys
 import time
 
-from ..board import Board
-from ..notation import MAX_SIDE, parse_size
-from ..records import GameRecord, RecordError, load_record
-from ..review import DEFAULT_BUDGET_S, DEFAULT_NODE_LIMIT, Review, review_game
-from ..types import Level, Rule
+from ..analysis.review import DEFAULT_BUDGET_S, DEFAULT_NODE_LIMIT, Review, review_game
+from ..game.board import Board
+from ..game.notation import MAX_SIDE, parse_size
+from ..game.records import GameRecord, RecordError, load_record
+from ..game.types import Level, Rule
 
 # Bounds of the options: a review is meant to take seconds to a few minutes, not hours.
 MAX_BUDGET_S = 3600.0

@@ -6,10 +6,10 @@ import argparse
 import re
 import sys
 
-from ..board import Board
-from ..notation import parse_size
-from ..solver import SolveTimeout, analyse
-from ..types import Mark, Rule
+from ..game.board import Board
+from ..game.notation import parse_size
+from ..game.types import Mark, Rule
+from ..solve.solver import SolveTimeout, analyse
 
 _K_RE = re.compile(r"\s*[0-9]+\s*")
 

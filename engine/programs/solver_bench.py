@@ -15,8 +15,8 @@ import resource
 import statistics
 import time
 
-from .. import solver
-from ..board import Board
+from ..game.board import Board
+from ..solve import solver
 
 
 def _peak() -> str:

@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from testkit.discord_double.commands import command_data
+from testkit.discord_double.host import Host
 from testkit.discord_double.interactions import (
     APPLICATION_COMMAND,
     AUTOCOMPLETE,
     MESSAGE_COMPONENT,
     MODAL_SUBMIT,
     InteractionResult,
-    command_data,
 )
 from testkit.discord_double.state import Message, user_payload
 
-if TYPE_CHECKING:
-    from testkit.discord_double.server import DiscordDouble
-
 
 class Member:
-    def __init__(self, double: DiscordDouble, user_id: str, name: str, *, locale: str,
+    def __init__(self, double: Host, user_id: str, name: str, *, locale: str,
                  joined_at: str, permissions: str, roles: list[str] | None = None,
                  guild_id: str | None = None) -> None:
         self._double = double

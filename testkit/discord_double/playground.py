@@ -39,7 +39,7 @@ from typing import Any
 
 from aiohttp import web
 
-from testkit.discord_double.interactions import (
+from testkit.discord_double.commands import (
     BOOLEAN,
     CHANNEL,
     INTEGER,
@@ -48,10 +48,9 @@ from testkit.discord_double.interactions import (
     SUB_COMMAND,
     SUB_COMMAND_GROUP,
     USER,
-    InteractionFailed,
-    InteractionResult,
     find_command,
 )
+from testkit.discord_double.interactions import InteractionFailed, InteractionResult
 from testkit.discord_double.members import Member
 from testkit.discord_double.server import DiscordDouble
 from testkit.discord_double.state import Message

@@ -11,10 +11,11 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import web
 
+from testkit.discord_double.host import Host
 from testkit.discord_double.interactions import (
     APPLICATION_COMMAND,
     AUTOCOMPLETE,
@@ -32,9 +33,6 @@ from testkit.discord_double.rules import (
     nonce_errors,
 )
 from testkit.discord_double.state import EPHEMERAL, LOADING, Message, RecordedRequest
-
-if TYPE_CHECKING:
-    from testkit.discord_double.server import DiscordDouble
 
 API_PREFIX = re.compile(r"^/api/v(?:9|10)(/.*)$")
 RATE_LIMIT = 50
@@ -77,9 +75,42 @@ def invalid_form(call: Call, errors: list[FieldError], prefix: tuple[str | int, 
                     violation=f"{call.where}: Invalid Form Body: {describe(errors)}")
 
 
+@dataclass
+class Fault:
+    """A REST call answered otherwise than Discord normally would. `mode` says when: "refuse"
+    (answered with `status`, nothing done), "after" (done, then answered with `status`: the
+    answer was lost), "drop" (done, then the connection closed with no answer), "hold" (not
+    answered, nothing done, until `release()`; then answered with `status`)."""
+
+    method: str
+    pattern: re.Pattern[str]
+    status: int
+    retry_after: float
+    times: int
+    mode: str = "refuse"
+    content: re.Pattern[str] | None = None
+    held: int = 0
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def matches(self, method: str, path: str, body: Any) -> bool:
+        if self.times <= 0 or self.method not in (method, "*") or not self.pattern.search(path):
+            return False
+        if self.content is None:
+            return True
+        text = body.get("content") if isinstance(body, dict) else None
+        return isinstance(text, str) and self.content.search(text) is not None
+
+    def release(self) -> None:
+        """Let the held calls go (answered with `status`, nothing done)."""
+        self.released.set()
+
+
 class Rest:
-    def __init__(self, double: DiscordDouble) -> None:
+    def __init__(self, double: Host) -> None:
         self.d = double
+        # The calls to answer otherwise (fail_next), and those of them that hold calls.
+        self._faults: list[Fault] = []
+        self._held: list[Fault] = []
         self._buckets: dict[str, list[float]] = {}
         route = self._route
         self.routes: list[tuple[str, re.Pattern[str], Handler, bool]] = [
@@ -122,6 +153,36 @@ class Rest:
                auth: bool = True) -> tuple[str, re.Pattern[str], Handler, bool]:
         return method, re.compile(f"^{pattern}$"), handler, auth
 
+    # ----------------------------------------------------------------- faults (fail_next)
+
+    def fail_next(self, method: str, path_regex: str, status: int = 429, retry_after: float = 0.5,
+                  times: int = 1, *, mode: str = "refuse", content: str | None = None) -> Fault:
+        """Answer the next `times` matching REST calls (with `content`: those whose message text
+        matches it) otherwise: with `status` (429 carries retry_after), as `mode` says (see
+        Fault)."""
+        if mode not in ("refuse", "after", "drop", "hold"):
+            raise ValueError(f"no fault mode {mode!r}")
+        fault = Fault(method.upper(), re.compile(path_regex), status, retry_after, times, mode,
+                      None if content is None else re.compile(content))
+        self._faults.append(fault)
+        if mode == "hold":
+            self._held.append(fault)
+        return fault
+
+    def take_fault(self, method: str, path: str, body: Any = None) -> Fault | None:
+        for fault in self._faults:
+            if fault.matches(method, path, body):
+                fault.times -= 1
+                if fault.times == 0:
+                    self._faults.remove(fault)
+                return fault
+        return None
+
+    def release_held(self) -> None:
+        """Let every held call go (the double is stopping)."""
+        for fault in self._held:
+            fault.release()
+
     # ----------------------------------------------------------------- plumbing
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
@@ -137,7 +198,7 @@ class Rest:
             await self._read_body(request, call)
             record.json = call.json
             record.files = [f[1] for f in call.files]
-            fault = d.take_fault(call.method, path, call.json)
+            fault = self.take_fault(call.method, path, call.json)
             if fault is None:
                 response = await self._dispatch(request, call, m is not None)
             elif fault.mode == "hold":

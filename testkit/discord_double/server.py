@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import re
 import secrets
 import socket
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
 
 from testkit.discord_double.gateway import GUILD_MEMBERS_INTENT, GUILD_MESSAGES_INTENT, Gateway
+from testkit.discord_double.host import Person
 from testkit.discord_double.interactions import (
     APPLICATION_COMMAND,
     KIND_NAMES,
@@ -22,11 +21,12 @@ from testkit.discord_double.interactions import (
     InteractionResult,
 )
 from testkit.discord_double.members import Member
-from testkit.discord_double.rest import Rest
+from testkit.discord_double.rest import Fault, Rest
 from testkit.discord_double.state import (
     BOT_PERMISSIONS,
     EPHEMERAL,
     EVERYONE_PERMISSIONS,
+    Guild,
     Message,
     MessageStore,
     RecordedRequest,
@@ -43,51 +43,8 @@ ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
 DEFAULT, REPLY, CHAT_INPUT_COMMAND = 0, 19, 20
 
 
-@dataclass
-class Guild:
-    """One server the bot is in: its roles (the first is @everyone, whose id is the guild's) and
-    its main text channel. Channels and members live in the double, tagged with guild ids."""
-
-    id: str
-    name: str
-    roles: list[dict[str, Any]]
-    bot_role_id: str
-    channel_id: str = ""
-    locale: str = "en-US"
-
-
 # How long Discord keeps a nonce it enforced: "the past few minutes", in its words.
 NONCE_WINDOW_S = 180.0
-
-
-@dataclass
-class Fault:
-    """A REST call answered otherwise than Discord normally would. `mode` says when: "refuse"
-    (answered with `status`, nothing done), "after" (done, then answered with `status`: the
-    answer was lost), "drop" (done, then the connection closed with no answer), "hold" (not
-    answered, nothing done, until `release()`; then answered with `status`)."""
-
-    method: str
-    pattern: re.Pattern[str]
-    status: int
-    retry_after: float
-    times: int
-    mode: str = "refuse"
-    content: re.Pattern[str] | None = None
-    held: int = 0
-    released: asyncio.Event = field(default_factory=asyncio.Event)
-
-    def matches(self, method: str, path: str, body: Any) -> bool:
-        if self.times <= 0 or self.method not in (method, "*") or not self.pattern.search(path):
-            return False
-        if self.content is None:
-            return True
-        text = body.get("content") if isinstance(body, dict) else None
-        return isinstance(text, str) and self.content.search(text) is not None
-
-    def release(self) -> None:
-        """Let the held calls go (answered with `status`, nothing done)."""
-        self.released.set()
 
 
 class DiscordDouble:
@@ -134,8 +91,6 @@ class DiscordDouble:
         self.members: dict[str, Member] = {}
         self._bot_joined_at = iso_now()
         self._modals: dict[tuple[str, str], dict[str, Any]] = {}
-        self._faults: list[Fault] = []
-        self._held: list[Fault] = []
         # (author id, nonce) -> when the message was made and the message, for enforce_nonce.
         self._nonces: dict[tuple[str, str], tuple[float, Message]] = {}
         self.gateway = Gateway(self, heartbeat_interval)
@@ -171,8 +126,7 @@ class DiscordDouble:
 
     async def stop(self) -> None:
         self.clock.stop()
-        for fault in self._held:
-            fault.release()
+        self.rest.release_held()
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
@@ -237,23 +191,8 @@ class DiscordDouble:
         """Answer the next `times` matching REST calls (with `content`: those whose message text
         matches it) otherwise: with `status` (429 carries retry_after), as `mode` says (see
         Fault)."""
-        if mode not in ("refuse", "after", "drop", "hold"):
-            raise ValueError(f"no fault mode {mode!r}")
-        fault = Fault(method.upper(), re.compile(path_regex), status, retry_after, times, mode,
-                      None if content is None else re.compile(content))
-        self._faults.append(fault)
-        if mode == "hold":
-            self._held.append(fault)
-        return fault
-
-    def take_fault(self, method: str, path: str, body: Any = None) -> Fault | None:
-        for fault in self._faults:
-            if fault.matches(method, path, body):
-                fault.times -= 1
-                if fault.times == 0:
-                    self._faults.remove(fault)
-                return fault
-        return None
+        return self.rest.fail_next(method, path_regex, status, retry_after, times, mode=mode,
+                                   content=content)
 
     def message_by_nonce(self, author_id: str, nonce: str) -> Message | None:
         """The message `author_id` made with `nonce` within the past few minutes (enforce_nonce)."""
@@ -565,7 +504,7 @@ class DiscordDouble:
 
     # ----------------------------------------------------------------- interactions
 
-    def interaction_payload(self, inter_id: str, token: str, kind: int, member: Member,
+    def interaction_payload(self, inter_id: str, token: str, kind: int, member: Person,
                             channel_id: str, data: dict[str, Any],
                             message: Message | None) -> dict[str, Any]:
         channel = self.channels[channel_id]
@@ -587,7 +526,7 @@ class DiscordDouble:
             payload["message"] = message.snapshot()
         return payload
 
-    async def interact(self, kind: int, member: Member, data: dict[str, Any], *,
+    async def interact(self, kind: int, member: Person, data: dict[str, Any], *,
                        channel_id: str | None, description: str,
                        message: Message | None = None,
                        interaction_id: str | None = None) -> InteractionResult:

@@ -52,6 +52,19 @@ class RecordedRequest:
     files: list[str] = field(default_factory=list)
 
 
+@dataclass
+class Guild:
+    """One server the bot is in: its roles (the first is @everyone, whose id is the guild's) and
+    its main text channel. Channels and members live in the double, tagged with guild ids."""
+
+    id: str
+    name: str
+    roles: list[dict[str, Any]]
+    bot_role_id: str
+    channel_id: str = ""
+    locale: str = "en-US"
+
+
 def iso_now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat()
 

@@ -13,7 +13,7 @@ from PIL import Image
 
 from bot.i18n.texts import text_in
 from bot.ui.pictures import THEMES
-from engine.solver import perfect_move
+from engine.solve.solver import perfect_move
 from testkit.boards import cells, play_out
 from testkit.bot_process import BotHandle, text_of
 from testkit.members import accepted_game

@@ -1,7 +1,7 @@
 """Renju as a rule of the game (Rule.RENJU): the board refuses black's forbidden moves and judges
 wins by side, every AI level and the threat searches keep to it, white aims at black's forbidden
 points, the solver and the Monte Carlo yardstick know it, and the compiled core's forbidden-move
-check agrees with engine.renju."""
+check agrees with engine.game.renju."""
 
 from __future__ import annotations
 
@@ -10,17 +10,18 @@ import random
 import pytest
 
 from bench.renju import random_position
-from engine import Board, ForbiddenMoveError, IllegalMoveError, Mark, Rule, solver
+from engine import Board, ForbiddenMoveError, IllegalMoveError, Mark, Rule
 from engine.ai import choose_move, compiled
 from engine.ai.position import Position
 from engine.ai.threats import Budget, vcf
-from engine.external import RULE_BITS
-from engine.montecarlo import candidate_cells, monte_carlo_move
-from engine.notation import cell_name, parse_cell
+from engine.game.notation import cell_name, parse_cell
+from engine.game.records import GameRecord, read_record
+from engine.game.renju import Shape, Stones
+from engine.game.types import LEVELS, Cell
+from engine.players.external import RULE_BITS
+from engine.players.montecarlo import candidate_cells, monte_carlo_move
 from engine.programs.pbrain import RULE_RENJU, rule_from_bits
-from engine.records import GameRecord, read_record
-from engine.renju import Shape, Stones
-from engine.types import LEVELS, Cell
+from engine.solve import solver
 
 # Far-apart edge stones for the side that only passes its turn.
 O_FILLER = ("A1", "D1", "G1", "J1", "M1", "A3", "D3", "G3", "J3", "M3")

@@ -24,6 +24,7 @@ from bot.storage.postgres.puzzles import PuzzleQueries
 from bot.storage.postgres.reviews import ReviewQueries
 from bot.storage.postgres.settings import SettingQueries
 from bot.storage.postgres.standings import StandingQueries
+from bot.storage.postgres.takebacks import TakebackQueries
 from bot.storage.postgres.tournaments import TournamentQueries
 
 
@@ -41,6 +42,7 @@ class PostgresStorage:
         guard = self.health.guard
         self.standings = guard(StandingQueries(self.connection))
         self.games = guard(GameQueries(self.connection, self.standings))
+        self.takebacks = guard(TakebackQueries(self.connection))
         self.clocks = guard(ClockQueries(self.connection, self.games))
         self.challenges = guard(ChallengeQueries(self.connection, self.games))
         self.settings = guard(SettingQueries(self.connection))

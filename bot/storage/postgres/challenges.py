@@ -19,7 +19,7 @@ from bot.game.model import (
 )
 from bot.storage.postgres.connection import CLAIM_SECONDS, Connection, check_shard
 from bot.storage.postgres.games import _SHARD, GameQueries, _count
-from engine.openings import Opening
+from engine.game.openings import Opening
 
 _CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, message_id, challenger_id, opponent_id, rows, cols, k, rule, first, "

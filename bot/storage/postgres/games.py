@@ -4,6 +4,7 @@ of each shard."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
@@ -96,6 +97,38 @@ _NEW_GAME = (
 )
 # A guild's shard, as Discord assigns it: (guild_id >> 22) % shard_count.
 _SHARD = "(guild_id >> 22) % {count} = {shard}"
+# A server's running games for the limits on AI work. A tournament's games are its own: a
+# tournament of AI entries plays many at once, and they do not use up what members may start
+# themselves. Parameters: the member, the server.
+_LIVE_COUNTS = (
+    "SELECT COUNT(*) FILTER (WHERE mode = 'ai' AND (x_user_id = $1 OR o_user_id = $1)),"
+    " COUNT(*) FILTER (WHERE mode = 'ai'), COUNT(*) FILTER (WHERE mode = 'watch')"
+    " FROM games WHERE guild_id = $2 AND status = 'active' AND tournament_id IS NULL"
+)
+# The class of the transaction locks on a server's starts (the first key of the two-key
+# advisory locks; the challenges' class is another).
+START_LOCK = 0x73747274
+
+
+def _live_counts(row: Any) -> LiveCounts:
+    return LiveCounts(int(row[0]), int(row[1]), int(row[2]))
+
+
+def _in_the_way(new: NewGame) -> tuple[str, list[Any]]:
+    """The query and parameters of the id of the running game that holds the channel's watch
+    slot or a member's seat `new` needs, as game_in_the_way finds it."""
+    if new.mode is Mode.WATCH:
+        return (
+            "SELECT id FROM games WHERE guild_id = $1 AND channel_id = $2 AND mode = 'watch'"
+            " AND status = 'active' AND tournament_id IS NULL ORDER BY id LIMIT 1",
+            [new.guild_id, new.channel_id],
+        )
+    members = [seat for seat in (new.x, new.o) if isinstance(seat, int)]
+    return (
+        "SELECT game_id FROM live_seats WHERE guild_id = $1 AND channel_id = $2"
+        " AND user_id = ANY($3::BIGINT[]) LIMIT 1",
+        [new.guild_id, new.channel_id, members],
+    )
 
 
 class GameQueries:
@@ -117,6 +150,36 @@ class GameQueries:
             if existing is None:
                 raise
             raise ActiveGameExists(existing) from None
+
+    async def create_game_within(
+        self, new: NewGame, admit: Callable[[LiveCounts], None]
+    ) -> GameRow:
+        try:
+            async with self._con.transaction() as (con, _):
+                # Two starts in one server (from any processes) queue on this lock, so the
+                # second one counts the first one's game. It is released with the transaction;
+                # other servers only share it when their hashes collide.
+                await con.execute(
+                    "SELECT pg_advisory_xact_lock($1, hashtext($2))", START_LOCK,
+                    str(new.guild_id),
+                )
+                sql, params = _in_the_way(new)
+                in_the_way = await con.fetchval(sql, *params)
+                if in_the_way is None:
+                    admit(_live_counts(
+                        await con.fetchrow(_LIVE_COUNTS, new.started_by, new.guild_id)))
+                    return await self.insert_game(con, new)
+        except asyncpg.UniqueViolationError:
+            # A seat taken meanwhile by a game made without this lock (an accepted challenge's,
+            # a tournament's): as in create_game.
+            existing = await self.game_in_the_way(new)
+            if existing is None:
+                raise
+            raise ActiveGameExists(existing) from None
+        # Read after the transaction, only for the link the member is given.
+        existing = await self.game(int(in_the_way))
+        assert existing is not None  # games are never deleted
+        raise ActiveGameExists(existing)
 
     async def insert_game(self, con: Any, new: NewGame) -> GameRow:
         """Insert the game and its members' seats; the game as stored. One statement (so one
@@ -176,15 +239,7 @@ class GameQueries:
         return None if game_id is None else await self.game(int(game_id))
 
     async def live_counts(self, guild_id: int, user_id: int) -> LiveCounts:
-        # A tournament's games are its own: a tournament of AI entries plays many at once, and
-        # they do not use up what members may start themselves.
-        row = await self._con.pool.fetchrow(
-            "SELECT COUNT(*) FILTER (WHERE mode = 'ai' AND (x_user_id = $1 OR o_user_id = $1)),"
-            " COUNT(*) FILTER (WHERE mode = 'ai'), COUNT(*) FILTER (WHERE mode = 'watch')"
-            " FROM games WHERE guild_id = $2 AND status = 'active' AND tournament_id IS NULL",
-            user_id, guild_id,
-        )
-        return LiveCounts(int(row[0]), int(row[1]), int(row[2]))
+        return _live_counts(await self._con.pool.fetchrow(_LIVE_COUNTS, user_id, guild_id))
 
     # ----------------------------------------------------------------- changing
     async def set_message(self, game_id: int, message_id: int) -> None:
@@ -214,71 +269,6 @@ class GameQueries:
             game_id, ply,
         )
         return _count(done) == 1
-
-    async def ask_takeback(self, game_id: int, ply: int, *, now: float) -> bool:
-        done = await self._con.pool.execute(
-            "UPDATE games SET takeback_asked = $2, takeback_open = true, updated_at = now()"
-            " WHERE id = $1 AND ply = $2 AND status = 'active'"
-            " AND (deadline IS NULL OR deadline > $3)"
-            " AND (takeback_asked IS NULL OR takeback_asked <> $2)",
-            game_id, ply, now,
-        )
-        return _count(done) == 1
-
-    async def decline_takeback(self, game_id: int, ply: int) -> bool:
-        done = await self._con.pool.execute(
-            "UPDATE games SET takeback_open = false, updated_at = now()"
-            " WHERE id = $1 AND ply = $2 AND status = 'active' AND takeback_open"
-            " AND takeback_asked = $2",
-            game_id, ply,
-        )
-        return _count(done) == 1
-
-    async def take_back(
-        self,
-        game_id: int,
-        ply: int,
-        to_ply: int,
-        *,
-        now: float,
-        deadline: float | None,
-        limit: int,
-        requested: bool,
-    ) -> GameRow | None:
-        if not 0 <= to_ply < ply:
-            raise ValueError(f"cannot take back from move {ply} to move {to_ply}")
-
-        async def attempt() -> GameRow | None:
-            async with self._con.transaction() as (con, ok):
-                # The row is locked first: another process's takeback, move or finish of this
-                # game waits for the commit, then finds the position gone and writes nothing.
-                row = await con.fetchrow(
-                    "SELECT ply, deadline, takebacks, takeback_asked, takeback_open FROM games"
-                    " WHERE id = $1 AND status = 'active' FOR UPDATE",
-                    game_id,
-                )
-                if (
-                    row is None
-                    or int(row["ply"]) != ply
-                    or int(row["takebacks"]) >= limit
-                    or (row["deadline"] is not None and float(row["deadline"]) <= now)
-                    or (requested and not (row["takeback_open"] and row["takeback_asked"] == ply))
-                ):
-                    ok.rollback()
-                    return None
-                await con.execute(
-                    "UPDATE games SET ply = $2, deadline = $3, takebacks = takebacks + 1,"
-                    " takeback_asked = NULL, takeback_open = false, claimed_until = NULL,"
-                    " updated_at = now()"
-                    " WHERE id = $1",
-                    game_id, to_ply, deadline,
-                )
-                await con.execute(
-                    "DELETE FROM moves WHERE game_id = $1 AND ply >= $2", game_id, to_ply
-                )
-                return game_row(await con.fetchrow(_GAME_WITH_MOVES, game_id))
-
-        return await self._con.retrying(attempt)
 
     async def add_move(
         self,

@@ -26,6 +26,7 @@ from bot.storage.sqlite.puzzles import PuzzleQueries
 from bot.storage.sqlite.reviews import ReviewQueries
 from bot.storage.sqlite.settings import SettingQueries
 from bot.storage.sqlite.standings import StandingQueries
+from bot.storage.sqlite.takebacks import TakebackQueries
 from bot.storage.sqlite.tournaments import TournamentQueries
 
 
@@ -48,6 +49,7 @@ class SqliteStorage:
         guard = self.health.guard
         self.standings = guard(StandingQueries(self.connection))
         self.games = guard(GameQueries(self.connection, self.standings))
+        self.takebacks = guard(TakebackQueries(self.connection, self.games))
         self.clocks = guard(ClockQueries(self.connection, self.games))
         self.challenges = guard(ChallengeQueries(self.connection, self.games))
         self.settings = guard(SettingQueries(self.connection))

@@ -16,7 +16,7 @@ from bot.game.model import (
 )
 from bot.storage.sqlite.connection import SHARD, Connection, check_shard
 from bot.storage.sqlite.games import GameQueries
-from engine.openings import Opening
+from engine.game.openings import Opening
 
 _CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, message_id, challenger_id, opponent_id, rows, cols, k, rule, first, "

@@ -4,6 +4,7 @@ their result and rating changes, through the standings queries)."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 
 from bot.game.model import (
     ActiveGameExists,
@@ -75,6 +76,22 @@ class GameQueries:
     # ----------------------------------------------------------------- creating
     async def create_game(self, new: NewGame) -> GameRow:
         async with self._con.lock:
+            game_id = await self._create_game(new)
+            game = await self.read_game(game_id)
+        assert game is not None
+        return game
+
+    async def create_game_within(
+        self, new: NewGame, admit: Callable[[LiveCounts], None]
+    ) -> GameRow:
+        # The checks and the insert in one hold of the connection's lock, which every other
+        # statement of the process takes too: no other start can pass the checks in between,
+        # and a start waits behind the moves once, like a move.
+        async with self._con.lock:
+            existing = await self.game_in_the_way(new)
+            if existing is not None:
+                raise ActiveGameExists(existing)
+            admit(await self._live_counts(new.guild_id, new.started_by))
             game_id = await self._create_game(new)
             game = await self.read_game(game_id)
         assert game is not None
@@ -174,12 +191,15 @@ class GameQueries:
         # A tournament's games are its own: a tournament of AI entries plays many at once, and
         # they do not use up what members may start themselves.
         async with self._con.lock:
-            row = await self._con.first(
-                "SELECT COALESCE(SUM(mode = 'ai' AND (x_user_id = ? OR o_user_id = ?)), 0),"
-                " COALESCE(SUM(mode = 'ai'), 0), COALESCE(SUM(mode = 'watch'), 0)"
-                " FROM games WHERE guild_id = ? AND status = 'active' AND tournament_id IS NULL",
-                (user_id, user_id, guild_id),
-            )
+            return await self._live_counts(guild_id, user_id)
+
+    async def _live_counts(self, guild_id: int, user_id: int) -> LiveCounts:
+        row = await self._con.first(
+            "SELECT COALESCE(SUM(mode = 'ai' AND (x_user_id = ? OR o_user_id = ?)), 0),"
+            " COALESCE(SUM(mode = 'ai'), 0), COALESCE(SUM(mode = 'watch'), 0)"
+            " FROM games WHERE guild_id = ? AND status = 'active' AND tournament_id IS NULL",
+            (user_id, user_id, guild_id),
+        )
         assert row is not None
         return LiveCounts(int(row[0]), int(row[1]), int(row[2]))
 
@@ -214,59 +234,6 @@ class GameQueries:
                 (game_id, ply),
             )
             return cur.rowcount == 1
-
-    async def ask_takeback(self, game_id: int, ply: int, *, now: float) -> bool:
-        async with self._con.lock:
-            cur = await self._con.db.execute(
-                f"UPDATE games SET takeback_asked = ?, takeback_open = 1, updated_at = {NOW}"
-                " WHERE id = ? AND ply = ? AND status = 'active'"
-                " AND (deadline IS NULL OR deadline > ?)"
-                " AND (takeback_asked IS NULL OR takeback_asked <> ?)",
-                (ply, game_id, ply, now, ply),
-            )
-            return cur.rowcount == 1
-
-    async def decline_takeback(self, game_id: int, ply: int) -> bool:
-        async with self._con.lock:
-            cur = await self._con.db.execute(
-                f"UPDATE games SET takeback_open = 0, updated_at = {NOW}"
-                " WHERE id = ? AND ply = ? AND status = 'active' AND takeback_open = 1"
-                " AND takeback_asked = ?",
-                (game_id, ply, ply),
-            )
-            return cur.rowcount == 1
-
-    async def take_back(
-        self,
-        game_id: int,
-        ply: int,
-        to_ply: int,
-        *,
-        now: float,
-        deadline: float | None,
-        limit: int,
-        requested: bool,
-    ) -> GameRow | None:
-        if not 0 <= to_ply < ply:
-            raise ValueError(f"cannot take back from move {ply} to move {to_ply}")
-        async with self._con.lock, self._con.transaction() as ok:
-            # The one writer of this database holds the lock: the checks of this UPDATE hold
-            # until the moves are deleted and the transaction commits.
-            cur = await self._con.db.execute(
-                f"UPDATE games SET ply = ?, deadline = ?, takebacks = takebacks + 1,"
-                f" takeback_asked = NULL, takeback_open = 0, updated_at = {NOW}"
-                " WHERE id = ? AND ply = ? AND status = 'active' AND takebacks < ?"
-                " AND (deadline IS NULL OR deadline > ?)"
-                " AND (? = 0 OR (takeback_open = 1 AND takeback_asked = ?))",
-                (to_ply, deadline, game_id, ply, limit, now, int(requested), ply),
-            )
-            if cur.rowcount != 1:
-                ok.rollback()
-                return None
-            await self._con.db.execute(
-                "DELETE FROM moves WHERE game_id = ? AND ply >= ?", (game_id, to_ply)
-            )
-            return await self.read_game(game_id)
 
     async def add_move(
         self,

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from bot.game.ratings import AI_ANCHORS, updated
-from engine.types import Level
+from engine.game.types import Level
 from testkit.boards import first_empty, is_over, play_out, refusal
 from testkit.bot_process import TOKEN, BotHandle, StartBot, text_of
 from testkit.engines import caro_pbrain, scripted_brain

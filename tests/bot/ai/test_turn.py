@@ -18,7 +18,7 @@ from bot.cpu.pool import FairPool
 from bot.game.levels import NO_ENGINE, ExternalEngineSettings, ExternalLevel
 from bot.game.model import External
 from engine import Board
-from engine.types import Level
+from engine.game.types import Level
 from testkit.gates import Gate, until
 
 T = TypeVar("T")

@@ -15,8 +15,8 @@ from bot.game.puzzles import SHARED_KEY, shared_version
 from bot.storage.puzzle_rows import PUZZLE_INSERT_COLUMNS, puzzle_values
 from bot.ui.pictures import render_board
 from engine import Board
-from engine.notation import parse_cell
-from engine.puzzles import prove_board, puzzle_of
+from engine.analysis.puzzles import prove_board, puzzle_of
+from engine.game.notation import parse_cell
 from testkit.boards import refusal
 from testkit.bot_process import BotHandle, text_of
 from testkit.replays import files

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from engine import Mark
-from engine.records import Ending, read_record
-from engine.solver import perfect_move
+from engine.game.records import Ending, read_record
+from engine.solve.solver import perfect_move
 from testkit.boards import play_out, refusal
 from testkit.bot_process import BotHandle, text_of
 from testkit.members import accepted_game

@@ -16,7 +16,7 @@ from bot.game.ratings import AI_ANCHORS, updated
 from bot.game.seasons import SeasonLength, season_of, soft_reset
 from bot.ui.pictures import DEFAULT_THEME
 from bot.ui.rating_chart import rating_chart
-from engine.solver import perfect_move
+from engine.solve.solver import perfect_move
 from testkit.boards import cells, first_empty, play_out, refusal
 from testkit.bot_process import BotHandle, StartBot, text_of
 from testkit.members import MANAGE_GUILD

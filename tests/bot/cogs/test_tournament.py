@@ -1,4 +1,4 @@
-"""Tournaments through the Discord double and the real bot process (bot/cogs/tournament.py): a
+"""Tournaments through the Discord double and the real bot process (bot/cogs/tournament/): a
 16-player Swiss of AI entries killed in the middle of a round and ending as worked by hand, on
 SQLite and on PostgreSQL; members joining with the buttons, playing their games and the
 organiser's controls; the refusals a member gets."""

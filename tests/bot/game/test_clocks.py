@@ -56,17 +56,17 @@ async def test_a_new_clock_wakes_the_deadline_watcher_only_if_it_would_look_too_
     # The watcher looks again by itself before Alice's next clock (60 s) could run out.
     svc.clocks.watched_until = clock.now + 30
     svc.clocks.deadlines_changed.clear()
-    moved = await svc.games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
+    moved = await svc.moves.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
     assert moved.row.deadline == clock.now + 60
     assert not svc.clocks.deadlines_changed.is_set()
     # It would look only after Bob's clock ran out: woken.
     svc.clocks.watched_until = clock.now + 90
-    moved = await svc.games.play(MoveRef(state.id, 1, "B1"), user_id=BOB, message_id=None)
+    moved = await svc.moves.play(MoveRef(state.id, 1, "B1"), user_id=BOB, message_id=None)
     assert svc.clocks.deadlines_changed.is_set()
     # While it reads the clocks (None), every new clock wakes it for another pass.
     svc.clocks.watched_until = None
     svc.clocks.deadlines_changed.clear()
-    await svc.games.play(MoveRef(state.id, 2, "A2"), user_id=ALICE, message_id=None)
+    await svc.moves.play(MoveRef(state.id, 2, "A2"), user_id=ALICE, message_id=None)
     assert svc.clocks.deadlines_changed.is_set()
 
 
@@ -80,7 +80,7 @@ async def test_a_move_after_the_deadline_loses_on_time_even_before_the_watcher_r
     clock.now += 62.5  # Alice's minute ran out 2.5 s ago; expire_games has not run
     svc.clocks.deadlines_changed.clear()
     with pytest.raises(UserError, match="Too late"):
-        await svc.games.play(MoveRef(state.id, 0, "B2"), user_id=ALICE, message_id=None)
+        await svc.moves.play(MoveRef(state.id, 0, "B2"), user_id=ALICE, message_id=None)
     unchanged = await svc.games.state(state.id)
     assert unchanged is not None and unchanged.row.moves == ()  # the late move was not written
     # The deadline watcher is woken; it ends the game on time, once.
@@ -91,7 +91,7 @@ async def test_a_move_after_the_deadline_loses_on_time_even_before_the_watcher_r
     assert len(await svc.games.rating_changes(state.id)) == 4
     assert await svc.timeouts.expire_games() == []
     with pytest.raises(UserError, match="This game is over"):
-        await svc.games.play(MoveRef(state.id, 0, "B2"), user_id=ALICE, message_id=None)
+        await svc.moves.play(MoveRef(state.id, 0, "B2"), user_id=ALICE, message_id=None)
     assert (await backend.row_counts())["rating_changes"] == 4
 
 
@@ -99,7 +99,7 @@ async def test_a_move_just_in_time_counts(world) -> None:
     svc, clock = world
     state = await start(svc, ALICE)
     clock.now += 119.9
-    after = await svc.games.play(MoveRef(state.id, 0, "B2"), user_id=ALICE, message_id=None)
+    after = await svc.moves.play(MoveRef(state.id, 0, "B2"), user_id=ALICE, message_id=None)
     assert after.board.ply == 1 and after.active
 
 
@@ -194,5 +194,5 @@ async def test_a_new_clock_wakes_the_watcher_when_its_warning_falls_before_its_n
     # The watcher looks again in 50 s: Bob's 60 s clock ends later, but warns him at 45 s.
     svc.clocks.watched_until = clock.now + 50
     svc.clocks.deadlines_changed.clear()
-    await svc.games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
+    await svc.moves.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
     assert svc.clocks.deadlines_changed.is_set()

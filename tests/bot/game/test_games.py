@@ -20,7 +20,7 @@ from bot.game.searches import ai_seed
 from bot.game.services import Services, build_services
 from bot.storage import SqliteStorage as Storage
 from engine import Board, Mark, Rule
-from engine.solver import perfect_move
+from engine.solve.solver import perfect_move
 from testkit.services import CAROL, move, pvp_game
 from testkit.sqlite_rows import row_counts
 from testkit.thinkers import Thinker
@@ -77,15 +77,15 @@ async def test_player_moves_then_ai_answers(service) -> None:
     svc, thinker = service
     state = await start(svc, level="impossible")
     assert state.player_mark.name == "X" and not state.ai_to_move
-    after = await svc.games.play(MoveRef(state.id, 0, "B2"), user_id=ALICE, message_id=None)
+    after = await svc.moves.play(MoveRef(state.id, 0, "B2"), user_id=ALICE, message_id=None)
     assert after.board.text() == "3x3 k3 freestyle B2" and after.ai_to_move
-    answered = await svc.games.ai_move(state.id, member=ALICE)
+    answered = await svc.moves.ai_move(state.id, member=ALICE)
     assert answered is not None and answered.board.ply == 2 and not answered.ai_to_move
     assert thinker.calls == [("3x3 k3 freestyle B2", "impossible", ai_seed(state.id, 1))]
     cell, reason = answered.last_ai_move or ("", "")
     assert answered.board.parse_move(cell) in [(0, 0), (0, 2), (2, 0), (2, 2)]  # only corners hold
-    assert reason in {"center", "develop", "defend", "block", "threat", "fork", "win"}
-    assert await svc.games.ai_move(state.id, member=ALICE) is None  # nothing owed any more
+    assert reason in {"center", "near_center", "develop", "defend", "block", "threat", "fork", "win"}
+    assert await svc.moves.ai_move(state.id, member=ALICE) is None  # nothing owed any more
 
 
 async def test_ai_moves_are_reproducible_per_game_and_ply(service) -> None:
@@ -115,7 +115,7 @@ async def test_refused_clicks_change_nothing(
     assert state.id == 1
     before = row_counts(tmp_path / "caro.db")
     with pytest.raises(UserError, match=message):
-        await svc.games.play(ref, user_id=user, message_id=None)
+        await svc.moves.play(ref, user_id=user, message_id=None)
     assert row_counts(tmp_path / "caro.db") == before
 
 
@@ -124,7 +124,7 @@ async def test_a_click_on_another_drawing_of_the_game_links_to_its_board(service
     state = await start(svc)
     # Another message showing the game is an earlier board of it (/caro board moved it).
     with pytest.raises(UserError, match="This board moved, here: https://discord.com/"):
-        await svc.games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=123)
+        await svc.moves.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=123)
 
 
 async def test_clicks_while_the_ai_thinks_and_taken_cells(service) -> None:
@@ -132,20 +132,20 @@ async def test_clicks_while_the_ai_thinks_and_taken_cells(service) -> None:
     state = await start(svc, first="ai")
     assert state.player_mark.name == "O" and state.ai_to_move
     with pytest.raises(UserError, match="Wait for the AI"):
-        await svc.games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
-    answered = await svc.games.ai_move(state.id, member=ALICE)
+        await svc.moves.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
+    answered = await svc.moves.ai_move(state.id, member=ALICE)
     assert answered is not None
     taken = answered.last_ai_move[0] if answered.last_ai_move else ""
     with pytest.raises(UserError, match=f"{taken} is already taken"):
-        await svc.games.play(MoveRef(state.id, 1, taken), user_id=ALICE, message_id=None)
+        await svc.moves.play(MoveRef(state.id, 1, taken), user_id=ALICE, message_id=None)
 
 
 async def test_two_clicks_on_the_same_turn_apply_one_move(service) -> None:
     svc, _ = service
     state = await start(svc)
     results = await asyncio.gather(
-        svc.games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None),
-        svc.games.play(MoveRef(state.id, 0, "C3"), user_id=ALICE, message_id=None),
+        svc.moves.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None),
+        svc.moves.play(MoveRef(state.id, 0, "C3"), user_id=ALICE, message_id=None),
         return_exceptions=True,
     )
     applied = [r for r in results if not isinstance(r, BaseException)]
@@ -160,9 +160,9 @@ async def test_late_ai_answer_is_dropped_if_the_game_moved_on(service, tmp_path:
     svc, thinker = service
     state = await start(svc, first="ai")
     thinker.gate = asyncio.Event()
-    pending = asyncio.create_task(svc.games.ai_move(state.id, member=ALICE))
+    pending = asyncio.create_task(svc.moves.ai_move(state.id, member=ALICE))
     await asyncio.sleep(0.05)
-    assert await svc.games.ai_move(state.id, member=ALICE) is None  # already thinking about this game
+    assert await svc.moves.ai_move(state.id, member=ALICE) is None  # already thinking about this game
     await svc.storage.games.abandon_game(state.id)
     thinker.gate.set()
     assert await pending is None
@@ -184,11 +184,11 @@ async def _play_to_end(svc: Services, game_id: int, pick) -> None:
         if not state.active:
             return
         if state.ai_to_move:
-            await svc.games.ai_move(game_id, member=ALICE)
+            await svc.moves.ai_move(game_id, member=ALICE)
             continue
         cell = pick(state.board)
         name = state.board.move_name(cell)
-        await svc.games.play(MoveRef(game_id, state.board.ply, name), user_id=ALICE, message_id=None)
+        await svc.moves.play(MoveRef(game_id, state.board.ply, name), user_id=ALICE, message_id=None)
 
 
 async def test_perfect_play_draws_and_bad_play_loses_against_impossible(service) -> None:
@@ -207,10 +207,10 @@ async def test_perfect_play_draws_and_bad_play_loses_against_impossible(service)
         if not state.active:
             break
         if state.ai_to_move:
-            await svc.games.ai_move(lose.id, member=BOB)
+            await svc.moves.ai_move(lose.id, member=BOB)
         else:
             name = state.board.move_name(worst(state.board))
-            await svc.games.play(MoveRef(lose.id, state.board.ply, name), user_id=BOB, message_id=None)
+            await svc.moves.play(MoveRef(lose.id, state.board.ply, name), user_id=BOB, message_id=None)
     alice = await svc.storage.standings.user_stats(GUILD, ALICE)
     bob = await svc.storage.standings.user_stats(GUILD, BOB)
     assert alice.overall == Record(draws=1)
@@ -230,10 +230,10 @@ async def test_states_built_after_a_move_match_the_database(service) -> None:
     seen = 0
     while state.active:
         if state.ai_to_move:
-            after = await svc.games.ai_move(state.id, member=ALICE)
+            after = await svc.moves.ai_move(state.id, member=ALICE)
         else:
             cell = rng.choice([state.board.move_name(m) for m in state.board.legal_moves])
-            after = await svc.games.play(
+            after = await svc.moves.play(
                 MoveRef(state.id, state.board.ply, cell), user_id=ALICE, message_id=5000 + state.id
             )
         assert after is not None
@@ -284,16 +284,16 @@ async def test_an_ai_move_searched_while_the_board_was_posted_keeps_its_message(
     assert created.row.message_id is None and created.ai_to_move
     # The board is posted (its message stored) while the AI searches from the new game.
     await svc.games.attach_message(created.id, 7000)
-    answered = await svc.games.ai_move(created.id, created, member=ALICE)
+    answered = await svc.moves.ai_move(created.id, created, member=ALICE)
     assert answered is not None and answered.board.ply == 1
     reads = count_reads(svc)
     cell = answered.board.move_name(next(iter(answered.board.legal_moves)))
-    after = await svc.games.play(MoveRef(created.id, 1, cell), user_id=ALICE, message_id=7000)
+    after = await svc.moves.play(MoveRef(created.id, 1, cell), user_id=ALICE, message_id=7000)
     # The kept state knows the message: the click from it is judged without a read.
     assert after.row.message_id == 7000 and reads.count == 0
     # ... and a click from any other message is still refused as not the game's board.
     with pytest.raises(UserError) as refused:
-        await svc.games.play(MoveRef(created.id, 2, cell), user_id=ALICE, message_id=7001)
+        await svc.moves.play(MoveRef(created.id, 2, cell), user_id=ALICE, message_id=7001)
     assert refused.value.key == "click.moved"
 
 
@@ -301,10 +301,10 @@ async def test_clicks_on_the_position_this_process_stored_read_nothing(service) 
     svc, _ = service
     state = await start(svc, level="easy", size="4x4")
     reads = count_reads(svc)
-    after = await svc.games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
+    after = await svc.moves.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
     assert reads.count == 0  # the game as this process created it
     while True:
-        answered = await svc.games.ai_move(state.id, after, member=ALICE)
+        answered = await svc.moves.ai_move(state.id, after, member=ALICE)
         assert answered is not None
         if not answered.active:
             break
@@ -312,7 +312,7 @@ async def test_clicks_on_the_position_this_process_stored_read_nothing(service) 
             answered.board.move_name(m) for m in answered.board.legal_moves
             if not ends(answered.board, m)
         )
-        after = await svc.games.play(
+        after = await svc.moves.play(
             MoveRef(state.id, answered.board.ply, cell), user_id=ALICE, message_id=None
         )
         assert reads.count == 0, after.board.ply
@@ -332,24 +332,24 @@ async def test_a_move_on_a_game_another_process_changed_is_judged_on_the_stored_
     try:
         other = build_services(other_storage, thinker)  # a second bot process on the same database
         state = await start(svc, level="easy", size="4x4")
-        after = await svc.games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
+        after = await svc.moves.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
         # The other process answers for the AI: this one's last word on the game is a move old.
-        answered = await other.games.ai_move(state.id, member=ALICE)
+        answered = await other.moves.ai_move(state.id, member=ALICE)
         assert answered is not None and answered.board.ply == 2
         with pytest.raises(UserError) as refused:
-            await svc.games.play(MoveRef(state.id, 1, "B1"), user_id=ALICE, message_id=None)
+            await svc.moves.play(MoveRef(state.id, 1, "B1"), user_id=ALICE, message_id=None)
         assert refused.value.key == "click.not_your_turn"  # as stored: it is the AI's no more
         free = next(answered.board.move_name(m) for m in answered.board.legal_moves)
-        after = await svc.games.play(MoveRef(state.id, 2, free), user_id=ALICE, message_id=None)
+        after = await svc.moves.play(MoveRef(state.id, 2, free), user_id=ALICE, message_id=None)
         assert after.board.ply == 3
-        answered = await svc.games.ai_move(state.id, after, member=ALICE)
+        answered = await svc.moves.ai_move(state.id, after, member=ALICE)
         assert answered is not None and answered.board.ply == 4
         # The other process ends the game at the very position this one stored last.
         await other.games.resign(state.id, ALICE)
         before = row_counts(tmp_path / "caro.db")
         free = next(answered.board.move_name(m) for m in answered.board.legal_moves)
         with pytest.raises(UserError) as refused:
-            await svc.games.play(MoveRef(state.id, 4, free), user_id=ALICE, message_id=None)
+            await svc.moves.play(MoveRef(state.id, 4, free), user_id=ALICE, message_id=None)
         assert refused.value.key == "click.finished"
         assert row_counts(tmp_path / "caro.db") == before
     finally:
@@ -362,7 +362,7 @@ async def test_helpers_refuse_the_same_way_for_every_action(service) -> None:
     for action in (
         svc.games.resign(state.id, BOB),
         svc.hints.hint(state.id, 0, BOB),
-        svc.games.play(MoveRef(state.id, 0, "A1"), user_id=BOB, message_id=None),
+        svc.moves.play(MoveRef(state.id, 0, "A1"), user_id=BOB, message_id=None),
     ):
         with pytest.raises(UserError) as refused:
             await action
@@ -371,7 +371,7 @@ async def test_helpers_refuse_the_same_way_for_every_action(service) -> None:
     for action in (
         svc.games.resign(state.id, ALICE),
         svc.hints.hint(state.id, 0, ALICE),
-        svc.games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None),
+        svc.moves.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None),
     ):
         with pytest.raises(UserError) as refused:
             await action
@@ -404,7 +404,7 @@ async def test_a_quick_answer_is_stored_with_the_move_in_one_write(service) -> N
     state = await start(svc, level="easy", size="5x5")
     writes = count_writes(svc)
     thinker.wait = 5.0
-    after = await svc.games.play(MoveRef(state.id, 0, "C3"), user_id=ALICE, message_id=None)
+    after = await svc.moves.play(MoveRef(state.id, 0, "C3"), user_id=ALICE, message_id=None)
     assert after.board.ply == 2 and not after.ai_to_move
     assert after.row.moves[-1].by_ai and after.last_ai_move is not None
     assert writes == [(0, after.row.moves[-1].cell)]
@@ -422,11 +422,11 @@ async def test_an_answer_slower_than_the_wait_is_stored_by_the_ais_turn_unsearch
     writes = count_writes(svc)
     thinker.gate = asyncio.Event()  # the search does not answer in time
     thinker.wait = 0.01
-    after = await svc.games.play(MoveRef(state.id, 0, "C3"), user_id=ALICE, message_id=None)
+    after = await svc.moves.play(MoveRef(state.id, 0, "C3"), user_id=ALICE, message_id=None)
     assert after.board.ply == 1 and after.ai_to_move
     assert writes == [(0, None)]  # the member's move, alone
     searches = len(thinker.calls)
-    turn = asyncio.ensure_future(svc.games.ai_move(state.id, after, member=ALICE))
+    turn = asyncio.ensure_future(svc.moves.ai_move(state.id, after, member=ALICE))
     await asyncio.sleep(0.01)
     thinker.gate.set()
     answered = await turn
@@ -447,7 +447,7 @@ async def test_a_move_that_ends_the_game_asks_no_answer(service) -> None:
         ended_by_member = move is not None
         move = move if move is not None else next(iter(board.legal_moves))
         searches = len(thinker.calls)
-        after = await svc.games.play(MoveRef(after.id, board.ply, board.move_name(move)),
+        after = await svc.moves.play(MoveRef(after.id, board.ply, board.move_name(move)),
                                  user_id=ALICE, message_id=None)
         assert len(thinker.calls) == searches + (0 if ended_by_member else 1)
     assert after.row == await svc.storage.games.game(after.id)
@@ -527,7 +527,7 @@ async def test_ai_vs_ai_game_plays_itself_to_the_end(sqlite_world) -> None:
     await svc.games.start(guild_id=GUILD, channel_id=CHANNEL, player_id=ALICE,
                       options=parse_options(), rng=random.Random(1))
     while state.active:
-        moved = await svc.games.ai_move(state.id, member=ALICE)
+        moved = await svc.moves.ai_move(state.id, member=ALICE)
         assert moved is not None
         state = moved
     assert state.row.winner in (None, Mark.O)  # impossible never loses

@@ -22,7 +22,7 @@ async def test_hints_only_against_easy_and_normal_and_are_counted(sqlite_world) 
                               options=parse_options("normal", "4x4"), rng=random.Random(1))
     hint = await svc.hints.hint(state.id, 0, ALICE)
     assert Board(4, 4, 4).parse_move(hint.cell) is not None
-    assert hint.reason in {"center", "develop", "defend", "block", "threat", "fork", "win"}
+    assert hint.reason in {"center", "near_center", "develop", "defend", "block", "threat", "fork", "win"}
     with pytest.raises(UserError, match="out of date"):
         await svc.hints.hint(state.id, 3, ALICE)
     again = await svc.games.state(state.id)
@@ -36,7 +36,7 @@ async def test_hints_only_against_easy_and_normal_and_are_counted(sqlite_world) 
 async def test_a_hint_is_searched_and_counted_once_per_ply(world) -> None:
     svc, _ = world
     state = await start(svc, ALICE, size="4x4", level="normal")
-    thinker = svc.games._ai
+    thinker = svc.moves._ai
     assert isinstance(thinker, Thinker)
     thinker.gate = asyncio.Event()
     asked = [asyncio.ensure_future(svc.hints.hint(state.id, 0, ALICE)) for _ in range(5)]
@@ -50,8 +50,8 @@ async def test_a_hint_is_searched_and_counted_once_per_ply(world) -> None:
     again = await svc.games.state(state.id)
     assert again is not None and again.row.hints == 1
     # The next ply gets its own hint, counted once more.
-    moved = await svc.games.play(MoveRef(state.id, 0, hints[0].cell), user_id=ALICE, message_id=None)
-    answered = await svc.games.ai_move(moved.id, member=ALICE)
+    moved = await svc.moves.play(MoveRef(state.id, 0, hints[0].cell), user_id=ALICE, message_id=None)
+    answered = await svc.moves.ai_move(moved.id, member=ALICE)
     assert answered is not None
     await svc.hints.hint(state.id, 2, ALICE)
     later = await svc.games.state(state.id)

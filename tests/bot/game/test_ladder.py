@@ -9,7 +9,7 @@ import pytest
 
 from bot.game import ladder, ratings
 from bot.game.ladder import Pairing
-from engine.types import Level
+from engine.game.types import Level
 
 
 def test_the_anchors_are_the_fit_of_the_measured_table_rounded_to_50() -> None:

@@ -25,7 +25,7 @@ from bot.runtime.config import SettingsError, load_settings
 from bot.storage import SqliteStorage
 from engine import Board, Mark
 from engine.ai import REASONS, choose_move
-from engine.types import Level
+from engine.game.types import Level
 from testkit.engines import caro_pbrain
 
 DEAD = (sys.executable, "-c", "import sys; sys.exit(3)")

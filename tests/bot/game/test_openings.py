@@ -16,7 +16,7 @@ from bot.game.ports import MoveOutcome
 from bot.game.services import Services
 from bot.i18n.texts import text_in
 from engine import Mark
-from engine.openings import Choice, Opening, Side, StepKind
+from engine.game.openings import Choice, Opening, Side, StepKind
 from testkit.services import ALICE, BOB, CHANNEL, GUILD
 
 SIZE = "15x15"
@@ -46,7 +46,7 @@ async def opening_game(svc: Services, opening: str, rule: str | None = None) -> 
 async def click(svc: Services, game_id: int, user: int, cell: str) -> GameState:
     state = await svc.games.state(game_id)
     assert state is not None
-    return await svc.games.play(
+    return await svc.moves.play(
         MoveRef(game_id, state.board.ply, cell), user_id=user, message_id=None
     )
 
@@ -54,7 +54,7 @@ async def click(svc: Services, game_id: int, user: int, cell: str) -> GameState:
 async def choose(svc: Services, game_id: int, user: int, choice: Choice) -> GameState:
     state = await svc.games.state(game_id)
     assert state is not None
-    return await svc.games.choose(
+    return await svc.moves.choose(
         game_id, state.stage, choice, user_id=user, message_id=None
     )
 
@@ -140,7 +140,7 @@ async def test_against_the_ai_it_takes_every_step_of_its_own(world) -> None:
     for cell in ("H8", "H9", "I8"):
         state = await click(svc, game.id, ALICE, cell)
     assert state.ai_to_move
-    after = await svc.games.ai_move(game.id, member=ALICE)
+    after = await svc.moves.ai_move(game.id, member=ALICE)
     assert after is not None and not after.ai_to_move and after.mover_id == ALICE
     assert after.row.decisions, "the AI decided"
     if after.opening is None:
@@ -163,7 +163,7 @@ async def test_the_ai_as_first_player_places_the_opening_and_no_takeback_reaches
     )
     assert game.ai_to_move
     assert await refused(svc.takebacks.take_back(game.id, ALICE)) == "takeback.opening"
-    state = await svc.games.ai_move(game.id, member=ALICE)
+    state = await svc.moves.ai_move(game.id, member=ALICE)
     assert state is not None and state.board.ply == 3 and state.mover_id == ALICE
     assert await refused(svc.takebacks.take_back(game.id, ALICE)) == "takeback.opening"
     state = await choose(svc, game.id, ALICE, Choice.TAKE_O)
@@ -171,7 +171,7 @@ async def test_the_ai_as_first_player_places_the_opening_and_no_takeback_reaches
     # opening's stones.
     assert state.player_mark is Mark.O and state.mover_id == ALICE
     await click(svc, game.id, ALICE, "A1")
-    await svc.games.ai_move(game.id, member=ALICE)
+    await svc.moves.ai_move(game.id, member=ALICE)
     undone = await svc.takebacks.take_back(game.id, ALICE)
     assert isinstance(undone, GameState) and undone.board.ply == 3
     assert await refused(svc.takebacks.take_back(game.id, ALICE)) == "takeback.nothing"
@@ -192,7 +192,7 @@ async def test_the_ais_step_of_an_opening_is_picked_up_again_after_a_restart(wor
     assert stored is MoveOutcome.STORED
     owed = await svc.meta.games_awaiting_ai()
     assert [state.id for state in owed] == [game.id]
-    state = await svc.games.ai_move(game.id, member=ALICE)
+    state = await svc.moves.ai_move(game.id, member=ALICE)
     assert state is not None and state.board.ply == 3 and state.mover_id == ALICE
     # Alice's choice is hers: nothing is owed any more.
     assert await svc.meta.games_awaiting_ai() == []

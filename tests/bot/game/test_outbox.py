@@ -54,18 +54,18 @@ async def test_each_post_of_a_swiss_is_written_once_with_the_step_that_decides_i
     assert svc.outbox.changed.is_set()
     assert await written(svc) == [(T.TOURNAMENT_STARTED, None), (T.TOURNAMENT_ANNOUNCEMENT, None)]
     await finish_games(svc, progress.games)
-    second = await svc.tournaments.advance(tid)
+    second = await svc.tournament_runner.advance(tid)
     assert second is not None and second.round_done == 1
     # Round 1's standings come with round 2's pairing, in its transaction; a step repeated
     # writes nothing more.
-    assert await svc.tournaments.advance(tid) is not None
+    assert await svc.tournament_runner.advance(tid) is not None
     assert (await written(svc))[2:] == [
         (T.TOURNAMENT_ANNOUNCEMENT, None), (T.TOURNAMENT_ROUND, 1)
     ]
     await finish_games(svc, second.games)
-    final = await svc.tournaments.advance(tid)
+    final = await svc.tournament_runner.advance(tid)
     assert final is not None and final.final
-    assert await svc.tournaments.advance(tid) is None
+    assert await svc.tournament_runner.advance(tid) is None
     assert (await written(svc))[4:] == [(T.TOURNAMENT_FINAL, 2), (T.TOURNAMENT_ANNOUNCEMENT, None)]
 
 
@@ -75,11 +75,11 @@ async def test_a_paused_rounds_standings_are_written_once_and_not_again_on_resum
     progress = await svc.tournaments.start_now(tid, ORGANISER)
     await svc.tournaments.pause(tid, ORGANISER)
     await finish_games(svc, progress.games)
-    held = await svc.tournaments.advance(tid)
+    held = await svc.tournament_runner.advance(tid)
     assert held is not None and held.round_done == 1
-    assert await svc.tournaments.advance(tid) is not None
+    assert await svc.tournament_runner.advance(tid) is not None
     await svc.tournaments.resume(tid, ORGANISER)
-    resumed = await svc.tournaments.advance(tid)
+    resumed = await svc.tournament_runner.advance(tid)
     assert resumed is not None and resumed.games and resumed.round_done is None
     kinds = await written(svc)
     assert kinds.count((T.TOURNAMENT_ROUND, 1)) == 1
@@ -96,7 +96,7 @@ async def test_a_tournament_with_too_few_entries_is_cancelled_with_its_post(worl
     )
     await svc.tournaments.join(row.id, BOB)
     clock.now += 11 * 60
-    progress = await svc.tournaments.advance(row.id)
+    progress = await svc.tournament_runner.advance(row.id)
     assert progress is not None and progress.too_few
     assert progress.tournament.status is TournamentStatus.CANCELLED
     assert await written(svc) == [(T.TOURNAMENT_TOO_FEW, None), (T.TOURNAMENT_ANNOUNCEMENT, None)]

@@ -18,7 +18,15 @@ from bot.game.puzzle_model import AttemptKind, AttemptOutcome, NewPuzzle
 from bot.game.puzzles import SHARED_KEY, PuzzleService, shared_set, shared_version
 from bot.game.services import Services
 from engine import Board, Mark
-from engine.puzzles import Limits, MoveCheck, Refutation, Verdict, prove, prove_board, puzzle_of
+from engine.analysis.puzzles import (
+    Limits,
+    MoveCheck,
+    Refutation,
+    Verdict,
+    prove,
+    prove_board,
+    puzzle_of,
+)
 from testkit.services import ALICE, BOB, CHANNEL, GUILD
 
 # X to move wins by fours: K8 (L8 forced), then K9 makes an open four. A15 loses to O's three.

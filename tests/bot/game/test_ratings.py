@@ -36,7 +36,7 @@ async def test_one_click_wins_on_a_tiny_board_move_no_rating(world, backend: Bac
     for _ in range(5):
         state = await start(svc, ALICE, size="1x1k1", level="impossible")
         assert not state.row.rated
-        over = await svc.games.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
+        over = await svc.moves.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
         assert over.row.winner is Mark.X and not over.active
         assert await svc.games.rating_changes(over.id) == []
     standing = await svc.standings.standing(GUILD, ALICE, Mode.AI)

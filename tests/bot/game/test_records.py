@@ -20,8 +20,8 @@ from bot.game.records import RecordService
 from bot.storage import SqliteStorage
 from bot.ui.record_views import export_files, move_list, replay_content, translator
 from engine import Mark
-from engine.records import read_record
-from engine.types import Level
+from engine.game.records import read_record
+from engine.game.types import Level
 from testkit.worlds import ALICE, CAROL, DAVE, GUILD, old_world
 
 

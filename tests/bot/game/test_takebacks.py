@@ -35,7 +35,7 @@ async def test_against_the_ai_the_members_move_and_the_reply_are_taken_back(worl
     await svc.games.attach_message(game.id, 7000)
     assert await refused(svc.takebacks.take_back(game.id, ALICE)) == "takeback.nothing"
     await move(svc, game.id, ALICE, "A1")
-    state = await svc.games.ai_move(game.id, member=ALICE)
+    state = await svc.moves.ai_move(game.id, member=ALICE)
     assert state is not None and state.board.ply == 2
     clock.now += 30.0
     after = await svc.takebacks.take_back(game.id, ALICE)
@@ -57,7 +57,7 @@ async def test_no_takeback_while_the_ai_thinks_nor_in_a_rated_game(world) -> Non
     rated = await start(svc, BOB, size="3x3")
     assert rated.row.rated
     await move(svc, rated.id, BOB, "A1")
-    await svc.games.ai_move(rated.id, member=BOB)
+    await svc.moves.ai_move(rated.id, member=BOB)
     assert await refused(svc.takebacks.take_back(rated.id, BOB)) == "takeback.rated"
     row = await svc.games.state(rated.id)
     assert row is not None and row.board.ply == 2 and row.row.takebacks == 0
@@ -68,10 +68,10 @@ async def test_a_game_allows_at_most_a_few_takebacks(world) -> None:
     game = await start(svc, ALICE, size=CASUAL)
     for _ in range(MAX_TAKEBACKS):
         await move(svc, game.id, ALICE, "A1")
-        await svc.games.ai_move(game.id, member=ALICE)
+        await svc.moves.ai_move(game.id, member=ALICE)
         await svc.takebacks.take_back(game.id, ALICE)
     await move(svc, game.id, ALICE, "A1")
-    await svc.games.ai_move(game.id, member=ALICE)
+    await svc.moves.ai_move(game.id, member=ALICE)
     assert await refused(svc.takebacks.take_back(game.id, ALICE)) == "takeback.limit"
     state = await svc.games.state(game.id)
     assert state is not None and state.board.ply == 2 and state.row.takebacks == MAX_TAKEBACKS
@@ -145,15 +145,15 @@ async def test_a_hint_after_a_takeback_is_searched_for_the_new_position(world) -
     svc, _ = world
     game = await start(svc, ALICE, size=CASUAL)
     await move(svc, game.id, ALICE, "A1")
-    await svc.games.ai_move(game.id, member=ALICE)
+    await svc.moves.ai_move(game.id, member=ALICE)
     await svc.hints.hint(game.id, 2, ALICE)
     await move(svc, game.id, ALICE, await free_cell(svc, game.id))
-    await svc.games.ai_move(game.id, member=ALICE)
+    await svc.moves.ai_move(game.id, member=ALICE)
     await svc.takebacks.take_back(game.id, ALICE)  # back to move 2
     await svc.takebacks.take_back(game.id, ALICE)  # back to the empty board
     # Another first move: move count 2 is another position, whose hint is searched afresh.
     await move(svc, game.id, ALICE, "A3")
-    await svc.games.ai_move(game.id, member=ALICE)
+    await svc.moves.ai_move(game.id, member=ALICE)
     await svc.hints.hint(game.id, 2, ALICE)
     state = await svc.games.state(game.id)
     assert state is not None and state.board.ply == 2 and state.row.hints == 2
@@ -177,19 +177,19 @@ async def test_a_click_on_a_copy_from_before_another_processes_takeback_is_judge
     # On the second process Alice takes B1 back, Bob accepts, and she plays D4.
     assert isinstance(await two.takebacks.take_back(game, ALICE), Request)
     await two.takebacks.accept(game, 3, BOB)
-    await two.games.play(MoveRef(game, 2, "D4"), user_id=ALICE, message_id=None)
+    await two.moves.play(MoveRef(game, 2, "D4"), user_id=ALICE, message_id=None)
     # The first process still holds move 3 with B1 on it. Bob's click on D4 (free there) is
     # judged on the game as stored, where D4 is taken.
     assert await refused(
-        one.games.play(MoveRef(game, 3, "D4"), user_id=BOB, message_id=None)
+        one.moves.play(MoveRef(game, 3, "D4"), user_id=BOB, message_id=None)
     ) == "click.taken"
     # His C5 is stored, and the board drawn from the answer is the stored one: D4, no B1.
-    after = await one.games.play(MoveRef(game, 3, "C5"), user_id=BOB, message_id=None)
+    after = await one.moves.play(MoveRef(game, 3, "C5"), user_id=BOB, message_id=None)
     assert [m.cell for m in after.row.moves] == ["A1", "E5", "D4", "C5"]
     assert [after.board.move_name(m) for m in after.board.moves] == ["A1", "E5", "D4", "C5"]
     # Alice's D4 on the first process is refused: no cell is stored twice.
     assert await refused(
-        one.games.play(MoveRef(game, 4, "D4"), user_id=ALICE, message_id=None)
+        one.moves.play(MoveRef(game, 4, "D4"), user_id=ALICE, message_id=None)
     ) == "click.taken"
     stored = await two.games.state(game)
     assert stored is not None and stored.row.takebacks == 1
@@ -208,17 +208,17 @@ async def test_an_ai_search_begun_before_another_processes_takeback_is_not_playe
     ]
     game = (await start(one, ALICE, size=CASUAL)).id  # Alice plays X
     # The first process stores A1 alone; its AI's search from there is still under way.
-    await one.games.play(MoveRef(game, 0, "A1"), user_id=ALICE, message_id=None)
+    await one.moves.play(MoveRef(game, 0, "A1"), user_id=ALICE, message_id=None)
     # The second process answers, Alice takes both moves back there and plays B1 instead.
-    assert await two.games.ai_move(game, member=ALICE) is not None
+    assert await two.moves.ai_move(game, member=ALICE) is not None
     await two.takebacks.take_back(game, ALICE)
-    await two.games.play(MoveRef(game, 0, "B1"), user_id=ALICE, message_id=None)
+    await two.moves.play(MoveRef(game, 0, "B1"), user_id=ALICE, message_id=None)
     now = await two.games.state(game)
     assert now is not None and now.ai_to_move
     # Back on the first process, the AI's turn searches the position as stored: the search
     # from A1 answers another position.
     held.gate.set()
-    answered = await one.games.ai_move(game, member=ALICE)
+    answered = await one.moves.ai_move(game, member=ALICE)
     assert held.calls[-1][0] == now.board.text()
     assert answered is not None and [m.cell for m in answered.row.moves][:1] == ["B1"]
     assert answered.board.ply == 2

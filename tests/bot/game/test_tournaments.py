@@ -1,7 +1,7 @@
-"""Running tournaments (bot/game/tournaments.py) on both storage backends with a fake clock: the
-16-player Swiss worked by hand, entries, the organiser's controls (never deciding their own game),
-the caps on tournaments not over, withdrawals, round-robin byes, the arena, and steps taken twice
-at once."""
+"""Running tournaments (bot/game/tournaments.py, tournament_runner.py, tournament_reads.py) on
+both storage backends with a fake clock: the 16-player Swiss worked by hand, entries, the
+organiser's controls (never deciding their own game), the caps on tournaments not over,
+withdrawals, round-robin byes, the arena, and steps taken twice at once."""
 
 from __future__ import annotations
 
@@ -16,17 +16,17 @@ from bot.game.model import Mode, Status
 from bot.game.pairings import Outcome
 from bot.game.services import Services
 from bot.game.tournament_model import TournamentStatus, member_entrant
+from bot.game.tournament_reads import TournamentReads
+from bot.game.tournament_runner import Progress, TournamentRunner, game_options
 from bot.game.tournaments import (
     MAX_LIVE_PER_CREATOR,
     MAX_LIVE_PER_SERVER,
     Organiser,
-    Progress,
     TournamentOptions,
     TournamentService,
-    game_options,
 )
 from engine import Mark
-from engine.types import Level
+from engine.game.types import Level
 from testkit.services import ALICE, BOB, CAROL, CHANNEL, DAVE, ERIN, GUILD
 
 ORGANISER = Organiser(ALICE)
@@ -87,7 +87,7 @@ async def test_sixteen_players_are_paired_over_four_swiss_rounds_as_worked_by_ha
     rounds_announced = []
     final = False
     for _ in range(12):
-        progress = await svc.tournaments.advance(tid)
+        progress = await svc.tournament_runner.advance(tid)
         assert progress is not None
         if progress.round_done is not None:
             rounds_announced.append(progress.round_done)
@@ -95,10 +95,10 @@ async def test_sixteen_players_are_paired_over_four_swiss_rounds_as_worked_by_ha
         if progress.tournament.status is TournamentStatus.FINISHED:
             break
         await finish_all(svc, progress)
-    row = await svc.tournaments.get(tid)
+    row = await svc.tournament_reads.get(tid)
     assert row is not None and row.status is TournamentStatus.FINISHED and final
     assert rounds_announced == [1, 2, 3]
-    pairings = await svc.tournaments.pairings(tid)
+    pairings = await svc.tournament_reads.pairings(tid)
     played = [
         [(p.x, p.o) for p in pairings if p.round == number] for number in range(1, 5)
     ]
@@ -107,7 +107,7 @@ async def test_sixteen_players_are_paired_over_four_swiss_rounds_as_worked_by_ha
     ]
     assert played == expected
     assert all(p.outcome is Outcome.X_WINS and p.game_id is not None for p in pairings)
-    standings = await svc.tournaments.standings(row)
+    standings = await svc.tournament_reads.standings(row)
     assert [
         (s.player, s.points, s.buchholz, s.sonneborn_berger) for s in standings
     ] == [(SEEDED[p - 1], Fraction(a), Fraction(b), Fraction(c)) for p, a, b, c in HAND_WORKED_STANDINGS]
@@ -123,14 +123,14 @@ async def test_a_step_taken_twice_at_once_pairs_the_round_once(world) -> None:
         await svc.tournaments.add_ai(tid, level, ORGANISER)
     clock.now += 11 * 60
     # A second service over the same database stands for another process holding the shard.
-    other = TournamentService(
-        svc.storage.tournaments, svc.games, svc.storage.standings, svc.settings,
-        outbox=svc.outbox, clock=clock,
+    other = TournamentRunner(
+        svc.storage.tournaments, TournamentReads(svc.storage.tournaments), svc.games,
+        svc.storage.standings, outbox=svc.outbox, clock=clock,
     )
-    first, second = await asyncio.gather(svc.tournaments.advance(tid), other.advance(tid))
+    first, second = await asyncio.gather(svc.tournament_runner.advance(tid), other.advance(tid))
     assert first is not None and second is not None
     assert first.started != second.started  # one of them started it
-    pairings = await svc.tournaments.pairings(tid)
+    pairings = await svc.tournament_reads.pairings(tid)
     assert len(pairings) == 4 and {p.round for p in pairings} == {1}
     games = [p.game_id for p in pairings]
     assert None not in games and len(set(games)) == 4
@@ -159,7 +159,7 @@ async def test_entries_are_checked_and_close_at_the_start(world) -> None:
     with pytest.raises(UserError) as closed:
         await svc.tournaments.join(tid, ERIN)
     assert closed.value.key == "tournament.not_open"
-    entries = await svc.tournaments.entries(tid)
+    entries = await svc.tournament_reads.entries(tid)
     assert {e.entrant for e in entries} == {str(BOB), str(DAVE), "easy"}
 
 
@@ -188,13 +188,13 @@ async def test_a_start_with_fewer_than_two_players_cancels(world) -> None:
     svc, clock = world
     tid = await create(svc, starts_in=5)
     await svc.tournaments.join(tid, BOB)
-    early = await svc.tournaments.advance(tid)
+    early = await svc.tournament_runner.advance(tid)
     assert early is not None and early.tournament.status is TournamentStatus.OPEN
     clock.now += 5 * 60
-    progress = await svc.tournaments.advance(tid)
+    progress = await svc.tournament_runner.advance(tid)
     assert progress is not None and progress.too_few
     assert progress.tournament.status is TournamentStatus.CANCELLED
-    assert await svc.tournaments.advance(tid) is None
+    assert await svc.tournament_runner.advance(tid) is None
 
 
 async def test_only_organisers_may_control_a_tournament(world) -> None:
@@ -210,7 +210,7 @@ async def test_only_organisers_may_control_a_tournament(world) -> None:
     with pytest.raises(UserError):
         await svc.tournaments.cancel(tid, Organiser(CAROL, roles=frozenset({778})))
     await svc.tournaments.cancel(tid, Organiser(CAROL, roles=frozenset({777})))
-    row = await svc.tournaments.get(tid)
+    row = await svc.tournament_reads.get(tid)
     assert row is not None and row.status is TournamentStatus.CANCELLED
 
 
@@ -228,9 +228,9 @@ async def test_a_withdrawn_player_loses_the_game_under_way_and_is_paired_no_more
     assert lost.row.winner is (Mark.O if lost.row.x == BOB else Mark.X)
     others = [s for s in progress.games if s.id != bobs.id]
     await finish_all(svc, Progress(progress.tournament, games=others))
-    second = await svc.tournaments.advance(tid)
+    second = await svc.tournament_runner.advance(tid)
     assert second is not None and second.round_done == 1
-    round_two = [p for p in await svc.tournaments.pairings(tid) if p.round == 2]
+    round_two = [p for p in await svc.tournament_reads.pairings(tid) if p.round == 2]
     assert all(str(BOB) not in (p.x, p.o) for p in round_two)
     # Three players left: one of them sits the round out with a bye.
     assert sum(1 for p in round_two if p.o is None) == 1
@@ -262,14 +262,14 @@ async def test_an_organiser_removing_their_own_opponent_leaves_that_game_to_be_p
     # Removing a player of a game the organiser does not play still ends it as lost.
     other = await svc.tournaments.remove(tid, member_entrant(others.row.members[0]), ORGANISER)
     assert [s.id for s in other.ended] == [others.id] and other.played_out == []
-    after = await svc.tournaments.advance(tid)
+    after = await svc.tournament_runner.advance(tid)
     assert after is not None and after.round_done == 1
-    round_one = {p.game_id: p for p in await svc.tournaments.pairings(tid) if p.round == 1}
+    round_one = {p.game_id: p for p in await svc.tournament_reads.pairings(tid) if p.round == 1}
     won_by = round_one[mine.id]
     winner = won_by.x if won_by.outcome is Outcome.X_WINS else won_by.o
     assert winner == member_entrant(opponent)
     # Withdrawn all the same: paired no more.
-    round_two = [p for p in await svc.tournaments.pairings(tid) if p.round == 2]
+    round_two = [p for p in await svc.tournament_reads.pairings(tid) if p.round == 2]
     assert all(member_entrant(opponent) not in (p.x, p.o) for p in round_two)
 
 
@@ -295,7 +295,7 @@ async def test_a_member_keeps_at_most_two_tournaments_not_over_unless_trusted_by
     await svc.settings.save_timeouts(GUILD, replace(settings, tournament_role=777))
     await create(svc, creator=Organiser(BOB, roles=frozenset({777})))
     await create(svc, creator=Organiser(DAVE, manage_server=True))
-    assert len(await svc.tournaments.in_server(GUILD, live_only=True)) == MAX_LIVE_PER_SERVER
+    assert len(await svc.tournament_reads.in_server(GUILD, live_only=True)) == MAX_LIVE_PER_SERVER
     with pytest.raises(UserError) as full:
         await create(svc, creator=Organiser(ERIN, manage_server=True))
     assert full.value.key == "tournament.too_many"
@@ -310,16 +310,16 @@ async def test_a_round_robin_of_five_meets_everyone_once_with_a_bye_each(world) 
     progress = await svc.tournaments.start_now(tid, ORGANISER)
     while progress.tournament.status is not TournamentStatus.FINISHED:
         await finish_all(svc, progress, Mark.O)
-        step = await svc.tournaments.advance(tid)
+        step = await svc.tournament_runner.advance(tid)
         assert step is not None
         progress = step
     row = progress.tournament
     assert row.rounds == 5
-    pairings = await svc.tournaments.pairings(tid)
+    pairings = await svc.tournament_reads.pairings(tid)
     met = [frozenset((p.x, p.o)) for p in pairings if p.o is not None]
     assert len(met) == len(set(met)) == 10
     byes = [p.x for p in pairings if p.o is None]
-    assert sorted(byes) == sorted(e.entrant for e in await svc.tournaments.entries(tid))
+    assert sorted(byes) == sorted(e.entrant for e in await svc.tournament_reads.entries(tid))
     # Member against member is rated; member against the AI too; both as the server rates them.
     rated = [await svc.games.state(p.game_id) for p in pairings if p.game_id is not None]
     assert all(s is not None and s.row.rated for s in rated)
@@ -333,14 +333,14 @@ async def test_pause_holds_the_next_round_until_resumed(world) -> None:
     progress = await svc.tournaments.start_now(tid, ORGANISER)
     await svc.tournaments.pause(tid, ORGANISER)
     await finish_all(svc, progress)
-    held = await svc.tournaments.advance(tid)
+    held = await svc.tournament_runner.advance(tid)
     assert held is not None and held.round_done == 1 and not held.games
-    assert {p.round for p in await svc.tournaments.pairings(tid)} == {1}
+    assert {p.round for p in await svc.tournament_reads.pairings(tid)} == {1}
     with pytest.raises(UserError) as twice:
         await svc.tournaments.pause(tid, ORGANISER)
     assert twice.value.key == "tournament.not_running"
     await svc.tournaments.resume(tid, ORGANISER)
-    going = await svc.tournaments.advance(tid)
+    going = await svc.tournament_runner.advance(tid)
     assert going is not None and len(going.games) == 2
 
 
@@ -367,17 +367,17 @@ async def test_an_arena_pairs_whoever_is_free_until_its_end(world) -> None:
     progress = await svc.tournaments.start_now(tid, ORGANISER)
     assert len(progress.games) == 1  # two of three play; one waits
     await finish_all(svc, progress)
-    again = await svc.tournaments.advance(tid)
+    again = await svc.tournament_runner.advance(tid)
     assert again is not None and len(again.games) == 1
     waiting_played = {str(m) for m in again.games[0].row.members}
     first_players = {str(m) for m in progress.games[0].row.members}
     assert waiting_played != first_players  # the one who waited plays
     await svc.games.attach_message(again.games[0].id, 6000)
     clock.now += 11 * 60
-    ended = await svc.tournaments.advance(tid)
+    ended = await svc.tournament_runner.advance(tid)
     assert ended is not None and not ended.games and not ended.final  # a game is still on
     await finish_all(svc, again)
-    final = await svc.tournaments.advance(tid)
+    final = await svc.tournament_runner.advance(tid)
     assert final is not None and final.final
     assert final.tournament.status is TournamentStatus.FINISHED
 
@@ -392,7 +392,7 @@ async def test_members_join_an_arena_under_way_until_its_time_is_up(world) -> No
     await svc.games.attach_message(progress.games[0].id, 5000)
     await svc.tournaments.join(tid, DAVE)
     await svc.tournaments.join(tid, ERIN)
-    late = await svc.tournaments.advance(tid)
+    late = await svc.tournament_runner.advance(tid)
     assert late is not None and len(late.games) == 1
     assert set(late.games[0].row.members) == {DAVE, ERIN}  # paired at the next step, as free
     await svc.tournaments.leave(tid, BOB)
@@ -406,7 +406,7 @@ async def test_members_join_an_arena_under_way_until_its_time_is_up(world) -> No
     with pytest.raises(UserError) as closed:
         await svc.tournaments.join(tid, ALICE)
     assert closed.value.key == "tournament.not_open"
-    entries = await svc.tournaments.entries(tid)
+    entries = await svc.tournament_reads.entries(tid)
     assert [e.entrant for e in entries if not e.withdrawn] == [str(CAROL), str(DAVE), str(ERIN)]
 
 
@@ -417,10 +417,10 @@ async def test_a_game_whose_board_was_never_posted_is_handed_out_again(world) ->
         await svc.tournaments.join(tid, member)
     progress = await svc.tournaments.start_now(tid, ORGANISER)
     (state,) = progress.games
-    again = await svc.tournaments.advance(tid)
+    again = await svc.tournament_runner.advance(tid)
     assert again is not None and [s.id for s in again.games] == [state.id]
     await svc.games.attach_message(state.id, 4242)
-    posted = await svc.tournaments.advance(tid)
+    posted = await svc.tournament_runner.advance(tid)
     assert posted is not None and posted.games == []
 
 
@@ -444,7 +444,7 @@ async def test_a_game_the_bot_made_but_never_bound_gives_way_to_the_pairings_own
         await svc.tournaments.join(tid, member)
     await svc.tournaments.add_ai(tid, "hard", ORGANISER)
     await svc.tournaments.add_ai(tid, "normal", ORGANISER)
-    row = await svc.tournaments.get(tid)
+    row = await svc.tournament_reads.get(tid)
     assert row is not None
     # The bot stopped after creating games for the pairings and before binding them: one of
     # two members, one of two AI entries (which no member's game would ever be in the way of).
@@ -456,8 +456,13 @@ async def test_a_game_the_bot_made_but_never_bound_gives_way_to_the_pairings_own
         for x, o in ((BOB, CAROL), (Level.HARD, Level.NORMAL))
     ]
     # A new process's first step clears them away before it starts the pairings' own games.
+    reads = TournamentReads(svc.storage.tournaments)
+    runner = TournamentRunner(
+        svc.storage.tournaments, reads, svc.games, svc.storage.standings,
+        outbox=svc.outbox, clock=clock,
+    )
     fresh = TournamentService(
-        svc.storage.tournaments, svc.games, svc.storage.standings, svc.settings,
+        svc.storage.tournaments, reads, runner, svc.games, svc.settings,
         outbox=svc.outbox, clock=clock,
     )
     progress = await fresh.start_now(tid, ORGANISER)
@@ -465,7 +470,7 @@ async def test_a_game_the_bot_made_but_never_bound_gives_way_to_the_pairings_own
         gone = await svc.games.state(orphan.id)
         assert gone is not None and gone.row.status is Status.ABANDONED
     assert len(progress.games) == 2
-    bound = {p.game_id for p in await svc.tournaments.pairings(tid)}
+    bound = {p.game_id for p in await svc.tournament_reads.pairings(tid)}
     assert bound == {s.id for s in progress.games}
     assert not bound & {o.id for o in orphans}
 
@@ -476,14 +481,14 @@ async def test_a_tournament_game_knows_its_tournament_round_and_entries(world) -
     for _ in range(2):
         await svc.tournaments.add_ai(tid, "hard", ORGANISER)
     (state,) = (await svc.tournaments.start_now(tid, ORGANISER)).games
-    placed = await svc.tournaments.game_of(state)
+    placed = await svc.tournament_reads.game_of(state)
     assert placed is not None and placed.tournament.id == tid and placed.round == 1
-    (pairing,) = await svc.tournaments.pairings(tid)
+    (pairing,) = await svc.tournament_reads.pairings(tid)
     # Two entries of one level sit at seats alike: the pairing says which is which.
     assert (placed.entrant(state, Mark.X), placed.entrant(state, Mark.O)) == (pairing.x, pairing.o)
     assert {pairing.x, pairing.o} == {"hard", "hard#2"}
     other = replace(state, row=replace(state.row, tournament_id=None))
-    assert await svc.tournaments.game_of(other) is None
+    assert await svc.tournament_reads.game_of(other) is None
 
 
 async def test_a_tournament_game_whose_opening_swapped_colours_names_its_entries_swapped(
@@ -494,7 +499,7 @@ async def test_a_tournament_game_whose_opening_swapped_colours_names_its_entries
     for member in (BOB, CAROL):
         await svc.tournaments.join(tid, member)
     (state,) = (await svc.tournaments.start_now(tid, ORGANISER)).games
-    placed = await svc.tournaments.game_of(state)
+    placed = await svc.tournament_reads.game_of(state)
     assert placed is not None
     x, o = placed.entrant(state, Mark.X), placed.entrant(state, Mark.O)
     assert {x, o} == {member_entrant(BOB), member_entrant(CAROL)}

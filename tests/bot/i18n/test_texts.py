@@ -105,6 +105,26 @@ def test_vietnamese_command_names_are_unchanged() -> None:
     }
 
 
+def test_vietnamese_tournament_rounds_are_vong_not_van() -> None:
+    # "Ván" is one game; a tournament's round is a "vòng".
+    def vi(key: str, **values: object) -> str:
+        return texts.text_in("vi", key, **values)
+
+    assert vi("optname.rounds") == "số-vòng"
+    assert vi("cmd.tournament_create.rounds") == "Thụy Sĩ: số vòng (mặc định 4)"
+    swiss = texts.TextId("format.swiss")
+    assert vi("tournament.swiss_rounds", format=swiss, rounds=1) == "Thụy Sĩ, số vòng: 1"
+    assert vi("tournament.started", id=2) == "Giải #2 đã bắt đầu. Vòng 1:"
+    assert vi("tournament.round_done", id=2, round=1, rounds=3) == "Giải #2: vòng 1/3 đã xong."
+    assert vi("tournament.next_round", round=2) == "Vòng 2:"
+    assert vi("tournament.status.running", round=1, rounds=3) == "Đang chơi vòng 1/3."
+    assert vi("tournament.picture.after", round=1, rounds=3) == "sau vòng 1/3"
+    assert vi("game.tournament", tournament="Giải #2", round=1, rounds=1) == "Giải #2, vòng 1/1."
+    bad = vi("tournament.bad_number", option=texts.TextId("option.rounds"), low=1, high=15)
+    assert bad == "số vòng phải từ 1 đến 15."
+    assert vi("tournament.not_running") == "Giải này hiện không diễn ra."
+
+
 def test_text_in_picks_the_catalogue_of_the_locale_and_falls_back_to_english() -> None:
     assert texts.t("game.turn", user="A", mark="X") == "A to move (X)."
     assert texts.text_in("vi", "game.turn", user="A", mark="X") == "Đến lượt A (X)."
@@ -442,3 +462,29 @@ def test_no_text_names_a_command_in_english_words() -> None:
                 continue
             found = texts.CATALOGUES[locale].get(key, "")
             assert "`/caro " not in found, (locale, key)
+
+
+def test_the_settings_refusal_names_server_settings() -> None:
+    # Members change their own settings without Manage Server; only the server's need it.
+    assert texts.text_in("en-US", "error.no_permission") == (
+        "Only members with the Manage Server permission can change server settings."
+    )
+    assert texts.text_in("vi", "error.no_permission") == (
+        "Chỉ thành viên có quyền Quản lý máy chủ mới đổi được cài đặt của máy chủ."
+    )
+
+
+def test_a_tournament_range_error_names_its_option_as_code() -> None:
+    # Not a sentence starting with the bare lower-case option name.
+    for option, low, high, said in (("rounds", 1, 15, "`rounds` must be from 1 to 15."),
+                                    ("minutes", 5, 1440, "`minutes` must be from 5 to 1440.")):
+        name = texts.TextId(f"option.{option}")
+        assert texts.t("tournament.bad_number", option=name, low=low, high=high) == said
+
+
+def test_the_leaderboard_mode_says_it_falls_back_to_the_ai_table() -> None:
+    # /caro leaderboard without a mode shows the AI table while nobody is on the people one.
+    assert "or the AI while nobody is on that table" in texts.t("cmd.leaderboard.mode")
+    assert "hoặc với máy khi bảng với người chưa có ai" in texts.text_in(
+        "vi", "cmd.leaderboard.mode"
+    )

@@ -31,7 +31,7 @@ from bot.runtime import patches
 from bot.runtime.config import Settings, SettingsError, load_settings
 from bot.runtime.logs import LINE_FORMAT, ClusterTag, current_shard
 from bot.storage import open_database
-from engine.solver import perfect_move
+from engine.solve.solver import perfect_move
 from testkit.boards import play_out
 from testkit.bot_process import TOKEN, BotHandle, text_of
 from testkit.clusters import Cluster, Database, Deployment, deploy, rating_chain_problems

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.runtime.loop_lag import lag_summary
-from engine.stats import percentile
+from engine.support.stats import percentile
 from testkit.bot_process import BotHandle, StartBot
 from testkit.faults import (
     CrashCampaign,

@@ -11,7 +11,7 @@ import signal
 import sqlite3
 from pathlib import Path
 
-from engine.solver import perfect_move
+from engine.solve.solver import perfect_move
 from testkit.boards import is_over, play_out
 from testkit.bot_process import TOKEN, StartBot, text_of
 from testkit.faults import launch, shutdown

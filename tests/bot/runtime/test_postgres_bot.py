@@ -19,7 +19,7 @@ import pytest
 from bot.game.ratings import AI_ANCHORS, updated
 from bot.runtime.config import SettingsError, load_settings
 from engine import Board
-from engine.solver import perfect_move
+from engine.solve.solver import perfect_move
 from testkit.bot_process import TOKEN, StartBot, text_of
 
 PASSWORD = "hunter2-pg-secret"

@@ -24,7 +24,7 @@ from bot.game.tournament_model import NewPairing, NewTournament
 from bot.storage import PostgresStorage, SqliteStorage
 from bot.storage.copy import TABLES, copy_database
 from engine import Mark
-from engine.openings import Opening
+from engine.game.openings import Opening
 from testkit.thinkers import Thinker
 from testkit.worlds import ALICE, BOB, CAROL, DAVE, GUILD, Clock, old_world
 
@@ -128,15 +128,15 @@ async def test_everything_is_copied_and_live_games_play_on_in_postgres(
         # The games that were running play on, through the game service, on PostgreSQL.
         clock = Clock()
         svc = build_services(target, Thinker(), clock=clock)
-        state = await svc.games.play(MoveRef(ids["ai_active"], 2, "C3"), user_id=ALICE,
+        state = await svc.moves.play(MoveRef(ids["ai_active"], 2, "C3"), user_id=ALICE,
                                  message_id=101)
         assert state.ai_to_move
-        answered = await svc.games.ai_move(ids["ai_active"], member=ALICE)
+        answered = await svc.moves.ai_move(ids["ai_active"], member=ALICE)
         assert answered is not None and answered.board.ply == 4
         pvp = await svc.games.state(ids["pvp_active"])
         assert pvp is not None and pvp.mover_id == ALICE and pvp.mark_of(BOB) is Mark.X
         with pytest.raises(UserError, match="turn"):
-            await svc.games.play(MoveRef(ids["pvp_active"], 1, "A1"), user_id=BOB, message_id=106)
+            await svc.moves.play(MoveRef(ids["pvp_active"], 1, "A1"), user_id=BOB, message_id=106)
         # Bob's seat came along: no second game for him in that channel.
         with pytest.raises(ActiveGameExists):
             await svc.games.start(guild_id=GUILD, channel_id=5, player_id=BOB,

@@ -24,7 +24,7 @@ from bot.game.options import parse_options
 from bot.game.services import build_services
 from bot.storage import SqliteStorage, migration_files
 from engine import Mark
-from engine.types import Level
+from engine.game.types import Level
 from testkit.thinkers import Thinker
 from testkit.worlds import ALICE, BOB, CAROL, DAVE, GUILD, NOW, Clock, old_world
 
@@ -126,26 +126,26 @@ async def test_results_ratings_challenges_and_settings_are_kept(upgraded) -> Non
 async def test_live_games_play_on_after_the_upgrade(upgraded) -> None:
     svc, clock, ids, _, _, _ = upgraded
     # Against the AI: Alice (X) moves, the AI answers; a rated finish still counts once.
-    state = await svc.games.play(MoveRef(ids["ai_active"], 2, "C3"), user_id=ALICE, message_id=101)
+    state = await svc.moves.play(MoveRef(ids["ai_active"], 2, "C3"), user_id=ALICE, message_id=101)
     assert state.ai_to_move
-    answered = await svc.games.ai_move(ids["ai_active"], member=ALICE)
+    answered = await svc.moves.ai_move(ids["ai_active"], member=ALICE)
     assert answered is not None and answered.board.ply == 4
     # The AI that moves first answers on the upgraded game too.
-    first = await svc.games.ai_move(ids["ai_active_ai_first"], member=ALICE)
+    first = await svc.moves.ai_move(ids["ai_active_ai_first"], member=ALICE)
     assert first is not None and first.mover_id == ALICE
     # Between members: Bob (X, the old opponent) is still seated and Alice (O) is to move.
     pvp = await svc.games.state(ids["pvp_active"])
     assert pvp is not None and pvp.mover_id == ALICE and pvp.mark_of(BOB) is Mark.X
     with pytest.raises(UserError, match="turn"):
-        await svc.games.play(MoveRef(ids["pvp_active"], 1, "A1"), user_id=BOB, message_id=106)
-    pvp = await svc.games.play(MoveRef(ids["pvp_active"], 1, "A1"), user_id=ALICE, message_id=106)
+        await svc.moves.play(MoveRef(ids["pvp_active"], 1, "A1"), user_id=BOB, message_id=106)
+    pvp = await svc.moves.play(MoveRef(ids["pvp_active"], 1, "A1"), user_id=ALICE, message_id=106)
     assert pvp.mover_id == BOB
     # Bob keeps his seat: he cannot start a second game in that channel.
     with pytest.raises(ActiveGameExists):
         await svc.games.start(guild_id=GUILD, channel_id=5, player_id=BOB,
                           options=parse_options("easy", "3x3"), rng=random.Random(1))
     # The watch plays on.
-    watched = await svc.games.ai_move(ids["watch_active"], member=CAROL)
+    watched = await svc.moves.ai_move(ids["watch_active"], member=CAROL)
     assert watched is not None and watched.board.ply == 1
     # The pending challenge can still be accepted, into a game with seats.
     _, accepted = await svc.challenges.answer_challenge(ids["challenge_pending"], DAVE, accept=True,

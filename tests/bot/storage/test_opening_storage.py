@@ -12,8 +12,8 @@ from bot.game.model import ChallengeFirst, EndReason, Finish, Mode, NewChallenge
 from bot.game.ports import MoveOutcome
 from bot.storage import SqliteStorage
 from engine import Mark
-from engine.openings import Opening
-from engine.types import Level
+from engine.game.openings import Opening
+from engine.game.types import Level
 from testkit.storage_backends import Backend
 
 GUILD, CHANNEL, ALICE, BOB = 111, 222, 333, 444

@@ -19,7 +19,7 @@ from bot.storage.postgres import MIGRATIONS_DIR
 from bot.storage.postgres.connection import CLAIM_SECONDS
 from bot.storage.sqlite import migration_files
 from engine import Mark
-from engine.types import Level
+from engine.game.types import Level
 from testkit.storage_backends import Backend
 
 RATE = ratings.game_updates

@@ -15,7 +15,7 @@ from bot.game.puzzle_model import (
     puzzle_prior,
 )
 from engine import Board
-from engine.puzzles import Puzzle, prove_board, puzzle_of
+from engine.analysis.puzzles import Puzzle, prove_board, puzzle_of
 from testkit.storage_backends import Backend
 
 GUILD, OTHER, CHANNEL, ALICE, BOB = 111, 112, 222, 333, 444

@@ -15,7 +15,7 @@ from bot.game.ports import GLOBAL_SCOPE
 from bot.game.ratings import AI_ANCHORS, START_RATING, updated
 from bot.game.seasons import Season, SeasonLength, season_of, soft_reset
 from engine import Mark
-from engine.types import Level
+from engine.game.types import Level
 from testkit.storage_backends import Backend
 
 GUILD, OTHER_GUILD, CHANNEL, ALICE, BOB = 111, 999, 222, 333, 444

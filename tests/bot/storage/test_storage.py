@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from bot.game import ratings
+from bot.game.errors import UserError
 from bot.game.model import (
     ActiveGameExists,
     BoardStyle,
@@ -32,11 +33,11 @@ from bot.game.model import (
     Record,
 )
 from bot.game.outbox_model import NewPost, PostKind
-from bot.game.ports import Answer, Finished, MoveOutcome, StorageError
+from bot.game.ports import Answer, Finished, LiveCounts, MoveOutcome, StorageError
 from bot.storage import SqliteStorage, migration_files, open_database
 from bot.storage.rows import member_settings_of
 from engine import Mark
-from engine.types import Level
+from engine.game.types import Level
 from testkit.sqlite_rows import old_database
 from testkit.storage_backends import Backend
 
@@ -198,6 +199,44 @@ async def test_one_running_game_per_player_per_channel(storage: Storage) -> None
     assert not await storage.games.abandon_game(first.id)
     replacement = await storage.games.create_game(new_game())
     assert replacement.id not in (first.id, other_channel.id, other_player.id)
+
+
+async def test_a_game_created_within_its_checks(storage: Storage) -> None:
+    seen: list[LiveCounts] = []
+
+    def admit(counts: LiveCounts) -> None:
+        seen.append(counts)
+        if counts.guild_ai_games >= 2:
+            raise UserError("limit.server_ai_games", count=2)
+
+    first = await storage.games.create_game_within(new_game(), admit)
+    assert first.started_by == ALICE and seen == [LiveCounts(0, 0, 0)]
+    # The game in the way is reported before the counts are even read.
+    with pytest.raises(ActiveGameExists) as in_the_way:
+        await storage.games.create_game_within(new_game(), admit)
+    assert in_the_way.value.game.id == first.id and len(seen) == 1
+    # The counts are the starter's: Alice's game counts for her, not for Bob.
+    await storage.games.create_game_within(new_game(player=BOB), admit)
+    assert seen[-1] == LiveCounts(0, 1, 0)
+    # A refusal creates nothing.
+    with pytest.raises(UserError):
+        await storage.games.create_game_within(new_game(player=CAROL), admit)
+    assert seen[-1] == LiveCounts(0, 2, 0)
+    assert await storage.games.active_game(GUILD, CHANNEL, CAROL) is None
+    assert await storage.games.live_counts(GUILD, ALICE) == LiveCounts(1, 2, 0)
+
+
+async def test_two_starts_at_once_cannot_both_take_the_last_place(storage: Storage) -> None:
+    def admit(counts: LiveCounts) -> None:
+        if counts.guild_ai_games >= 1:
+            raise UserError("limit.server_ai_games", count=1)
+
+    results = await asyncio.gather(
+        *(storage.games.create_game_within(new_game(player=p), admit) for p in (ALICE, BOB, CAROL)),
+        return_exceptions=True,
+    )
+    assert sorted(type(r).__name__ for r in results) == ["GameRow", "UserError", "UserError"]
+    assert (await storage.games.live_counts(GUILD, ALICE)).guild_ai_games == 1
 
 
 async def test_unique_index_holds_even_without_the_check(
@@ -588,6 +627,7 @@ def test_each_repository_implements_every_method_of_its_port(backend: str) -> No
 
     repositories = {
         "games": ("games", "GameQueries", ports.GameStore),
+        "takebacks": ("takebacks", "TakebackQueries", ports.TakebackStore),
         "clocks": ("clocks", "ClockQueries", ports.ClockStore),
         "challenges": ("challenges", "ChallengeQueries", ports.ChallengeStore),
         "standings": ("standings", "StandingQueries", ports.StandingStore),

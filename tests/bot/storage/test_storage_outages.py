@@ -16,7 +16,7 @@ import pytest
 from bot.game.model import ActiveGameExists, Mode, NewGame
 from bot.game.ports import StorageUnavailable
 from bot.storage import PostgresStorage, SqliteStorage
-from engine.types import Level
+from engine.game.types import Level
 from testkit.postgres import PostgresServer
 
 GUILD, CHANNEL, ALICE = 1 << 22, 100, 11

@@ -46,7 +46,7 @@ async def test_a_takeback_removes_the_moves_and_sets_the_clock_in_one_write(
     storage: SqliteStorage, backend: Backend
 ) -> None:
     game = await played(storage, "A1", "B1", "A2")
-    row = await storage.games.take_back(
+    row = await storage.takebacks.take_back(
         game, 3, 1, now=0.0, deadline=500.0, limit=3, requested=False
     )
     assert row is not None
@@ -59,15 +59,15 @@ async def test_a_takeback_removes_the_moves_and_sets_the_clock_in_one_write(
     assert (await backend.row_counts())["moves"] == 1
     # Not at the stored move count, past the limit, or after the clock ran out: nothing.
     assert (
-        await storage.games.take_back(game, 3, 1, now=0.0, deadline=None, limit=3, requested=False)
+        await storage.takebacks.take_back(game, 3, 1, now=0.0, deadline=None, limit=3, requested=False)
         is None
     )
     assert (
-        await storage.games.take_back(game, 1, 0, now=0.0, deadline=None, limit=1, requested=False)
+        await storage.takebacks.take_back(game, 1, 0, now=0.0, deadline=None, limit=1, requested=False)
         is None
     )
     assert (
-        await storage.games.take_back(
+        await storage.takebacks.take_back(
             game, 1, 0, now=500.0, deadline=None, limit=3, requested=False
         )
         is None
@@ -85,26 +85,26 @@ async def test_a_request_is_open_at_one_move_count_and_declined_once(
     storage: SqliteStorage,
 ) -> None:
     game = await played(storage, "A1")
-    assert not await storage.games.take_back(
+    assert not await storage.takebacks.take_back(
         game, 1, 0, now=0.0, deadline=None, limit=3, requested=True
     )
-    assert await storage.games.ask_takeback(game, 1, now=0.0)
-    assert not await storage.games.ask_takeback(game, 1, now=0.0)  # asked already
-    assert not await storage.games.ask_takeback(game, 0, now=0.0)  # not the move count
+    assert await storage.takebacks.ask_takeback(game, 1, now=0.0)
+    assert not await storage.takebacks.ask_takeback(game, 1, now=0.0)  # asked already
+    assert not await storage.takebacks.ask_takeback(game, 0, now=0.0)  # not the move count
     row = await storage.games.game(game)
     assert row is not None and row.takeback_pending
-    assert await storage.games.decline_takeback(game, 1)
-    assert not await storage.games.decline_takeback(game, 1)
+    assert await storage.takebacks.decline_takeback(game, 1)
+    assert not await storage.takebacks.decline_takeback(game, 1)
     row = await storage.games.game(game)
     assert row is not None and not row.takeback_pending and row.takeback_asked == 1
-    assert not await storage.games.ask_takeback(game, 1, now=0.0)  # declined: not again
+    assert not await storage.takebacks.ask_takeback(game, 1, now=0.0)  # declined: not again
     assert (
-        await storage.games.take_back(game, 1, 0, now=0.0, deadline=None, limit=3, requested=True)
+        await storage.takebacks.take_back(game, 1, 0, now=0.0, deadline=None, limit=3, requested=True)
         is None
     )
     # A move since leaves the old request answering nothing.
     assert await storage.games.add_move(game, 1, "B1", by_ai=False, now=0.0) is MoveOutcome.STORED
-    assert await storage.games.ask_takeback(game, 2, now=0.0)
+    assert await storage.takebacks.ask_takeback(game, 2, now=0.0)
     assert await storage.games.add_move(game, 2, "A2", by_ai=False, now=0.0) is MoveOutcome.STORED
     row = await storage.games.game(game)
     assert row is not None and not row.takeback_pending
@@ -116,9 +116,9 @@ async def test_two_processes_taking_back_the_same_position_undo_it_once(
     first = await backend.open()
     second = await backend.open()  # a second connection, as if another process raced us
     game = await played(first, "A1", "B1", "A2", "B2")
-    assert await first.games.ask_takeback(game, 4, now=0.0)
+    assert await first.takebacks.ask_takeback(game, 4, now=0.0)
     attempts = [
-        store.games.take_back(game, 4, 3, now=0.0, deadline=None, limit=9, requested=True)
+        store.takebacks.take_back(game, 4, 3, now=0.0, deadline=None, limit=9, requested=True)
         for store in (first, second)
         for _ in range(4)
     ]
@@ -138,7 +138,7 @@ async def test_a_move_judged_on_the_position_from_before_a_takeback_is_refused(
     game = await played(first, "A1", "C3", "B1")
     # The first process takes B1 back and A2 is played instead: move count 3 again, another
     # position.
-    assert await first.games.take_back(
+    assert await first.takebacks.take_back(
         game, 3, 2, now=0.0, deadline=None, limit=3, requested=False
     ) is not None
     assert await first.games.add_move(

@@ -17,8 +17,8 @@ from bot.game.pairings import Format, Outcome
 from bot.game.ports import Storage
 from bot.game.tournament_model import NewPairing, NewTournament, TournamentStatus
 from bot.storage import migration_files
-from engine.openings import Opening
-from engine.types import Level
+from engine.game.openings import Opening
+from engine.game.types import Level
 from testkit.storage_backends import Backend
 
 GUILD, CHANNEL, ALICE, BOB, CAROL, DAVE = 111, 222, 333, 444, 555, 666

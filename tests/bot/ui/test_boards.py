@@ -1,5 +1,5 @@
-"""Boards' choice of the pan window of a big board: it stays where the member left it and moves
-only as far as the last move needs."""
+"""The board's look (bot/ui/board_look.py): its choice of the pan window of a big board, which
+stays where the member left it and moves only as far as the last move needs."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ from typing import Any, cast
 import discord
 
 from bot.game.model import GameState, load_state
-from bot.ui.boards import Boards, shown_window
+from bot.ui.board_look import BoardLook, shown_window
+from bot.ui.boards import Boards
 from bot.ui.buttons import Pan
 from bot.ui.window import Window, initial_window
-from engine.types import Level
+from engine.game.types import Level
 from testkit.states import big_game, in_tournament
 
 
@@ -39,7 +40,7 @@ def _boards() -> Boards:
 
 def _window(boards: Boards, state: GameState, window: Window | None = None,
             message: _Message | None = None) -> Window | None:
-    return boards._window(state, window, cast(discord.Message | None, message))
+    return boards.look.window(state, window, cast(discord.Message | None, message))
 
 
 def test_a_move_inside_the_window_leaves_it_where_the_member_panned_it() -> None:
@@ -78,8 +79,8 @@ def test_a_finished_game_forgets_its_window() -> None:
     _window(boards, big_game(["H8"]), Window(5, 5, 4, 5))
     finished = big_game(["H8"], status="finished")
     assert _window(boards, finished) is None
-    boards._forget_if_over(finished)
-    assert boards._windows == {}
+    boards.forget_if_over(finished)
+    assert boards.look._windows == {}
 
 
 class _Host:
@@ -90,11 +91,11 @@ class _Host:
 
 
 async def test_a_tournament_boards_picture_names_its_players_as_the_standings_do() -> None:
-    boards = Boards(cast(Any, _Host()))
+    look = BoardLook(cast(Any, _Host()))
     watched = big_game(["H8"], mode="watch")
-    assert await boards.players(watched) == ("caro AI (easy)", "caro AI (hard)")
+    assert await look.players(watched) == ("caro AI (easy)", "caro AI (hard)")
     state, placed = in_tournament(watched, "easy#2", "hard")
-    assert await boards.players(state, placed) == ("AI easy #2", "AI hard")
+    assert await look.players(state, placed) == ("AI easy #2", "AI hard")
     two_of_a_level = load_state(replace(state.row, o=Level.EASY))
     _, placed = in_tournament(two_of_a_level, "easy#2", "easy")
-    assert await boards.players(two_of_a_level, placed) == ("AI easy #2", "AI easy")
+    assert await look.players(two_of_a_level, placed) == ("AI easy #2", "AI easy")

@@ -11,7 +11,7 @@ from bot.game import ladder, options, ratings
 from bot.game.levels import NO_ENGINE
 from bot.i18n import texts
 from bot.ui import help_text
-from engine.types import LEVELS, Level
+from engine.game.types import LEVELS, Level
 
 
 def _help(locale: str) -> str:

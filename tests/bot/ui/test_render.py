@@ -36,8 +36,8 @@ from bot.ui.render import (
     stats_embed,
 )
 from engine import Mark
-from engine.openings import Opening
-from engine.types import Level
+from engine.game.openings import Opening
+from engine.game.types import Level
 from testkit.discord_double.state import iter_components
 from testkit.states import big_game, game, in_tournament
 

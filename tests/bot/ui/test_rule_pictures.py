@@ -13,7 +13,7 @@ from bot.ui import rule_pictures
 from bot.ui.pictures import THEMES
 from bot.ui.rule_pictures import PANELS, RuleTopic, forbidden_shapes, rule_picture
 from engine import Mark
-from engine.openings import Action, Choice, Opening, OpeningState
+from engine.game.openings import Action, Choice, Opening, OpeningState
 
 
 def test_each_renju_panel_rings_the_point_the_engine_forbids_for_its_shape() -> None:

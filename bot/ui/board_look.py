@@ -1,0 +1,217 @@
+"""What a game's board looks like on its message: the text, the buttons and, on a big board, the
+picture with its legend, in the theme of the member who started the game; the pan window a big
+board shows; and whether a message already is a Components V2 layout. Drawn the same whichever
+feature changed the game: bot.ui.boards puts the drawing on the game's message.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import discord
+
+from bot.game.levels import ExternalLevel
+from bot.game.model import DEFAULT_STYLE, GameState
+from bot.game.services import Services
+from bot.game.tournament_model import TournamentGame
+from bot.ui.buttons import Pan
+from bot.ui.display_names import display_names
+from bot.ui.pictures import Players
+from bot.ui.record_views import players_of, translator
+from bot.ui.render import (
+    board_file,
+    game_content,
+    game_view,
+    has_window,
+    uses_image,
+)
+from bot.ui.tournaments import entrant_label
+from bot.ui.window import Window, WindowError, follow, initial_window
+from engine import Mark
+
+
+class LookHost(Protocol):
+    """What BoardLook needs from the bot."""
+
+    @property
+    def services(self) -> Services: ...
+
+    @property
+    def external(self) -> ExternalLevel: ...
+
+    def get_guild(self, id: int, /) -> discord.Guild | None: ...
+
+
+def message_parts(
+    state: GameState,
+    *,
+    external: ExternalLevel,
+    edit: bool = False,
+    window: Window | None = None,
+    changes: Any = (),
+    layout: bool = False,
+    players: Players | None = None,
+    theme: str = DEFAULT_STYLE,
+    tournament: TournamentGame | None = None,
+) -> dict[str, Any]:
+    """Keyword arguments that draw a game on a message (send or edit): text, buttons and, on a
+    big board, the picture (with `players`, its legend), all in `theme`'s colours. `layout`
+    draws even a small board as a Components V2 layout (for a message that already is one).
+    `external` names the external engine's seat; `tournament`, a tournament's game's place in
+    it."""
+    view = game_view(
+        state,
+        window=window,
+        changes=changes,
+        layout=layout,
+        external=external,
+        theme=theme,
+        tournament=tournament,
+    )
+    parts: dict[str, Any] = {"view": view}
+    if isinstance(view, discord.ui.LayoutView):
+        # The text is a component of the layout; V2 messages carry no content or embeds, and
+        # an edit says so explicitly (a challenge's text turns into a board).
+        if edit:
+            parts.update(content=None, embeds=[])
+    else:
+        parts["content"] = game_content(
+            state, changes=changes, external=external, theme=theme, tournament=tournament
+        )
+    if uses_image(state):
+        picture = board_file(state, window_for(state, window), players, theme)
+        if edit:
+            parts["attachments"] = [picture]
+        else:
+            parts["file"] = picture
+    return parts
+
+
+def window_for(state: GameState, window: Window | None) -> Window | None:
+    if not has_window(state):
+        return None
+    return (window or initial_window(state.board)).clamp(state.board.rows, state.board.cols)
+
+
+def shown_window(message: discord.Message | None) -> Window | None:
+    """The pan window a board's message shows, read from its arrows' ids (the bot's own)."""
+    for row in message.components if message is not None else ():
+        for item in getattr(row, "children", ()):
+            click = Pan.parse(str(getattr(item, "custom_id", None)))
+            if click is not None:
+                try:
+                    return Window.decode(click.window)
+                except WindowError:
+                    return None
+    return None
+
+
+def is_layout(message: discord.Message | None) -> bool:
+    return message is not None and message.flags.components_v2
+
+
+class BoardLook:
+    """The drawing of a game's board, and what it remembers of the boards drawn: the pan window
+    of each running big board, and the messages seen to be layouts."""
+
+    def __init__(self, host: LookHost) -> None:
+        self._host = host
+        # The pan window last drawn per running big board: a move inside it leaves it in place.
+        self._windows: dict[int, Window] = {}
+        # Boards that need no layout but whose message already is one (an older version drew a
+        # small board as a V2 layout), as seen on clicks: a redraw through the channel, which
+        # does not see the message, draws them as a layout too.
+        self.layout_messages: set[int] = set()
+
+    def as_layout(self, message: discord.Message | None) -> bool:
+        """Whether `message` (the one being edited) is a layout, remembered when it is."""
+        if message is None or not is_layout(message):
+            return False
+        self.layout_messages.add(message.id)
+        return True
+
+    @property
+    def external(self) -> ExternalLevel:
+        return self._host.external
+
+    async def drawing(
+        self,
+        state: GameState,
+        *,
+        edit: bool = False,
+        window: Window | None = None,
+        message: discord.Message | None = None,
+    ) -> dict[str, Any]:
+        """message_parts, with the rating changes of a finished game; on `message` (the one
+        being edited) as a layout if it already is one."""
+        changes = () if state.active else await self._host.services.games.rating_changes(state.id)
+        tournament = await self.tournament(state)
+        return message_parts(
+            state,
+            external=self.external,
+            edit=edit,
+            window=self.window(state, window, message),
+            changes=changes,
+            layout=self.as_layout(message),
+            players=await self.players(state, tournament),
+            theme=await self.theme(state),
+            tournament=tournament,
+        )
+
+    def window(
+        self, state: GameState, window: Window | None, message: discord.Message | None
+    ) -> Window | None:
+        """The window to draw a big board with: `window` when the member panned; else the one
+        shown before (remembered, or read off the message), moved only as far as the last move
+        needs; else the first window, around the last move."""
+        board = state.board
+        if not (uses_image(state) and has_window(state)):
+            return window
+        if window is None:
+            shown = self._windows.get(state.id) or shown_window(message)
+            if shown is not None and shown.fits(board.rows, board.cols):
+                last = board.last_move
+                window = shown if last is None else follow(shown, last, board)
+        window = (window or initial_window(board)).clamp(board.rows, board.cols)
+        self._windows[state.id] = window
+        return window
+
+    async def players(
+        self, state: GameState, tournament: TournamentGame | None = None
+    ) -> Players | None:
+        """The legend of a board drawn as a picture: who plays X and who plays O (display names,
+        AI levels in the game's language; in a tournament's game, as its standings name them);
+        None for a board of buttons, which has no picture."""
+        if not uses_image(state):
+            return None
+        names = await display_names(self._host, state.row.guild_id, state.row.members)
+        tr = translator(state.row.locale)
+        if tournament is not None:
+            x, o = (tournament.entrant(state, mark) for mark in (Mark.X, Mark.O))
+            return entrant_label(x, tr, names), entrant_label(o, tr, names)
+        return players_of(state, names, tr)
+
+    async def tournament(self, state: GameState) -> TournamentGame | None:
+        """A tournament's game's place in it, for its board; None for any other game."""
+        if state.row.tournament_id is None:
+            return None
+        return await self._host.services.tournament_reads.game_of(state)
+
+    async def theme(self, state: GameState) -> str:
+        """The look of a game's board: the theme of the member who started it, so a public
+        board looks the same whoever clicks it; a change of theme shows from the next drawing."""
+        return await self._host.services.preferences.theme(state.row.started_by)
+
+    def forget(self, game_id: int) -> None:
+        """Forget the window of a game that is over."""
+        self._windows.pop(game_id, None)
+
+
+__all__ = [
+    "BoardLook",
+    "LookHost",
+    "is_layout",
+    "message_parts",
+    "shown_window",
+    "window_for",
+]

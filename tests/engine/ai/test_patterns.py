@@ -1,0 +1,163 @@
+"""The pattern board (engine.ai.patterns): tables generated from the rules, cell patterns read
+as a player reads them, and the compiled core's incremental copy equal to a recount."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from engine.ai import compiled, core, patterns
+from engine.game.board import Board
+from engine.game.types import Rule
+from training import pattern_tables
+
+NAMES = {"_": 0, "x": 1, "o": 2, "#": 3}
+
+
+def line_class(line: str, rule: str) -> int:
+    """The class of an own stone on the centre ('.') of an 11-cell line: x own, o opponent,
+    # off the board, _ empty."""
+    assert len(line) == 11 and line[5] == "."
+    code = 0
+    for digit, pos in enumerate(pattern_tables.neighbour_positions()):
+        code |= NAMES[line[pos]] << (2 * digit)
+    table = patterns._raw_tables()[rule]
+    return int(table[code])
+
+
+def test_the_shipped_pattern_tables_are_what_the_rules_generate():
+    generated = pattern_tables.generate()
+    shipped = patterns._raw_tables()
+    assert set(generated) == set(shipped)
+    for rule, table in generated.items():
+        assert np.array_equal(table, shipped[rule]), rule
+
+
+@pytest.mark.parametrize(
+    ("line", "rule", "expected"),
+    [
+        ("_xxxx.____o", "freestyle", patterns.FIVE),
+        ("xxxxx._____", "freestyle", patterns.FIVE),  # six in a row wins freestyle
+        ("xxxxx._____", "exact", patterns.FREE),  # ... but not exactly five
+        ("oxxxx.o____", "caro", patterns.FREE),  # blocked at both ends: no caro win
+        ("oxxxx.#____", "caro", patterns.FIVE),  # the edge blocks nothing under caro
+        ("__xxx.____o", "freestyle", patterns.F4),
+        ("o_xxx.o____", "freestyle", patterns.B4),
+        ("___xx.____o", "freestyle", patterns.F3),
+        ("___x_.x____", "freestyle", patterns.F3),  # a split three
+        ("__oxx.____o", "freestyle", patterns.B3),
+        ("x_xx_._____", "exact", patterns.B3),  # one way to the four makes six
+        ("____x.____o", "freestyle", patterns.F2),
+        ("#####.#####", "freestyle", patterns.NONE),
+        ("_____.__ooo", "freestyle", patterns.FREE),
+    ],
+)
+def test_a_line_class_says_what_one_more_stone_makes_on_that_line(line, rule, expected):
+    assert line_class(line, rule) == expected
+
+
+def test_two_open_threes_crossing_make_a_three_three_and_a_four_with_an_open_three_a_four_three():
+    board = Board(15, 15, 5, Rule.FREESTYLE)
+    # X: H8 I8 on a row and G9 G10 on a column; O elsewhere.
+    for name in ("H8", "A1", "I8", "A3", "G9", "A5", "G10", "A7"):
+        board.push_name(name)
+    cols = board.cols
+    found = patterns.cell_patterns(list(board.grid), 15, 15, Rule.FREESTYLE, 1)
+    g8 = board.parse_move("G8")
+    assert found[g8[0] * cols + g8[1]] == patterns.F_F3X2
+    board.push_name("J8")  # X: H8 I8 J8 - G8 now makes an open four... and the column three
+    board.push_name("A9")
+    found = patterns.cell_patterns(list(board.grid), 15, 15, Rule.FREESTYLE, 1)
+    assert found[g8[0] * cols + g8[1]] == patterns.B_F4
+
+
+def test_renju_black_double_three_is_a_forbidden_pattern_and_white_s_is_not():
+    board = Board(15, 15, 5, Rule.RENJU)
+    for name in ("H8", "A1", "I8", "A3", "G9", "A5", "G10", "C1"):
+        board.push_name(name)
+    r, c = board.parse_move("G8")
+    black = patterns.cell_patterns(list(board.grid), 15, 15, Rule.RENJU, 1)
+    assert black[r * 15 + c] == patterns.FORBID_P
+
+
+@pytest.mark.parametrize("rule", list(Rule))
+def test_the_core_pattern_board_equals_a_recount_after_moves_and_undos(rule):
+    rng = random.Random(f"patterns/{rule.value}")
+    board = Board(15, 15, 5, rule)
+    g, s = compiled.state_of(board)
+    weights = patterns.weights().cell
+    placed = 0
+    while placed < 60 and not board.is_over():
+        cell = rng.choice(list(board.legal_moves))
+        if rule is Rule.RENJU and board.ply % 2 == 0 and board.is_forbidden(cell):
+            continue
+        board.push(cell)
+        core.place(g, s, cell[0] * 15 + cell[1], 1 if board.ply % 2 == 1 else 2)
+        placed += 1
+        if placed % 10 == 0:
+            empty = np.array(board.grid) == 0
+            for mark in (1, 2):
+                expected = patterns.cell_patterns(list(board.grid), 15, 15, rule, mark)
+                assert np.array_equal(s.p4[mark][empty], expected[empty])
+                assert s.psum[mark, 0] == weights[0][expected[empty]].sum()
+                assert s.psum[mark, 1] == weights[1][expected[empty]].sum()
+    fresh = compiled.new_state(g, [])
+    for _ in range(placed):
+        core.unplace(g, s)
+    for name in ("pcode", "pcls", "p4", "psum"):
+        assert np.array_equal(getattr(s, name), getattr(fresh, name)), name
+
+
+def test_a_threat_search_leaves_the_pattern_board_as_it_found_it():
+    board = Board.from_text("15x15 k5 freestyle H8 H9 I8 I9 J8 J9 G9 K8 G7 F6")
+    g, s = compiled.state_of(board)
+    before = s.psum.copy(), s.p4.copy()
+    ctx = compiled.new_ctx(g.size)
+    compiled._begin(ctx, float("inf"), 50_000)
+    core.vcf(g, s, ctx, 1, 10, 0)
+    assert s.info[2] == 0
+    assert np.array_equal(s.psum, before[0]) and np.array_equal(s.p4, before[1])
+
+
+def test_the_shipped_weights_name_their_fit_and_rank_the_threats_as_a_player_would():
+    w = patterns.weights()
+    assert w.version
+    assert w.cell.shape == (2, patterns.NCAT)
+    # The opponent's five to make (we face a four) outweighs their open four, which outweighs
+    # their open three; ours likewise (our own five to make is never valued: it is played).
+    assert w.cell[1, patterns.A_FIVE] > w.cell[1, patterns.B_F4] > w.cell[1, patterns.H_F3] > 0
+    assert w.cell[0, patterns.B_F4] > w.cell[0, patterns.F_F3X2] > w.cell[0, patterns.H_F3] > 0
+
+
+def test_boards_other_than_five_in_a_row_keep_the_window_evaluation():
+    g = compiled.geometry(7, 7, 4, Rule.FREESTYLE)
+    assert g.pat == 0
+
+
+@pytest.mark.parametrize("rule", [Rule.FREESTYLE, Rule.CARO, Rule.RENJU])
+def test_the_pure_python_search_values_positions_as_the_compiled_core_does(rule):
+    from engine.ai.position import Position
+
+    rng = random.Random(f"python-patterns/{rule.value}")
+    board = Board(15, 15, 5, rule)
+    pos = Position(board, patterns=True)
+    while pos.board.ply < 40 and not pos.board.is_over():
+        cell = rng.choice(pos.candidates() or list(range(225)))
+        pos.push(cell)
+        if pos.board.ply % 8 == 0 and not pos.board.is_over():
+            g, s = compiled.state_of(pos.board)
+            assert pos.evaluate() == core.evaluate(g, s, pos.turn)
+    while pos.board.ply:
+        pos.pop()
+    assert pos.pboard is not None
+    assert pos.pboard.psum == Position(Board(15, 15, 5, rule), patterns=True).pboard.psum
+
+
+def test_the_easier_levels_keep_the_window_evaluation():
+    from engine.ai.position import Position
+
+    board = Board.from_text("15x15 k5 freestyle H8 H9 I8")
+    assert Position(board).pboard is None
+    assert Position(board, patterns=True).pboard is not None
