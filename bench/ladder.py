@@ -31,8 +31,8 @@ from bot.game import ladder
 from bot.game.ladder import Pairing
 from bot.game.ratings import LADDER_PIN, START_RATING
 from engine.game.notation import parse_size
-from engine.programs.arena import LevelPlayer, run_games, schedule
 from engine.game.types import LEVELS, Mark, Rule
+from engine.programs.arena import LevelPlayer, run_games, schedule
 
 # The adjacent levels, easy-hard, and a bridge between hard and impossible: impossible wins every
 # game against hard, and a clean sweep only says "stronger by at least so much", so impossible at
