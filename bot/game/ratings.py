@@ -3,9 +3,8 @@
 AI levels are players with fixed anchor ratings, so games against the AI count on the same
 scale as games between members while the anchors themselves never move. The anchors are derived
 from games measured between the levels (bot.game.ladder), with `normal` pinned at a new member's
-starting rating. Storage only reads the
-current standings and writes what these functions return, in the transaction that finishes the
-game.
+starting rating. Storage only reads the current standings and writes what these functions
+return, in the transaction that finishes the game.
 """
 
 from __future__ import annotations
