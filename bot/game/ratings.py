@@ -1,9 +1,10 @@
 """Rating policy as pure functions: which games are rated, and how a result moves Elo ratings.
 
 AI levels are players with fixed anchor ratings, so games against the AI count on the same
-scale as games between members while the anchors themselves never move. Storage only reads the
-current standings and writes what these functions return, in the transaction that finishes the
-game.
+scale as games between members while the anchors themselves never move. The anchors are derived
+from games measured between the levels (bot.game.ladder), with `normal` pinned at a new member's
+starting rating. Storage only reads the current standings and writes what these functions
+return, in the transaction that finishes the game.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bot.game import ladder
 from bot.game.levels import NO_ENGINE, ExternalLevel
 from bot.game.model import GameRow, Mode, Result
 from engine import Mark
@@ -18,13 +20,14 @@ from engine.game.types import Level
 
 K_FACTOR = 32.0
 START_RATING = 1200.0
-# Keyed by Level, which is a str: the level's name (as typed in an option) finds it too.
-AI_ANCHORS: dict[str, float] = {
-    Level.EASY: 800.0,
-    Level.NORMAL: 1200.0,
-    Level.HARD: 1600.0,
-    Level.IMPOSSIBLE: 2000.0,
-}
+# The ladder's fixed point: the level a new member is taken to be as strong as, so a member's
+# Elo and the AI's anchors mean the same thing. The other levels follow from the games measured
+# between the levels (bot.game.ladder: MEASURED and its fit), never from a number set by hand.
+LADDER_PIN = Level.NORMAL
+LADDER: dict[str, ladder.Rating] = ladder.fit(ladder.MEASURED, pin=LADDER_PIN, at=START_RATING)
+# Each level's fitted rating rounded to 50. Keyed by Level, which is a str: the level's name (as
+# typed in an option) finds it too.
+AI_ANCHORS: dict[str, float] = ladder.anchors(LADDER)
 SCORES: dict[Result, float] = {Result.WIN: 1.0, Result.DRAW: 0.5, Result.LOSS: 0.0}
 # A member needs this many rated games in a mode to appear on its leaderboard: one lucky win
 # must not put a newcomer on top.

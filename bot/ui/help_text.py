@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from bot.game.challenges import CHALLENGE_SECONDS
 from bot.game.hints import HINT_LEVELS
+from bot.game.ladder import LADDER_SIZE, MEASURED, games_between_levels, head_to_head
 from bot.game.levels import ExternalLevel
 from bot.game.model import External
 from bot.game.options import (
@@ -20,7 +21,13 @@ from bot.game.options import (
     parse_options,
     parse_size,
 )
-from bot.game.ratings import AI_ANCHORS, K_FACTOR, LEADERBOARD_MIN_GAMES, START_RATING
+from bot.game.ratings import (
+    AI_ANCHORS,
+    K_FACTOR,
+    LADDER_PIN,
+    LEADERBOARD_MIN_GAMES,
+    START_RATING,
+)
 from bot.game.seasons import SOFT_RESET_KEEP
 from bot.game.settings import DEFAULT_TIMEOUTS
 from bot.i18n.texts import Counted, command_name, subcommands, text_in
@@ -61,6 +68,22 @@ def _either(tr: Callable[..., str], items: list[str]) -> str:
     if len(items) < 2:
         return "".join(items)
     return tr("help.or", first=", ".join(items[:-1]), last=items[-1])
+
+
+def _rated(tr: Callable[..., str], level: Level, anchor: float) -> str:
+    """What the help says of an AI level: its anchor, and its measured score against the level
+    rated next below it, both from the ladder (bot.game.ladder)."""
+    below = [other for other in AI_ANCHORS if AI_ANCHORS[other] < anchor]
+    weaker = max(below, key=lambda other: AI_ANCHORS[other]) if below else None
+    games = head_to_head(MEASURED, level, weaker) if weaker is not None else None
+    if weaker is None or games is None:
+        return tr("help.level.rated", rating=f"{anchor:g}")
+    return tr(
+        "help.level.rated_above",
+        rating=f"{anchor:g}",
+        score=f"{games.score:.0%}",
+        weaker=tr(f"level.{weaker}"),
+    )
 
 
 def help_sections(locale: str, external: ExternalLevel, client: str | None = None) -> list[Section]:
@@ -154,7 +177,7 @@ def help_sections(locale: str, external: ExternalLevel, client: str | None = Non
         if engine is not None:
             text = tr("help.level.external", rating=f"{engine.rating:g}")
         elif anchor is not None:
-            text = tr("help.level.rated", rating=f"{anchor:g}")
+            text = _rated(tr, Level(level), anchor)
         else:
             text = tr(f"help.level.{level}", start=f"{START_RATING:g}")
         level_lines.append(tr("help.item", item=name, text=text))
@@ -165,6 +188,13 @@ def help_sections(locale: str, external: ExternalLevel, client: str | None = Non
         [
             tr("help.levels", option=option("difficulty")),
             *level_lines,
+            tr(
+                "help.levels.ladder",
+                games=games_between_levels(MEASURED),
+                size=LADDER_SIZE,
+                level=tr(f"level.{LADDER_PIN.value}"),
+                start=f"{START_RATING:g}",
+            ),
             tr(
                 "help.hints",
                 hint=commands["hint"],

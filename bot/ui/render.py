@@ -27,7 +27,7 @@ from bot.game.model import (
     jump_link,
 )
 from bot.game.pairings import Format
-from bot.game.ratings import LEADERBOARD_MIN_GAMES, START_RATING, rated
+from bot.game.ratings import AI_ANCHORS, LEADERBOARD_MIN_GAMES, START_RATING, rated
 from bot.game.seasons import SOFT_RESET_KEEP
 from bot.game.tournament_model import TournamentGame
 from bot.i18n.texts import EN, command_names, text_in
@@ -686,12 +686,19 @@ def leaderboard_embed(
         else tr("board.season_title", season=season, **where),
         description=leaderboard_text(rows, mode, locale, client),
     )
-    rule = tr("board.rule", count=LEADERBOARD_MIN_GAMES)
+    rule = board_rule(tr)
     if season is not None:
         reset = tr("board.season_rule", start=f"{START_RATING:g}", keep=f"{SOFT_RESET_KEEP:.0%}")
         rule = f"{rule}\n{reset}"
     embed.set_footer(text=rule)
     return embed
+
+
+def board_rule(tr: Callable[..., str]) -> str:
+    """How a leaderboard ranks: Elo, the AI levels' anchors (bot.game.ladder's fit, so a new
+    measurement shows at once) and the games it takes to be listed."""
+    anchors = {level: f"{AI_ANCHORS[level]:g}" for level in LEVELS}
+    return tr("board.rule", count=LEADERBOARD_MIN_GAMES, **anchors)
 
 
 def server_leaderboard_embed(
@@ -704,7 +711,7 @@ def server_leaderboard_embed(
         embed.add_field(
             name=tr(f"mode.{mode}"), value=leaderboard_text(rows, mode, locale, client), inline=False
         )
-    embed.set_footer(text=tr("board.rule", count=LEADERBOARD_MIN_GAMES))
+    embed.set_footer(text=board_rule(tr))
     return embed
 
 

@@ -61,8 +61,9 @@ async def test_win_draw_and_loss_then_stats_and_leaderboard(running_bot: BotHand
     assert stats.callback_type == 4
     embed = stats.embeds[0]
     fields = {f["name"]: f["value"] for f in embed["fields"]}
-    # Elo against the AI's anchors: a win over easy (800), a draw and a loss against impossible.
-    rating = updated(updated(updated(1200, 800, "win"), 2000, "draw"), 2000, "loss")
+    # Elo against the AI's anchors: a win over easy, a draw and a loss against impossible.
+    easy, impossible = AI_ANCHORS["easy"], AI_ANCHORS["impossible"]
+    rating = updated(updated(updated(1200, easy, "win"), impossible, "draw"), impossible, "loss")
     assert fields[f"against the AI: rating {round(rating)}"] == (
         "1 W / 1 D / 1 L, 3 played, win rate 33%"
     )

@@ -492,7 +492,7 @@ async def test_resign_gives_the_win_to_the_other_side(sqlite_world) -> None:
     with pytest.raises(UserError, match="This game is over"):
         await svc.games.resign(state.id, ALICE)
     standing = await svc.standings.standing(GUILD, ALICE, Mode.AI)
-    assert standing.rating == pytest.approx(ratings.updated(1200, 800, "loss"))
+    assert standing.rating == pytest.approx(ratings.updated(1200, ratings.AI_ANCHORS["easy"], "loss"))
     # The rematch swaps colours: Alice played X, so the AI moves first.
     old, options = await svc.games.rematch_options(state.id, ALICE)
     assert old.id == state.id and options.first == "ai" and options.level == "easy"
@@ -500,9 +500,17 @@ async def test_resign_gives_the_win_to_the_other_side(sqlite_world) -> None:
 
 async def test_adaptive_picks_the_level_nearest_the_rating(sqlite_world) -> None:
     svc, _ = sqlite_world
-    assert [ratings.nearest_level(r) for r in (600, 1000, 1390, 1450, 2500)] == [
-        "easy", "easy", "normal", "hard", "impossible",
-    ]
+    # The anchors are measured (bot.game.ladder): the test follows them.
+    anchors = ratings.AI_ANCHORS
+    levels = sorted(anchors, key=anchors.__getitem__)
+    assert ratings.nearest_level(anchors[levels[0]] - 500) == levels[0]
+    assert ratings.nearest_level(anchors[levels[-1]] + 500) == levels[-1]
+    for lower, upper in zip(levels, levels[1:], strict=False):
+        middle = (anchors[lower] + anchors[upper]) / 2
+        assert ratings.nearest_level(anchors[lower]) == lower
+        assert ratings.nearest_level(middle - 1) == lower
+        assert ratings.nearest_level(middle) == lower  # a tie goes to the weaker level
+        assert ratings.nearest_level(middle + 1) == upper
     state = await svc.games.start(guild_id=GUILD, channel_id=CHANNEL, player_id=ALICE,
                               options=parse_options("adaptive"), rng=random.Random(1))
     assert state.ai_level == "normal"  # a newcomer is rated 1200

@@ -25,7 +25,7 @@ import discord
 import pytest
 
 from bot.game.options import parse_options
-from bot.game.ratings import updated
+from bot.game.ratings import AI_ANCHORS, updated
 from bot.game.services import build_services
 from bot.runtime import patches
 from bot.runtime.config import Settings, SettingsError, load_settings
@@ -38,7 +38,7 @@ from testkit.clusters import Cluster, Database, Deployment, deploy, rating_chain
 from testkit.thinkers import Thinker
 
 MANAGE_GUILD = 1 << 5
-AI_EASY_RATING = 800.0
+AI_EASY_RATING = AI_ANCHORS["easy"]
 
 
 def settings(**env: str) -> Settings:

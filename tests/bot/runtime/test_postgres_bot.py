@@ -16,7 +16,7 @@ from typing import Any
 import asyncpg
 import pytest
 
-from bot.game.ratings import updated
+from bot.game.ratings import AI_ANCHORS, updated
 from bot.runtime.config import SettingsError, load_settings
 from engine import Board
 from engine.solve.solver import perfect_move
@@ -82,7 +82,7 @@ async def test_a_game_is_played_to_its_end_and_rated_on_postgresql(
     end = await play_out(alice, started.message)
     assert "**You win!**" in text_of(end)
     stats = await alice.slash("caro stats")
-    rating = updated(1200, 800, "win")
+    rating = updated(1200, AI_ANCHORS["easy"], "win")
     fields = {f["name"]: f["value"] for f in stats.embeds[0]["fields"]}
     assert fields[f"against the AI: rating {round(rating)}"].startswith("1 W / 0 D / 0 L")
 

@@ -23,6 +23,7 @@ from bot.game.model import (
     load_state,
 )
 from bot.game.pairings import Format
+from bot.game.ratings import AI_ANCHORS
 from bot.i18n import texts
 from bot.runtime.config import MissingTokenError, SettingsError, load_settings
 from bot.ui.buttons import EMPTY_LABEL
@@ -186,6 +187,11 @@ def test_stats_and_leaderboard_embeds() -> None:
         ("against the AI", "**1.** <@42>: 1251 (3 W / 0 D / 0 L)"),
     ]
     assert "Listed after 3 rated games" in server["footer"]["text"]
+    # The AI levels' anchors are the ladder's (bot.game.ladder), in both languages.
+    anchors = ", ".join(f"{level.value} {AI_ANCHORS[level]:g}" for level in Level)
+    assert f"players rated {anchors}." in board["footer"]["text"] == server["footer"]["text"]
+    vi_board = leaderboard_embed([], locale="vi").to_dict()["footer"]["text"]
+    assert f"khó {AI_ANCHORS[Level.HARD]:g}" in vi_board
     vietnamese = stats_embed("an", stats, standings, "vi", external=NO_ENGINE).to_dict()
     assert vietnamese["title"] == "Thống kê của an"
     assert "đấu với máy: điểm xếp hạng 1234" in {f["name"] for f in vietnamese["fields"]}
