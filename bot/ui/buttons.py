@@ -235,11 +235,12 @@ class Click:
         the cog's method). A refusal from either is shown privately to the member, here and
         nowhere else, and so is the database being away."""
         try:
-            await answer(interaction, self, await self.check(interaction))
-        except UserError as exc:
-            await refuse(interaction, exc)
-        except StorageUnavailable:
-            await unreachable(interaction)
+            try:
+                await answer(interaction, self, await self.check(interaction))
+            except UserError as exc:
+                await refuse(interaction, exc)
+            except StorageUnavailable:
+                await unreachable(interaction)
         except discord.NotFound as exc:
             if exc.code != UNKNOWN_INTERACTION:
                 raise

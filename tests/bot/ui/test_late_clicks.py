@@ -13,6 +13,7 @@ from unittest import mock
 import discord
 import pytest
 
+from bot.game.errors import UserError
 from bot.ui import buttons
 
 
@@ -21,7 +22,7 @@ def not_found(code: int) -> discord.NotFound:
     return discord.NotFound(response, {"code": code, "message": "Unknown interaction"})
 
 
-async def answered_with(error: Exception) -> None:
+async def answered_with(error: Exception, *, refused: bool = False) -> None:
     click = buttons.parse("caro:m:1:0:A1", form=False)
     assert click is not None
 
@@ -29,9 +30,15 @@ async def answered_with(error: Exception) -> None:
         return None
 
     async def answer(interaction: Any, spec: Any, found: Any) -> None:
+        if refused:
+            raise UserError("click.stale")
         raise error
 
-    with mock.patch.object(type(click), "check", check):
+    async def refuse(interaction: Any, exc: UserError) -> None:
+        raise error
+
+    with mock.patch.object(type(click), "check", check), \
+            mock.patch.object(buttons, "refuse", refuse):
         await click.callback(mock.Mock(), answer)
 
 
@@ -41,6 +48,15 @@ async def test_a_click_answered_too_late_is_a_warning_not_a_traceback(
     with caplog.at_level(logging.WARNING, logger="caro.bot"):
         await answered_with(not_found(10062))
     assert "a click was answered too late for Discord (Unknown interaction)" in caplog.text
+
+
+async def test_a_refusal_answered_too_late_is_a_warning_too(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The click was refused (an out-of-date board) and the refusal itself came too late.
+    with caplog.at_level(logging.WARNING, logger="caro.bot"):
+        await answered_with(not_found(10062), refused=True)
+    assert "a click was answered too late for Discord" in caplog.text
 
 
 async def test_other_not_found_errors_still_propagate() -> None:
