@@ -50,6 +50,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import itertools
 import math
 import os
 import random
@@ -141,6 +142,13 @@ class Soak:
         self.began = self.loop.time()
         self.until = self.began + args.minutes * 60
         self.cluster_of = {g: deployment.cluster_of(g) for g in deployment.guilds}
+        # The servers in turn from each shard (the deployment lists them shard by shard), so
+        # that the first n of them, where the members play, are on every process.
+        shards = collections.defaultdict(list)
+        for g in deployment.guilds:
+            shards[self.double.shard_of(g, len(deployment.clusters) * args.shards)].append(g)
+        self.guilds = [g for row in itertools.zip_longest(*shards.values()) for g in row
+                       if g is not None]
         self.up = {c.name: True for c in deployment.clusters}
         self.kills: list[tuple[str, float]] = []
         self.pg_restarts: list[float] = []
@@ -163,17 +171,18 @@ class Soak:
 
     # ------------------------------------------------------------------ time and interactions
     def now(self) -> float:
-        return self.loop.time() - self.began
+        return float(self.loop.time() - self.began)
 
     def running(self) -> bool:
-        return self.loop.time() < self.until
+        return bool(self.loop.time() < self.until)
 
     def window(self) -> Window:
         last = max(1, round(self.args.minutes * 60 / self.args.window)) - 1
         index = min(int(self.now() // self.args.window), last)
         while len(self.windows) <= index:
             self.windows.append(Window())
-        return self.windows[index]
+        window: Window = self.windows[index]
+        return window
 
     def fault_on(self) -> bool:
         """A database fault is under way (or just ended: the bot's pool reconnects)."""
@@ -229,7 +238,7 @@ class Soak:
     # ------------------------------------------------------------------ games against the AI
     async def ai_games(self) -> None:
         """The seats of games against the AI, clicked at `--rate` per second in all."""
-        guilds = self.deployment.guilds
+        guilds = self.guilds
         seats = []
         for i in range(self.args.seats):
             guild = guilds[i % len(guilds)]
@@ -237,6 +246,11 @@ class Soak:
                 [self.double.add_member(f"s{i}m{m}", guild_id=guild) for m in range(3)],
                 guild, AI_SIZES[i % len(AI_SIZES)], "normal" if i % 7 == 3 else "easy",
                 rated=i % CASUAL_AI_EVERY != 0))
+        # The seats' first games start over the first seconds, as a community's members come
+        # by one after the other, not all in the processes' first second.
+        ramp = min(20.0, 0.1 * self.args.minutes * 60)
+        first_start = {id(seat): self.began + ramp * i / len(seats)
+                       for i, seat in enumerate(seats)}
         tasks: set[asyncio.Task[None]] = set()
         n = 0
         rate = self.args.rate
@@ -253,7 +267,7 @@ class Soak:
                 if seat.busy or not self.up[self.cluster_of[seat.guild].name]:
                     continue
                 if seat.message is None:
-                    if seat.pacer().ready(now):
+                    if seat.pacer().ready(now) and now >= first_start[id(seat)]:
                         tasks.add(self.loop.create_task(self.start_ai(seat)))
                     continue
                 over, mine = seat.board()
@@ -313,7 +327,7 @@ class Soak:
 
     # ------------------------------------------------------------------ games between members
     async def pvp(self, index: int) -> None:
-        guild = self.deployment.guilds[(index * 7 + 3) % len(self.deployment.guilds)]
+        guild = self.guilds[(index * 7 + 3) % len(self.guilds)]
         a, b = (self.double.add_member(f"pvp{index}{side}", guild_id=guild) for side in "ab")
         pacer = load.Pacer(Cooldowns().challenge)
         rated = index % 2 == 0
@@ -456,7 +470,7 @@ class Soak:
 
     # ------------------------------------------------------------------ puzzles, replays, settings
     async def puzzles(self, index: int) -> None:
-        guild = self.deployment.guilds[(index * 11 + 5) % len(self.deployment.guilds)]
+        guild = self.guilds[(index * 11 + 5) % len(self.guilds)]
         member = self.double.add_member(f"puzzler{index}", guild_id=guild)
         while self.running():
             try:
@@ -474,7 +488,7 @@ class Soak:
 
     async def browsing(self, index: int) -> None:
         """Replays and reviews of finished games, stats, leaderboards and board themes."""
-        guild = self.deployment.guilds[(index * 13 + 1) % len(self.deployment.guilds)]
+        guild = self.guilds[(index * 13 + 1) % len(self.guilds)]
         member = self.double.add_member(f"reader{index}", guild_id=guild)
         while self.running():
             await self.pause(2, 5)
@@ -606,6 +620,7 @@ class Soak:
 
     async def sampling(self) -> None:
         warmed = False
+        report = 60.0
         while self.running():
             await asyncio.sleep(5)
             for cluster in self.deployment.clusters:
@@ -615,7 +630,8 @@ class Soak:
                 warmed = True
                 self.rows_at_warmup = await table_rows(self.deployment)
                 self.finished_at_warmup = await finished_count(self.deployment)
-            if int(self.now()) % 60 < 5:
+            if self.now() >= report:
+                report += 60
                 clicks = sum(len(w.click_ms) for w in self.windows)
                 print(f"{self.now():7.0f} s  {clicks} clicks, {len(self.acked)} acknowledged, "
                       f"{len(self.finished_games)} games seen finished, load "
@@ -624,7 +640,7 @@ class Soak:
     async def run(self) -> None:
         for cluster in self.deployment.clusters:
             self.track(cluster)
-        guilds = self.deployment.guilds
+        guilds = self.guilds
         jobs = [self.ai_games(), self.kills_on_schedule(), self.pg_restarts_on_schedule(),
                 self.outage(), self.season_boundary(), self.sampling()]
         jobs += [self.pvp(i) for i in range(self.args.pvp_pairs)]
@@ -773,9 +789,9 @@ async def audit_ratings(deployment: Deployment) -> tuple[list[str], dict[str, in
             problems.append(f"season rating change of game {game}, not finished and rated")
             continue
         mark = "X" if row[3] == user else "O"
-        key = ("season", int(guild), str(season), int(user), str(mode))
-        tally[key][result_for(row[5], mark)] += 1
-        season_rows[key].append((int(change_id), float(before), float(after)))
+        season_key = ("season", int(guild), str(season), int(user), str(mode))
+        tally[season_key][result_for(row[5], mark)] += 1
+        season_rows[season_key].append((int(change_id), float(before), float(after)))
     standings = await db.rows("SELECT scope, user_id, mode, rating, wins, draws, losses"
                               " FROM standings")
     for scope, user, mode, rating, wins, draws, losses in standings:
@@ -795,12 +811,12 @@ async def audit_ratings(deployment: Deployment) -> tuple[list[str], dict[str, in
         finals[int(guild), int(user), str(mode)].append((starts, str(season), float(rating)))
     boundaries = 0
     for guild, season, _starts, user, mode, rating, wins, draws, losses in seasons:
-        key = ("season", int(guild), str(season), int(user), str(mode))
-        t = tally.get(key, collections.Counter())
+        season_key = ("season", int(guild), str(season), int(user), str(mode))
+        t = tally.get(season_key, collections.Counter())
         if (t["win"], t["draw"], t["loss"]) != (wins, draws, losses):
             problems.append(f"member {user} season {season} {mode}: standing {wins}/{draws}/"
                             f"{losses}, games say {t['win']}/{t['draw']}/{t['loss']}")
-        rows = sorted(season_rows.get(key, []))
+        rows = sorted(season_rows.get(season_key, []))
         # The season's first change starts at the soft reset of the season the member played
         # last in this server before it, or at the start rating.
         others = [(s, name, r) for s, name, r in finals[int(guild), int(user), str(mode)]
@@ -849,7 +865,7 @@ async def audit_moves(deployment: Deployment, acked: list[tuple[int, int, str]])
 async def audit_tournaments(soak: Soak) -> tuple[list[str], str]:
     db = soak.deployment.database
     problems = []
-    summary = collections.Counter()
+    summary: collections.Counter[str] = collections.Counter()
     for tid, (form, channel) in sorted(soak.tournaments.items()):
         texts = [text_of(m) for m in soak.double.messages(channel)]
         status = await db.rows("SELECT status FROM tournaments WHERE id = ?", tid)
@@ -937,6 +953,12 @@ async def soak_run(args: argparse.Namespace) -> int:
     print(f"ready in {time.perf_counter() - wall0:.0f} s: {args.processes} processes x "
           f"{args.shards} shards, {len(deployment.guilds)} servers ({workdir})",
           file=sys.stderr, flush=True)
+    # SIGTERM or Ctrl-C stops the run through the `finally` below: the processes and the
+    # PostgreSQL server it started are stopped, not left behind.
+    task = asyncio.current_task()
+    assert task is not None
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        asyncio.get_running_loop().add_signal_handler(signum, task.cancel)
     soak = Soak(args, deployment, rng, server)
     checks: list[Check] = []
     info: list[tuple[str, str]] = []
