@@ -152,6 +152,7 @@ class Soak:
         self.up = {c.name: True for c in deployment.clusters}
         self.kills: list[tuple[str, float]] = []
         self.pg_restarts: list[float] = []
+        self.refused_starts: list[tuple[str, float, int]] = []  # (cluster, when, exit status)
         self.outages: list[tuple[float, float]] = []
         self.season_switched: tuple[float, float] | None = None
         self.interactions: list[Interaction] = []
@@ -564,8 +565,24 @@ class Soak:
         self.sample_process(victim)
         await victim.stop(signal.SIGKILL)
         self.kills.append((victim.name, self.now()))
-        await victim.start(wait=False)
-        await victim.wait_ready(timeout=180)
+        # Restarted as a supervisor (systemd's Restart=always) would: a process started while
+        # the database is away refuses to start (exit 2, one line in its log) and is started
+        # again 5 s later.
+        while True:
+            await victim.start(wait=False)
+            try:
+                await victim.wait_ready(timeout=180)
+                break
+            except AssertionError:
+                assert victim.process is not None
+                if victim.process.returncode is None:  # not ready in time: killed, started again
+                    victim.process.kill()
+                code = await victim.process.wait()
+                victim.process = None
+                self.refused_starts.append((victim.name, self.now(), code))
+                print(f"{self.now():7.0f} s  {victim.name} exited with {code} on its start; "
+                      "started again in 5 s", file=sys.stderr, flush=True)
+                await asyncio.sleep(5)
         self.track(victim)
         self.up[victim.name] = True
 
@@ -1114,6 +1131,9 @@ async def audit(soak: Soak) -> tuple[list[Check], list[tuple[str, str]]]:
                    f"{len(soak.pg_restarts)} PostgreSQL restart(s) ("
                    + ", ".join(f"{t:.0f} s" for t in soak.pg_restarts) + "); outage "
                    + (", ".join(f"{a:.0f}-{b:.0f} s" for a, b in soak.outages) or "none")),
+        ("starts refused (database away), started again",
+         ", ".join(f"{c} at {t:.0f} s (exit {code})" for c, t, code in soak.refused_starts)
+         or "none"),
         ("interactions not sent: process down", str(soak.skipped_down)),
         ("refused, by reason (outside faults)",
          ", ".join(f"{w} {why} {n}" for (w, why), n in soak.refusals.most_common(8)) or "none"),
