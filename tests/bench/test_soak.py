@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.soak import parse_args
+from bench.soak import Check, chain_problem, parse_args, result_for, table
 from testkit.postgres import find_bindir
 from testkit.postgres import required as postgres_required
 
@@ -46,6 +46,32 @@ def test_the_full_run_is_the_issues_hour() -> None:
         60, 4, 4, 1000, 100)
     assert args.pg_restart_every == 900 and args.outage_seconds == 60
     assert args.window == 3600 or args.minutes < 120
+
+
+def test_a_rating_chain_is_checked_from_its_start_to_the_standing() -> None:
+    steps = [(1200.0, 1216.0), (1216.0, 1201.0), (1201.0, 1215.5)]
+    assert chain_problem(1200.0, steps, 1215.5) is None
+    assert chain_problem(1200.0, steps[::-1], 1215.5) is None  # in any order
+    # A lost update: two games computed from the same rating.
+    lost = [(1200.0, 1216.0), (1200.0, 1184.0)]
+    assert chain_problem(1200.0, lost, 1184.0) == "rating changes do not chain"
+    # A change counted twice, or a standing that is not where the changes end.
+    assert chain_problem(1200.0, steps + [steps[-1]], 1215.5) is not None
+    assert chain_problem(1200.0, steps, 1300.0) == "rating 1300.00 is not the end of its changes"
+    # A season starts from its soft reset, not the start rating.
+    assert chain_problem(1250.0, [(1250.0, 1262.0)], 1262.0) is None
+
+
+def test_a_members_result_is_read_from_the_winner_and_their_mark() -> None:
+    assert [result_for(w, "X") for w in ("X", "O", None)] == ["win", "loss", "draw"]
+    assert result_for("O", "O") == "win"
+
+
+def test_the_audit_table_says_pass_fail_or_not_applicable() -> None:
+    lines = table([Check("moves", True, "12 acknowledged"), Check("memory", None, "too short"),
+                   Check("late", False, "3")])
+    assert lines[0].startswith("| check") and "| PASS   | 12 acknowledged |" in lines[2]
+    assert "| n/a    | too short |" in lines[3] and "| FAIL   | 3 |" in lines[4]
 
 
 @pytest.mark.slow
