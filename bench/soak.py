@@ -166,6 +166,8 @@ class Soak:
         self.tournaments: dict[int, tuple[str, str]] = {}  # id -> (format, channel)
         self.finished_games: set[int] = set()
         self.stuck_boards = 0
+        self.last_refusal = ""
+        self.reposted: list[str] = []  # boards found out of date and reposted with /caro board
         self.problems: list[str] = []
         self.rows_at_warmup: dict[str, int] = {}
         self.finished_at_warmup = 0
@@ -220,7 +222,9 @@ class Soak:
     async def clicked(self, what: str, guild: str, member: Any, message: Any,
                       custom_id: str) -> bool:
         """A click on a board's cell; True if the bot acknowledged it with the board's update
-        (the move is then the member's acknowledged move)."""
+        (the move is then the member's acknowledged move). The reason of a refusal is kept in
+        `last_refusal`."""
+        self.last_refusal = ""
         started = time.perf_counter()
         result = await self.act(what, guild, partial(member.click_custom_id, message, custom_id))
         ms = (time.perf_counter() - started) * 1000
@@ -231,6 +235,7 @@ class Soak:
             return True
         reason = load.refusal_reason(result)
         (self.fault_refusals if self.fault_on() else self.refusals)[what, reason] += 1
+        self.last_refusal = reason
         return False
 
     async def pause(self, low: float, high: float) -> None:
@@ -382,6 +387,17 @@ class Soak:
             if not self.up[self.cluster_of[guild].name]:
                 continue
             ok = await self.clicked("pvp click", guild, mover, board, self.rng.choice(free))
+            if not ok and self.last_refusal == "click.stale" and not self.fault_on():
+                # The board shows an older move than the game has stored (its last update was
+                # lost, see the report): the member asks for the board again, as the refusal
+                # says to use the latest board.
+                fresh = await self.act("board", guild, partial(mover.slash, "caro board"))
+                if not fresh.ephemeral and fresh.message is not None \
+                        and game_of(fresh.message) is not None:
+                    self.reposted.append(f"game {game_of(fresh.message)} at "
+                                         f"{self.now():.0f} s")
+                    board, edits, changed = fresh.message, fresh.message.edits, self.loop.time()
+                continue
             if ok and casual and self.rng.random() < 0.2:
                 asked = await self.act("takeback", guild, partial(mover.slash, "caro takeback"))
                 if not asked.ephemeral and asked.message is not None:
@@ -551,10 +567,8 @@ class Soak:
         if every <= 0:
             return
         at = self.args.kill_first if self.args.kill_first is not None else every
-        while True:
+        while at < self.args.minutes * 60 - 30:  # none in the last 30 s: the audit follows
             await asyncio.sleep(max(0.0, at - self.now()))
-            if self.until - self.loop.time() < 30:
-                return
             victim = self.rng.choice(self.deployment.clusters)
             await self.kill(victim)
             at += every
@@ -592,10 +606,8 @@ class Soak:
         if every <= 0 and first is None:
             return
         at = first if first is not None else every
-        while True:
+        while at < self.args.minutes * 60 - 20:
             await asyncio.sleep(max(0.0, at - self.now()))
-            if self.until - self.loop.time() < 20:
-                return
             print(f"{self.now():7.0f} s  PostgreSQL restart", file=sys.stderr, flush=True)
             self.pg_restarts.append(self.now())
             await asyncio.to_thread(self.server.halt)
@@ -1135,6 +1147,9 @@ async def audit(soak: Soak) -> tuple[list[Check], list[tuple[str, str]]]:
          ", ".join(f"{c} at {t:.0f} s (exit {code})" for c, t, code in soak.refused_starts)
          or "none"),
         ("interactions not sent: process down", str(soak.skipped_down)),
+        ("members' boards found out of date (click.stale), reposted with /caro board",
+         f"{len(soak.reposted)}" + (f": {', '.join(soak.reposted[:5])}" if soak.reposted
+                                    else "")),
         ("refused, by reason (outside faults)",
          ", ".join(f"{w} {why} {n}" for (w, why), n in soak.refusals.most_common(8)) or "none"),
         ("refused during database faults",
