@@ -56,6 +56,7 @@ import os
 import random
 import re
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -154,6 +155,8 @@ class Soak:
         self.pg_restarts: list[float] = []
         self.refused_starts: list[tuple[str, float, int]] = []  # (cluster, when, exit status)
         self.outages: list[tuple[float, float]] = []
+        self.crashed: list[str] = []
+        self.database_fault = asyncio.Lock()
         self.season_switched: tuple[float, float] | None = None
         self.interactions: list[Interaction] = []
         self.refusals: collections.Counter[tuple[str, str]] = collections.Counter()
@@ -608,10 +611,16 @@ class Soak:
         at = first if first is not None else every
         while at < self.args.minutes * 60 - 20:
             await asyncio.sleep(max(0.0, at - self.now()))
-            print(f"{self.now():7.0f} s  PostgreSQL restart", file=sys.stderr, flush=True)
-            self.pg_restarts.append(self.now())
-            await asyncio.to_thread(self.server.halt)
-            await asyncio.to_thread(self.server.resume)
+            # One database fault at a time: a restart due during the outage waits for its end.
+            async with self.database_fault:
+                print(f"{self.now():7.0f} s  PostgreSQL restart", file=sys.stderr, flush=True)
+                self.pg_restarts.append(self.now())
+                try:
+                    await asyncio.to_thread(self.server.halt)
+                    await asyncio.to_thread(self.server.resume)
+                except subprocess.CalledProcessError as exc:
+                    self.problems.append(f"PostgreSQL restart at {self.now():.0f} s failed: "
+                                         f"{str(exc.stderr)[-300:]}")
             if every <= 0:
                 return
             at += every
@@ -622,12 +631,13 @@ class Soak:
         await asyncio.sleep(max(0.0, self.args.outage_at - self.now()))
         print(f"{self.now():7.0f} s  database outage of {self.args.outage_seconds:g} s",
               file=sys.stderr, flush=True)
-        start = self.now()
-        self.outages.append((start, math.inf))  # refusals from now on are the fault's
-        await asyncio.to_thread(self.server.halt)
-        await asyncio.sleep(self.args.outage_seconds)
-        await asyncio.to_thread(self.server.resume)
-        self.outages[-1] = (start, self.now())
+        async with self.database_fault:
+            start = self.now()
+            self.outages.append((start, math.inf))  # refusals from now on are the fault's
+            await asyncio.to_thread(self.server.halt)
+            await asyncio.sleep(self.args.outage_seconds)
+            await asyncio.to_thread(self.server.resume)
+            self.outages[-1] = (start, self.now())
 
     def track(self, cluster: Cluster) -> None:
         assert cluster.process is not None
@@ -679,9 +689,16 @@ class Soak:
         jobs += [self.browsing(i) for i in range(self.args.readers)]
         tasks = [asyncio.ensure_future(j) for j in jobs]
         try:
-            await asyncio.wait_for(asyncio.gather(*tasks), self.args.minutes * 60 + 240)
+            ended = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True),
+                                           self.args.minutes * 60 + 240)
         except TimeoutError:
-            self.problems.append("the run's activities did not end within 4 min of its end")
+            self.crashed.append("the run's activities did not end within 4 min of its end")
+        else:
+            # One activity failing (this process's bug, a fault it could not make) must not
+            # cost the audit of everything else: it is a FAIL of its own.
+            self.crashed += [f"{getattr(job, '__qualname__', 'activity')}: {result!r}"[:200]
+                             for job, result in zip(jobs, ended, strict=True)
+                             if isinstance(result, BaseException)]
         for cluster in self.deployment.clusters:
             self.sample_process(cluster)
 
@@ -1073,6 +1090,8 @@ async def audit(soak: Soak) -> tuple[list[Check], list[tuple[str, str]]]:
         f"{len(soak.interactions)}; {excused} in flight to a process when it was SIGKILLed "
         "(never answered, counted apart)"
         + (f"; {late_answers[0][:100]}" if late_answers else "")))
+    checks.append(Check("every activity and fault ran to the end", not soak.crashed,
+                        "; ".join(soak.crashed[:2]) or "yes"))
     checks.append(Check("boards that never came back after a fault", soak.stuck_boards == 0,
                         str(soak.stuck_boards)))
     internal = sum(n for (_, why), n in (soak.refusals + soak.fault_refusals).items()
