@@ -553,7 +553,9 @@ class Soak:
                         "caro settings", season_length="quarterly"))
                 except (Down, InteractionFailed):
                     return False
-                return "quarterly" in text_of(answer.message) if answer.message else True
+                # Taken unless the bot said its database was away (then asked again).
+                text = answer.content or (text_of(answer.message) if answer.message else "")
+                return load.reason_of(text) != "error.storage_unavailable" if text else True
 
         while left and self.running():
             done = await asyncio.gather(*(switch(g) for g in left))
