@@ -17,7 +17,15 @@ from bot.game.errors import UserError
 from bot.game.model import GameState, MoveRef
 from bot.game.options import DIFFICULTIES, FIRSTS, OPENINGS, RULES, GameOptions, parse_options
 from bot.i18n.texts import text_in
-from bot.ui.buttons import Cell, MoveForm, Pan, TypeMove, answers, move_modal
+from bot.ui.buttons import (
+    Cell,
+    MoveForm,
+    Pan,
+    TypeMove,
+    answers,
+    message_carries,
+    move_modal,
+)
 from bot.ui.languages import language
 from bot.ui.replies import refuse, say
 from bot.ui.window import DEFAULT_COLS, DEFAULT_ROWS, Window, WindowError
@@ -135,7 +143,16 @@ class PlayCog(commands.Cog, name="Play"):
     ) -> None:
         """A member's click on a cell."""
         message = interaction.message
-        state = await self._play(interaction, MoveRef(click.game, click.ply, click.cell))
+        try:
+            state = await self._play(interaction, MoveRef(click.game, click.ply, click.cell))
+        except UserError as exc:
+            # Only a click from the board's own drawing (not a forged id sent on it): the
+            # board then shows that move count, and the store may be elsewhere.
+            if exc.key == "click.stale" and message is not None and message_carries(
+                message, click.custom_id
+            ):
+                self.bot.spawn(self._redraw_if_behind(click.game, click.ply, message.id))
+            raise
         if state.row.message_id is None and message is not None:
             # The board was posted but the bot stopped before it stored the message id:
             # learn it from the click, or a restart could neither redraw nor resume it.
@@ -183,6 +200,24 @@ class PlayCog(commands.Cog, name="Play"):
         return await self.bot.services.moves.play(
             ref, user_id=interaction.user.id, message_id=message.id if message else None
         )
+
+    async def _redraw_if_behind(self, game_id: int, drawn_ply: int, message_id: int) -> None:
+        """A click refused as out of date on the game's own board: if the board does not show
+        what is stored (its last drawing was lost: a takeback or a move stored while the
+        database went away, whose answer never came), draw the stored game on it, so the member
+        can go on from there rather than being refused on every click. Only forward, as every
+        drawing goes, unless the store is behind the board: then moves were taken back."""
+        state = await self.bot.services.games.state(game_id)
+        if state is None or not state.active or state.row.message_id != message_id:
+            return
+        if state.board.ply == drawn_ply:
+            return
+        log.info("game %d: its board showed move %d, %d stored: redrawn",
+                 game_id, drawn_ply, state.board.ply)
+        if state.board.ply < drawn_ply:
+            await self.bot.boards.taken_back(state)
+        else:
+            await self.bot.boards.show_quietly(state)
 
     async def _answer_move(self, interaction: discord.Interaction[Any], state: GameState) -> None:
         await self.bot.turns.answer_move(interaction, state, self.owner_of(state))

@@ -30,6 +30,7 @@ from bot.runtime.config import Settings, SettingsError, load_settings, unknown_s
 from bot.runtime.logs import one_line, setup_logging
 from bot.runtime.preflight import (
     CONNECT_TIMEOUT,
+    DatabaseUnreachable,
     PreflightError,
     Unreachable,
     check_database,
@@ -244,6 +245,11 @@ def main(argv: list[str] | None = None) -> int:
         settings = load_settings(force_sync=args.sync)
         check_database(settings.db_path)
         settings = replace(settings, engine=check_engine(settings.engine))
+    except DatabaseUnreachable as exc:
+        # Not a bad setting: the server may be down or still starting (a reboot, a restart
+        # during an outage), and a supervisor should start the bot again.
+        print(str(exc), file=sys.stderr)
+        return 1
     except (SettingsError, PreflightError) as exc:
         print(str(exc), file=sys.stderr)
         return 2

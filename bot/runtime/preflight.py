@@ -46,6 +46,13 @@ class PreflightError(Exception):
     """A setting points somewhere unusable (exit 2); the message names the setting."""
 
 
+class DatabaseUnreachable(PreflightError):
+    """Nothing answered at the database's address (exit 1, not 2): the setting may well be
+    right and the server down or not started yet, so a supervisor that starts the bot again on
+    a failure (systemd's Restart=on-failure with RestartPreventExitStatus=2) brings it back once
+    the database is up."""
+
+
 class Unreachable(Exception):
     """Discord (or what a setting points at) could not be reached (exit 1)."""
 
@@ -77,7 +84,7 @@ def check_postgres(url: str) -> None:
         # reported as an invalid setting.
         question = "is the host name right?" if isinstance(exc, socket.gaierror) else (
             "is it running?")
-        raise PreflightError(
+        raise DatabaseUnreachable(
             f"Cannot reach PostgreSQL at {postgres_address(url)} ({unreached_reason(exc)}): "
             f"{question} (CARO_DATABASE_URL is {shown})"
         ) from None

@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from bot.game.tournament_model import TournamentRow
 
 log = logging.getLogger("caro.bot")
+# Discord's error code for an interaction answered after its deadline.
+UNKNOWN_INTERACTION = 10062
 
 EMPTY_LABEL = "\u200b"  # zero-width space: Discord needs a label, an empty cell shows none
 MODAL_FIELD = "cell"  # custom_id of the text input of the "type a move" form
@@ -233,11 +235,19 @@ class Click:
         the cog's method). A refusal from either is shown privately to the member, here and
         nowhere else, and so is the database being away."""
         try:
-            await answer(interaction, self, await self.check(interaction))
-        except UserError as exc:
-            await refuse(interaction, exc)
-        except StorageUnavailable:
-            await unreachable(interaction)
+            try:
+                await answer(interaction, self, await self.check(interaction))
+            except UserError as exc:
+                await refuse(interaction, exc)
+            except StorageUnavailable:
+                await unreachable(interaction)
+        except discord.NotFound as exc:
+            if exc.code != UNKNOWN_INTERACTION:
+                raise
+            # Answered after Discord's 3 s (a machine short of CPU): the interaction is gone and
+            # nothing can be said to the member; what the action stored stays, and the board is
+            # redrawn from it by the next click or restart. A warning, as for a command.
+            log.warning("a click was answered too late for Discord (%s)", exc.text)
 
 
 Answer = Callable[[discord.Interaction[Any], Any, Any], Awaitable[None]]

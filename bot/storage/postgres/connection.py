@@ -63,8 +63,13 @@ _UNAVAILABLE: tuple[type[BaseException], ...] = (
 
 def is_unavailable(exc: BaseException) -> bool:
     """Whether `exc` says the server cannot be reached for now, rather than a broken rule or a
-    bug. asyncpg says a connection it had closed under a query in an InterfaceError of its own."""
+    bug. asyncpg says a connection it had closed under a query in an InterfaceError of its own,
+    and one the server closed between two statements in an InternalClientError."""
     if isinstance(exc, _UNAVAILABLE):
+        return True
+    if isinstance(exc, asyncpg.InternalClientError) and "another operation" in str(exc):
+        # A pooled connection the server cut (a restart's fast shutdown) while it was idle: the
+        # next statement on it finds its protocol still in the cut operation's state.
         return True
     return isinstance(exc, asyncpg.InterfaceError) and "connection is closed" in str(exc)
 
