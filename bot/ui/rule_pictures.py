@@ -22,14 +22,16 @@ from engine.game.types import Cell
 
 _FONTS = ("DejaVuSans.ttf", "LiberationSans-Regular.ttf", "NotoSans-Regular.ttf")
 _SIDE = 9
-_GAP = 24
-# Discord shows a picture about 400 to 550 pixels wide: each panel is a row, its board shrunk
-# to _BOARD_PX with its caption beside it, so the whole stays narrow and the captions large.
-_BOARD_PX = 380
-_CAPTION_PX = 360
-_FONT_PX = 34
-_CAPTION_LINE = 42
-_CAPTION_LINES = 7
+# Discord shows an embed's image scaled down, keeping its shape, to fit a box about 400 px wide
+# and 300 px high on a desktop, and about 300 px wide on a phone. The picture is drawn WIDTH
+# wide and at most 3/4 as high, so it fills the box's width: shown at a third of its size.
+SHOWN_BOX = (400, 300)
+PHONE_WIDTH = 300
+WIDTH = 1200
+_GAP = 36
+# 15 px once shown on a desktop, 11 px on a phone.
+FONT_PX = 45
+_CAPTION_LINE = 54
 # The forbidden point's sign: red, or where a theme's stones or marks are reddish, purple; never
 # the colour that marks the last move.
 _SIGN_COLOURS = ((200, 30, 30), (130, 40, 170))
@@ -99,7 +101,23 @@ def _wrap(text: str, font: ImageFont.FreeTypeFont | ImageFont.ImageFont, width: 
             lines[-1] = f"{lines[-1]} {word}"
         else:
             lines.append(word)
-    return lines[:_CAPTION_LINES]
+    return lines
+
+
+def captions(topic: RuleTopic, locale: str) -> list[list[str]]:
+    """Each panel's caption in `locale`, wrapped into the lines drawn under its board."""
+    font = _font(FONT_PX)
+    panels = PANELS[RuleTopic(topic)]
+    width = panel_width(len(panels))
+    return [
+        _wrap(text_in(locale, panel.caption, cell=panel.point or ""), font, width)
+        for panel in panels
+    ]
+
+
+def panel_width(count: int) -> int:
+    """The width of each of `count` panels side by side."""
+    return (WIDTH - _GAP * (count + 1)) // count
 
 
 def sign_colour(theme: str) -> tuple[int, int, int]:
@@ -121,7 +139,7 @@ def _no_sign(image: Image.Image, board: Board, cell: Cell, colour: tuple[int, in
     """The prohibition sign on the forbidden point: a shape as well as a shade, for colour-blind
     readers, and neither a cross nor a plain ring, which are the stones of some themes."""
     x, y = cell_centre(board.rows, board.cols, cell)
-    # Large enough to read once the board is shrunk to _BOARD_PX.
+    # Large enough to read once the board is shrunk to a third of the panel's width.
     radius = layout(board.rows, board.cols).cell * 2 // 5
     width = max(4, radius // 4)
     draw = ImageDraw.Draw(image)
@@ -130,13 +148,28 @@ def _no_sign(image: Image.Image, board: Board, cell: Cell, colour: tuple[int, in
     draw.line((x - slant, y - slant, x + slant, y + slant), fill=colour, width=width)
 
 
+def board_side(topic: RuleTopic, locale: str) -> int:
+    """The side of each board in pixels: its panel's width, less where the captions need the
+    height. The picture is no taller than 3/4 of its width, so Discord's box scales it by its
+    width; the boards give way to the captions, which must stay readable."""
+    lines = max(len(caption) for caption in captions(topic, locale))
+    highest = WIDTH * 3 // 4 - _GAP * 3 - _CAPTION_LINE * lines
+    return min(panel_width(len(PANELS[RuleTopic(topic)])), highest)
+
+
 def rule_picture(topic: RuleTopic, locale: str, theme: str = DEFAULT_THEME) -> bytes:
-    """The panels of `topic` one under the other, each board with its caption beside it, as PNG
-    bytes (the same input always gives the same bytes)."""
+    """The panels of `topic` side by side, each board with its caption under it, as PNG bytes
+    (the same input always gives the same bytes)."""
     look = theme_named(theme)
     panels = PANELS[RuleTopic(topic)]
-    images = []
-    for panel in panels:
+    lines = captions(topic, locale)
+    column = panel_width(len(panels))
+    board_px = board_side(topic, locale)
+    height = _GAP * 3 + board_px + _CAPTION_LINE * max(len(caption) for caption in lines)
+    canvas = Image.new("RGB", (WIDTH, height), look.background)
+    draw = ImageDraw.Draw(canvas)
+    font = _font(FONT_PX)
+    for index, (panel, caption) in enumerate(zip(panels, lines, strict=True)):
         board = panel.board()
         cell = panel.cell(board)
         image = draw_board(
@@ -148,28 +181,17 @@ def rule_picture(topic: RuleTopic, locale: str, theme: str = DEFAULT_THEME) -> b
         ).convert("RGB")
         if cell is not None:
             _no_sign(image, board, cell, sign_colour(theme))
-        images.append(image.resize((_BOARD_PX, _BOARD_PX), Image.Resampling.LANCZOS))
-    width = _GAP * 3 + _BOARD_PX + _CAPTION_PX
-    height = _GAP + (_BOARD_PX + _GAP) * len(images)
-    canvas = Image.new("RGB", (width, height), look.background)
-    draw = ImageDraw.Draw(canvas)
-    font = _font(_FONT_PX)
-    y = _GAP
-    for panel, image in zip(panels, images, strict=True):
-        canvas.paste(image, (_GAP, y))
-        point = panel.point or ""
-        caption = _wrap(text_in(locale, panel.caption, cell=point), font, _CAPTION_PX)
-        # The caption is centred on its board's height.
-        top = y + (_BOARD_PX - _CAPTION_LINE * len(caption)) // 2
-        for index, line in enumerate(caption):
+        left = _GAP + index * (column + _GAP)
+        middle = left + column // 2
+        canvas.paste(
+            image.resize((board_px, board_px), Image.Resampling.LANCZOS),
+            (middle - board_px // 2, _GAP),
+        )
+        top = _GAP * 2 + board_px
+        for row, line in enumerate(caption):
             draw.text(
-                (_GAP * 2 + _BOARD_PX, top + index * _CAPTION_LINE),
-                line,
-                fill=look.label,
-                font=font,
-                anchor="lt",
+                (middle, top + row * _CAPTION_LINE), line, fill=look.label, font=font, anchor="mt"
             )
-        y += _BOARD_PX + _GAP
     out = io.BytesIO()
     canvas.save(out, format="PNG", optimize=False, compress_level=6)
     return out.getvalue()
@@ -187,4 +209,18 @@ def forbidden_shapes() -> list[tuple[str, str | None]]:
     return shapes
 
 
-__all__ = ["PANELS", "Panel", "RuleTopic", "forbidden_shapes", "rule_picture", "sign_colour"]
+__all__ = [
+    "FONT_PX",
+    "PANELS",
+    "PHONE_WIDTH",
+    "SHOWN_BOX",
+    "WIDTH",
+    "Panel",
+    "RuleTopic",
+    "board_side",
+    "captions",
+    "forbidden_shapes",
+    "panel_width",
+    "rule_picture",
+    "sign_colour",
+]

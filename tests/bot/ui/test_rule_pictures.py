@@ -9,9 +9,10 @@ import io
 import pytest
 from PIL import Image
 
+from bot.i18n.texts import text_in
 from bot.ui import rule_pictures
 from bot.ui.pictures import THEMES
-from bot.ui.rule_pictures import PANELS, RuleTopic, forbidden_shapes, rule_picture
+from bot.ui.rule_pictures import PANELS, RuleTopic, captions, forbidden_shapes, rule_picture
 from engine import Mark
 from engine.game.openings import Action, Choice, Opening, OpeningState
 
@@ -44,23 +45,41 @@ def test_a_rule_picture_is_the_same_bytes_each_time_and_captioned_in_the_readers
     english = rule_picture(RuleTopic.RENJU, "en-US")
     assert english == rule_picture(RuleTopic.RENJU, "en-US")
     assert english != rule_picture(RuleTopic.RENJU, "vi")
-    image = Image.open(io.BytesIO(english))
-    # Three boards one under the other: narrower than tall.
-    assert image.height > image.width
     assert rule_picture(RuleTopic.SWAP2, "en-US", "night") != rule_picture(RuleTopic.SWAP2, "en-US")
 
 
-# Discord shows a picture at about this width (px): a phone, a narrow window.
-SHOWN_WIDTH = 450
+def shown_scale(width: int, height: int) -> float:
+    """How much Discord shrinks a picture to fit its embed box, keeping the shape."""
+    box_width, box_height = rule_pictures.SHOWN_BOX
+    return min(box_width / width, box_height / height, 1.0)
 
 
+@pytest.mark.parametrize("locale", ["en-US", "vi"])
 @pytest.mark.parametrize("topic", list(RuleTopic))
-def test_a_rule_picture_shown_at_discords_size_keeps_its_captions_readable(topic: RuleTopic) -> None:
-    image = Image.open(io.BytesIO(rule_picture(topic, "en-US")))
-    scale = SHOWN_WIDTH / image.width
-    # Captions of at least 14 px once scaled, and no strip too wide to shrink that little.
-    assert rule_pictures._FONT_PX * scale >= 14
-    assert image.width <= 900
+def test_a_rule_picture_shown_in_discords_embed_box_keeps_its_captions_readable(
+    topic: RuleTopic, locale: str
+) -> None:
+    image = Image.open(io.BytesIO(rule_picture(topic, locale)))
+    # Wider than tall, as the box is: a tall picture is shrunk by its height, to a strip.
+    assert image.width * 3 >= image.height * 4
+    scale = shown_scale(image.width, image.height)
+    # Captions of at least 14 px on a desktop and 11 px on a phone, where the box is narrower.
+    assert rule_pictures.FONT_PX * scale >= 14
+    phone = scale * rule_pictures.PHONE_WIDTH / rule_pictures.SHOWN_BOX[0]
+    assert rule_pictures.FONT_PX * phone >= 11
+    # Each board still shown at least 110 px wide, about 12 px a cell.
+    assert rule_pictures.board_side(topic, locale) * scale >= 110
+
+
+@pytest.mark.parametrize("locale", ["en-US", "vi"])
+@pytest.mark.parametrize("topic", list(RuleTopic))
+def test_every_caption_fits_its_panel_whole(topic: RuleTopic, locale: str) -> None:
+    font = rule_pictures._font(rule_pictures.FONT_PX)
+    width = rule_pictures.panel_width(len(PANELS[topic]))
+    for panel, lines in zip(PANELS[topic], captions(topic, locale), strict=True):
+        caption = text_in(locale, panel.caption, cell=panel.point or "")
+        assert " ".join(lines).split() == caption.split()
+        assert all(font.getlength(line) <= width for line in lines)
 
 
 @pytest.mark.parametrize("theme", sorted(THEMES))
