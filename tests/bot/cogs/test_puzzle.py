@@ -145,7 +145,7 @@ async def test_a_wrong_move_shows_its_refutation_and_the_puzzle_can_be_retried_i
         board.push(cell)
     refutation = [parse_cell("A15", 15, 15), *line]
     drawn = render_board(
-        board, highlight=set(refutation), players=("Bạn (đi và thắng)", "Máy caro (phòng thủ)"),
+        board, highlight=set(refutation), players=("Bạn (đi và thắng)", "Máy (phòng thủ)"),
         numbered=refutation,
     )
     assert files(message)["puzzle.png"] == drawn

@@ -134,3 +134,13 @@ async def test_replay_and_history_speak_vietnamese(running_bot: BotHandle) -> No
     assert text_of(history.message).startswith(f"Các ván gần đây của <@{an.id}> (trang 1):")
     assert "#1 **thắng** với " in text_of(history.message)
     assert "Không có ván #5" in refusal(await an.slash("caro replay", game=5))
+
+
+async def test_a_vietnamese_replay_names_the_ai_as_its_board_did(running_bot: BotHandle) -> None:
+    an = running_bot.double.add_member("an", locale="vi")
+    started = await an.slash("caro start", difficulty="easy")
+    assert f"<@{an.id}> (X) đấu với máy (O, dễ)" in str(text_of(started))
+    assert (await an.slash("caro resign")).ephemeral
+    text = text_of(await posted(await an.slash("caro replay")))
+    assert f"<@{an.id}> (X) đấu Máy dễ (O)" in text
+    assert "AI" not in text

@@ -125,6 +125,18 @@ def test_vietnamese_tournament_rounds_are_vong_not_van() -> None:
     assert vi("tournament.not_running") == "Giải này hiện không diễn ra."
 
 
+def test_vietnamese_names_the_ai_one_way_as_the_board_does() -> None:
+    # The board says "máy (O, dễ)", a watch and a tournament "Máy dễ": no text says "AI".
+    loaded = texts.LOADED.translations["vi"]
+    ai = re.compile(r"\bAI\b")
+    english = {key: text for key, text in texts.EN.items() if ai.search(str(text))}
+    saying_ai = sorted(key for key in english if ai.search(str(loaded.get(key, ""))))
+    assert saying_ai == []
+    assert texts.text_in("vi", "seat.ai", level="dễ") == "Máy dễ"
+    assert texts.text_in("vi", "tournament.ai_entry", level="dễ") == "Máy dễ"
+    assert texts.text_in("vi", "puzzle.legend.defender") == "Máy (phòng thủ)"
+
+
 def test_text_in_picks_the_catalogue_of_the_locale_and_falls_back_to_english() -> None:
     assert texts.t("game.turn", user="A", mark="X") == "A to move (X)."
     assert texts.text_in("vi", "game.turn", user="A", mark="X") == "Đến lượt A (X)."
