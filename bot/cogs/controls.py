@@ -15,6 +15,7 @@ from bot.cogs.challenge import ChallengeCog
 from bot.cogs.group import text
 from bot.cogs.play import PlayCog
 from bot.game.errors import UserError
+from bot.game.hints import no_hint
 from bot.game.model import GameState, Mode, jump_link
 from bot.i18n.texts import text_in
 from bot.ui.buttons import Hint, Rematch, Resign, answers, participant_state
@@ -90,6 +91,10 @@ class ControlsCog(commands.Cog, name="Controls"):
         """The engine's suggestion for the member's move in `game` at move count `ply`, as a
         private follow-up; UserError before anything was answered if it cannot be given."""
         state = await participant_state(interaction, game, ply)
+        # Refused at once, not after the "thinking" a search would need.
+        refused = no_hint(state)
+        if refused is not None:
+            raise UserError(refused)
         if state.mover_id != interaction.user.id:
             raise UserError("click.not_your_turn")
         self.bot.services.games.cooldowns.hint.hit(state.row.guild_id, interaction.user.id)

@@ -21,6 +21,21 @@ HINT_LEVELS: tuple[Level, ...] = (Level.EASY, Level.NORMAL)
 HINT_ENGINE = Level.HARD
 
 
+def no_hint(state: GameState) -> str | None:
+    """Why the member in `state` may not ask for a hint (a text id), or None if they may: only
+    against the easy levels, and never in a tournament's game, where the engine's move would beat
+    the other entrants for them."""
+    if state.row.tournament_id is not None:
+        return "hint.tournament"
+    if state.mode is not Mode.AI or state.ai_level not in HINT_LEVELS:
+        return "hint.not_here"
+    return None
+
+
+def offers_hints(state: GameState) -> bool:
+    return no_hint(state) is None
+
+
 @dataclass(frozen=True, slots=True)
 class Hint:
     cell: str
@@ -43,8 +58,9 @@ class Hints:
     async def hint(self, game_id: int, ply: int, user_id: int) -> Hint:
         """The engine's suggestion for the member's move, counted in the game record."""
         state, _ = await self._games.running_game_of(game_id, user_id)
-        if state.mode is not Mode.AI or state.ai_level not in HINT_LEVELS:
-            raise UserError("hint.not_here")
+        refused = no_hint(state)
+        if refused is not None:
+            raise UserError(refused)
         if state.board.ply != ply:
             raise UserError("click.stale")
         if state.mover_id != user_id:
@@ -68,4 +84,4 @@ class Hints:
         return Hint(cell=cell_name(cell), reason=reason)
 
 
-__all__ = ["HINT_ENGINE", "HINT_LEVELS", "Hint", "Hints"]
+__all__ = ["HINT_ENGINE", "HINT_LEVELS", "Hint", "Hints", "no_hint", "offers_hints"]

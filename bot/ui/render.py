@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import discord
 
-from bot.game.hints import HINT_LEVELS
+from bot.game.hints import offers_hints
 from bot.game.levels import STAND_IN, ExternalLevel, played_by_stand_in
 from bot.game.model import (
     AiLevel,
@@ -525,7 +525,7 @@ def _game_controls(state: GameState, tr: Translate) -> Buttons:
                 for choice in step.choices
             ]
         return items
-    if state.mode == Mode.AI and state.ai_level in HINT_LEVELS:
+    if offers_hints(state):
         items.append(
             Hint.button(tr("button.hint"), SECONDARY, state.mover_id is None, game=game, ply=ply)
         )

@@ -330,6 +330,25 @@ async def test_a_board_of_two_ai_entries_names_its_tournament_round_and_entries_
     assert "Stop" not in [b["label"] for b in board.buttons]
 
 
+async def test_a_tournament_game_against_an_easy_ai_gives_no_hint(start_bot: StartBot) -> None:
+    bot = await start_bot()
+    alice = bot.double.add_member("alice")
+    created = await alice.slash(
+        "caro tournament create", format="swiss", rounds=1, size="4x4k3", starts_in=60
+    )
+    await alice.click(created.message, "Join")
+    await alice.slash("caro tournament add_ai", level="easy")
+    await alice.slash("caro tournament start")
+    board = await posted(bot, lambda t: alice.mention in t and "Moves played" in t, 20)
+    assert "Hint" not in [b["label"] for b in board.buttons]
+    # Nor from the keyboard, nor with a button made by hand: the engine would play for her.
+    said = "A tournament's games get no hints: the engine would be playing for you."
+    assert refusal(await alice.slash("caro hint")) == said
+    game = next(b["custom_id"] for b in board.buttons if b.get("custom_id", "").startswith("caro:m:"))
+    forged = await alice.click_custom_id(board, f"caro:h:{game.split(':')[2]}:0")
+    assert refusal(forged) == said
+
+
 async def test_a_casual_tournament_board_offers_no_takeback_and_no_rematch_once_over(
     start_bot: StartBot,
 ) -> None:
