@@ -77,6 +77,16 @@ def first_empty(board: Board) -> tuple[int, int]:
     return next(iter(board.legal_moves))
 
 
+async def resign(member: Any, message: Any, button: str = "Resign") -> Any:
+    """`member` clicks the board's Resign (`button`: its label in their language, or its
+    custom_id) and says yes to the private question it asks; the answer to the yes (7: the
+    question was updated)."""
+    asked = await member.click(message, button)
+    assert asked.callback_type == 4 and asked.ephemeral, asked
+    yes = next(b for b in asked.message.buttons if b["custom_id"].startswith("caro:rc:"))
+    return await member.click(asked.message, yes["custom_id"])
+
+
 def refusal(result: Any) -> str:
     """The text of a refusal: a private (ephemeral) message, the only answer to the interaction."""
     assert result.callback_type == 4 and result.ephemeral, result

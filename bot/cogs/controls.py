@@ -18,8 +18,18 @@ from bot.game.errors import UserError
 from bot.game.hints import no_hint
 from bot.game.model import GameState, Mode, jump_link
 from bot.i18n.texts import text_in
-from bot.ui.buttons import Hint, Rematch, Resign, answers, participant_state
-from bot.ui.languages import language
+from bot.ui import drawing
+from bot.ui.buttons import (
+    Hint,
+    Rematch,
+    Resign,
+    ResignConfirm,
+    ResignKeep,
+    answers,
+    participant_state,
+)
+from bot.ui.languages import language, reply_text
+from bot.ui.render import resign_question
 from bot.ui.replies import localized, refuse, say
 
 if TYPE_CHECKING:
@@ -58,13 +68,36 @@ class ControlsCog(commands.Cog, name="Controls"):
     async def resign_button(
         self, interaction: discord.Interaction[Any], click: Resign, _: GameState
     ) -> None:
+        """Asks first, privately: a stray click must not lose the game."""
+        state = await participant_state(interaction, click.game, click.ply)
+        question, view = resign_question(state, await language(interaction))
+        await interaction.response.send_message(question, view=view, ephemeral=True)
+
+    @answers(ResignConfirm)
+    async def resign_confirmed(
+        self, interaction: discord.Interaction[Any], click: ResignConfirm, _: GameState
+    ) -> None:
         state = await self.bot.services.games.resign(
             click.game, interaction.user.id, expected_ply=click.ply
         )
-        await interaction.response.edit_message(
-            **await self.bot.boards.look.drawing(state, edit=True, message=interaction.message)
+        row = state.row
+        link = (
+            jump_link(row.guild_id, row.channel_id, row.message_id)
+            if row.message_id is not None
+            else ""
         )
-        self.bot.boards.redraw_if_drawing(state)
+        await interaction.response.edit_message(
+            content=await reply_text(interaction, "resign.done", link=link), view=drawing.view([])
+        )
+        await self.bot.boards.show_quietly(state)
+
+    @answers(ResignKeep)
+    async def resign_kept(
+        self, interaction: discord.Interaction[Any], click: ResignKeep, _: None
+    ) -> None:
+        await interaction.response.edit_message(
+            content=await reply_text(interaction, "resign.kept"), view=drawing.view([])
+        )
 
     # ----------------------------------------------------------------- hint
     @app_commands.command(name=text("cmdname.hint"), description=text("cmd.hint"))

@@ -130,6 +130,8 @@ class Action(enum.Enum):
     DECIDE = "oc"
     TOURNAMENT_JOIN = "tj"
     TOURNAMENT_LEAVE = "tl"
+    RESIGN_CONFIRM = "rc"
+    RESIGN_KEEP = "rk"
 
 
 _SPECS: dict[str, type[Click]] = {}
@@ -484,6 +486,25 @@ class Cell(Click, action=Action.CELL):
 
 class Resign(OfGame, action=Action.RESIGN):
     ply: Ply
+
+
+class ResignConfirm(OnItsMessage, action=Action.RESIGN_CONFIRM):
+    """Yes on the private question a Resign click asks: caro:rc:<game>:<ply>. Only from that
+    question, and only while the game is still at the move count it was asked at: a question
+    outlived by a move or by the game's end resigns nothing."""
+
+    game: GameId
+    ply: Ply
+
+    async def check(self, interaction: discord.Interaction[Any]) -> GameState:
+        await super().check(interaction)
+        return await participant_state(interaction, self.game, self.ply)
+
+
+class ResignKeep(OnItsMessage, action=Action.RESIGN_KEEP):
+    """No on the private question a Resign click asks: caro:rk:<game>. It changes nothing."""
+
+    game: GameId
 
 
 class Hint(OfGame, action=Action.HINT):

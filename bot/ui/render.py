@@ -42,6 +42,8 @@ from bot.ui.buttons import (
     Pan,
     Rematch,
     Resign,
+    ResignConfirm,
+    ResignKeep,
     Review,
     Stop,
     TakebackAccept,
@@ -632,6 +634,18 @@ def takeback_request_view(state: GameState) -> discord.ui.View:
             TakebackDecline.button(tr("button.decline"), DANGER, game=game, ply=ply),
         ])
     ])
+
+
+def resign_question(state: GameState, locale: str) -> tuple[str, discord.ui.View]:
+    """The private question a Resign click asks, and its Yes and No for the game at the move
+    count of `state`: a stray click on the board loses nothing."""
+    tr = _translator(locale)
+    game, ply = state.id, state.board.ply
+    buttons = [
+        ResignConfirm.button(tr("button.resign_confirm"), DANGER, game=game, ply=ply),
+        ResignKeep.button(tr("button.resign_keep"), SECONDARY, game=game),
+    ]
+    return tr("resign.question"), drawing.view([row_payload(buttons)])
 
 
 def _record_line(record: Record, tr: Translate) -> str:

@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from testkit.boards import cells, refusal
+from testkit.boards import cells, refusal, resign
 from testkit.bot_process import BotHandle, StartBot, text_of
 from testkit.members import accepted_game
 
@@ -192,7 +192,7 @@ async def test_the_member_to_move_is_pinged_each_turn_and_only_them(running_bot:
     # The challenge called Bob when it was posted; its edits into the board rang nobody.
     assert board.pinged == [bob.id]
     # The end of the game takes the last call away.
-    await alice.click(board, "Resign")
+    await resign(alice, board)
     last = _notices(double, alice.id)[-1]
     await last.wait_for(lambda m: m.deleted)
     calls = _notices(double, alice.id) + _notices(double, bob.id)

@@ -9,7 +9,15 @@ from typing import Any
 
 import pytest
 
-from testkit.boards import COMPONENTS_V2, cells, controls, refusal, short_refusal, top_level_types
+from testkit.boards import (
+    COMPONENTS_V2,
+    cells,
+    controls,
+    refusal,
+    resign,
+    short_refusal,
+    top_level_types,
+)
 from testkit.bot_process import BotHandle, text_of
 from testkit.faults import free_cells, players_turn
 from testkit.sqlite_rows import player_mark, player_result
@@ -34,9 +42,9 @@ async def test_resign_rematch_and_hint_against_the_ai(running_bot: BotHandle) ->
     assert running_bot.db_rows("SELECT hints FROM games") == [(1,)]
 
     assert "not your game" in refusal(await bob.click(message, "Resign"))
-    resigned = await alice.click(message, "Resign")
+    resigned = await resign(alice, message)
     assert resigned.callback_type == 7
-    assert "**The AI wins: you resigned.**" in text_of(message)
+    await message.wait_for(lambda m: "**The AI wins: you resigned.**" in text_of(m))
 
     rematch = await alice.click(message, "Rematch")
     assert rematch.callback_type == 4 and not rematch.ephemeral
@@ -50,6 +58,50 @@ async def test_resign_rematch_and_hint_against_the_ai(running_bot: BotHandle) ->
         f"SELECT {player_mark()}, {player_result()}, end_reason FROM games ORDER BY id"
     )
     assert rows == [("X", "loss", "resign"), ("O", "loss", "resign")]
+
+
+async def test_resign_asks_first_privately_and_the_yes_acts_only_on_its_game_as_it_was(
+    running_bot: BotHandle,
+) -> None:
+    double = running_bot.double
+    alice, bob = double.add_member("alice"), double.add_member("bob")
+    message = (await alice.slash("caro start", difficulty="normal", size="4x4")).message
+    # A stray click asks, privately, and changes nothing yet.
+    asked = await alice.click(message, "Resign")
+    assert asked.ephemeral and asked.content == "Resign this game? You lose it."
+    assert [b["label"] for b in asked.message.buttons] == ["Yes, resign", "Keep playing"]
+    kept = await alice.click(asked.message, "Keep playing")
+    assert kept.callback_type == 7 and asked.message.content == "You play on."
+    assert asked.message.buttons == []
+    assert running_bot.db_rows("SELECT status FROM games") == [("active",)]
+    # A question the game has moved on from resigns nothing: the board has changed.
+    stale = await alice.click(message, "Resign")
+    yes = next(b["custom_id"] for b in stale.message.buttons if b["label"] == "Yes, resign")
+    assert (await alice.click(message, "A1")).callback_type == 7
+    await message.wait_for(lambda m: "Your turn (X)." in text_of(m), timeout=20)
+    assert "out of date" in refusal(await alice.click_custom_id(stale.message, yes))
+    assert running_bot.db_rows("SELECT status FROM games") == [("active",)]
+    # Only from its own question, and only its own game.
+    asked = await alice.click(message, "Resign")
+    yes = next(b["custom_id"] for b in asked.message.buttons if b["label"] == "Yes, resign")
+    assert "another board" in refusal(await alice.click_custom_id(message, yes))
+    other = (await bob.slash("caro start", difficulty="easy")).message
+    game = running_bot.db_rows("SELECT MAX(id) FROM games")[0][0]
+    forged = refusal(await alice.click_custom_id(asked.message, f"caro:rc:{game}:0"))
+    assert "another board" in forged
+    assert "not your game" in refusal(await bob.click(message, "Resign"))
+    late = await alice.click(message, "Resign")
+    # Yes: the game is lost, the question says so with a link, the board shows it.
+    done = await alice.click(asked.message, yes)
+    assert done.callback_type == 7 and asked.message.content.startswith("You resigned: https://")
+    await message.wait_for(lambda m: "**The AI wins: you resigned.**" in text_of(m))
+    # A second question asked meanwhile resigns nothing more; an answered one has no buttons.
+    assert "This game is over" in refusal(await alice.click_custom_id(late.message, yes))
+    assert "another board" in refusal(await alice.click_custom_id(asked.message, yes))
+    assert running_bot.db_rows("SELECT status, end_reason FROM games ORDER BY id") == [
+        ("finished", "resign"), ("active", None)
+    ]
+    assert "Your turn" in text_of(other)
 
 
 @both_drawings
@@ -103,9 +155,9 @@ async def test_five_by_five_offers_resign_hint_and_rematch_and_survives_a_restar
                            text_of(m), timeout=20)
     assert message.button("C3")["label"] == "X"
 
-    resigned = await alice.click(message, "Resign")
+    resigned = await resign(alice, message)
     assert resigned.callback_type == 7
-    assert "**The AI wins: you resigned.**" in text_of(message)
+    await message.wait_for(lambda m: "**The AI wins: you resigned.**" in text_of(m))
     assert controls(message) == ["Rematch", "Review"] and all(b["disabled"] for b in cells(message))
     rematch = await alice.click(message, "Rematch")
     assert rematch.callback_type == 4 and rematch.message.flags & COMPONENTS_V2
@@ -148,8 +200,8 @@ async def test_a_big_board_against_the_ai_has_resign_and_hint_next_to_the_window
     (answer,) = await hint.followups(1)
     assert answer.ephemeral and answer.content.startswith("Hint: play **")
     await message.wait_for(lambda m: "Hints used: 1." in text_of(m))
-    assert (await alice.click(message, "Resign")).callback_type == 7
-    assert "**The AI wins: you resigned.**" in text_of(message)
+    assert (await resign(alice, message)).callback_type == 7
+    await message.wait_for(lambda m: "**The AI wins: you resigned.**" in text_of(m))
     assert controls(message) == ["Rematch", "Review"] and cells(message) == []
     assert [a["filename"] for a in message.attachments] == ["board.png"]
 
@@ -220,7 +272,8 @@ async def test_rematch_between_members_meets_the_cooldown_on_challenges(
     alice, bob = double.add_member("alice"), double.add_member("bob")
     board = (await alice.slash("caro challenge", opponent=bob)).message
     assert (await bob.click(board, "Accept")).callback_type == 7
-    assert (await bob.click(board, "Resign")).callback_type == 7
+    assert (await resign(bob, board)).callback_type == 7
+    await board.wait_for(lambda m: "resigned" in text_of(m))
     replies: list[str] = []
     for _ in range(12):
         rematch = await alice.click(board, "Rematch")

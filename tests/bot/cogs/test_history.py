@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from testkit.boards import refusal
+from testkit.boards import refusal, resign
 from testkit.bot_process import BotHandle, text_of
 from testkit.members import accepted_game
 from testkit.replays import posted
@@ -22,7 +22,7 @@ async def test_history_pages_past_the_last_are_refused_even_from_its_own_disable
         await alice.slash("caro resign", channel_id=channel)
     for n in range(3):  # ...and three against Bob
         board = await accepted_game(alice, bob, channel_id=double.add_channel(f"b{n}"))
-        assert (await bob.click(board, "Resign")).callback_type == 7
+        assert (await resign(bob, board)).callback_type == 7
     page = (await alice.slash("caro history")).message
     assert (await alice.click(page, "Next")).callback_type == 7
     assert "(page 2)" in text_of(page) and page.button("Next")["disabled"]
@@ -43,7 +43,7 @@ async def test_history_pages_with_ratings_and_replay_and_review_buttons(
     for n in range(6):  # six rated games, each resigned by Bob at once (challenges take turns:
         # one member may send only so many a minute)
         board = await (accepted_game(alice, bob) if n % 2 == 0 else accepted_game(bob, alice))
-        assert (await bob.click(board, "Resign")).callback_type == 7
+        assert (await resign(bob, board)).callback_type == 7
 
     history = await alice.slash("caro history", member=bob)
     assert history.callback_type == 4 and not history.ephemeral

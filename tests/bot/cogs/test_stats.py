@@ -17,7 +17,7 @@ from bot.game.seasons import SeasonLength, season_of, soft_reset
 from bot.ui.pictures import DEFAULT_THEME
 from bot.ui.rating_chart import rating_chart
 from engine.solve.solver import perfect_move
-from testkit.boards import cells, first_empty, play_out, refusal
+from testkit.boards import cells, first_empty, play_out, refusal, resign
 from testkit.bot_process import BotHandle, StartBot, text_of
 from testkit.members import MANAGE_GUILD
 from testkit.replays import PNG, files
@@ -105,7 +105,7 @@ async def test_stats_show_the_record_and_the_server_leaderboard(running_bot: Bot
     alice, bob = double.add_member("alice"), double.add_member("bob")
     for _ in range(3):  # three rated games against the AI: enough to be listed
         start = await alice.slash("caro start", difficulty="easy")
-        assert (await alice.click(start.message, "Resign")).callback_type == 7
+        assert (await resign(alice, start.message)).callback_type == 7
     own = await alice.slash("caro stats")
     assert own.callback_type == 4 and len(own.embeds) == 2
     record, board = own.embeds
@@ -135,7 +135,7 @@ async def test_stats_show_the_record_and_the_server_leaderboard(running_bot: Bot
 async def resign_to_easy(member: Any, games: int) -> None:
     for _ in range(games):
         start = await member.slash("caro start", difficulty="easy")
-        assert (await member.click(start.message, "Resign")).callback_type == 7
+        assert (await resign(member, start.message)).callback_type == 7
 
 
 async def test_stats_after_rated_games_carry_the_rating_chart_of_each_pool(

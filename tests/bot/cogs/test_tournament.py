@@ -13,7 +13,7 @@ from typing import Any
 
 import asyncpg
 
-from testkit.boards import refusal
+from testkit.boards import refusal, resign
 from testkit.bot_process import BotHandle, StartBot, text_of
 from testkit.members import MANAGE_GUILD
 from tests.bot.game.test_tournaments import ENTRY_ORDER, HAND_WORKED_ROUNDS, SEEDED
@@ -156,7 +156,7 @@ async def test_members_join_with_the_buttons_and_play_their_round_robin(
         await posted(bot, lambda t: "has begun" in t, 5)
     )
     # Bob resigns; the one round of two players is over and the tournament with it.
-    await bob.click(first, "Resign")
+    await resign(bob, first)
     final = await posted(bot, lambda t: "Tournament #1 is over" in t, ROUND_TIMEOUT)
     assert f"🥇 {carol.mention}" in text_of(final)
     assert "Join" not in [b["label"] for b in announcement.refresh().buttons]
@@ -217,7 +217,7 @@ async def test_an_organiser_removing_their_opponent_has_their_game_played_out(
     assert f"Their game against {alice.mention} is played out" in removed
     # Bob's game goes on (no result written): he wins it when Alice resigns.
     assert "wins" not in text_of(board.refresh())
-    await alice.click(board, "Resign")
+    await resign(alice, board)
     final = await posted(bot, lambda t: "Tournament #1 is over" in t, ROUND_TIMEOUT)
     assert f"🥇 {bob.mention}" in text_of(final)
 
@@ -292,7 +292,7 @@ async def test_the_standings_of_the_last_tournament_answer_once_it_is_over(
     await carol.click(created.message, "Join")
     await alice.slash("caro tournament start")
     board = await posted(bot, lambda t: bob.mention in t and carol.mention in t and "X" in t, 20)
-    await bob.click(board, "Resign")
+    await resign(bob, board)
     await posted(bot, lambda t: "Tournament #1 is over" in t, ROUND_TIMEOUT)
 
     asked = await alice.slash("caro tournament standings")
@@ -367,7 +367,7 @@ async def test_a_casual_tournament_board_offers_no_takeback_and_no_rematch_once_
     assert "takeback" not in text
     sides = (f"{alice.mention} (X) vs AI easy (O)", f"AI easy (X) vs {alice.mention} (O)")
     assert any(side in text.splitlines() for side in sides)
-    await alice.click(board, "Resign")
+    await resign(alice, board)
     ended = await board.wait_for(lambda m: "AI wins" in text_of(m), timeout=10)
     assert [b["label"] for b in ended.buttons if "caro:m:" not in str(b.get("custom_id"))] == [
         "Review"

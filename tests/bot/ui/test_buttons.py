@@ -33,6 +33,8 @@ from bot.ui.buttons import (
     Replay,
     ReplayStep,
     Resign,
+    ResignConfirm,
+    ResignKeep,
     Review,
     Stop,
     TakebackAccept,
@@ -86,6 +88,9 @@ PREVIOUS_TEMPLATES = {
     ),
     TournamentJoin: rf"caro:tj:(?P<tournament>{ID})",
     TournamentLeave: rf"caro:tl:(?P<tournament>{ID})",
+    # Newer than that version: their templates are kept from here on.
+    ResignConfirm: rf"caro:rc:(?P<game>{ID}):(?P<ply>{PLY})",
+    ResignKeep: rf"caro:rk:(?P<game>{ID})",
 }
 
 
@@ -122,6 +127,8 @@ def test_a_router_refuses_to_start_without_an_answer_for_every_spec() -> None:
     [
         (Cell, {"game": 12, "ply": 3, "cell": "B2"}, "caro:m:12:3:B2"),
         (Resign, {"game": 7, "ply": 0}, "caro:r:7:0"),
+        (ResignConfirm, {"game": 7, "ply": 5}, "caro:rc:7:5"),
+        (ResignKeep, {"game": 7}, "caro:rk:7"),
         (Hint, {"game": 7, "ply": 4}, "caro:h:7:4"),
         (Rematch, {"game": 7, "ply": 9}, "caro:rm:7:9"),
         (TypeMove, {"game": 7, "ply": 2}, "caro:t:7:2"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from testkit.boards import resign
 from testkit.bot_process import StartBot, text_of
 from testkit.faults import free_cells, game_id_of, is_over, players_turn, ply_of
 
@@ -158,9 +159,10 @@ async def test_boards_posted_by_the_previous_version_play_to_the_end_after_an_up
     assert form.modal["custom_id"] == MOVE_FORM.format(game=big_game, ply=0)
     typed = await carol.submit_modal(big, MOVE_FORM.format(game=big_game, ply=0), {"cell": "H8"})
     assert typed.callback_type == 7, typed
-    resigned = await erin.click_custom_id(big, RESIGN.format(game=big_game, ply=1))
+    # Resign asks first now; the old board's button asks too.
+    resigned = await resign(erin, big, RESIGN.format(game=big_game, ply=1))
     assert resigned.callback_type == 7, resigned
-    assert f"<@{erin.id}> resigned." in text_of(big)
+    await big.wait_for(lambda m: f"<@{erin.id}> resigned." in text_of(m))
 
     # The watched game is stopped by its starter.
     stopped = await bob.click_custom_id(watched, STOP.format(game=watch_game))
@@ -198,8 +200,8 @@ async def test_replays_reviews_and_history_pages_of_the_previous_version_work_af
         board = (await alice.slash("caro start", channel_id=channel, difficulty="easy")).message
         board = await board.wait_for(players_turn, timeout=30)  # the AI may move first
         plies.append(ply_of(board))
-        resigned = await alice.click_custom_id(
-            board, RESIGN.format(game=game_id_of(board), ply=ply_of(board))
+        resigned = await resign(
+            alice, board, RESIGN.format(game=game_id_of(board), ply=ply_of(board))
         )
         assert resigned.callback_type == 7, resigned
         games.append(game_id_of(board))
