@@ -60,6 +60,16 @@ TOKEN = "playground-token"
 DEFAULT_MEMBERS = ("alice:en-US", "bob:en-GB", "linh:vi", "mai:en-US:manager")
 # Discord's Manage Server permission (MANAGE_GUILD): the server's settings, roles, tournaments.
 MANAGE_SERVER = 1 << 5
+# The words a Discord client writes around the messages, in its own language: the playground is
+# that client, so the viewer's. They are the client's, not the bot's, so not in its catalogue.
+CLIENT_WORDS = {
+    "en": {"used": "used", "only_you": "Only you can see this", "thinking": "is thinking…"},
+    "vi": {
+        "used": "đã dùng",
+        "only_you": "Chỉ bạn nhìn thấy tin nhắn này",
+        "thinking": "đang suy nghĩ…",
+    },
+}
 MANAGER = "manager"
 # Settings passed on to the bot from the playground's own environment (the rest is the
 # playground's: token, endpoints, guild, database).
@@ -204,8 +214,8 @@ class Playground:
     async def messages(self, request: web.Request) -> web.StreamResponse:
         viewer = self._member(request.query.get("viewer"))
         channel = request.query.get("channel") or self.double.channel_id
-        shown = [self._message_json(m) for m in viewer.messages(channel)]
-        return web.json_response({"messages": shown})
+        shown = [self._message_json(m, viewer.locale) for m in viewer.messages(channel)]
+        return web.json_response({"messages": shown, "client": client_words(viewer.locale)})
 
     async def add_member(self, request: web.Request) -> web.StreamResponse:
         body = await self._body(request)
@@ -310,7 +320,8 @@ class Playground:
         return {"id": member.id, "name": member.name, "locale": member.locale,
                 "manager": bool(int(member.permissions) & MANAGE_SERVER)}
 
-    def _message_json(self, message: Message) -> dict[str, Any]:
+    def _message_json(self, message: Message, locale: str) -> dict[str, Any]:
+        """A message as a client in `locale` shows it."""
         payload = message.snapshot()
         meta = payload.get("interaction_metadata") or {}
         user = meta.get("user") or {}
@@ -326,23 +337,44 @@ class Playground:
         }
         interaction = self.double.interactions.get(str(meta.get("id")))
         if meta.get("type") == 2 and user and interaction is not None:
-            out["command"] = {"user": user.get("username"),
-                              "name": command_path(interaction.payload["data"])}
+            commands = [c for cmds in self.double.commands.values() for c in cmds]
+            name = command_path(interaction.payload["data"], commands, locale)
+            out["command"] = {"user": user.get("username"), "name": name}
         return out
 
 
 # --------------------------------------------------------------------- typed slash commands
 
 
-def command_path(data: dict[str, Any]) -> str:
+def command_path(
+    data: dict[str, Any], commands: list[dict[str, Any]] | None = None, locale: str = "en-US"
+) -> str:
     """"caro start" from a slash command's data: its name and the subcommands chosen, as Discord
-    shows above the reply ("alice used /caro start")."""
+    shows above the reply ("alice used /caro start"), named as a client in `locale` names them
+    from the registered `commands` ("linh đã dùng /caro bắt-đầu")."""
     words = [str(data.get("name", ""))]
     options = data.get("options") or []
     while options and options[0].get("type") in (SUB_COMMAND, SUB_COMMAND_GROUP):
         words.append(str(options[0].get("name", "")))
         options = options[0].get("options") or []
-    return " ".join(words)
+    shown: list[str] = []
+    level = [c for c in commands or [] if int(c.get("type", 1)) == 1]
+    for word in words:
+        entry = next((e for e in level if e.get("name") == word), None)
+        shown.append(word if entry is None else shown_name(entry, locale))
+        level = (entry or {}).get("options") or []
+    return " ".join(shown)
+
+
+def shown_name(entry: dict[str, Any], locale: str) -> str:
+    """A command's or option's name as a client in `locale` shows it."""
+    names = entry.get("name_localizations") or {}
+    return str(names.get(locale) or names.get(locale.split("-")[0]) or entry["name"])
+
+
+def client_words(locale: str) -> dict[str, str]:
+    """The client's own words in `locale`, English where the playground has no translation."""
+    return CLIENT_WORDS.get(locale.split("-")[0], CLIENT_WORDS["en"])
 
 
 def parse_slash(double: DiscordDouble, text: str) -> tuple[str, dict[str, Any]]:

@@ -152,6 +152,19 @@ async def test_a_full_game_against_the_ai_by_clicking(page: Any) -> None:
                               ).count() == 0
 
 
+async def test_the_used_line_and_private_notes_are_in_the_viewers_language(page: Any) -> None:
+    await act_as(page, "linh")
+    await slash(page, "/caro bắt-đầu độ-khó:dễ")
+    await wait_text(page, r"Đến lượt bạn")
+    # As a Vietnamese Discord client shows it: its own words, the command's Vietnamese name.
+    assert "linh đã dùng /caro bắt-đầu" in await last_message(page).inner_text()
+    await slash(page, "/caro bắt-đầu độ-khó:dễ")
+    await wait_text(page, r"Chỉ bạn nhìn thấy tin nhắn này")
+    # Alice, on an English client, reads the same post in English words.
+    await act_as(page, "alice")
+    await wait_text(page, r"linh used /caro start")
+
+
 async def test_a_challenge_between_two_members_with_private_refusals(page: Any) -> None:
     await slash(page, "/caro challenge opponent:@bob")
     await wait_text(page, r"@alice challenges you")
