@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 
 from bot.game.clocks import Clock
 from bot.game.outbox_model import NewPost, PostKind, PostRow
@@ -34,6 +35,10 @@ class OutboxService:
         self._clock = clock
         # Set when a change wrote a row, so the sender wakes without waiting for its next look.
         self.changed = asyncio.Event()
+        # The posts this process sent or gave up lately, by kind and tournament, and who waits
+        # for one: a tournament's boards wait for its "has begun" post.
+        self._settled: deque[tuple[PostKind, object]] = deque(maxlen=256)
+        self._waiting: dict[tuple[PostKind, object], list[asyncio.Event]] = {}
 
     def now(self) -> float:
         return self._clock()
@@ -69,7 +74,9 @@ class OutboxService:
         return await self._store.claim_post(row.id, now=now, until=now + CLAIM_SECONDS)
 
     async def sent(self, row: PostRow, message_id: int | None) -> bool:
-        return await self._store.post_sent(row.id, now=self.now(), message_id=message_id)
+        done = await self._store.post_sent(row.id, now=self.now(), message_id=message_id)
+        self._settle(row)
+        return done
 
     async def retry(self, row: PostRow, error: str) -> float:
         """Count a failed try; the wait before the next."""
@@ -79,6 +86,35 @@ class OutboxService:
 
     async def failed(self, row: PostRow, error: str) -> None:
         await self._store.post_failed(row.id, now=self.now(), error=error[:500])
+        self._settle(row)
+
+    def _settle(self, row: PostRow) -> None:
+        key = (row.kind, row.payload.get("tournament"))
+        self._settled.append(key)
+        for event in self._waiting.pop(key, []):
+            event.set()
+
+    async def settled(self, kind: PostKind, tournament: int, timeout: float) -> bool:
+        """Wait until this process has sent (or given up) a post of `kind` for `tournament`, at
+        most `timeout` seconds; whether it did. Only "when possible": a post another process
+        sends, or one Discord is slow to take, is not waited for longer."""
+        key = (kind, tournament)
+        if key in self._settled:
+            return True
+        event = asyncio.Event()
+        self._waiting.setdefault(key, []).append(event)
+        try:
+            async with asyncio.timeout(timeout):
+                await event.wait()
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            waiters = self._waiting.get(key, [])
+            if event in waiters:
+                waiters.remove(event)
+            if not waiters:
+                self._waiting.pop(key, None)
 
     async def prune(self) -> int:
         now = self.now()

@@ -15,6 +15,7 @@ import discord
 
 from bot.cogs.watch import WatchCog
 from bot.game.model import GameState, Mode
+from bot.game.outbox_model import PostKind
 from bot.game.ports import StorageUnavailable
 from bot.game.tournament_model import TournamentRow
 from bot.game.tournament_runner import Progress
@@ -29,6 +30,9 @@ log = logging.getLogger("caro.bot")
 STEP_EVERY_S = 2.0
 # After Discord refused a game's board, how long before the watcher posts it again.
 REPOST_AFTER_S = 60.0
+# How long round 1's boards wait for the "has begun" post, so the channel reads in order. Short:
+# the games' clocks are running, and a post Discord is slow to take is not waited for.
+START_POST_WAIT_S = 5.0
 
 
 class TournamentWatcher:
@@ -85,6 +89,11 @@ class TournamentWatcher:
             log.info("tournament %d: round %d over", row.id, progress.round_done)
         if progress.final:
             log.info("tournament %d: finished", row.id)
+        if progress.started and progress.games:
+            # The "has begun" post names round 1's pairings: it comes before their boards.
+            await self.bot.services.outbox.settled(
+                PostKind.TOURNAMENT_STARTED, row.id, START_POST_WAIT_S
+            )
         for state in progress.games:
             await self.post_game(row, state)
 
@@ -116,4 +125,4 @@ class TournamentWatcher:
             await self.bot.boards.show_quietly(state)
 
 
-__all__ = ["REPOST_AFTER_S", "STEP_EVERY_S", "TournamentWatcher"]
+__all__ = ["REPOST_AFTER_S", "START_POST_WAIT_S", "STEP_EVERY_S", "TournamentWatcher"]

@@ -330,6 +330,26 @@ async def test_a_board_of_two_ai_entries_names_its_tournament_round_and_entries_
     assert "Stop" not in [b["label"] for b in board.buttons]
 
 
+async def test_the_has_begun_post_comes_before_round_ones_boards(start_bot: StartBot) -> None:
+    bot = await start_bot()
+    alice, bob = bot.double.add_member("alice"), bot.double.add_member("bob")
+    await alice.slash(
+        "caro tournament create", format="swiss", rounds=1, size="4x4k3", starts_in=60
+    )
+    for member in (alice, bob):
+        await member.click(bot.double.messages()[0], "Join")
+    for _ in range(2):
+        await alice.slash("caro tournament add_ai", level="easy")
+    await alice.slash("caro tournament start")
+    await posted(bot, lambda t: "has begun" in t, 20)
+    boards = lambda: [m for m in bot.double.messages() if "Moves played" in text_of(m)]  # noqa: E731
+    assert await bot.double.store.changes.wait_until(lambda: len(boards()) == 2, 20)
+    # In the channel's order: the post that lists round 1's pairings, then their boards.
+    order = [m.id for m in bot.double.messages()]
+    begun = next(m.id for m in bot.double.messages() if "has begun" in text_of(m))
+    assert all(order.index(begun) < order.index(board.id) for board in boards())
+
+
 async def test_a_tournament_game_against_an_easy_ai_gives_no_hint(start_bot: StartBot) -> None:
     bot = await start_bot()
     alice = bot.double.add_member("alice")
