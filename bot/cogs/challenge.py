@@ -17,7 +17,7 @@ from bot.game.model import ChallengeRow
 from bot.game.options import CHALLENGE_FIRSTS, OPENINGS, RULES, GameOptions, parse_options
 from bot.i18n.texts import text_in
 from bot.ui.buttons import Accept, Decline, OfChallenge, answers
-from bot.ui.languages import language
+from bot.ui.languages import challenge_language
 from bot.ui.render import challenge_content, challenge_view
 from bot.ui.replies import refuse
 
@@ -86,7 +86,7 @@ class ChallengeCog(commands.Cog, name="Challenge"):
             opponent_id=opponent_id,
             opponent_is_bot=opponent_is_bot,
             options=options,
-            locale=await language(interaction, public=True),
+            locale=await challenge_language(interaction, opponent_id),
         )
         response = await interaction.response.send_message(
             challenge_content(challenge),

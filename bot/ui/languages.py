@@ -76,6 +76,26 @@ async def language(interaction: discord.Interaction[Any], *, public: bool = Fals
     return found
 
 
+async def challenge_language(interaction: discord.Interaction[Any], opponent_id: int) -> str:
+    """The language of a challenge, and of the board it becomes: the server's default first, as
+    for every public post; else the language the challenged member chose for caro, since the
+    challenge is written to them; else the challenger's (their own, then their client's)."""
+    services = cast("_Host", interaction.client).services
+    try:
+        server = None
+        if interaction.guild_id is not None:
+            server = (await services.settings.timeouts(interaction.guild_id)).language
+        theirs = None if server else (await services.preferences.member(opponent_id)).language
+    except Exception as exc:
+        # As in `language`: the challenger's language below, which copes with the database.
+        if not isinstance(exc, StorageUnavailable):
+            log.warning("could not read the challenged member's language (%r)", exc)
+        server = theirs = None
+    if server or theirs:
+        return choose_language(server, theirs, None)
+    return await language(interaction, public=True)
+
+
 async def reply_text(interaction: discord.Interaction[Any], key: str, /, **values: object) -> str:
     """The text `key` for `interaction`'s member: in their language, its commands named as their
     Discord client shows them."""
@@ -84,4 +104,4 @@ async def reply_text(interaction: discord.Interaction[Any], key: str, /, **value
     )
 
 
-__all__ = ["language", "member_language", "reply_text"]
+__all__ = ["challenge_language", "language", "member_language", "reply_text"]

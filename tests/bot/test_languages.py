@@ -98,3 +98,25 @@ async def test_a_member_is_pinged_in_their_own_language(running_bot: BotHandle) 
     await bob.click(board, "A1")
     await double.store.changes.wait_until(lambda: len(calls()) == 2, 10)
     assert calls()[1].content == f"<@{alice.id}>, đến lượt bạn."
+
+
+async def test_a_challenge_is_written_in_the_challenged_members_chosen_language(
+    running_bot: BotHandle,
+) -> None:
+    double = running_bot.double
+    an = double.add_member("an", locale="vi")
+    alice, bob = double.add_member("alice"), double.add_member("bob")
+    # Bob chose English: An's challenge to him is in English, though An's Discord is Vietnamese.
+    assert (await bob.slash("caro settings", language="en")).ephemeral
+    to_bob = await an.slash("caro challenge", opponent=bob)
+    assert str(text_of(to_bob)).startswith(f"<@{bob.id}>, <@{an.id}> challenges you to")
+    # Alice's to An, who chose Vietnamese, is in Vietnamese.
+    assert (await an.slash("caro settings", language="vi")).ephemeral
+    to_an = await alice.slash("caro challenge", opponent=an)
+    assert str(text_of(to_an)).startswith(f"<@{an.id}> ơi, <@{alice.id}> thách bạn một ván")
+    # The server's default comes first, as for every public post.
+    admin = double.add_member("admin")
+    admin.permissions = str(int(admin.permissions) | MANAGE_GUILD)
+    assert (await admin.slash("caro settings", server_language="en")).ephemeral
+    to_an = await admin.slash("caro challenge", opponent=an)
+    assert str(text_of(to_an)).startswith(f"<@{an.id}>, <@{admin.id}> challenges you to")
