@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from discord.ext import commands
 
+from bot.cogs.blocks import BlocksCog
 from bot.cogs.board import BoardCog
 from bot.cogs.challenge import ChallengeCog
 from bot.cogs.clocks import ClocksCog
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 FEATURES: tuple[Callable[[Host], commands.Cog], ...] = (
     PlayCog,
     ChallengeCog,
+    BlocksCog,
     WatchCog,
     ControlsCog,
     TakebackCog,
@@ -54,6 +56,7 @@ FEATURES: tuple[Callable[[Host], commands.Cog], ...] = (
 
 __all__ = [
     "FEATURES",
+    "BlocksCog",
     "BoardCog",
     "ChallengeCog",
     "ClocksCog",

@@ -12,6 +12,7 @@ import discord
 from discord.ext import commands
 
 from bot.ai.turn import AiTurns
+from bot.game.blocks import Blocks
 from bot.game.challenges import ChallengeService
 from bot.game.clocks import Clocks, Timeouts
 from bot.game.games import GameService
@@ -70,6 +71,8 @@ class Services(Protocol):
     def tournament_reads(self) -> TournamentReads: ...
     @property
     def outbox(self) -> OutboxService: ...
+    @property
+    def blocks(self) -> Blocks: ...
 
 
 class Host(Protocol):

@@ -661,6 +661,33 @@ class OutboxStore(Protocol):
         ...
 
 
+class BlockOutcome(StrEnum):
+    ADDED = "added"
+    ALREADY = "already"  # the member had blocked them before: nothing written
+    FULL = "full"  # the member blocks as many members as allowed: nothing written
+
+
+class BlockStore(Protocol):
+    """The members each member blocked, in every server: a blocked member cannot challenge them,
+    and neither side is paired with the other. Rules: a block is stored once per member and way
+    round; a member blocks at most `limit` others, counted in the transaction that adds one (two
+    blocks sent at once cannot both take the last place)."""
+
+    async def block(self, user_id: int, blocked_id: int, *, now: float, limit: int
+                    ) -> BlockOutcome: ...
+    async def unblock(self, user_id: int, blocked_id: int) -> bool:
+        """Lift a block; False if there was none."""
+        ...
+
+    async def blocked(self, user_id: int) -> list[int]:
+        """The members `user_id` blocked, the oldest block first."""
+        ...
+
+    async def blocked_between(self, a: int, b: int) -> bool:
+        """Whether either member blocked the other."""
+        ...
+
+
 class Storage(Protocol):
     """One database: a repository per aggregate over one connection (or pool)."""
 
@@ -686,6 +713,8 @@ class Storage(Protocol):
     def tournaments(self) -> TournamentStore: ...
     @property
     def outbox(self) -> OutboxStore: ...
+    @property
+    def blocks(self) -> BlockStore: ...
 
     async def close(self) -> None: ...
     async def schema_version(self) -> int: ...

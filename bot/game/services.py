@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass
 
 from bot.game import ratings
+from bot.game.blocks import Blocks
 from bot.game.cache import GameCache
 from bot.game.challenges import CHALLENGE_SECONDS, ChallengeService
 from bot.game.clocks import Clock, Clocks, Timeouts
@@ -55,6 +56,7 @@ class Services:
     tournament_runner: TournamentRunner
     tournament_reads: TournamentReads
     outbox: OutboxService
+    blocks: Blocks
     # Ratings and results: a read model, read as stored.
     standings: StandingStore
     cooldowns: Cooldowns
@@ -83,6 +85,7 @@ def build_services(
         limits=limits, cooldowns=cooldowns, external=external, rate=rate,
     )
     outbox = OutboxService(storage.outbox, clock=clock)
+    blocks = Blocks(storage.blocks, clock=clock)
     tournament_reads = TournamentReads(storage.tournaments)
     tournament_runner = TournamentRunner(
         storage.tournaments, tournament_reads, games, storage.standings, outbox=outbox, clock=clock
@@ -93,7 +96,7 @@ def build_services(
         moves=Moves(storage.games, ai, clocks, cache, rate=rate),
         challenges=ChallengeService(
             storage.challenges, storage.games, clocks, limits=limits, cooldowns=cooldowns,
-            challenge_seconds=challenge_seconds,
+            challenge_seconds=challenge_seconds, blocks=blocks,
         ),
         clocks=clocks,
         timeouts=Timeouts(storage.clocks, storage.games, cache, clocks, rate),
@@ -111,6 +114,7 @@ def build_services(
         tournament_runner=tournament_runner,
         tournament_reads=tournament_reads,
         outbox=outbox,
+        blocks=blocks,
         standings=storage.standings,
         cooldowns=cooldowns,
     )

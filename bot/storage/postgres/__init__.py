@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.storage.health import Health
+from bot.storage.postgres.blocks import BlockQueries
 from bot.storage.postgres.challenges import ChallengeQueries
 from bot.storage.postgres.clocks import ClockQueries
 from bot.storage.postgres.connection import (
@@ -51,6 +52,7 @@ class PostgresStorage:
         self.puzzles = guard(PuzzleQueries(self.connection, self.games))
         self.tournaments = guard(TournamentQueries(self.connection))
         self.outbox = guard(OutboxQueries(self.connection))
+        self.blocks = guard(BlockQueries(self.connection))
 
     @classmethod
     async def open(

@@ -10,6 +10,7 @@ import aiosqlite
 
 from bot.game.ports import StorageError
 from bot.storage.health import Health
+from bot.storage.sqlite.blocks import BlockQueries
 from bot.storage.sqlite.challenges import ChallengeQueries
 from bot.storage.sqlite.clocks import ClockQueries
 from bot.storage.sqlite.connection import (
@@ -58,6 +59,7 @@ class SqliteStorage:
         self.puzzles = guard(PuzzleQueries(self.connection, self.games))
         self.tournaments = guard(TournamentQueries(self.connection))
         self.outbox = guard(OutboxQueries(self.connection))
+        self.blocks = guard(BlockQueries(self.connection))
 
     @classmethod
     async def open(cls, path: str | Path, *, migrations: Path = MIGRATIONS_DIR) -> SqliteStorage:
