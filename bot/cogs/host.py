@@ -23,6 +23,7 @@ from bot.game.outbox import OutboxService
 from bot.game.ports import StandingStore
 from bot.game.preferences import MemberPreferences
 from bot.game.puzzles import PuzzleService
+from bot.game.queue import QueueService
 from bot.game.records import RecordService
 from bot.game.settings import ServerSettings
 from bot.game.takebacks import Takebacks
@@ -73,6 +74,8 @@ class Services(Protocol):
     def outbox(self) -> OutboxService: ...
     @property
     def blocks(self) -> Blocks: ...
+    @property
+    def queue(self) -> QueueService: ...
 
 
 class Host(Protocol):

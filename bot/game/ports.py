@@ -40,6 +40,7 @@ from bot.game.puzzle_model import (
     PuzzleRow,
     PuzzleStanding,
 )
+from bot.game.queue_model import NewQueueEntry, PairPolicy, QueueEntry, QueueKey
 from bot.game.ratings import RatingUpdate
 from bot.game.seasons import Season
 from bot.game.tournament_model import (
@@ -688,6 +689,40 @@ class BlockStore(Protocol):
         ...
 
 
+class QueueStore(Protocol):
+    """The queue for an opponent (bot.game.queue_model).
+
+    - A member has at most one waiting entry, enforced by the database (two joins at once, from
+      any processes, make one).
+    - Pairing is one transaction that no other pairing interleaves with, from any process: an
+      entry is paired at most once, and never after its member left (a leave racing a pairing
+      finds the entry paired, or takes it out before the pairing reads it).
+    """
+
+    async def join_queue(self, new: NewQueueEntry) -> QueueEntry:
+        """A new waiting entry; AlreadyQueued (nothing written) if the member has one."""
+        ...
+
+    async def leave_queue(self, user_id: int, *, now: float) -> QueueEntry | None:
+        """Take the member's waiting entry out (as it is now: left); None if none was waiting."""
+        ...
+
+    async def queue_entry(self, entry_id: int) -> QueueEntry | None: ...
+    async def waiting_entry(self, user_id: int) -> QueueEntry | None: ...
+    async def set_queue_message(self, entry_id: int, message_id: int) -> None: ...
+    async def count_waiting(self, key: QueueKey) -> int:
+        """How many entries wait for the game `key`, in every server."""
+        ...
+
+    async def pair_queue(
+        self, *, now: float, recent_since: float, choose: PairPolicy
+    ) -> list[tuple[QueueEntry, QueueEntry]]:
+        """In one transaction: read every waiting entry, the blocks between their members and
+        the pairs of them paired since `recent_since`, let `choose` pick the pairs, and mark
+        both entries of each paired (with its partner and `now`); the pairs as now stored."""
+        ...
+
+
 class Storage(Protocol):
     """One database: a repository per aggregate over one connection (or pool)."""
 
@@ -715,6 +750,8 @@ class Storage(Protocol):
     def outbox(self) -> OutboxStore: ...
     @property
     def blocks(self) -> BlockStore: ...
+    @property
+    def queue(self) -> QueueStore: ...
 
     async def close(self) -> None: ...
     async def schema_version(self) -> int: ...

@@ -23,6 +23,7 @@ from bot.game.outbox import OutboxService
 from bot.game.ports import StandingStore, Storage
 from bot.game.preferences import MemberPreferences
 from bot.game.puzzles import PuzzleService
+from bot.game.queue import QueueService
 from bot.game.records import RecordService
 from bot.game.searches import Thinker
 from bot.game.settings import DEFAULT_TIMEOUTS, ServerSettings
@@ -57,6 +58,7 @@ class Services:
     tournament_reads: TournamentReads
     outbox: OutboxService
     blocks: Blocks
+    queue: QueueService
     # Ratings and results: a read model, read as stored.
     standings: StandingStore
     cooldowns: Cooldowns
@@ -115,6 +117,7 @@ def build_services(
         tournament_reads=tournament_reads,
         outbox=outbox,
         blocks=blocks,
+        queue=QueueService(storage.queue, storage.standings, clock=clock),
         standings=storage.standings,
         cooldowns=cooldowns,
     )

@@ -22,6 +22,7 @@ from bot.storage.postgres.games import GameQueries
 from bot.storage.postgres.meta import MetaQueries
 from bot.storage.postgres.outbox import OutboxQueries
 from bot.storage.postgres.puzzles import PuzzleQueries
+from bot.storage.postgres.queue import QueueQueries
 from bot.storage.postgres.reviews import ReviewQueries
 from bot.storage.postgres.settings import SettingQueries
 from bot.storage.postgres.standings import StandingQueries
@@ -53,6 +54,7 @@ class PostgresStorage:
         self.tournaments = guard(TournamentQueries(self.connection))
         self.outbox = guard(OutboxQueries(self.connection))
         self.blocks = guard(BlockQueries(self.connection))
+        self.queue = guard(QueueQueries(self.connection))
 
     @classmethod
     async def open(

@@ -24,6 +24,7 @@ from bot.storage.sqlite.games import GameQueries
 from bot.storage.sqlite.meta import MetaQueries
 from bot.storage.sqlite.outbox import OutboxQueries
 from bot.storage.sqlite.puzzles import PuzzleQueries
+from bot.storage.sqlite.queue import QueueQueries
 from bot.storage.sqlite.reviews import ReviewQueries
 from bot.storage.sqlite.settings import SettingQueries
 from bot.storage.sqlite.standings import StandingQueries
@@ -60,6 +61,7 @@ class SqliteStorage:
         self.tournaments = guard(TournamentQueries(self.connection))
         self.outbox = guard(OutboxQueries(self.connection))
         self.blocks = guard(BlockQueries(self.connection))
+        self.queue = guard(QueueQueries(self.connection))
 
     @classmethod
     async def open(cls, path: str | Path, *, migrations: Path = MIGRATIONS_DIR) -> SqliteStorage:

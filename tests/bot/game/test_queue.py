@@ -1,0 +1,57 @@
+"""The queue service (bot/game/queue.py), on both backends: a member joins at their global
+rating against people, once; leaves once; and pairing waits until the gap is accepted."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.game.errors import UserError
+from bot.game.queue_model import QueueKey, QueueStatus
+from testkit.storage_backends import Backend
+
+KEY = QueueKey(rows=15, cols=15, k=5, rule="freestyle", rated=True, turn_seconds=600.0)
+A, B = 101, 102
+
+
+async def join(svc, user: int, guild: int):
+    return await svc.queue.join(guild_id=guild, channel_id=guild * 10, user_id=user, key=KEY,
+                                local=False, locale="en-US")
+
+
+async def test_a_member_joins_at_their_global_rating_once_and_leaves_once(
+    world, backend: Backend
+) -> None:
+    svc, clock = world
+    await backend.execute(
+        "INSERT INTO standings (scope, user_id, mode, rating, wins, draws, losses)"
+        " VALUES (0, ?, 'pvp', 1500.0, 3, 0, 0)", A,
+    )
+    entry = await join(svc, A, 1)
+    assert (entry.rating, entry.joined_at) == (1500.0, clock.now)
+    assert (await join(svc, B, 2)).rating == 1200.0  # never rated: the starting rating
+    assert await svc.queue.waiting(KEY) == 2
+    with pytest.raises(UserError) as refused:
+        await join(svc, A, 3)
+    assert refused.value.key == "queue.already"
+    assert (await svc.queue.leave(A)).status is QueueStatus.LEFT
+    with pytest.raises(UserError) as refused:
+        await svc.queue.leave(A)
+    assert refused.value.key == "queue.not_waiting"
+
+
+async def test_two_members_300_apart_are_paired_once_both_waited_40_seconds(
+    world, backend: Backend
+) -> None:
+    svc, clock = world
+    await backend.execute(
+        "INSERT INTO standings (scope, user_id, mode, rating, wins, draws, losses)"
+        " VALUES (0, ?, 'pvp', 1500.0, 3, 0, 0)", B,
+    )
+    await join(svc, A, 1)
+    await join(svc, B, 2)
+    clock.now += 39
+    assert await svc.queue.pair() == []
+    clock.now += 1
+    ((one, other),) = await svc.queue.pair()
+    assert (one.user_id, other.user_id, one.paired_at) == (A, B, clock.now)
+    assert await svc.queue.pair() == []
