@@ -40,7 +40,14 @@ from bot.game.puzzle_model import (
     PuzzleRow,
     PuzzleStanding,
 )
-from bot.game.queue_model import NewQueueEntry, PairPolicy, QueueEntry, QueueKey
+from bot.game.queue_model import (
+    GameMaker,
+    NewQueueEntry,
+    PairPolicy,
+    QueueEntry,
+    QueueKey,
+    QueuePairing,
+)
 from bot.game.ratings import RatingUpdate
 from bot.game.seasons import Season
 from bot.game.tournament_model import (
@@ -693,14 +700,15 @@ class QueueStore(Protocol):
     """The queue for an opponent (bot.game.queue_model).
 
     - A member has at most one waiting entry, enforced by the database (two joins at once, from
-      any processes, make one).
+      any processes, make one), and none while a game the queue gave them runs.
     - Pairing is one transaction that no other pairing interleaves with, from any process: an
       entry is paired at most once, and never after its member left (a leave racing a pairing
       finds the entry paired, or takes it out before the pairing reads it).
     """
 
     async def join_queue(self, new: NewQueueEntry) -> QueueEntry:
-        """A new waiting entry; AlreadyQueued (nothing written) if the member has one."""
+        """A new waiting entry; AlreadyQueued (nothing written) if the member has one,
+        QueuedGameRunning if a game the queue gave them still runs."""
         ...
 
     async def leave_queue(self, user_id: int, *, now: float) -> QueueEntry | None:
@@ -715,11 +723,30 @@ class QueueStore(Protocol):
         ...
 
     async def pair_queue(
-        self, *, now: float, recent_since: float, choose: PairPolicy
-    ) -> list[tuple[QueueEntry, QueueEntry]]:
-        """In one transaction: read every waiting entry, the blocks between their members and
-        the pairs of them paired since `recent_since`, let `choose` pick the pairs, and mark
-        both entries of each paired (with its partner and `now`); the pairs as now stored."""
+        self,
+        *,
+        now: float,
+        recent_since: float,
+        choose: PairPolicy,
+        make_game: GameMaker,
+        shard_id: int = 0,
+        shard_count: int = 1,
+    ) -> list[QueuePairing]:
+        """In one transaction: read the waiting entries of the shard's servers whose message is
+        posted, the blocks between their members and the pairs of them paired since
+        `recent_since`; let `choose` pick the pairs; for each, write the game `make_game` gives
+        (unposted: no message yet) and mark both entries paired (with the partner, `now` and the
+        game). A pair whose game cannot be written (a seat in that channel is taken) is left
+        waiting. The pairs as now stored."""
+        ...
+
+    async def unposted_queue_games(self, *, shard_id: int = 0, shard_count: int = 1) -> list[int]:
+        """The running games of the queue in the shard's servers with no board yet (new ones,
+        and any a stop left unposted), by id."""
+        ...
+
+    async def game_entries(self, game_id: int) -> list[QueueEntry]:
+        """The two entries a queued game was made for, the one that waited longer first."""
         ...
 
 

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
+from bot.game.model import NewGame
+
 ACCEPTED_GAP = 100.0
 GAP_STEP = 50.0
 GAP_EVERY = 10.0
@@ -78,6 +80,17 @@ class QueueEntry:
     # Once paired: the member it was paired with, and when.
     partner_id: int | None = None
     paired_at: float | None = None
+    game_id: int | None = None  # the game the pair plays, made with the pairing
+
+
+@dataclass(frozen=True, slots=True)
+class QueuePairing:
+    """Two entries paired, as stored, and their game: `first` waited longer, and the game is
+    posted in its channel."""
+
+    first: QueueEntry
+    second: QueueEntry
+    game_id: int
 
 
 class AlreadyQueued(Exception):
@@ -86,6 +99,14 @@ class AlreadyQueued(Exception):
     def __init__(self, entry: QueueEntry) -> None:
         super().__init__(f"queue entry {entry.id} is still waiting")
         self.entry = entry
+
+
+class QueuedGameRunning(Exception):
+    """The member plays a game the queue gave them, still running: one at a time."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"queued game {game_id} is still running")
+        self.game_id = game_id
 
 
 def accepted_gap(waited: float) -> float:
@@ -155,6 +176,12 @@ def choose_pairs(
     return pairs
 
 
+class GameMaker(Protocol):
+    """The game of a pair (`first` waited longer), as the store writes it with the pairing."""
+
+    def __call__(self, first: QueueEntry, second: QueueEntry) -> NewGame: ...
+
+
 class PairPolicy(Protocol):
     """choose_pairs, as the store calls it inside its pairing transaction."""
 
@@ -169,11 +196,14 @@ __all__ = [
     "GAP_STEP",
     "RECENT_SECONDS",
     "AlreadyQueued",
+    "GameMaker",
     "NewQueueEntry",
     "PairPolicy",
     "Pairs",
     "QueueEntry",
     "QueueKey",
+    "QueuePairing",
+    "QueuedGameRunning",
     "QueueStatus",
     "accepted_gap",
     "can_meet",

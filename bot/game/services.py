@@ -117,7 +117,7 @@ def build_services(
         tournament_reads=tournament_reads,
         outbox=outbox,
         blocks=blocks,
-        queue=QueueService(storage.queue, storage.standings, clock=clock),
+        queue=QueueService(storage.queue, storage.games, storage.standings, settings, clock=clock),
         standings=storage.standings,
         cooldowns=cooldowns,
     )

@@ -127,7 +127,7 @@ TABLES: dict[str, dict[str, Convert]] = {
         "user_id": _as_is, "rows": _as_is, "cols": _as_is, "k": _as_is, "rule": _as_is,
         "rated": _flag, "turn_seconds": _number, "local": _flag, "rating": _number,
         "locale": _as_is, "joined_at": _number, "status": _as_is, "partner_id": _as_is,
-        "paired_at": _number, "left_at": _number,
+        "paired_at": _number, "left_at": _number, "game_id": _as_is,
     },
     "meta": {"key": _as_is, "value": _as_is},
     "reviews": {"game_id": _as_is, "node_limit": _as_is, "data": _as_is, "created_at": _time},

@@ -9,7 +9,7 @@ from bot.storage.rows import Row
 
 ENTRY_COLUMNS = (
     "id, guild_id, channel_id, message_id, user_id, rows, cols, k, rule, rated, turn_seconds,"
-    " local, rating, locale, joined_at, status, partner_id, paired_at"
+    " local, rating, locale, joined_at, status, partner_id, paired_at, game_id"
 )
 ENTRY_INSERT_COLUMNS = (
     "guild_id, channel_id, user_id, rows, cols, k, rule, rated, turn_seconds, local, rating,"
@@ -53,6 +53,7 @@ def entry_of(row: Row) -> QueueEntry:
         status=QueueStatus(row["status"]),
         partner_id=None if row["partner_id"] is None else int(row["partner_id"]),
         paired_at=None if row["paired_at"] is None else float(row["paired_at"]),
+        game_id=None if row["game_id"] is None else int(row["game_id"]),
     )
 
 

@@ -54,7 +54,7 @@ class PostgresStorage:
         self.tournaments = guard(TournamentQueries(self.connection))
         self.outbox = guard(OutboxQueries(self.connection))
         self.blocks = guard(BlockQueries(self.connection))
-        self.queue = guard(QueueQueries(self.connection))
+        self.queue = guard(QueueQueries(self.connection, self.games))
 
     @classmethod
     async def open(

@@ -61,7 +61,7 @@ class SqliteStorage:
         self.tournaments = guard(TournamentQueries(self.connection))
         self.outbox = guard(OutboxQueries(self.connection))
         self.blocks = guard(BlockQueries(self.connection))
-        self.queue = guard(QueueQueries(self.connection))
+        self.queue = guard(QueueQueries(self.connection, self.games))
 
     @classmethod
     async def open(cls, path: str | Path, *, migrations: Path = MIGRATIONS_DIR) -> SqliteStorage:
