@@ -21,6 +21,7 @@ from bot.cogs.openings import OpeningsCog
 from bot.cogs.outbox import OutboxCog
 from bot.cogs.play import PlayCog
 from bot.cogs.puzzle import PuzzleCog
+from bot.cogs.queue import QueueCog
 from bot.cogs.replay import ReplayCog
 from bot.cogs.review import ReviewCog
 from bot.cogs.settings import SettingsCog
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 FEATURES: tuple[Callable[[Host], commands.Cog], ...] = (
     PlayCog,
     ChallengeCog,
+    QueueCog,
     BlocksCog,
     WatchCog,
     ControlsCog,
@@ -67,6 +69,7 @@ __all__ = [
     "OutboxCog",
     "PlayCog",
     "PuzzleCog",
+    "QueueCog",
     "ReplayCog",
     "ReviewCog",
     "SettingsCog",

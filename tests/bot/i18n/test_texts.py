@@ -104,6 +104,7 @@ def test_vietnamese_command_names_are_unchanged() -> None:
         "cmdname.tournament_cancel": "hủy",
         "cmdname.block": "chặn",
         "cmdname.unblock": "bỏ-chặn",
+        "cmdname.queue": "hàng-chờ",
     }
 
 

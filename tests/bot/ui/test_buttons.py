@@ -29,6 +29,7 @@ from bot.ui.buttons import (
     PuzzleGiveUp,
     PuzzlePan,
     PuzzleType,
+    QueueLeave,
     Rematch,
     Replay,
     ReplayStep,
@@ -86,6 +87,7 @@ PREVIOUS_TEMPLATES = {
     ),
     TournamentJoin: rf"caro:tj:(?P<tournament>{ID})",
     TournamentLeave: rf"caro:tl:(?P<tournament>{ID})",
+    QueueLeave: rf"caro:ql:(?P<entry>{ID})",
 }
 
 
