@@ -13,6 +13,7 @@ import random
 
 from bot.game import ratings
 from bot.game.clocks import Clock
+from bot.game.cooldowns import Cooldowns
 from bot.game.errors import UserError
 from bot.game.model import GameState, Mode, NewGame, load_state
 from bot.game.ports import GLOBAL_SCOPE, GameStore, QueueStore, StandingStore
@@ -63,12 +64,14 @@ class QueueService:
         settings: ServerSettings,
         *,
         clock: Clock,
+        cooldowns: Cooldowns,
     ) -> None:
         self._store = store
         self._games = games
         self._standings = standings
         self._settings = settings
         self._clock = clock
+        self._cooldowns = cooldowns
 
     async def key(self, guild_id: int, rows: int, cols: int, k: int, rule: str,
                   rated: bool) -> QueueKey:
@@ -87,9 +90,11 @@ class QueueService:
         locale: str,
     ) -> QueueEntry:
         """A waiting entry for the member, at their global rating against people; UserError if
-        they wait already, play a game the queue gave them, or play in this channel."""
+        they wait already, play a game the queue gave them, play in this channel, or joined
+        too often of late (a join and Leave loop)."""
         if await self._games.active_game(guild_id, channel_id, user_id) is not None:
             raise UserError("error.already_playing_nolink")
+        self._cooldowns.queue.hit(guild_id, user_id)
         standing = await self._standings.standing(GLOBAL_SCOPE, user_id, Mode.PVP)
         try:
             return await self._store.join_queue(

@@ -117,7 +117,10 @@ def build_services(
         tournament_reads=tournament_reads,
         outbox=outbox,
         blocks=blocks,
-        queue=QueueService(storage.queue, storage.games, storage.standings, settings, clock=clock),
+        queue=QueueService(
+            storage.queue, storage.games, storage.standings, settings, clock=clock,
+            cooldowns=cooldowns,
+        ),
         standings=storage.standings,
         cooldowns=cooldowns,
     )

@@ -85,3 +85,16 @@ async def test_a_member_playing_in_the_channel_cannot_queue_there(world) -> None
     with pytest.raises(UserError) as refused:
         await join(svc, A, 1)
     assert refused.value.key == "error.already_playing_nolink"
+
+
+async def test_joining_and_leaving_in_a_loop_meets_a_cooldown(world) -> None:
+    svc, clock = world
+    for _ in range(5):
+        await join(svc, A, 1)
+        await svc.queue.leave(A)
+    with pytest.raises(UserError) as refused:
+        await join(svc, A, 1)
+    assert refused.value.key == "error.cooldown"
+    assert await svc.queue.waiting(KEY) == 0
+    clock.now += 60
+    assert (await join(svc, A, 1)).status is QueueStatus.WAITING
