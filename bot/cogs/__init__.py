@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from discord.ext import commands
 
+from bot.cogs.blocks import BlocksCog
 from bot.cogs.board import BoardCog
 from bot.cogs.challenge import ChallengeCog
 from bot.cogs.clocks import ClocksCog
@@ -20,6 +21,7 @@ from bot.cogs.openings import OpeningsCog
 from bot.cogs.outbox import OutboxCog
 from bot.cogs.play import PlayCog
 from bot.cogs.puzzle import PuzzleCog
+from bot.cogs.queue import QueueCog
 from bot.cogs.replay import ReplayCog
 from bot.cogs.review import ReviewCog
 from bot.cogs.settings import SettingsCog
@@ -35,6 +37,8 @@ if TYPE_CHECKING:
 FEATURES: tuple[Callable[[Host], commands.Cog], ...] = (
     PlayCog,
     ChallengeCog,
+    QueueCog,
+    BlocksCog,
     WatchCog,
     ControlsCog,
     TakebackCog,
@@ -54,6 +58,7 @@ FEATURES: tuple[Callable[[Host], commands.Cog], ...] = (
 
 __all__ = [
     "FEATURES",
+    "BlocksCog",
     "BoardCog",
     "ChallengeCog",
     "ClocksCog",
@@ -64,6 +69,7 @@ __all__ = [
     "OutboxCog",
     "PlayCog",
     "PuzzleCog",
+    "QueueCog",
     "ReplayCog",
     "ReviewCog",
     "SettingsCog",

@@ -12,6 +12,7 @@ import discord
 from discord.ext import commands
 
 from bot.ai.turn import AiTurns
+from bot.game.blocks import Blocks
 from bot.game.challenges import ChallengeService
 from bot.game.clocks import Clocks, Timeouts
 from bot.game.games import GameService
@@ -22,6 +23,7 @@ from bot.game.outbox import OutboxService
 from bot.game.ports import StandingStore
 from bot.game.preferences import MemberPreferences
 from bot.game.puzzles import PuzzleService
+from bot.game.queue import QueueService
 from bot.game.records import RecordService
 from bot.game.settings import ServerSettings
 from bot.game.takebacks import Takebacks
@@ -70,6 +72,10 @@ class Services(Protocol):
     def tournament_reads(self) -> TournamentReads: ...
     @property
     def outbox(self) -> OutboxService: ...
+    @property
+    def blocks(self) -> Blocks: ...
+    @property
+    def queue(self) -> QueueService: ...
 
 
 class Host(Protocol):

@@ -8,6 +8,7 @@ import asyncio
 import random
 
 from bot.game import ratings
+from bot.game.blocks import Blocks
 from bot.game.clocks import Clocks
 from bot.game.cooldowns import Cooldowns
 from bot.game.errors import UserError
@@ -41,6 +42,7 @@ class ChallengeService:
         limits: Limits,
         cooldowns: Cooldowns,
         challenge_seconds: float = CHALLENGE_SECONDS,
+        blocks: Blocks,
     ) -> None:
         self._store = store
         self._games = games
@@ -48,6 +50,7 @@ class ChallengeService:
         self.limits = limits
         self.cooldowns = cooldowns
         self.challenge_seconds = challenge_seconds
+        self._blocks = blocks
         # Checking a limit and creating the challenge must not interleave with another challenge
         # in the same server, or two could both pass the check.
         self._guild_locks: dict[int, asyncio.Lock] = {}
@@ -63,14 +66,15 @@ class ChallengeService:
         options: GameOptions,
         locale: str,
     ) -> ChallengeRow:
-        """A new pending challenge; UserError if it cannot be made: over a cooldown or a limit, a
-        player busy in this channel, or a challenge between the two already waiting in this server
-        (whichever of them sent it, in whichever channel: the one waiting is named instead, and
-        nobody is pinged twice)."""
+        """A new pending challenge; UserError if it cannot be made: a block between the two
+        (either way round), over a cooldown or a limit, a player busy in this channel, or a
+        challenge between the two already waiting in this server (whichever of them sent it, in
+        whichever channel: the one waiting is named instead, and nobody is pinged twice)."""
         if opponent_id == challenger_id:
             raise UserError("challenge.self")
         if opponent_is_bot:
             raise UserError("challenge.bot")
+        await self._blocks.check_challenge(challenger_id, opponent_id)
         self.cooldowns.challenge.hit(guild_id, challenger_id)
         for user in (challenger_id, opponent_id):
             running = await self._games.active_game(guild_id, channel_id, user)

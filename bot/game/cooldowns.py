@@ -1,5 +1,5 @@
 """Per-member cooldowns on the actions that create work: starting a game, a watch, a challenge,
-asking for a hint. A member over the rate gets a short private answer saying when to try again.
+asking for a hint, joining the queue. A member over the rate gets a short private answer saying when to try again.
 
 The services share one set and take them in their actions (games, challenges), not in the
 commands: a slash command, a button and a Rematch reach the same action, so they meet the same
@@ -63,3 +63,5 @@ class Cooldowns:
         self.challenge = Cooldown(5, 60.0, clock)
         self.watch = Cooldown(3, 60.0, clock)
         self.hint = Cooldown(3, 20.0, clock)
+        # Joining the queue: a join and Leave loop would repost a message each time.
+        self.queue = Cooldown(5, 60.0, clock)

@@ -40,6 +40,14 @@ from bot.game.puzzle_model import (
     PuzzleRow,
     PuzzleStanding,
 )
+from bot.game.queue_model import (
+    GameMaker,
+    NewQueueEntry,
+    PairPolicy,
+    QueueEntry,
+    QueueKey,
+    QueuePairing,
+)
 from bot.game.ratings import RatingUpdate
 from bot.game.seasons import Season
 from bot.game.tournament_model import (
@@ -661,6 +669,87 @@ class OutboxStore(Protocol):
         ...
 
 
+class BlockOutcome(StrEnum):
+    ADDED = "added"
+    ALREADY = "already"  # the member had blocked them before: nothing written
+    FULL = "full"  # the member blocks as many members as allowed: nothing written
+
+
+class BlockStore(Protocol):
+    """The members each member blocked, in every server: a blocked member cannot challenge them,
+    and neither side is paired with the other. Rules: a block is stored once per member and way
+    round; a member blocks at most `limit` others, counted in the transaction that adds one (two
+    blocks sent at once cannot both take the last place)."""
+
+    async def block(self, user_id: int, blocked_id: int, *, now: float, limit: int
+                    ) -> BlockOutcome: ...
+    async def unblock(self, user_id: int, blocked_id: int) -> bool:
+        """Lift a block; False if there was none."""
+        ...
+
+    async def blocked(self, user_id: int) -> list[int]:
+        """The members `user_id` blocked, the oldest block first."""
+        ...
+
+    async def blocked_between(self, a: int, b: int) -> bool:
+        """Whether either member blocked the other."""
+        ...
+
+
+class QueueStore(Protocol):
+    """The queue for an opponent (bot.game.queue_model).
+
+    - A member has at most one waiting entry, enforced by the database (two joins at once, from
+      any processes, make one), and none while a game the queue gave them runs.
+    - Pairing is one transaction that no other pairing interleaves with, from any process: an
+      entry is paired at most once, and never after its member left (a leave racing a pairing
+      finds the entry paired, or takes it out before the pairing reads it).
+    """
+
+    async def join_queue(self, new: NewQueueEntry) -> QueueEntry:
+        """A new waiting entry; AlreadyQueued (nothing written) if the member has one,
+        QueuedGameRunning if a game the queue gave them still runs."""
+        ...
+
+    async def leave_queue(self, user_id: int, *, now: float) -> QueueEntry | None:
+        """Take the member's waiting entry out (as it is now: left); None if none was waiting."""
+        ...
+
+    async def queue_entry(self, entry_id: int) -> QueueEntry | None: ...
+    async def waiting_entry(self, user_id: int) -> QueueEntry | None: ...
+    async def set_queue_message(self, entry_id: int, message_id: int) -> None: ...
+    async def count_waiting(self, key: QueueKey) -> int:
+        """How many entries wait for the game `key`, in every server."""
+        ...
+
+    async def pair_queue(
+        self,
+        *,
+        now: float,
+        recent_since: float,
+        choose: PairPolicy,
+        make_game: GameMaker,
+        shard_id: int = 0,
+        shard_count: int = 1,
+    ) -> list[QueuePairing]:
+        """In one transaction: read the waiting entries of the shard's servers whose message is
+        posted, the blocks between their members and the pairs of them paired since
+        `recent_since`; let `choose` pick the pairs; for each, write the game `make_game` gives
+        (unposted: no message yet) and mark both entries paired (with the partner, `now` and the
+        game). A pair whose game cannot be written (a seat in that channel is taken) is left
+        waiting. The pairs as now stored."""
+        ...
+
+    async def unposted_queue_games(self, *, shard_id: int = 0, shard_count: int = 1) -> list[int]:
+        """The running games of the queue in the shard's servers with no board yet (new ones,
+        and any a stop left unposted), by id."""
+        ...
+
+    async def game_entries(self, game_id: int) -> list[QueueEntry]:
+        """The two entries a queued game was made for, the one that waited longer first."""
+        ...
+
+
 class Storage(Protocol):
     """One database: a repository per aggregate over one connection (or pool)."""
 
@@ -686,6 +775,10 @@ class Storage(Protocol):
     def tournaments(self) -> TournamentStore: ...
     @property
     def outbox(self) -> OutboxStore: ...
+    @property
+    def blocks(self) -> BlockStore: ...
+    @property
+    def queue(self) -> QueueStore: ...
 
     async def close(self) -> None: ...
     async def schema_version(self) -> int: ...

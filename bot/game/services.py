@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass
 
 from bot.game import ratings
+from bot.game.blocks import Blocks
 from bot.game.cache import GameCache
 from bot.game.challenges import CHALLENGE_SECONDS, ChallengeService
 from bot.game.clocks import Clock, Clocks, Timeouts
@@ -22,6 +23,7 @@ from bot.game.outbox import OutboxService
 from bot.game.ports import StandingStore, Storage
 from bot.game.preferences import MemberPreferences
 from bot.game.puzzles import PuzzleService
+from bot.game.queue import QueueService
 from bot.game.records import RecordService
 from bot.game.searches import Thinker
 from bot.game.settings import DEFAULT_TIMEOUTS, ServerSettings
@@ -55,6 +57,8 @@ class Services:
     tournament_runner: TournamentRunner
     tournament_reads: TournamentReads
     outbox: OutboxService
+    blocks: Blocks
+    queue: QueueService
     # Ratings and results: a read model, read as stored.
     standings: StandingStore
     cooldowns: Cooldowns
@@ -83,6 +87,7 @@ def build_services(
         limits=limits, cooldowns=cooldowns, external=external, rate=rate,
     )
     outbox = OutboxService(storage.outbox, clock=clock)
+    blocks = Blocks(storage.blocks, clock=clock)
     tournament_reads = TournamentReads(storage.tournaments)
     tournament_runner = TournamentRunner(
         storage.tournaments, tournament_reads, games, storage.standings, outbox=outbox, clock=clock
@@ -93,7 +98,7 @@ def build_services(
         moves=Moves(storage.games, ai, clocks, cache, rate=rate),
         challenges=ChallengeService(
             storage.challenges, storage.games, clocks, limits=limits, cooldowns=cooldowns,
-            challenge_seconds=challenge_seconds,
+            challenge_seconds=challenge_seconds, blocks=blocks,
         ),
         clocks=clocks,
         timeouts=Timeouts(storage.clocks, storage.games, cache, clocks, rate),
@@ -111,6 +116,11 @@ def build_services(
         tournament_runner=tournament_runner,
         tournament_reads=tournament_reads,
         outbox=outbox,
+        blocks=blocks,
+        queue=QueueService(
+            storage.queue, storage.games, storage.standings, settings, clock=clock,
+            cooldowns=cooldowns,
+        ),
         standings=storage.standings,
         cooldowns=cooldowns,
     )

@@ -3,9 +3,9 @@
     python -m bot.storage.copy --from sqlite:///caro.db --to postgresql://caro@db/caro
 
 Every game (running ones included, with their clocks), move, result, rating, rating change (all
-time and per season), challenge, server and member setting, meta fact, puzzle (with attempts and
-puzzle ratings), tournament (with entries and pairings) and outbox row (the posts not yet sent
-among them) is copied, ids kept, in one transaction: the target gets all of it or nothing. The
+time and per season), challenge, server and member setting, block between members, queue entry, meta fact,
+puzzle (with attempts and puzzle ratings), tournament (with entries and pairings) and outbox row
+(the posts not yet sent among them) is copied, ids kept, in one transaction: the target gets all of it or nothing. The
 target must be empty (a fresh database: its schema is created here); the SQLite file is first
 brought to the current schema, as the bot would on start, and is not otherwise changed. Stop the
 bot before copying, then start it with CARO_DATABASE_URL set to the target. Exit status 0 when
@@ -121,6 +121,14 @@ TABLES: dict[str, dict[str, Convert]] = {
     },
     "member_settings": {"user_id": _as_is, "theme": _as_is, "turn_pings": _flag,
                         "clock_warnings": _flag, "language": _as_is},
+    "blocks": {"user_id": _as_is, "blocked_id": _as_is, "created_at": _number},
+    "queue_entries": {
+        "id": _as_is, "guild_id": _as_is, "channel_id": _as_is, "message_id": _as_is,
+        "user_id": _as_is, "rows": _as_is, "cols": _as_is, "k": _as_is, "rule": _as_is,
+        "rated": _flag, "turn_seconds": _number, "local": _flag, "rating": _number,
+        "locale": _as_is, "joined_at": _number, "status": _as_is, "partner_id": _as_is,
+        "paired_at": _number, "left_at": _number, "game_id": _as_is,
+    },
     "meta": {"key": _as_is, "value": _as_is},
     "reviews": {"game_id": _as_is, "node_limit": _as_is, "data": _as_is, "created_at": _time},
     "clock_warnings": {"game_id": _as_is, "deadline": _number},
@@ -150,7 +158,7 @@ TABLES: dict[str, dict[str, Convert]] = {
 }
 # Tables whose ids PostgreSQL hands out: after the copy they continue after the copied ones.
 _IDENTITIES = ("tournaments", "games", "tournament_pairings", "challenges", "puzzles",
-               "puzzle_attempts", "outbox", "season_rating_changes")
+               "puzzle_attempts", "outbox", "season_rating_changes", "queue_entries")
 
 
 def _read(path: Path) -> dict[str, list[tuple[object, ...]]]:

@@ -43,6 +43,7 @@ from bot.ui.replies import refuse, say, unreachable
 
 if TYPE_CHECKING:
     from bot.game.model import ChallengeRow
+    from bot.game.queue_model import QueueEntry
     from bot.game.services import Services
     from bot.game.tournament_model import TournamentRow
 
@@ -88,6 +89,7 @@ GameId = Annotated[int, Spelling(ID)]
 AttemptId = Annotated[int, Spelling(ID)]
 ChallengeId = Annotated[int, Spelling(ID)]
 TournamentId = Annotated[int, Spelling(ID)]
+QueueEntryId = Annotated[int, Spelling(ID)]
 Ply = Annotated[int, Spelling(PLY)]
 MemberId = Annotated[int, Spelling(SNOWFLAKE)]
 PageNumber = Annotated[int, Spelling(PLY)]  # up to MAX_HISTORY_PAGE
@@ -132,6 +134,7 @@ class Action(enum.Enum):
     TOURNAMENT_LEAVE = "tl"
     RESIGN_CONFIRM = "rc"
     RESIGN_KEEP = "rk"
+    QUEUE_LEAVE = "ql"
 
 
 _SPECS: dict[str, type[Click]] = {}
@@ -615,6 +618,22 @@ class TournamentLeave(OfTournament, action=Action.TOURNAMENT_LEAVE):
     pass
 
 
+class QueueLeave(Click, action=Action.QUEUE_LEAVE):
+    """Leave the queue, from the message of one's own entry (others are told it is not theirs)."""
+
+    entry: QueueEntryId
+
+    async def check(self, interaction: discord.Interaction[Any]) -> QueueEntry:
+        found = await bot_of(interaction).services.queue.entry(self.entry)
+        if found is None:
+            raise UserError("click.no_game")
+        if not on_its_message(interaction, found.message_id, self.custom_id):
+            raise UserError("click.wrong_message")
+        if found.user_id != interaction.user.id:
+            raise UserError("queue.not_yours", user=f"<@{found.user_id}>")
+        return found
+
+
 class OfPuzzle(Click):
     """A control of a member's puzzle attempt, on its own board at this move count, for that
     member only: the open session (bot.game.puzzles.Session)."""
@@ -773,6 +792,7 @@ class Router:
 
 __all__ = [
     "Accept",
+    "QueueLeave",
     "Action",
     "Cell",
     "ChallengeId",

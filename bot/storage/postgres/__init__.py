@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.storage.health import Health
+from bot.storage.postgres.blocks import BlockQueries
 from bot.storage.postgres.challenges import ChallengeQueries
 from bot.storage.postgres.clocks import ClockQueries
 from bot.storage.postgres.connection import (
@@ -21,6 +22,7 @@ from bot.storage.postgres.games import GameQueries
 from bot.storage.postgres.meta import MetaQueries
 from bot.storage.postgres.outbox import OutboxQueries
 from bot.storage.postgres.puzzles import PuzzleQueries
+from bot.storage.postgres.queue import QueueQueries
 from bot.storage.postgres.reviews import ReviewQueries
 from bot.storage.postgres.settings import SettingQueries
 from bot.storage.postgres.standings import StandingQueries
@@ -51,6 +53,8 @@ class PostgresStorage:
         self.puzzles = guard(PuzzleQueries(self.connection, self.games))
         self.tournaments = guard(TournamentQueries(self.connection))
         self.outbox = guard(OutboxQueries(self.connection))
+        self.blocks = guard(BlockQueries(self.connection))
+        self.queue = guard(QueueQueries(self.connection, self.games))
 
     @classmethod
     async def open(

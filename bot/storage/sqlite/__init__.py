@@ -10,6 +10,7 @@ import aiosqlite
 
 from bot.game.ports import StorageError
 from bot.storage.health import Health
+from bot.storage.sqlite.blocks import BlockQueries
 from bot.storage.sqlite.challenges import ChallengeQueries
 from bot.storage.sqlite.clocks import ClockQueries
 from bot.storage.sqlite.connection import (
@@ -23,6 +24,7 @@ from bot.storage.sqlite.games import GameQueries
 from bot.storage.sqlite.meta import MetaQueries
 from bot.storage.sqlite.outbox import OutboxQueries
 from bot.storage.sqlite.puzzles import PuzzleQueries
+from bot.storage.sqlite.queue import QueueQueries
 from bot.storage.sqlite.reviews import ReviewQueries
 from bot.storage.sqlite.settings import SettingQueries
 from bot.storage.sqlite.standings import StandingQueries
@@ -58,6 +60,8 @@ class SqliteStorage:
         self.puzzles = guard(PuzzleQueries(self.connection, self.games))
         self.tournaments = guard(TournamentQueries(self.connection))
         self.outbox = guard(OutboxQueries(self.connection))
+        self.blocks = guard(BlockQueries(self.connection))
+        self.queue = guard(QueueQueries(self.connection, self.games))
 
     @classmethod
     async def open(cls, path: str | Path, *, migrations: Path = MIGRATIONS_DIR) -> SqliteStorage:

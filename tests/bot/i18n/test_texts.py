@@ -102,6 +102,9 @@ def test_vietnamese_command_names_are_unchanged() -> None:
         "cmdname.tournament_resume": "tiếp-tục",
         "cmdname.tournament_remove": "loại",
         "cmdname.tournament_cancel": "hủy",
+        "cmdname.block": "chặn",
+        "cmdname.unblock": "bỏ-chặn",
+        "cmdname.queue": "hàng-chờ",
     }
 
 

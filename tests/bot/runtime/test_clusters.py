@@ -448,3 +448,27 @@ async def test_a_cluster_killed_mid_game_leaves_the_other_answering_then_resumes
     assert shards_in_log(second, "game 1: X ran out of time") == {3}
     assert "resuming the AI's pending move" in second.log_text()
     assert "resuming" not in first.log_text()
+
+
+async def test_two_clusters_pair_the_queues_of_their_own_servers_each_member_once(
+    postgres_dsn: str, start_clusters: StartClusters
+) -> None:
+    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)
+    double, clusters = deployment.double, deployment.clusters
+    guilds = [guild_on(double, 1, 4), guild_on(double, 2, 4)]  # one on each cluster
+    members = [member_in(double, f"m{n}", guilds[n // 2]) for n in range(4)]
+    queued = await asyncio.gather(*(
+        m.slash("caro queue", channel_id=double.guilds[guilds[n // 2]].channel_id)
+        for n, m in enumerate(members)
+    ))
+    assert all(q.callback_type == 4 and not q.ephemeral for q in queued), queued
+    for q in queued:
+        await q.message.wait_for(lambda m: "was paired with" in str(text_of(m)), timeout=20)
+    rows = await fetch(postgres_dsn, "SELECT user_id, game_id FROM queue_entries ORDER BY id")
+    assert len(rows) == 4 and len({user for user, _ in rows}) == 4
+    games = await fetch(postgres_dsn, "SELECT id, guild_id, message_id FROM games ORDER BY id")
+    assert len(games) == 2 and all(message is not None for _, _, message in games)
+    # Each server's pair played in that server, paired and posted by the cluster holding it.
+    assert {str(guild) for _, guild, _ in games} == set(guilds)
+    assert shards_in_log(clusters[0], "paired: game") == {1}
+    assert shards_in_log(clusters[1], "paired: game") == {2}

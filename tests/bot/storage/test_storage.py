@@ -637,6 +637,8 @@ def test_each_repository_implements_every_method_of_its_port(backend: str) -> No
         "puzzles": ("puzzles", "PuzzleQueries", ports.PuzzleStore),
         "tournaments": ("tournaments", "TournamentQueries", ports.TournamentStore),
         "outbox": ("outbox", "OutboxQueries", ports.OutboxStore),
+        "blocks": ("blocks", "BlockQueries", ports.BlockStore),
+        "queue": ("queue", "QueueQueries", ports.QueueStore),
     }
     assert set(repositories) == {
         name for name, member in vars(ports.Storage).items() if isinstance(member, property)

@@ -29,6 +29,7 @@ from bot.ui.buttons import (
     PuzzleGiveUp,
     PuzzlePan,
     PuzzleType,
+    QueueLeave,
     Rematch,
     Replay,
     ReplayStep,
@@ -91,6 +92,7 @@ PREVIOUS_TEMPLATES = {
     # Newer than that version: their templates are kept from here on.
     ResignConfirm: rf"caro:rc:(?P<game>{ID}):(?P<ply>{PLY})",
     ResignKeep: rf"caro:rk:(?P<game>{ID})",
+    QueueLeave: rf"caro:ql:(?P<entry>{ID})",
 }
 
 

@@ -1,0 +1,188 @@
+"""`/caro queue`: a member waits for an opponent of this server, with a Leave button; the
+pairing loop (one per process, for the servers of its shards) pairs the waiting, posts each
+pair's game in the channel of the one who waited longer, mentioning both, and turns both queue
+messages into a link to it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs.group import choices, option_names, size_suggestions, text
+from bot.game.errors import UserError
+from bot.game.model import GameState
+from bot.game.options import RULES, parse_options
+from bot.game.ports import StorageUnavailable
+from bot.game.queue_model import QueueEntry, QueueStatus
+from bot.ui.buttons import QueueLeave, answers
+from bot.ui.languages import language
+from bot.ui.queue_view import left_content, paired_content, waiting_content, waiting_view
+from bot.ui.replies import refuse
+from engine import Rule
+
+if TYPE_CHECKING:
+    from bot.cogs.host import Host
+
+log = logging.getLogger("caro.bot")
+
+# How often each process pairs its servers' queue when nobody joins: the accepted rating gap
+# widens every 10 s (bot.game.queue_model), so a pair that became possible waits at most this.
+PAIR_EVERY_S = 2.0
+# After Discord refused a queued game's board, how long before it is posted again.
+REPOST_AFTER_S = 60.0
+DEFAULT_SIZE = "15x15"
+
+
+class QueueCog(commands.Cog, name="Queue"):
+    def __init__(self, bot: Host) -> None:
+        self.bot = bot
+        # Set by a join, so the pair is made at once rather than at the next round.
+        self.joined = asyncio.Event()
+        # game id -> when Discord last refused its board.
+        self._refused: dict[int, float] = {}
+
+    async def cog_load(self) -> None:
+        self.bot.spawn(self.run_queue())
+
+    @app_commands.command(name=text("cmdname.queue"), description=text("cmd.queue"))
+    @app_commands.rename(**option_names("size", "rule", "rated"))
+    @app_commands.describe(
+        size=text("cmd.start.size"), rule=text("cmd.start.rule"), rated=text("cmd.start.rated")
+    )
+    @app_commands.choices(rule=choices("rule", RULES))
+    @app_commands.autocomplete(size=size_suggestions)
+    async def queue(
+        self,
+        interaction: discord.Interaction[Any],
+        size: str | None = None,
+        rule: str | None = None,
+        rated: bool = True,
+    ) -> None:
+        guild_id, channel_id = interaction.guild_id, interaction.channel_id
+        assert guild_id is not None and channel_id is not None  # the /caro group checks this
+        queue = self.bot.services.queue
+        try:
+            # 15x15 freestyle unless asked otherwise (the 15x15 preset alone would be caro).
+            options = parse_options(
+                None, size or DEFAULT_SIZE, rule or Rule.FREESTYLE.value, rated=rated
+            )
+            key = await queue.key(
+                guild_id, options.rows, options.cols, options.k, options.rule.value, options.rated
+            )
+            entry = await queue.join(
+                guild_id=guild_id, channel_id=channel_id, user_id=interaction.user.id, key=key,
+                locale=await language(interaction, public=True),
+            )
+        except UserError as exc:
+            await refuse(interaction, exc)
+            return
+        try:
+            response = await interaction.response.send_message(
+                waiting_content(entry, await queue.waiting(key)),
+                view=waiting_view(entry),
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+            message_id = response.message_id
+            if message_id is None:
+                message_id = (await interaction.original_response()).id
+        except BaseException:
+            # No message, no Leave button: the entry must not wait where nobody can see it.
+            with contextlib.suppress(UserError):
+                await queue.leave(entry.user_id)
+            raise
+        await queue.posted(entry.id, message_id)
+        log.info("queue: %s joined (entry %d)", entry.user_id, entry.id)
+        self.joined.set()
+
+    @answers(QueueLeave)
+    async def leave(
+        self, interaction: discord.Interaction[Any], _: QueueLeave, entry: QueueEntry
+    ) -> None:
+        queue = self.bot.services.queue
+        if entry.status is QueueStatus.WAITING:
+            try:
+                entry = await queue.leave(entry.user_id)
+            except UserError:
+                # Paired (or gone) between the read and the leave: show what it is now.
+                entry = await queue.entry(entry.id) or entry
+        await interaction.response.edit_message(content=await self.shown(entry), view=None)
+
+    async def shown(self, entry: QueueEntry) -> str:
+        """An entry's message once it waits no more."""
+        if entry.status is not QueueStatus.PAIRED or entry.game_id is None:
+            return left_content(entry)
+        state = await self.bot.services.games.state(entry.game_id)
+        row = None if state is None else state.row
+        board = None if row is None or row.message_id is None else (
+            row.guild_id, row.channel_id, row.message_id)
+        return paired_content(entry, board)
+
+    async def run_queue(self) -> None:
+        """Pair the queue of this process's servers and post the games, again and again."""
+        await self.bot.wait_until_ready()
+        while not self.bot.is_closed():
+            count = self.bot.shard_count or 1
+            for shard_id in self.bot.held_shards():
+                with self.bot.working_for(shard_id):
+                    try:
+                        await self.pair_shard(shard_id, count)
+                    except StorageUnavailable:
+                        # Said once when the database was lost; the next round tries again.
+                        break
+                    except Exception:
+                        if self.bot.is_closed():
+                            return
+                        log.exception("queue: pairing shard %d failed", shard_id)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.joined.wait(), PAIR_EVERY_S)
+            self.joined.clear()
+
+    async def pair_shard(self, shard_id: int, shard_count: int) -> None:
+        queue = self.bot.services.queue
+        pairs = await queue.pair(shard_id=shard_id, shard_count=shard_count)
+        for pairing in pairs:
+            log.info("queue: %d and %d paired: game %d", pairing.first.user_id,
+                     pairing.second.user_id, pairing.game_id)
+        if pairs:
+            self.bot.services.clocks.deadlines_changed.set()
+        # New games, and any a stop or a refusal left without a board.
+        for state in await queue.unposted(shard_id=shard_id, shard_count=shard_count):
+            refused = self._refused.get(state.id)
+            if refused is not None and time.monotonic() - refused < REPOST_AFTER_S:
+                continue
+            await self.post_game(state)
+
+    async def post_game(self, state: GameState) -> None:
+        """Post a queued game's board, mentioning both players, and turn their queue messages
+        into a link to it."""
+        try:
+            await self.bot.boards.post_in_channel(state)
+        except discord.HTTPException as exc:
+            self._refused[state.id] = time.monotonic()
+            log.warning("queue: game %d could not be posted (%s); trying again later",
+                        state.id, exc)
+            return
+        self._refused.pop(state.id, None)
+        for entry in await self.bot.services.queue.entries_of(state.id):
+            if entry.message_id is None:
+                continue
+            message = self.bot.get_partial_messageable(
+                entry.channel_id, guild_id=entry.guild_id
+            ).get_partial_message(entry.message_id)
+            try:
+                await message.edit(content=await self.shown(entry), view=None,
+                                   allowed_mentions=discord.AllowedMentions.none())
+            except discord.HTTPException as exc:
+                # The game is posted and both were mentioned there; the Leave button of a
+                # message left as it was answers with the link.
+                log.warning("queue: entry %d's message could not be edited (%s)", entry.id, exc)
+
+
+__all__ = ["QueueCog"]

@@ -1,0 +1,165 @@
+"""The queue for an opponent (`/caro queue`): joining with the member's rating, leaving, and
+pairing the waiting entries (bot.game.queue_model's rules, applied by the store in one
+transaction that also writes each pair's game). No Discord code here.
+
+In this version a member is paired with members of their own server only (every entry is
+`local`); the game is posted in the channel of the one who waited longer, and pairing runs per
+shard, on the process that holds the server.
+"""
+
+from __future__ import annotations
+
+import random
+
+from bot.game import ratings
+from bot.game.clocks import Clock
+from bot.game.cooldowns import Cooldowns
+from bot.game.errors import UserError
+from bot.game.model import GameState, Mode, NewGame, load_state
+from bot.game.ports import GLOBAL_SCOPE, GameStore, QueueStore, StandingStore
+from bot.game.queue_model import (
+    RECENT_SECONDS,
+    AlreadyQueued,
+    NewQueueEntry,
+    QueuedGameRunning,
+    QueueEntry,
+    QueueKey,
+    QueuePairing,
+    choose_pairs,
+)
+from bot.game.settings import ServerSettings
+
+
+def queued_game(first: QueueEntry, second: QueueEntry, *, now: float) -> NewGame:
+    """The game of a pair: in the channel of `first` (who waited longer), colours drawn by lot
+    (seeded by the two entries, so the same pair always draws the same way), rated as the
+    entries asked when the board allows it, on the queue's turn clock."""
+    key = first.key
+    first_plays_x = random.Random(f"{first.id}:{second.id}").random() < 0.5
+    x, o = (first, second) if first_plays_x else (second, first)
+    return NewGame(
+        guild_id=first.guild_id,
+        channel_id=first.channel_id,
+        mode=Mode.PVP,
+        x=x.user_id,
+        o=o.user_id,
+        started_by=first.user_id,
+        rows=key.rows,
+        cols=key.cols,
+        k=key.k,
+        rule=key.rule,
+        rated=key.rated and ratings.rated(Mode.PVP, key.rows, key.cols, key.k),
+        deadline=now + key.turn_seconds,
+        locale=first.locale,
+        turn_seconds=key.turn_seconds,
+    )
+
+
+class QueueService:
+    def __init__(
+        self,
+        store: QueueStore,
+        games: GameStore,
+        standings: StandingStore,
+        settings: ServerSettings,
+        *,
+        clock: Clock,
+        cooldowns: Cooldowns,
+    ) -> None:
+        self._store = store
+        self._games = games
+        self._standings = standings
+        self._settings = settings
+        self._clock = clock
+        self._cooldowns = cooldowns
+
+    async def key(self, guild_id: int, rows: int, cols: int, k: int, rule: str,
+                  rated: bool) -> QueueKey:
+        """The game asked for, on the server's turn clock for games between members."""
+        timeouts = await self._settings.timeouts(guild_id)
+        return QueueKey(rows=rows, cols=cols, k=k, rule=rule, rated=rated,
+                        turn_seconds=timeouts.pvp_timeout)
+
+    async def join(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        user_id: int,
+        key: QueueKey,
+        locale: str,
+    ) -> QueueEntry:
+        """A waiting entry for the member, at their global rating against people; UserError if
+        they wait already, play a game the queue gave them, play in this channel, or joined
+        too often of late (a join and Leave loop)."""
+        if await self._games.active_game(guild_id, channel_id, user_id) is not None:
+            raise UserError("error.already_playing_nolink")
+        self._cooldowns.queue.hit(guild_id, user_id)
+        standing = await self._standings.standing(GLOBAL_SCOPE, user_id, Mode.PVP)
+        try:
+            return await self._store.join_queue(
+                NewQueueEntry(
+                    guild_id=guild_id,
+                    channel_id=channel_id,
+                    user_id=user_id,
+                    key=key,
+                    rating=standing.rating,
+                    local=True,
+                    locale=locale,
+                    joined_at=self._clock(),
+                )
+            )
+        except AlreadyQueued:
+            raise UserError("queue.already") from None
+        except QueuedGameRunning:
+            raise UserError("queue.playing") from None
+
+    async def posted(self, entry_id: int, message_id: int) -> None:
+        """The entry's message is posted: from now on it may be paired."""
+        await self._store.set_queue_message(entry_id, message_id)
+
+    async def entry(self, entry_id: int) -> QueueEntry | None:
+        return await self._store.queue_entry(entry_id)
+
+    async def leave(self, user_id: int) -> QueueEntry:
+        """Take the member's waiting entry out; UserError if none waits (never joined, left
+        already, or paired meanwhile)."""
+        left = await self._store.leave_queue(user_id, now=self._clock())
+        if left is None:
+            raise UserError("queue.not_waiting")
+        return left
+
+    async def waiting(self, key: QueueKey) -> int:
+        """How many wait for the game `key`."""
+        return await self._store.count_waiting(key)
+
+    async def pair(self, *, shard_id: int = 0, shard_count: int = 1) -> list[QueuePairing]:
+        """Pair whoever of the shard's servers can be paired now, each pair with its game; the
+        pairs made by this call."""
+        now = self._clock()
+
+        def make_game(first: QueueEntry, second: QueueEntry) -> NewGame:
+            return queued_game(first, second, now=now)
+
+        return await self._store.pair_queue(
+            now=now, recent_since=now - RECENT_SECONDS, choose=choose_pairs,
+            make_game=make_game, shard_id=shard_id, shard_count=shard_count,
+        )
+
+    async def unposted(self, *, shard_id: int = 0, shard_count: int = 1) -> list[GameState]:
+        """The shard's queued games still to post (new, or left unposted by a stop)."""
+        found = []
+        for game_id in await self._store.unposted_queue_games(
+            shard_id=shard_id, shard_count=shard_count
+        ):
+            row = await self._games.game(game_id)
+            if row is not None:
+                found.append(load_state(row))
+        return found
+
+    async def entries_of(self, game_id: int) -> list[QueueEntry]:
+        """The two entries of a queued game, the one that waited longer first."""
+        return await self._store.game_entries(game_id)
+
+
+__all__ = ["QueueService", "queued_game"]

@@ -1,0 +1,183 @@
+"""Queries of the queue for an opponent (/caro queue), on PostgreSQL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+
+from bot.game.model import NewGame
+from bot.game.queue_model import (
+    AlreadyQueued,
+    GameMaker,
+    NewQueueEntry,
+    PairPolicy,
+    QueuedGameRunning,
+    QueueEntry,
+    QueueKey,
+    QueuePairing,
+    QueueStatus,
+)
+from bot.storage.postgres.connection import Connection, check_shard
+from bot.storage.postgres.games import _SHARD, GameQueries
+from bot.storage.queue_rows import (
+    ENTRY_COLUMNS,
+    ENTRY_INSERT_COLUMNS,
+    entry_of,
+    entry_values,
+    key_values,
+    member_pairs,
+)
+
+# The transaction lock every pairing takes (the first key of the two-key advisory locks; the
+# challenges and blocks use other classes): one process pairs at a time, so two never hand out
+# the same entry, and each pairs the whole queue rather than a share of it.
+QUEUE_LOCK = 0x71756575
+
+_BLOCKS_AMONG_WAITING = (
+    "SELECT b.user_id AS a, b.blocked_id AS b FROM blocks b"
+    " WHERE b.user_id = ANY($1::bigint[]) AND b.blocked_id = ANY($1::bigint[])"
+)
+_RECENT_PAIRS = (
+    "SELECT user_id AS a, partner_id AS b FROM queue_entries"
+    " WHERE status = 'paired' AND paired_at >= $1 AND user_id = ANY($2::bigint[])"
+)
+
+
+class QueueQueries:
+    def __init__(self, con: Connection, games: GameQueries) -> None:
+        self._con = con
+        self._games = games
+
+    async def join_queue(self, new: NewQueueEntry) -> QueueEntry:
+        placeholders = ", ".join(f"${i}" for i in range(1, 14))
+        try:
+            async with self._con.transaction() as (con, _):
+                running = await con.fetchval(
+                    "SELECT q.game_id FROM queue_entries q JOIN games g ON g.id = q.game_id"
+                    " WHERE q.user_id = $1 AND q.status = 'paired' AND g.status = 'active'"
+                    " LIMIT 1",
+                    new.user_id,
+                )
+                if running is not None:
+                    raise QueuedGameRunning(int(running))
+                row = await con.fetchrow(
+                    f"INSERT INTO queue_entries ({ENTRY_INSERT_COLUMNS}) VALUES ({placeholders})"
+                    f" RETURNING {ENTRY_COLUMNS}",
+                    *entry_values(new),
+                )
+        except asyncpg.UniqueViolationError:
+            # The member has an entry waiting (the unique index says so, whoever wrote it).
+            waiting = await self.waiting_entry(new.user_id)
+            if waiting is None:
+                raise
+            raise AlreadyQueued(waiting) from None
+        return entry_of(row)
+
+    async def leave_queue(self, user_id: int, *, now: float) -> QueueEntry | None:
+        # A pairing holds the waiting rows locked (FOR UPDATE): this waits for it, then finds
+        # the entry paired and leaves nothing.
+        row = await self._con.pool.fetchrow(
+            "UPDATE queue_entries SET status = 'left', left_at = $2"
+            f" WHERE user_id = $1 AND status = 'waiting' RETURNING {ENTRY_COLUMNS}",
+            user_id, now,
+        )
+        return None if row is None else entry_of(row)
+
+    async def queue_entry(self, entry_id: int) -> QueueEntry | None:
+        row = await self._con.pool.fetchrow(
+            f"SELECT {ENTRY_COLUMNS} FROM queue_entries WHERE id = $1", entry_id
+        )
+        return None if row is None else entry_of(row)
+
+    async def waiting_entry(self, user_id: int) -> QueueEntry | None:
+        row = await self._con.pool.fetchrow(
+            f"SELECT {ENTRY_COLUMNS} FROM queue_entries WHERE user_id = $1 AND status = 'waiting'",
+            user_id,
+        )
+        return None if row is None else entry_of(row)
+
+    async def set_queue_message(self, entry_id: int, message_id: int) -> None:
+        await self._con.pool.execute(
+            "UPDATE queue_entries SET message_id = $2 WHERE id = $1", entry_id, message_id
+        )
+
+    async def count_waiting(self, key: QueueKey) -> int:
+        found = await self._con.pool.fetchval(
+            "SELECT COUNT(*) FROM queue_entries WHERE status = 'waiting'"
+            " AND rows = $1 AND cols = $2 AND k = $3 AND rule = $4 AND rated = $5"
+            " AND turn_seconds = $6",
+            *key_values(key),
+        )
+        return int(found)
+
+    async def pair_queue(
+        self,
+        *,
+        now: float,
+        recent_since: float,
+        choose: PairPolicy,
+        make_game: GameMaker,
+        shard_id: int = 0,
+        shard_count: int = 1,
+    ) -> list[QueuePairing]:
+        check_shard(shard_id, shard_count)
+        shard = _SHARD.format(count=shard_count, shard=shard_id)
+        async with self._con.transaction() as (con, _):
+            await con.execute("SELECT pg_advisory_xact_lock($1, 0)", QUEUE_LOCK)
+            # Locked until commit: a leave waits for these pairs, then finds its entry paired.
+            rows = await con.fetch(
+                f"SELECT {ENTRY_COLUMNS} FROM queue_entries WHERE status = 'waiting'"
+                f" AND message_id IS NOT NULL AND {shard} ORDER BY joined_at, id FOR UPDATE"
+            )
+            entries = [entry_of(row) for row in rows]
+            if len(entries) < 2:
+                return []
+            members = sorted({entry.user_id for entry in entries})
+            blocked = member_pairs(await con.fetch(_BLOCKS_AMONG_WAITING, members))
+            recent = member_pairs(await con.fetch(_RECENT_PAIRS, recent_since, members))
+            stored: list[QueuePairing] = []
+            for first, second in choose(entries, now=now, blocked=blocked, recent=recent):
+                game_id = await self._insert_game(con, make_game(first, second))
+                if game_id is None:
+                    continue
+                found = {}
+                for entry, partner in ((first, second), (second, first)):
+                    row = await con.fetchrow(
+                        "UPDATE queue_entries SET status = 'paired', partner_id = $2,"
+                        " paired_at = $3, game_id = $4 WHERE id = $1 AND status = 'waiting'"
+                        f" RETURNING {ENTRY_COLUMNS}",
+                        entry.id, partner.user_id, now, game_id,
+                    )
+                    assert row is not None  # locked above: nobody changed it since
+                    found[entry.id] = entry_of(row)
+                one, other = found[first.id], found[second.id]
+                assert one.status is QueueStatus.PAIRED and other.status is QueueStatus.PAIRED
+                stored.append(QueuePairing(one, other, game_id))
+            return stored
+
+    async def unposted_queue_games(self, *, shard_id: int = 0, shard_count: int = 1) -> list[int]:
+        check_shard(shard_id, shard_count)
+        shard = _SHARD.format(count=shard_count, shard=shard_id).replace("guild_id", "g.guild_id")
+        rows = await self._con.pool.fetch(
+            "SELECT DISTINCT g.id FROM queue_entries q JOIN games g ON g.id = q.game_id"
+            f" WHERE g.status = 'active' AND g.message_id IS NULL AND {shard} ORDER BY g.id"
+        )
+        return [int(row[0]) for row in rows]
+
+    async def game_entries(self, game_id: int) -> list[QueueEntry]:
+        rows = await self._con.pool.fetch(
+            f"SELECT {ENTRY_COLUMNS} FROM queue_entries WHERE game_id = $1 ORDER BY joined_at, id",
+            game_id,
+        )
+        return [entry_of(row) for row in rows]
+
+    async def _insert_game(self, con: Any, new: NewGame) -> int | None:
+        """The game's id, or None if a seat of it is taken (nothing of it written): a savepoint
+        keeps the pairing's other writes, which a failed statement would otherwise undo."""
+        try:
+            async with con.transaction():
+                game = await self._games.insert_game(con, new)
+        except asyncpg.UniqueViolationError:
+            return None
+        return game.id

@@ -1,0 +1,113 @@
+"""/caro queue (bot/cogs/queue.py), through the Discord double and the real bot process: two
+members of a server queue from two channels, are paired, their game is posted in the channel of
+the one who waited longer with both mentioned, both queue messages link to it, and the rated
+game ends with both ratings changed once; Leave, a second entry refused, a block that keeps two
+apart, and the texts in Vietnamese."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from testkit.boards import refusal
+from testkit.bot_process import BotHandle, text_of
+from tests.bot.cogs.test_openings import typed
+
+
+async def posted_board(double: Any, channel_id: str, after: str, timeout: float = 15.0) -> Any:
+    """The first message of the bot's in `channel_id` after message `after` that is a board."""
+
+    def boards() -> list[Any]:
+        return [
+            m for m in double.store.channel_history(channel_id)
+            if int(m.id) > int(after) and any(b.get("label") == "Type a move" for b in m.buttons)
+        ]
+
+    assert await double.store.changes.wait_until(lambda: bool(boards()), timeout), (
+        "no board was posted")
+    return boards()[0]
+
+
+async def test_two_members_queue_are_paired_and_play_a_rated_game(running_bot: BotHandle) -> None:
+    double = running_bot.double
+    alice, bob = double.add_member("alice"), double.add_member("bob")
+    games = double.add_channel("games")
+    first = await alice.slash("caro queue")
+    assert not first.ephemeral
+    assert text_of(first.message) == (
+        f"<@{alice.id}> is looking for an opponent: **15x15, 5 in a row, freestyle**, rated."
+        " Waiting for this game now: 1. The game is posted in this channel or theirs."
+    )
+    assert refusal(await alice.slash("caro queue", rated=False)).startswith(
+        "You are in the queue already")
+    second = await bob.slash("caro queue", channel_id=games)
+    assert "Waiting for this game now: 2." in str(text_of(second.message))
+
+    # Alice waited longer: the board is in her channel, and mentions both.
+    board = await posted_board(double, double.channel_id, first.message.id)
+    assert f"<@{alice.id}>" in text_of(board) and f"<@{bob.id}>" in text_of(board)
+    link = f"/{board.channel_id}/{board.id}"
+    await first.message.wait_for(lambda m: link in str(text_of(m)))
+    await second.message.wait_for(lambda m: link in str(text_of(m)))
+    assert str(text_of(second.message)).startswith(
+        f"<@{bob.id}> was paired with <@{alice.id}>: the game is here: ")
+    assert second.message.buttons == []
+    # One queued game at a time.
+    assert refusal(await bob.slash("caro queue", channel_id=games)).startswith(
+        "Your game from the queue is still on")
+
+    x, o = (alice, bob) if f"<@{alice.id}> (X)" in text_of(board) else (bob, alice)
+    for member, cell in [(x, "H8"), (o, "A1"), (x, "H9"), (o, "A2"), (x, "H10"), (o, "A3"),
+                         (x, "H11"), (o, "A4"), (x, "H12")]:
+        answer = await typed(member, board, cell)
+        assert answer.callback_type in (4, 6, 7), answer
+    await board.wait_for(lambda m: f"**<@{x.id}> wins!**" in str(text_of(m)))
+    assert f"Rating <@{x.id}>: 1200 -> 1216." in text_of(board)
+    assert f"Rating <@{o.id}>: 1200 -> 1184." in text_of(board)
+    # Counted once: the server's rating and the global one, for each player.
+    assert running_bot.db_rows("SELECT COUNT(*) FROM rating_changes") == [(4,)]
+    assert running_bot.db_rows("SELECT status FROM queue_entries ORDER BY id") == [
+        ("paired",), ("paired",)]
+    # Over: they may queue again.
+    again = await alice.slash("caro queue")
+    assert not again.ephemeral
+
+
+async def test_leave_takes_a_member_out_and_only_they_can(running_bot: BotHandle) -> None:
+    double = running_bot.double
+    alice, bob = double.add_member("alice"), double.add_member("bob")
+    waiting = await alice.slash("caro queue", size="9x9", rule="freestyle", rated=False)
+    assert "**9x9, 5 in a row, freestyle**, casual" in str(text_of(waiting.message))
+    assert refusal(await bob.click(waiting.message, "Leave")) == (
+        f"This is <@{alice.id}>'s place in the queue; join it yourself with `/caro queue`.")
+    left = await alice.click(waiting.message, "Leave")
+    assert left.callback_type == 7
+    assert text_of(waiting.message) == f"<@{alice.id}> left the queue."
+    assert waiting.message.buttons == []
+    # Out of the queue: bob waits alone.
+    await bob.slash("caro queue", size="9x9", rated=False)
+    assert running_bot.db_rows("SELECT status FROM queue_entries ORDER BY id") == [
+        ("left",), ("waiting",)]
+
+
+async def test_a_block_keeps_two_members_apart_in_the_queue(running_bot: BotHandle) -> None:
+    double = running_bot.double
+    alice, bob, carol = (double.add_member(n) for n in ("alice", "bob", "carol"))
+    await alice.slash("caro block", member=bob)
+    first = await alice.slash("caro queue")
+    await bob.slash("caro queue")
+    await carol.slash("caro queue", size="9x9")
+    # Nobody can be paired: alice and bob blocked, carol asks for another game.
+    assert not await double.store.changes.wait_until(
+        lambda: running_bot.db_rows("SELECT COUNT(*) FROM games") != [(0,)], 5.0)
+    assert "Waiting for this game now" in str(text_of(first.message))
+
+
+async def test_the_queue_speaks_vietnamese(running_bot: BotHandle) -> None:
+    double = running_bot.double
+    an = double.add_member("an", locale="vi")
+    waiting = await an.slash("caro queue")
+    assert str(text_of(waiting.message)).startswith(
+        f"<@{an.id}> đang tìm đối thủ: **15x15, 5 quân liên tiếp, luật tự do**, tính điểm.")
+    assert [b["label"] for b in waiting.message.buttons] == ["Rời hàng chờ"]
+    await an.click(waiting.message, "Rời hàng chờ")
+    assert text_of(waiting.message) == f"<@{an.id}> đã rời hàng chờ."

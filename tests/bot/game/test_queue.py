@@ -1,0 +1,100 @@
+"""The queue service (bot/game/queue.py), on both backends: a member joins at their global
+rating against people, once; leaves once; and pairing waits until the gap is accepted."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.game.errors import UserError
+from bot.game.queue_model import QueueKey, QueueStatus
+from testkit.storage_backends import Backend
+
+KEY = QueueKey(rows=15, cols=15, k=5, rule="freestyle", rated=True, turn_seconds=600.0)
+A, B = 101, 102
+
+
+async def join(svc, user: int, guild: int):
+    entry = await svc.queue.join(guild_id=guild, channel_id=guild * 10, user_id=user, key=KEY,
+                                 locale="en-US")
+    await svc.queue.posted(entry.id, 5000 + entry.id)
+    return entry
+
+
+async def test_a_member_joins_at_their_global_rating_once_and_leaves_once(
+    world, backend: Backend
+) -> None:
+    svc, clock = world
+    await backend.execute(
+        "INSERT INTO standings (scope, user_id, mode, rating, wins, draws, losses)"
+        " VALUES (0, ?, 'pvp', 1500.0, 3, 0, 0)", A,
+    )
+    entry = await join(svc, A, 1)
+    assert (entry.rating, entry.joined_at) == (1500.0, clock.now)
+    assert (await join(svc, B, 2)).rating == 1200.0  # never rated: the starting rating
+    assert await svc.queue.waiting(KEY) == 2
+    with pytest.raises(UserError) as refused:
+        await join(svc, A, 3)
+    assert refused.value.key == "queue.already"
+    assert (await svc.queue.leave(A)).status is QueueStatus.LEFT
+    with pytest.raises(UserError) as refused:
+        await svc.queue.leave(A)
+    assert refused.value.key == "queue.not_waiting"
+
+
+async def test_two_members_300_apart_are_paired_once_both_waited_40_seconds(
+    world, backend: Backend
+) -> None:
+    svc, clock = world
+    await backend.execute(
+        "INSERT INTO standings (scope, user_id, mode, rating, wins, draws, losses)"
+        " VALUES (0, ?, 'pvp', 1500.0, 3, 0, 0)", B,
+    )
+    await join(svc, A, 1)
+    await join(svc, B, 1)
+    clock.now += 39
+    assert await svc.queue.pair() == []
+    clock.now += 1
+    (pairing,) = await svc.queue.pair()
+    one, other = pairing.first, pairing.second
+    assert (one.user_id, other.user_id, one.paired_at) == (A, B, clock.now)
+    assert await svc.queue.pair() == []
+    (state,) = await svc.queue.unposted()
+    assert state.id == pairing.game_id and state.active and set(state.row.members) == {A, B}
+    assert state.row.deadline == clock.now + KEY.turn_seconds
+    assert [e.user_id for e in await svc.queue.entries_of(state.id)] == [A, B]
+    # Another channel, another server: still one queued game at a time.
+    with pytest.raises(UserError) as refused:
+        await join(svc, A, 2)
+    assert refused.value.key == "queue.playing"
+
+
+async def test_the_queue_asks_for_the_servers_turn_clock(world) -> None:
+    svc, _ = world
+    key = await svc.queue.key(1, 15, 15, 5, "freestyle", rated=False)
+    assert key == QueueKey(15, 15, 5, "freestyle", rated=False, turn_seconds=60.0)
+
+
+async def test_a_member_playing_in_the_channel_cannot_queue_there(world) -> None:
+    from bot.game.model import Mode, NewGame
+
+    svc, _ = world
+    await svc.storage.games.create_game(NewGame(
+        guild_id=1, channel_id=10, mode=Mode.PVP, x=A, o=B, started_by=A, rows=15, cols=15,
+        k=5, rule="freestyle", rated=True, message_id=5,
+    ))
+    with pytest.raises(UserError) as refused:
+        await join(svc, A, 1)
+    assert refused.value.key == "error.already_playing_nolink"
+
+
+async def test_joining_and_leaving_in_a_loop_meets_a_cooldown(world) -> None:
+    svc, clock = world
+    for _ in range(5):
+        await join(svc, A, 1)
+        await svc.queue.leave(A)
+    with pytest.raises(UserError) as refused:
+        await join(svc, A, 1)
+    assert refused.value.key == "error.cooldown"
+    assert await svc.queue.waiting(KEY) == 0
+    clock.now += 60
+    assert (await join(svc, A, 1)).status is QueueStatus.WAITING

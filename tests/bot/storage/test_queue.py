@@ -1,0 +1,222 @@
+"""The queue in storage, on both backends: one waiting entry per member (two joins at once make
+one), leaving, pairing that reads the blocks and the last hour's pairs from the database, and
+processes pairing at once on one database never pairing a member twice nor pairing one who
+left."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from bot.game.model import Status
+from bot.game.ports import Storage
+from bot.game.queue import queued_game
+from bot.game.queue_model import (
+    AlreadyQueued,
+    NewQueueEntry,
+    QueuedGameRunning,
+    QueueEntry,
+    QueueKey,
+    QueueStatus,
+    choose_pairs,
+)
+from testkit.storage_backends import Backend
+
+KEY = QueueKey(rows=15, cols=15, k=5, rule="freestyle", rated=True, turn_seconds=600.0)
+HOUR = 3600.0
+
+
+def new(user: int, rating: float = 1200.0, *, at: float = 100.0, guild: int = 1,
+        key: QueueKey = KEY, local: bool = False, channel: int | None = None) -> NewQueueEntry:
+    return NewQueueEntry(guild_id=guild, channel_id=channel or guild * 10, user_id=user, key=key,
+                         rating=rating, local=local, locale="vi", joined_at=at)
+
+
+async def join(storage: Storage, entry: NewQueueEntry) -> QueueEntry:
+    """A joined entry with its message posted (only those are paired)."""
+    joined = await storage.queue.join_queue(entry)
+    await storage.queue.set_queue_message(joined.id, 9000 + joined.id)
+    return joined
+
+
+async def pair(storage: Storage, now: float = 100.0, *, shard: tuple[int, int] = (0, 1)):
+    def make_game(first: QueueEntry, second: QueueEntry):
+        return queued_game(first, second, now=now)
+
+    return [
+        (p.first, p.second)
+        for p in await storage.queue.pair_queue(
+            now=now, recent_since=now - HOUR, choose=choose_pairs, make_game=make_game,
+            shard_id=shard[0], shard_count=shard[1],
+        )
+    ]
+
+
+async def test_an_entry_is_read_back_as_written_and_one_waits_per_member(
+    storage: Storage,
+) -> None:
+    entry = await storage.queue.join_queue(new(1, 1234.5, guild=7, local=True))
+    assert (entry.guild_id, entry.channel_id, entry.user_id, entry.key, entry.rating) == (
+        7, 70, 1, KEY, 1234.5)
+    assert (entry.local, entry.locale, entry.joined_at, entry.status) == (
+        True, "vi", 100.0, QueueStatus.WAITING)
+    assert entry.message_id is None and entry.partner_id is None
+    await storage.queue.set_queue_message(entry.id, 555)
+    assert (await storage.queue.queue_entry(entry.id)).message_id == 555
+    with pytest.raises(AlreadyQueued) as refused:
+        await join(storage, new(1, guild=8))
+    assert refused.value.entry.id == entry.id
+    assert await storage.queue.waiting_entry(1) == await storage.queue.queue_entry(entry.id)
+
+
+async def test_two_joins_of_one_member_at_once_from_two_processes_make_one(
+    backend: Backend,
+) -> None:
+    first, second = await backend.open(), await backend.open()
+    outcomes = await asyncio.gather(
+        first.queue.join_queue(new(1, guild=1)), second.queue.join_queue(new(1, guild=2)),
+        return_exceptions=True,
+    )
+    assert sorted(type(o).__name__ for o in outcomes) == ["AlreadyQueued", "QueueEntry"]
+    assert await first.queue.count_waiting(KEY) == 1
+
+
+async def test_leaving_takes_the_entry_out_once_and_it_is_never_paired(storage: Storage) -> None:
+    await join(storage, new(1))
+    await join(storage, new(2))
+    left = await storage.queue.leave_queue(1, now=105.0)
+    assert left is not None and left.status is QueueStatus.LEFT
+    assert await storage.queue.leave_queue(1, now=106.0) is None
+    assert await pair(storage) == []
+    # Left, the member may join again.
+    assert (await join(storage, new(1, at=110.0))).status is QueueStatus.WAITING
+
+
+async def test_the_waiting_are_counted_per_game(storage: Storage) -> None:
+    casual = QueueKey(15, 15, 5, "freestyle", rated=False, turn_seconds=600.0)
+    for user in (1, 2):
+        await join(storage, new(user, guild=user))
+    await join(storage, new(3, key=casual))
+    assert await storage.queue.count_waiting(KEY) == 2
+    assert await storage.queue.count_waiting(casual) == 1
+
+
+async def test_a_pairing_marks_both_entries_with_their_partner(storage: Storage) -> None:
+    a = await join(storage, new(1, 1200.0, at=90.0, guild=1))
+    b = await join(storage, new(2, 1250.0, at=95.0, guild=2))
+    ((one, other),) = await pair(storage)
+    assert (one.id, other.id) == (a.id, b.id)
+    assert (one.status, one.partner_id, one.paired_at) == (QueueStatus.PAIRED, 2, 100.0)
+    assert (other.status, other.partner_id, other.paired_at) == (QueueStatus.PAIRED, 1, 100.0)
+    assert await storage.queue.waiting_entry(1) is None
+    assert await storage.queue.leave_queue(2, now=101.0) is None
+    assert await pair(storage) == []
+
+
+async def test_pairing_reads_the_blocks_and_the_last_hours_pairs(storage: Storage) -> None:
+    await storage.blocks.block(1, 2, now=1.0, limit=10)
+    await join(storage, new(1))
+    await join(storage, new(2))
+    assert await pair(storage, now=10_000.0) == []
+    await storage.blocks.unblock(1, 2)
+    ((one, _),) = await pair(storage, now=10_000.0)
+    assert one.game_id is not None and await storage.games.abandon_game(one.game_id)
+    # Paired at 10,000: within the hour they meet again only when nobody else waits.
+    await join(storage, new(1, at=10_010.0))
+    await join(storage, new(2, at=10_010.0))
+    await join(storage, new(3, 1210.0, at=10_020.0))
+    ((one, other),) = await pair(storage, now=10_020.0)
+    # 1 waited longest: 2 is as close, but they just met.
+    assert (one.user_id, other.user_id) == (1, 3)
+    assert one.game_id is not None and await storage.games.abandon_game(one.game_id)
+    # An hour later 2 meets anyone again.
+    await join(storage, new(4, at=13_700.0))
+    ((x, y),) = await pair(storage, now=13_700.0 + 60)
+    assert (x.user_id, y.user_id) == (2, 4)
+
+
+async def test_processes_pairing_at_once_never_pair_a_member_twice(backend: Backend) -> None:
+    stores = [await backend.open(), await backend.open()]
+    rng = random.Random(39)
+    users = list(range(1, 41))
+    for user in users:
+        await join(stores[user % 2],
+            new(user, 1000.0 + rng.randrange(400), at=float(user), guild=user % 3 + 1)
+        )
+    # Members leave while both processes pair, over and over.
+    leaving = rng.sample(users, 8)
+    tasks = [pair(stores[i % 2], now=200.0 + i) for i in range(12)]
+    tasks += [stores[u % 2].queue.leave_queue(u, now=150.0) for u in leaving]
+    results = await asyncio.gather(*tasks)
+    pairs = [p for found in results[:12] for p in found]
+    left = {entry.user_id for entry in results[12:] if entry is not None}
+    paired = [entry.user_id for p in pairs for entry in p]
+    assert len(paired) == len(set(paired)), "a member was paired twice"
+    assert not set(paired) & left, "a member who left was paired"
+    assert set(paired) | left | {u for u in users if await stores[0].queue.waiting_entry(u)} == set(
+        users)
+    # Every pair as stored: both sides name each other.
+    for one, other in pairs:
+        assert (one.partner_id, other.partner_id) == (other.user_id, one.user_id)
+    rows = await backend.fetch(
+        "SELECT COUNT(*) FROM queue_entries WHERE status = 'paired'"
+    )
+    assert rows == [(len(paired),)]
+
+
+async def test_a_pair_gets_its_game_in_the_channel_of_who_waited_longer(storage: Storage) -> None:
+    a = await join(storage, new(1, at=90.0, guild=5, channel=51))
+    await join(storage, new(2, at=95.0, guild=5, channel=52))
+    ((one, other),) = await pair(storage)
+    assert one.game_id == other.game_id is not None
+    game = await storage.games.game(one.game_id)
+    assert game is not None and game.message_id is None  # posted by the bot next
+    assert (game.guild_id, game.channel_id, game.started_by) == (5, 51, 1)
+    assert {game.x, game.o} == {1, 2} and game.status is Status.ACTIVE
+    assert (game.rows, game.cols, game.k, game.rule, game.rated) == (15, 15, 5, "freestyle", True)
+    assert (game.turn_seconds, game.deadline) == (600.0, 700.0)
+    assert await storage.queue.unposted_queue_games() == [game.id]
+    assert [e.id for e in await storage.queue.game_entries(game.id)] == [a.id, other.id]
+    # One queued game at a time: no new entry while it runs.
+    with pytest.raises(QueuedGameRunning) as refused:
+        await storage.queue.join_queue(new(1, at=120.0))
+    assert refused.value.game_id == game.id
+    await storage.games.set_message(game.id, 777)
+    assert await storage.queue.unposted_queue_games() == []
+    assert await storage.games.abandon_game(game.id)
+    assert (await join(storage, new(1, at=130.0))).status is QueueStatus.WAITING
+
+
+async def test_a_pair_whose_seat_is_taken_keeps_waiting_and_the_rest_are_paired(
+    storage: Storage,
+) -> None:
+    from bot.game.model import Mode, NewGame
+
+    # 2 plays in 1's channel already: their game cannot be made there.
+    await storage.games.create_game(NewGame(
+        guild_id=1, channel_id=10, mode=Mode.PVP, x=2, o=9, started_by=2, rows=15, cols=15,
+        k=5, rule="freestyle", rated=True, message_id=5,
+    ))
+    await join(storage, new(1, at=90.0))
+    await join(storage, new(2, at=91.0, channel=11))
+    await join(storage, new(3, 1500.0, at=92.0, channel=12))
+    await join(storage, new(4, 1500.0, at=93.0, channel=13))
+    assert [(a.user_id, b.user_id) for a, b in await pair(storage)] == [(3, 4)]
+    assert (await storage.queue.waiting_entry(1)) is not None
+    assert (await storage.queue.waiting_entry(2)) is not None
+
+
+async def test_only_posted_entries_of_the_shards_servers_are_paired(storage: Storage) -> None:
+    here, there = 1 << 22, 2 << 22  # servers on shards 1 and 0 of 2
+    await join(storage, new(1, guild=here))
+    await storage.queue.join_queue(new(2, guild=here))  # its message is not posted yet
+    await join(storage, new(3, guild=there))
+    await join(storage, new(4, guild=there))
+    assert [(a.user_id, b.user_id) for a, b in await pair(storage, shard=(0, 2))] == [(3, 4)]
+    assert await pair(storage, shard=(1, 2)) == []
+    entry = await storage.queue.waiting_entry(2)
+    assert entry is not None
+    await storage.queue.set_queue_message(entry.id, 4242)
+    assert [(a.user_id, b.user_id) for a, b in await pair(storage, shard=(1, 2))] == [(1, 2)]
