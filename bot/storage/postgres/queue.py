@@ -84,6 +84,16 @@ class QueueQueries:
         )
         return None if row is None else entry_of(row)
 
+    async def leave_guild_queue(self, guild_id: int, *, now: float) -> list[QueueEntry]:
+        # Like leave_queue: waits for a pairing that holds these rows, then leaves only the
+        # entries it did not pair.
+        rows = await self._con.pool.fetch(
+            "UPDATE queue_entries SET status = 'left', left_at = $2"
+            f" WHERE guild_id = $1 AND status = 'waiting' RETURNING {ENTRY_COLUMNS}",
+            guild_id, now,
+        )
+        return sorted((entry_of(row) for row in rows), key=lambda e: (e.joined_at, e.id))
+
     async def queue_entry(self, entry_id: int) -> QueueEntry | None:
         row = await self._con.pool.fetchrow(
             f"SELECT {ENTRY_COLUMNS} FROM queue_entries WHERE id = $1", entry_id

@@ -91,6 +91,21 @@ class QueueQueries:
             )
             return await self._entry(waiting.id)
 
+    async def leave_guild_queue(self, guild_id: int, *, now: float) -> list[QueueEntry]:
+        async with self._con.lock, self._con.transaction():
+            rows = await self._con.all(
+                "SELECT id FROM queue_entries WHERE guild_id = ? AND status = 'waiting'"
+                " ORDER BY joined_at, id",
+                (guild_id,),
+            )
+            await self._con.db.execute(
+                "UPDATE queue_entries SET status = 'left', left_at = ?"
+                " WHERE guild_id = ? AND status = 'waiting'",
+                (now, guild_id),
+            )
+            left = [await self._entry(int(row[0])) for row in rows]
+        return [entry for entry in left if entry is not None]
+
     async def queue_entry(self, entry_id: int) -> QueueEntry | None:
         async with self._con.lock:
             return await self._entry(entry_id)

@@ -10,6 +10,7 @@ from typing import Any
 
 from testkit.boards import refusal
 from testkit.bot_process import BotHandle, text_of
+from testkit.gates import until
 from tests.bot.cogs.test_openings import typed
 
 
@@ -111,3 +112,56 @@ async def test_the_queue_speaks_vietnamese(running_bot: BotHandle) -> None:
     assert [b["label"] for b in waiting.message.buttons] == ["Rời hàng chờ"]
     await an.click(waiting.message, "Rời hàng chờ")
     assert text_of(waiting.message) == f"<@{an.id}> đã rời hàng chờ."
+
+
+# Who was paired with whom, the one who waited longer first.
+PAIRED = ("SELECT user_id, partner_id FROM queue_entries WHERE status = 'paired'"
+          " ORDER BY joined_at, id LIMIT 1")
+
+
+async def test_a_member_who_left_the_server_is_taken_out_and_never_paired(
+    running_bot: BotHandle,
+) -> None:
+    double = running_bot.double
+    alice, bob, carol = (double.add_member(n) for n in ("alice", "bob", "carol"))
+    first = await alice.slash("caro queue")
+    # Alice leaves the server while she waits: the bot (no members intent) hears nothing.
+    double.leave(alice)
+    await bob.slash("caro queue", channel_id=double.add_channel("games"))
+    await first.message.wait_for(lambda m: text_of(m) == f"<@{alice.id}> left the queue.")
+    assert first.message.buttons == []
+    assert running_bot.db_rows("SELECT user_id, status FROM queue_entries ORDER BY id") == [
+        (int(alice.id), "left"), (int(bob.id), "waiting")]
+    assert running_bot.db_rows("SELECT COUNT(*) FROM games") == [(0,)]
+    assert (f"queue: {alice.id} left server {double.guild_id}; entry 1 taken out of the queue"
+            in running_bot.log_text())
+    # Bob still waits, and meets the next member who comes.
+    await carol.slash("caro queue")
+    assert await double.store.changes.wait_until(
+        lambda: running_bot.db_rows(PAIRED) != [], 10.0)
+    assert running_bot.db_rows(PAIRED) == [(int(bob.id), int(carol.id))]
+
+
+async def test_a_server_that_removes_the_bot_has_its_waiting_entries_taken_out(
+    start_bot: Any,
+) -> None:
+    bot = await start_bot(DISCORD_GUILD_ID="")  # commands everywhere, not in one test server
+    double = bot.double
+    other = double.add_guild("another server")
+    dave, erin = (double.add_member(name, guild_id=other) for name in ("dave", "erin"))
+    alice = double.add_member("alice")
+    double.join(dave, double.guild_id)
+    channel = double.guilds[other].channel_id
+    await dave.slash("caro queue", channel_id=channel)
+    await erin.slash("caro queue", size="9x9", channel_id=channel)
+    await alice.slash("caro queue")
+    double.remove_bot(other)
+    # Nothing shows on Discord: the database says it.
+    await until(lambda: bot.db_rows("SELECT status FROM queue_entries ORDER BY id") == [
+        ("left",), ("left",), ("waiting",)], 10.0)
+    assert (f"queue: the bot was removed from server {other}; 2 waiting entries taken out (1, 2)"
+            in bot.log_text())
+    # Out of that queue, dave may queue in the server he shares with the bot, and meets alice.
+    assert not (await dave.slash("caro queue", channel_id=double.channel_id)).ephemeral
+    assert await double.store.changes.wait_until(lambda: bot.db_rows(PAIRED) != [], 10.0)
+    assert bot.db_rows(PAIRED) == [(int(alice.id), int(dave.id))]

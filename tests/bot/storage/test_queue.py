@@ -94,6 +94,20 @@ async def test_leaving_takes_the_entry_out_once_and_it_is_never_paired(storage: 
     assert (await join(storage, new(1, at=110.0))).status is QueueStatus.WAITING
 
 
+async def test_a_server_left_takes_out_its_waiting_entries_only(storage: Storage) -> None:
+    await join(storage, new(4, guild=7))
+    await join(storage, new(5, guild=7))
+    assert len(await pair(storage)) == 1  # 4 and 5: paired, their game stays
+    await join(storage, new(1, guild=7, at=101.0))
+    await join(storage, new(2, guild=7, at=100.0))
+    await join(storage, new(3, guild=8))
+    left = await storage.queue.leave_guild_queue(7, now=110.0)
+    assert [(e.user_id, e.status) for e in left] == [(2, QueueStatus.LEFT), (1, QueueStatus.LEFT)]
+    assert await storage.queue.leave_guild_queue(7, now=111.0) == []
+    assert (await storage.queue.waiting_entry(3)).guild_id == 8
+    assert [e.status for e in await storage.queue.game_entries(1)] == [QueueStatus.PAIRED] * 2
+
+
 async def test_the_waiting_are_counted_per_game(storage: Storage) -> None:
     casual = QueueKey(15, 15, 5, "freestyle", rated=False, turn_seconds=600.0)
     for user in (1, 2):
