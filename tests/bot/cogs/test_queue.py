@@ -6,6 +6,7 @@ apart, and the texts in Vietnamese."""
 
 from __future__ import annotations
 
+import signal
 from typing import Any
 
 from testkit.boards import refusal
@@ -165,3 +166,32 @@ async def test_a_server_that_removes_the_bot_has_its_waiting_entries_taken_out(
     assert not (await dave.slash("caro queue", channel_id=double.channel_id)).ephemeral
     assert await double.store.changes.wait_until(lambda: bot.db_rows(PAIRED) != [], 10.0)
     assert bot.db_rows(PAIRED) == [(int(alice.id), int(dave.id))]
+
+
+async def test_a_game_paired_but_not_posted_when_the_bot_is_killed_is_posted_after_restart(
+    running_bot: BotHandle,
+) -> None:
+    double = running_bot.double
+    alice, bob = double.add_member("alice"), double.add_member("bob")
+    first = await alice.slash("caro queue")
+    # Discord holds the board's Create Message unanswered: paired and stored, not posted.
+    held = double.fail_next("POST", r"^/channels/\d+/messages$", status=500, mode="hold")
+    second = await bob.slash("caro queue", channel_id=double.add_channel("games"))
+    await until(lambda: held.held == 1, 15.0)
+    assert running_bot.db_rows("SELECT COUNT(*), MAX(message_id) FROM games") == [(1, None)]
+    await running_bot.stop(signal.SIGKILL)
+    held.release()
+
+    await running_bot.start()
+    board = await posted_board(double, double.channel_id, first.message.id)
+    assert f"<@{alice.id}>" in text_of(board) and f"<@{bob.id}>" in text_of(board)
+    link = f"/{board.channel_id}/{board.id}"
+    await first.message.wait_for(lambda m: link in str(text_of(m)))
+    await second.message.wait_for(lambda m: link in str(text_of(m)))
+    # One game, one board, both entries paired to it.
+    assert running_bot.db_rows("SELECT COUNT(*), MAX(message_id) FROM games") == [
+        (1, int(board.id))]
+    assert [m for m in double.messages() if any(
+        b.get("label") == "Type a move" for b in m.buttons)] == [board]
+    assert running_bot.db_rows("SELECT status, game_id FROM queue_entries ORDER BY id") == [
+        ("paired", 1), ("paired", 1)]
