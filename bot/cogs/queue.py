@@ -47,6 +47,9 @@ class QueueCog(commands.Cog, name="Queue"):
         self.joined = asyncio.Event()
         # game id -> when Discord last refused its board.
         self._refused: dict[int, float] = {}
+        # entry id -> its server and the count of those waiting its message shows, for the
+        # entries waiting.
+        self._shown: dict[int, tuple[int, int]] = {}
 
     async def cog_load(self) -> None:
         self.bot.spawn(self.run_queue())
@@ -83,9 +86,10 @@ class QueueCog(commands.Cog, name="Queue"):
         except UserError as exc:
             await refuse(interaction, exc)
             return
+        waiting = await queue.waiting(key)
         try:
             response = await interaction.response.send_message(
-                waiting_content(entry, await queue.waiting(key)),
+                waiting_content(entry, waiting),
                 view=waiting_view(entry),
                 allowed_mentions=discord.AllowedMentions.none(),
             )
@@ -98,6 +102,7 @@ class QueueCog(commands.Cog, name="Queue"):
                 await queue.leave(entry.user_id)
             raise
         await queue.posted(entry.id, message_id)
+        self._shown[entry.id] = (guild_id, waiting)
         log.info("queue: %s joined (entry %d)", entry.user_id, entry.id)
         self.joined.set()
 
@@ -165,6 +170,34 @@ class QueueCog(commands.Cog, name="Queue"):
             if refused is not None and time.monotonic() - refused < REPOST_AFTER_S:
                 continue
             await self.post_game(state)
+        await self.show_counts(shard_id, shard_count)
+
+    async def show_counts(self, shard_id: int, shard_count: int) -> None:
+        """Edit the messages of the shard's waiting entries whose count of those waiting for
+        their game changed since they were last drawn: once a round at most, and only those."""
+        queue = self.bot.services.queue
+        counts = await queue.waiting_counts(shard_id=shard_id, shard_count=shard_count)
+        waiting = {entry.id for entry, _ in counts}
+        for entry_id, (guild_id, _) in list(self._shown.items()):
+            if entry_id not in waiting and (guild_id >> 22) % shard_count == shard_id:
+                del self._shown[entry_id]
+        for entry, count in counts:
+            if self._shown.get(entry.id) == (entry.guild_id, count) or entry.message_id is None:
+                continue
+            self._shown[entry.id] = (entry.guild_id, count)
+            message = self.bot.get_partial_messageable(
+                entry.channel_id, guild_id=entry.guild_id
+            ).get_partial_message(entry.message_id)
+            try:
+                await message.edit(content=waiting_content(entry, count), view=waiting_view(entry),
+                                   allowed_mentions=discord.AllowedMentions.none())
+            except discord.HTTPException as exc:
+                log.warning("queue: entry %d's message could not be edited (%s)", entry.id, exc)
+                continue
+            # Left or paired while the edit was on its way: show that instead, not the count.
+            now = await queue.entry(entry.id)
+            if now is not None and now.status is not QueueStatus.WAITING:
+                await self.edit_entry_message(now)
 
     async def present(self, entries: list[QueueEntry]) -> set[int]:
         """The entries (by id) whose members are still in their server. An entry whose member

@@ -186,6 +186,18 @@ class QueueService:
             make_game=make_game, shard_id=shard_id, shard_count=shard_count,
         )
 
+    async def waiting_counts(
+        self, *, shard_id: int = 0, shard_count: int = 1
+    ) -> list[tuple[QueueEntry, int]]:
+        """The posted entries waiting in the shard's servers, each with how many wait for its
+        game (in every server, as `waiting` counts): what their messages should say."""
+        entries = await self._store.waiting_entries(shard_id=shard_id, shard_count=shard_count)
+        counts: dict[QueueKey, int] = {}
+        for entry in entries:
+            if entry.key not in counts:
+                counts[entry.key] = await self._store.count_waiting(entry.key)
+        return [(entry, counts[entry.key]) for entry in entries]
+
     async def unposted(self, *, shard_id: int = 0, shard_count: int = 1) -> list[GameState]:
         """The shard's queued games still to post (new, or left unposted by a stop)."""
         found = []

@@ -112,6 +112,16 @@ class QueueQueries:
             "UPDATE queue_entries SET message_id = $2 WHERE id = $1", entry_id, message_id
         )
 
+    async def waiting_entries(self, *, shard_id: int = 0, shard_count: int = 1
+                              ) -> list[QueueEntry]:
+        check_shard(shard_id, shard_count)
+        shard = _SHARD.format(count=shard_count, shard=shard_id)
+        rows = await self._con.pool.fetch(
+            f"SELECT {ENTRY_COLUMNS} FROM queue_entries WHERE status = 'waiting'"
+            f" AND message_id IS NOT NULL AND {shard} ORDER BY joined_at, id"
+        )
+        return [entry_of(row) for row in rows]
+
     async def count_waiting(self, key: QueueKey) -> int:
         found = await self._con.pool.fetchval(
             "SELECT COUNT(*) FROM queue_entries WHERE status = 'waiting'"

@@ -120,6 +120,17 @@ class QueueQueries:
                 "UPDATE queue_entries SET message_id = ? WHERE id = ?", (message_id, entry_id)
             )
 
+    async def waiting_entries(self, *, shard_id: int = 0, shard_count: int = 1
+                              ) -> list[QueueEntry]:
+        check_shard(shard_id, shard_count)
+        async with self._con.lock:
+            rows = await self._con.all(
+                f"SELECT {ENTRY_COLUMNS} FROM queue_entries WHERE status = 'waiting'"
+                f" AND message_id IS NOT NULL AND {SHARD} ORDER BY joined_at, id",
+                (shard_count, shard_id),
+            )
+        return [entry_of(row) for row in rows]
+
     async def count_waiting(self, key: QueueKey) -> int:
         async with self._con.lock:
             return await self._con.scalar(

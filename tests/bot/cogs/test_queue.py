@@ -6,6 +6,7 @@ apart, and the texts in Vietnamese."""
 
 from __future__ import annotations
 
+import asyncio
 import signal
 from typing import Any
 
@@ -195,3 +196,24 @@ async def test_a_game_paired_but_not_posted_when_the_bot_is_killed_is_posted_aft
         b.get("label") == "Type a move" for b in m.buttons)] == [board]
     assert running_bot.db_rows("SELECT status, game_id FROM queue_entries ORDER BY id") == [
         ("paired", 1), ("paired", 1)]
+
+
+async def test_the_count_of_those_waiting_follows_joins_and_leaves(running_bot: BotHandle) -> None:
+    double = running_bot.double
+    alice, bob, carol = (double.add_member(n) for n in ("alice", "bob", "carol"))
+    await alice.slash("caro block", member=bob)  # so that the two wait side by side
+    first = await alice.slash("caro queue")
+    second = await bob.slash("caro queue", channel_id=double.add_channel("games"))
+    assert "Waiting for this game now: 2." in str(text_of(second.message))
+    await first.message.wait_for(lambda m: "Waiting for this game now: 2." in str(text_of(m)))
+    assert [b["label"] for b in first.message.buttons] == ["Leave"]
+    # Another game's queue counts apart.
+    await carol.slash("caro queue", size="9x9")
+    await bob.click(second.message, "Leave")
+    await first.message.wait_for(lambda m: "Waiting for this game now: 1." in str(text_of(m)))
+    assert [b["label"] for b in first.message.buttons] == ["Leave"]
+    # Edited when the count changed, not every round: two more rounds change nothing.
+    assert first.message.edits == 2
+    await asyncio.sleep(4.5)
+    assert first.message.edits == 2
+    assert text_of(second.message) == f"<@{bob.id}> left the queue."
