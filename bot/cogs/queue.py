@@ -174,7 +174,8 @@ class QueueCog(commands.Cog, name="Queue"):
 
     async def show_counts(self, shard_id: int, shard_count: int) -> None:
         """Edit the messages of the shard's waiting entries whose count of those waiting for
-        their game changed since they were last drawn: once a round at most, and only those."""
+        their game changed since they were last drawn: once a round at most, and only those.
+        The entries of a server the bot is no longer in are taken out instead."""
         queue = self.bot.services.queue
         counts = await queue.waiting_counts(shard_id=shard_id, shard_count=shard_count)
         waiting = {entry.id for entry, _ in counts}
@@ -182,6 +183,10 @@ class QueueCog(commands.Cog, name="Queue"):
             if entry_id not in waiting and (guild_id >> 22) % shard_count == shard_id:
                 del self._shown[entry_id]
         for entry, count in counts:
+            if self.bot.get_guild(entry.guild_id) is None:
+                # Removed while this process was away (no GUILD_DELETE came).
+                await self.removed_from(entry.guild_id)
+                continue
             if self._shown.get(entry.id) == (entry.guild_id, count) or entry.message_id is None:
                 continue
             self._shown[entry.id] = (entry.guild_id, count)
@@ -231,8 +236,8 @@ class QueueCog(commands.Cog, name="Queue"):
         """The bot is no longer in the server: its waiting entries are taken out."""
         left = await self.bot.services.queue.leave_guild(guild_id)
         if left:
-            log.info("queue: the bot was removed from server %d; %d waiting entries taken out"
-                     " (%s)", guild_id, len(left), ", ".join(str(e.id) for e in left))
+            log.info("queue: the bot was removed from server %d; entries taken out of the"
+                     " queue: %s", guild_id, ", ".join(str(e.id) for e in left))
 
     @commands.Cog.listener()
     async def on_guild_remove(self, guild: discord.Guild) -> None:

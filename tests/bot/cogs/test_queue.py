@@ -161,7 +161,7 @@ async def test_a_server_that_removes_the_bot_has_its_waiting_entries_taken_out(
     # Nothing shows on Discord: the database says it.
     await until(lambda: bot.db_rows("SELECT status FROM queue_entries ORDER BY id") == [
         ("left",), ("left",), ("waiting",)], 10.0)
-    assert (f"queue: the bot was removed from server {other}; 2 waiting entries taken out (1, 2)"
+    assert (f"queue: the bot was removed from server {other}; entries taken out of the queue: 1, 2"
             in bot.log_text())
     # Out of that queue, dave may queue in the server he shares with the bot, and meets alice.
     assert not (await dave.slash("caro queue", channel_id=double.channel_id)).ephemeral
@@ -217,3 +217,21 @@ async def test_the_count_of_those_waiting_follows_joins_and_leaves(running_bot: 
     await asyncio.sleep(4.5)
     assert first.message.edits == 2
     assert text_of(second.message) == f"<@{bob.id}> left the queue."
+
+
+async def test_a_server_that_removed_the_bot_while_it_was_down_loses_its_entries_at_start(
+    start_bot: Any,
+) -> None:
+    bot = await start_bot(DISCORD_GUILD_ID="")
+    double = bot.double
+    other = double.add_guild("another server")
+    dave, alice = double.add_member("dave", guild_id=other), double.add_member("alice")
+    await dave.slash("caro queue", channel_id=double.guilds[other].channel_id)
+    await alice.slash("caro queue")
+    await bot.stop()
+    double.remove_bot(other)  # no GUILD_DELETE reaches a bot that is down
+    await bot.start()
+    await until(lambda: bot.db_rows("SELECT status FROM queue_entries ORDER BY id") == [
+        ("left",), ("waiting",)], 10.0)
+    assert (f"queue: the bot was removed from server {other}; entries taken out of the queue: 1"
+            in bot.log_text())
