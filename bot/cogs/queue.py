@@ -20,7 +20,7 @@ from bot.game.errors import UserError
 from bot.game.model import GameState
 from bot.game.options import RULES, parse_options
 from bot.game.ports import StorageUnavailable
-from bot.game.queue_model import QueueEntry, QueueStatus
+from bot.game.queue_model import QueueEntry, QueuePairing, QueueStatus
 from bot.ui.buttons import QueueLeave, answers
 from bot.ui.languages import language
 from bot.ui.queue_view import left_content, paired_content, waiting_content, waiting_view
@@ -47,6 +47,9 @@ class QueueCog(commands.Cog, name="Queue"):
         self.joined = asyncio.Event()
         # game id -> when Discord last refused its board.
         self._refused: dict[int, float] = {}
+        # entry id -> its server and the count of those waiting its message shows, for the
+        # entries waiting.
+        self._shown: dict[int, tuple[int, int]] = {}
 
     async def cog_load(self) -> None:
         self.bot.spawn(self.run_queue())
@@ -83,9 +86,10 @@ class QueueCog(commands.Cog, name="Queue"):
         except UserError as exc:
             await refuse(interaction, exc)
             return
+        waiting = await queue.waiting(key)
         try:
             response = await interaction.response.send_message(
-                waiting_content(entry, await queue.waiting(key)),
+                waiting_content(entry, waiting),
                 view=waiting_view(entry),
                 allowed_mentions=discord.AllowedMentions.none(),
             )
@@ -98,6 +102,7 @@ class QueueCog(commands.Cog, name="Queue"):
                 await queue.leave(entry.user_id)
             raise
         await queue.posted(entry.id, message_id)
+        self._shown[entry.id] = (guild_id, waiting)
         log.info("queue: %s joined (entry %d)", entry.user_id, entry.id)
         self.joined.set()
 
@@ -146,7 +151,14 @@ class QueueCog(commands.Cog, name="Queue"):
 
     async def pair_shard(self, shard_id: int, shard_count: int) -> None:
         queue = self.bot.services.queue
-        pairs = await queue.pair(shard_id=shard_id, shard_count=shard_count)
+        # The bot gets no event when a member leaves a server (no privileged intent): the
+        # members of the pairs about to be made are asked for first, and only those still
+        # in their server are paired.
+        candidates = await queue.candidates(shard_id=shard_id, shard_count=shard_count)
+        pairs: list[QueuePairing] = []
+        if candidates:
+            present = await self.present([e for pair in candidates for e in pair])
+            pairs = await queue.pair(shard_id=shard_id, shard_count=shard_count, only=present)
         for pairing in pairs:
             log.info("queue: %d and %d paired: game %d", pairing.first.user_id,
                      pairing.second.user_id, pairing.game_id)
@@ -158,6 +170,95 @@ class QueueCog(commands.Cog, name="Queue"):
             if refused is not None and time.monotonic() - refused < REPOST_AFTER_S:
                 continue
             await self.post_game(state)
+        await self.show_counts(shard_id, shard_count)
+
+    async def show_counts(self, shard_id: int, shard_count: int) -> None:
+        """Edit the messages of the shard's waiting entries whose count of those waiting for
+        their game changed since they were last drawn: once a round at most, and only those.
+        The entries of a server the bot is no longer in are taken out instead."""
+        queue = self.bot.services.queue
+        counts = await queue.waiting_counts(shard_id=shard_id, shard_count=shard_count)
+        waiting = {entry.id for entry, _ in counts}
+        for entry_id, (guild_id, _) in list(self._shown.items()):
+            if entry_id not in waiting and (guild_id >> 22) % shard_count == shard_id:
+                del self._shown[entry_id]
+        for entry, count in counts:
+            if self.bot.get_guild(entry.guild_id) is None:
+                # Removed while this process was away (no GUILD_DELETE came).
+                await self.removed_from(entry.guild_id)
+                continue
+            if self._shown.get(entry.id) == (entry.guild_id, count) or entry.message_id is None:
+                continue
+            self._shown[entry.id] = (entry.guild_id, count)
+            message = self.bot.get_partial_messageable(
+                entry.channel_id, guild_id=entry.guild_id
+            ).get_partial_message(entry.message_id)
+            try:
+                await message.edit(content=waiting_content(entry, count), view=waiting_view(entry),
+                                   allowed_mentions=discord.AllowedMentions.none())
+            except discord.HTTPException as exc:
+                log.warning("queue: entry %d's message could not be edited (%s)", entry.id, exc)
+                continue
+            # Left or paired while the edit was on its way: show that instead, not the count.
+            now = await queue.entry(entry.id)
+            if now is not None and now.status is not QueueStatus.WAITING:
+                await self.edit_entry_message(now)
+
+    async def present(self, entries: list[QueueEntry]) -> set[int]:
+        """The entries (by id) whose members are still in their server. An entry whose member
+        left it, or of a server the bot is no longer in, is taken out of the queue; one that
+        cannot be checked now (Discord unreachable) waits for the next round."""
+        queue = self.bot.services.queue
+        found: set[int] = set()
+        for entry in entries:
+            guild = self.bot.get_guild(entry.guild_id)
+            if guild is None:
+                # Removed while this process was away (no GUILD_DELETE came).
+                await self.removed_from(entry.guild_id)
+                continue
+            try:
+                await guild.fetch_member(entry.user_id)
+            except discord.NotFound:
+                left = await queue.gone(entry.user_id)
+                if left is not None:
+                    log.info("queue: %d left server %d; entry %d taken out of the queue",
+                             entry.user_id, entry.guild_id, left.id)
+                    await self.edit_entry_message(left)
+                continue
+            except discord.HTTPException as exc:
+                log.warning("queue: could not check that %d is in server %d (%s)",
+                            entry.user_id, entry.guild_id, exc)
+                continue
+            found.add(entry.id)
+        return found
+
+    async def removed_from(self, guild_id: int) -> None:
+        """The bot is no longer in the server: its waiting entries are taken out."""
+        left = await self.bot.services.queue.leave_guild(guild_id)
+        if left:
+            log.info("queue: the bot was removed from server %d; entries taken out of the"
+                     " queue: %s", guild_id, ", ".join(str(e.id) for e in left))
+
+    @commands.Cog.listener()
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        try:
+            await self.removed_from(guild.id)
+        except StorageUnavailable:
+            # The pairing finds the server gone and takes its entries out then.
+            log.warning("queue: server %d's entries stay until the database is back", guild.id)
+
+    async def edit_entry_message(self, entry: QueueEntry) -> None:
+        """Show an entry that waits no more as it is now, its Leave button gone."""
+        if entry.message_id is None:
+            return
+        message = self.bot.get_partial_messageable(
+            entry.channel_id, guild_id=entry.guild_id
+        ).get_partial_message(entry.message_id)
+        try:
+            await message.edit(content=await self.shown(entry), view=None,
+                               allowed_mentions=discord.AllowedMentions.none())
+        except discord.HTTPException as exc:
+            log.warning("queue: entry %d's message could not be edited (%s)", entry.id, exc)
 
     async def post_game(self, state: GameState) -> None:
         """Post a queued game's board, mentioning both players, and turn their queue messages
@@ -170,19 +271,10 @@ class QueueCog(commands.Cog, name="Queue"):
                         state.id, exc)
             return
         self._refused.pop(state.id, None)
+        # The game is posted and both were mentioned there; the Leave button of a message
+        # that could not be edited answers with the link.
         for entry in await self.bot.services.queue.entries_of(state.id):
-            if entry.message_id is None:
-                continue
-            message = self.bot.get_partial_messageable(
-                entry.channel_id, guild_id=entry.guild_id
-            ).get_partial_message(entry.message_id)
-            try:
-                await message.edit(content=await self.shown(entry), view=None,
-                                   allowed_mentions=discord.AllowedMentions.none())
-            except discord.HTTPException as exc:
-                # The game is posted and both were mentioned there; the Leave button of a
-                # message left as it was answers with the link.
-                log.warning("queue: entry %d's message could not be edited (%s)", entry.id, exc)
+            await self.edit_entry_message(entry)
 
 
 __all__ = ["QueueCog"]

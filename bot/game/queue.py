@@ -10,6 +10,7 @@ shard, on the process that holds the server.
 from __future__ import annotations
 
 import random
+from collections.abc import Collection, Sequence
 
 from bot.game import ratings
 from bot.game.clocks import Clock
@@ -21,6 +22,8 @@ from bot.game.queue_model import (
     RECENT_SECONDS,
     AlreadyQueued,
     NewQueueEntry,
+    PairPolicy,
+    Pairs,
     QueuedGameRunning,
     QueueEntry,
     QueueKey,
@@ -129,22 +132,71 @@ class QueueService:
             raise UserError("queue.not_waiting")
         return left
 
+    async def gone(self, user_id: int) -> QueueEntry | None:
+        """Take out the waiting entry of a member who left its server; None if none waits."""
+        return await self._store.leave_queue(user_id, now=self._clock())
+
+    async def leave_guild(self, guild_id: int) -> list[QueueEntry]:
+        """Take out every entry waiting in a server the bot was removed from."""
+        return await self._store.leave_guild_queue(guild_id, now=self._clock())
+
     async def waiting(self, key: QueueKey) -> int:
         """How many wait for the game `key`."""
         return await self._store.count_waiting(key)
 
-    async def pair(self, *, shard_id: int = 0, shard_count: int = 1) -> list[QueuePairing]:
+    async def candidates(
+        self, *, shard_id: int = 0, shard_count: int = 1
+    ) -> list[tuple[QueueEntry, QueueEntry]]:
+        """The pairs a pairing of the shard's servers would make now, nothing written: whose
+        members to check are still in their servers before pairing them."""
+        found: list[tuple[QueueEntry, QueueEntry]] = []
+
+        def look(entries: Sequence[QueueEntry], *, now: float, blocked: Pairs,
+                 recent: Pairs) -> list[tuple[QueueEntry, QueueEntry]]:
+            found.extend(choose_pairs(entries, now=now, blocked=blocked, recent=recent))
+            return []
+
+        await self._pair(look, shard_id=shard_id, shard_count=shard_count)
+        return found
+
+    async def pair(
+        self, *, shard_id: int = 0, shard_count: int = 1, only: Collection[int] | None = None
+    ) -> list[QueuePairing]:
         """Pair whoever of the shard's servers can be paired now, each pair with its game; the
-        pairs made by this call."""
+        pairs made by this call. `only`: the entries (by id) that may be paired, the others
+        wait as if they were not in the queue."""
+
+        def choose(entries: Sequence[QueueEntry], *, now: float, blocked: Pairs,
+                   recent: Pairs) -> list[tuple[QueueEntry, QueueEntry]]:
+            if only is not None:
+                entries = [entry for entry in entries if entry.id in only]
+            return choose_pairs(entries, now=now, blocked=blocked, recent=recent)
+
+        return await self._pair(choose, shard_id=shard_id, shard_count=shard_count)
+
+    async def _pair(self, choose: PairPolicy, *, shard_id: int,
+                    shard_count: int) -> list[QueuePairing]:
         now = self._clock()
 
         def make_game(first: QueueEntry, second: QueueEntry) -> NewGame:
             return queued_game(first, second, now=now)
 
         return await self._store.pair_queue(
-            now=now, recent_since=now - RECENT_SECONDS, choose=choose_pairs,
+            now=now, recent_since=now - RECENT_SECONDS, choose=choose,
             make_game=make_game, shard_id=shard_id, shard_count=shard_count,
         )
+
+    async def waiting_counts(
+        self, *, shard_id: int = 0, shard_count: int = 1
+    ) -> list[tuple[QueueEntry, int]]:
+        """The posted entries waiting in the shard's servers, each with how many wait for its
+        game (in every server, as `waiting` counts): what their messages should say."""
+        entries = await self._store.waiting_entries(shard_id=shard_id, shard_count=shard_count)
+        counts: dict[QueueKey, int] = {}
+        for entry in entries:
+            if entry.key not in counts:
+                counts[entry.key] = await self._store.count_waiting(entry.key)
+        return [(entry, counts[entry.key]) for entry in entries]
 
     async def unposted(self, *, shard_id: int = 0, shard_count: int = 1) -> list[GameState]:
         """The shard's queued games still to post (new, or left unposted by a stop)."""

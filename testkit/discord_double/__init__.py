@@ -16,6 +16,8 @@ Several guilds and shards:
     g2 = double.add_guild("second", locale="vi", shard=(1, 2))  # -> guild id, on shard 1 of 2
     double.guilds[g2].channel_id         # its "general" channel; .roles, .bot_role_id, .locale
     bob = double.add_member("bob", guild_id=g2); double.join(alice, g2)  # one user, two guilds
+    double.leave(alice, g2)              # GUILD_MEMBER_REMOVE (members intent only); GET member 404
+    double.remove_bot(g2)                # GUILD_DELETE; out of READY, REST says Unknown Guild
     await bob.slash("caro start")        # in bob's home guild; channel_id= picks another
     double.shard_count = 2               # what GET /gateway/bot recommends (default: 1 per 1000)
     double.max_guilds_per_shard = 1      # IDENTIFY holding more guilds is closed with 4011

@@ -757,5 +757,7 @@ class Rest:
             return d.bot_member_payload(guild)
         member = d.members.get(user_id)
         if member is None or guild not in member.guild_ids:
-            raise ApiError(404, 10007, "Unknown Member", violation=f"{call.where}: unknown member")
+            # No violation: a bot cannot know that a member left without the privileged
+            # GUILD_MEMBERS intent, and asking is how it finds out.
+            raise ApiError(404, 10007, "Unknown Member")
         return member.member_payload()

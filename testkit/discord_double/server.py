@@ -324,6 +324,29 @@ class DiscordDouble:
             member.guild_ids.append(guild_id)
             self._member_added(member, guild_id)
 
+    def leave(self, member: Member, guild_id: str | None = None) -> None:
+        """The member leaves a guild (the first by default): GUILD_MEMBER_REMOVE, which only a
+        session with the GUILD_MEMBERS intent receives; GET member answers 404 from now on."""
+        guild_id = guild_id or self.guild_id
+        if guild_id not in member.guild_ids:
+            raise AssertionError(f"{member!r} is not a member of {guild_id}")
+        member.guild_ids.remove(guild_id)
+        if self.bot_ready:
+            payload = {"guild_id": guild_id, "user": member.member_payload()["user"]}
+            self._spawn(self.gateway.dispatch("GUILD_MEMBER_REMOVE", payload, guild_id=guild_id,
+                                              intent=GUILD_MEMBERS_INTENT))
+
+    def remove_bot(self, guild_id: str) -> None:
+        """The server removes the bot (kicked, banned, or the server deleted): GUILD_DELETE
+        without `unavailable` to the session of its shard; the guild is no longer in READY,
+        and its REST routes answer Unknown Guild."""
+        if guild_id not in self.guild_ids:
+            raise AssertionError(f"the bot is not in {guild_id}")
+        self.guild_ids.remove(guild_id)
+        if self.bot_ready:
+            self._spawn(self.gateway.dispatch("GUILD_DELETE", {"id": guild_id},
+                                              guild_id=guild_id))
+
     def _member_added(self, member: Member, guild_id: str) -> None:
         if self.bot_ready:
             payload = member.member_payload() | {"guild_id": guild_id}

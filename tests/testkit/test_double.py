@@ -26,6 +26,7 @@ from discord.webhook.async_ import async_context, interaction_response_params
 
 from testkit.discord_double import DiscordDouble, InteractionFailed, Member, Message
 from testkit.discord_double.state import Changes, notified
+from testkit.gates import until
 
 TOKEN = "test-token"
 
@@ -506,6 +507,24 @@ async def test_lookup_routes(double: DiscordDouble, bot: Harness, alice: Member)
         await bot.fetch_user(1)
     assert double.violations == ["GET /users/1: unknown user"]
 
+
+async def test_a_member_leaves_and_a_server_removes_the_bot(
+    double: DiscordDouble, bot: Harness, alice: Member,
+) -> None:
+    guild = bot.get_guild(int(double.guild_id))
+    assert guild is not None
+    other = double.add_guild("another server")
+    await until(lambda: bot.get_guild(int(other)) is not None)
+    double.leave(alice)
+    # A member who left is a 404 like on Discord, and no broken rule: asking is how a bot
+    # without the members intent finds out.
+    with pytest.raises(discord.NotFound):
+        await guild.fetch_member(int(alice.id))
+    double.remove_bot(other)
+    await until(lambda: bot.get_guild(int(other)) is None)
+    with pytest.raises(discord.NotFound):
+        await bot.fetch_guild(int(other))
+    assert double.violations == [f"GET /guilds/{other}: unknown guild"]
 
 # ----------------------------------------------------------------------------- interactions
 

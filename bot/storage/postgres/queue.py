@@ -84,6 +84,16 @@ class QueueQueries:
         )
         return None if row is None else entry_of(row)
 
+    async def leave_guild_queue(self, guild_id: int, *, now: float) -> list[QueueEntry]:
+        # Like leave_queue: waits for a pairing that holds these rows, then leaves only the
+        # entries it did not pair.
+        rows = await self._con.pool.fetch(
+            "UPDATE queue_entries SET status = 'left', left_at = $2"
+            f" WHERE guild_id = $1 AND status = 'waiting' RETURNING {ENTRY_COLUMNS}",
+            guild_id, now,
+        )
+        return sorted((entry_of(row) for row in rows), key=lambda e: (e.joined_at, e.id))
+
     async def queue_entry(self, entry_id: int) -> QueueEntry | None:
         row = await self._con.pool.fetchrow(
             f"SELECT {ENTRY_COLUMNS} FROM queue_entries WHERE id = $1", entry_id
@@ -101,6 +111,16 @@ class QueueQueries:
         await self._con.pool.execute(
             "UPDATE queue_entries SET message_id = $2 WHERE id = $1", entry_id, message_id
         )
+
+    async def waiting_entries(self, *, shard_id: int = 0, shard_count: int = 1
+                              ) -> list[QueueEntry]:
+        check_shard(shard_id, shard_count)
+        shard = _SHARD.format(count=shard_count, shard=shard_id)
+        rows = await self._con.pool.fetch(
+            f"SELECT {ENTRY_COLUMNS} FROM queue_entries WHERE status = 'waiting'"
+            f" AND message_id IS NOT NULL AND {shard} ORDER BY joined_at, id"
+        )
+        return [entry_of(row) for row in rows]
 
     async def count_waiting(self, key: QueueKey) -> int:
         found = await self._con.pool.fetchval(

@@ -91,6 +91,21 @@ class QueueQueries:
             )
             return await self._entry(waiting.id)
 
+    async def leave_guild_queue(self, guild_id: int, *, now: float) -> list[QueueEntry]:
+        async with self._con.lock, self._con.transaction():
+            rows = await self._con.all(
+                "SELECT id FROM queue_entries WHERE guild_id = ? AND status = 'waiting'"
+                " ORDER BY joined_at, id",
+                (guild_id,),
+            )
+            await self._con.db.execute(
+                "UPDATE queue_entries SET status = 'left', left_at = ?"
+                " WHERE guild_id = ? AND status = 'waiting'",
+                (now, guild_id),
+            )
+            left = [await self._entry(int(row[0])) for row in rows]
+        return [entry for entry in left if entry is not None]
+
     async def queue_entry(self, entry_id: int) -> QueueEntry | None:
         async with self._con.lock:
             return await self._entry(entry_id)
@@ -104,6 +119,17 @@ class QueueQueries:
             await self._con.db.execute(
                 "UPDATE queue_entries SET message_id = ? WHERE id = ?", (message_id, entry_id)
             )
+
+    async def waiting_entries(self, *, shard_id: int = 0, shard_count: int = 1
+                              ) -> list[QueueEntry]:
+        check_shard(shard_id, shard_count)
+        async with self._con.lock:
+            rows = await self._con.all(
+                f"SELECT {ENTRY_COLUMNS} FROM queue_entries WHERE status = 'waiting'"
+                f" AND message_id IS NOT NULL AND {SHARD} ORDER BY joined_at, id",
+                (shard_count, shard_id),
+            )
+        return [entry_of(row) for row in rows]
 
     async def count_waiting(self, key: QueueKey) -> int:
         async with self._con.lock:

@@ -6,10 +6,13 @@ apart, and the texts in Vietnamese."""
 
 from __future__ import annotations
 
+import asyncio
+import signal
 from typing import Any
 
 from testkit.boards import refusal
 from testkit.bot_process import BotHandle, text_of
+from testkit.gates import until
 from tests.bot.cogs.test_openings import typed
 
 
@@ -111,3 +114,124 @@ async def test_the_queue_speaks_vietnamese(running_bot: BotHandle) -> None:
     assert [b["label"] for b in waiting.message.buttons] == ["Rời hàng chờ"]
     await an.click(waiting.message, "Rời hàng chờ")
     assert text_of(waiting.message) == f"<@{an.id}> đã rời hàng chờ."
+
+
+# Who was paired with whom, the one who waited longer first.
+PAIRED = ("SELECT user_id, partner_id FROM queue_entries WHERE status = 'paired'"
+          " ORDER BY joined_at, id LIMIT 1")
+
+
+async def test_a_member_who_left_the_server_is_taken_out_and_never_paired(
+    running_bot: BotHandle,
+) -> None:
+    double = running_bot.double
+    alice, bob, carol = (double.add_member(n) for n in ("alice", "bob", "carol"))
+    first = await alice.slash("caro queue")
+    # Alice leaves the server while she waits: the bot (no members intent) hears nothing.
+    double.leave(alice)
+    await bob.slash("caro queue", channel_id=double.add_channel("games"))
+    await first.message.wait_for(lambda m: text_of(m) == f"<@{alice.id}> left the queue.")
+    assert first.message.buttons == []
+    assert running_bot.db_rows("SELECT user_id, status FROM queue_entries ORDER BY id") == [
+        (int(alice.id), "left"), (int(bob.id), "waiting")]
+    assert running_bot.db_rows("SELECT COUNT(*) FROM games") == [(0,)]
+    assert (f"queue: {alice.id} left server {double.guild_id}; entry 1 taken out of the queue"
+            in running_bot.log_text())
+    # Bob still waits, and meets the next member who comes.
+    await carol.slash("caro queue")
+    assert await double.store.changes.wait_until(
+        lambda: running_bot.db_rows(PAIRED) != [], 10.0)
+    assert running_bot.db_rows(PAIRED) == [(int(bob.id), int(carol.id))]
+
+
+async def test_a_server_that_removes_the_bot_has_its_waiting_entries_taken_out(
+    start_bot: Any,
+) -> None:
+    bot = await start_bot(DISCORD_GUILD_ID="")  # commands everywhere, not in one test server
+    double = bot.double
+    other = double.add_guild("another server")
+    dave, erin = (double.add_member(name, guild_id=other) for name in ("dave", "erin"))
+    alice = double.add_member("alice")
+    double.join(dave, double.guild_id)
+    channel = double.guilds[other].channel_id
+    await dave.slash("caro queue", channel_id=channel)
+    await erin.slash("caro queue", size="9x9", channel_id=channel)
+    await alice.slash("caro queue")
+    double.remove_bot(other)
+    # Nothing shows on Discord: the database says it.
+    await until(lambda: bot.db_rows("SELECT status FROM queue_entries ORDER BY id") == [
+        ("left",), ("left",), ("waiting",)], 10.0)
+    assert (f"queue: the bot was removed from server {other}; entries taken out of the queue: 1, 2"
+            in bot.log_text())
+    # Out of that queue, dave may queue in the server he shares with the bot, and meets alice.
+    assert not (await dave.slash("caro queue", channel_id=double.channel_id)).ephemeral
+    assert await double.store.changes.wait_until(lambda: bot.db_rows(PAIRED) != [], 10.0)
+    assert bot.db_rows(PAIRED) == [(int(alice.id), int(dave.id))]
+
+
+async def test_a_game_paired_but_not_posted_when_the_bot_is_killed_is_posted_after_restart(
+    running_bot: BotHandle,
+) -> None:
+    double = running_bot.double
+    alice, bob = double.add_member("alice"), double.add_member("bob")
+    first = await alice.slash("caro queue")
+    # Discord holds the board's Create Message unanswered: paired and stored, not posted.
+    held = double.fail_next("POST", r"^/channels/\d+/messages$", status=500, mode="hold")
+    second = await bob.slash("caro queue", channel_id=double.add_channel("games"))
+    await until(lambda: held.held == 1, 15.0)
+    assert running_bot.db_rows("SELECT COUNT(*), MAX(message_id) FROM games") == [(1, None)]
+    await running_bot.stop(signal.SIGKILL)
+    held.release()
+
+    await running_bot.start()
+    board = await posted_board(double, double.channel_id, first.message.id)
+    assert f"<@{alice.id}>" in text_of(board) and f"<@{bob.id}>" in text_of(board)
+    link = f"/{board.channel_id}/{board.id}"
+    await first.message.wait_for(lambda m: link in str(text_of(m)))
+    await second.message.wait_for(lambda m: link in str(text_of(m)))
+    # One game, one board, both entries paired to it.
+    assert running_bot.db_rows("SELECT COUNT(*), MAX(message_id) FROM games") == [
+        (1, int(board.id))]
+    assert [m for m in double.messages() if any(
+        b.get("label") == "Type a move" for b in m.buttons)] == [board]
+    assert running_bot.db_rows("SELECT status, game_id FROM queue_entries ORDER BY id") == [
+        ("paired", 1), ("paired", 1)]
+
+
+async def test_the_count_of_those_waiting_follows_joins_and_leaves(running_bot: BotHandle) -> None:
+    double = running_bot.double
+    alice, bob, carol = (double.add_member(n) for n in ("alice", "bob", "carol"))
+    await alice.slash("caro block", member=bob)  # so that the two wait side by side
+    first = await alice.slash("caro queue")
+    second = await bob.slash("caro queue", channel_id=double.add_channel("games"))
+    assert "Waiting for this game now: 2." in str(text_of(second.message))
+    await first.message.wait_for(lambda m: "Waiting for this game now: 2." in str(text_of(m)))
+    assert [b["label"] for b in first.message.buttons] == ["Leave"]
+    # Another game's queue counts apart.
+    await carol.slash("caro queue", size="9x9")
+    await bob.click(second.message, "Leave")
+    await first.message.wait_for(lambda m: "Waiting for this game now: 1." in str(text_of(m)))
+    assert [b["label"] for b in first.message.buttons] == ["Leave"]
+    # Edited when the count changed, not every round: two more rounds change nothing.
+    assert first.message.edits == 2
+    await asyncio.sleep(4.5)
+    assert first.message.edits == 2
+    assert text_of(second.message) == f"<@{bob.id}> left the queue."
+
+
+async def test_a_server_that_removed_the_bot_while_it_was_down_loses_its_entries_at_start(
+    start_bot: Any,
+) -> None:
+    bot = await start_bot(DISCORD_GUILD_ID="")
+    double = bot.double
+    other = double.add_guild("another server")
+    dave, alice = double.add_member("dave", guild_id=other), double.add_member("alice")
+    await dave.slash("caro queue", channel_id=double.guilds[other].channel_id)
+    await alice.slash("caro queue")
+    await bot.stop()
+    double.remove_bot(other)  # no GUILD_DELETE reaches a bot that is down
+    await bot.start()
+    await until(lambda: bot.db_rows("SELECT status FROM queue_entries ORDER BY id") == [
+        ("left",), ("waiting",)], 10.0)
+    assert (f"queue: the bot was removed from server {other}; entries taken out of the queue: 1"
+            in bot.log_text())

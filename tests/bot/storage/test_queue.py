@@ -94,6 +94,35 @@ async def test_leaving_takes_the_entry_out_once_and_it_is_never_paired(storage: 
     assert (await join(storage, new(1, at=110.0))).status is QueueStatus.WAITING
 
 
+async def test_a_server_left_takes_out_its_waiting_entries_only(storage: Storage) -> None:
+    await join(storage, new(4, guild=7))
+    await join(storage, new(5, guild=7))
+    assert len(await pair(storage)) == 1  # 4 and 5: paired, their game stays
+    await join(storage, new(1, guild=7, at=101.0))
+    await join(storage, new(2, guild=7, at=100.0))
+    await join(storage, new(3, guild=8))
+    left = await storage.queue.leave_guild_queue(7, now=110.0)
+    assert [(e.user_id, e.status) for e in left] == [(2, QueueStatus.LEFT), (1, QueueStatus.LEFT)]
+    assert await storage.queue.leave_guild_queue(7, now=111.0) == []
+    assert (await storage.queue.waiting_entry(3)).guild_id == 8
+    assert [e.status for e in await storage.queue.game_entries(1)] == [QueueStatus.PAIRED] * 2
+
+
+async def test_the_waiting_entries_of_a_shard_are_those_posted(storage: Storage) -> None:
+    on_0, on_1 = 0 << 22, 1 << 22  # guild ids on shard 0 and 1 of 2
+    unposted = await storage.queue.join_queue(new(1, guild=on_0))
+    await join(storage, new(2, guild=on_0, at=102.0))
+    await join(storage, new(3, guild=on_0, at=101.0))
+    await join(storage, new(4, guild=on_1))
+    assert [e.user_id for e in await storage.queue.waiting_entries(shard_id=0, shard_count=2)
+            ] == [3, 2]
+    assert [e.user_id for e in await storage.queue.waiting_entries()] == [4, 3, 2]
+    await storage.queue.set_queue_message(unposted.id, 77)
+    await storage.queue.leave_queue(2, now=103.0)
+    assert [e.user_id for e in await storage.queue.waiting_entries(shard_id=0, shard_count=2)
+            ] == [1, 3]
+
+
 async def test_the_waiting_are_counted_per_game(storage: Storage) -> None:
     casual = QueueKey(15, 15, 5, "freestyle", rated=False, turn_seconds=600.0)
     for user in (1, 2):
