@@ -301,6 +301,8 @@ class GuildSettings:
     # Members with this role may run any of the server's tournaments (None: creators and
     # members who may manage the server only).
     tournament_role: int | None = None
+    # Whether its members may be paired with members of other servers by the queue.
+    cross_server: bool = True
 
 
 class BoardStyle(StrEnum):

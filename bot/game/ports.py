@@ -41,6 +41,7 @@ from bot.game.puzzle_model import (
     PuzzleStanding,
 )
 from bot.game.queue_model import (
+    GameBoard,
     GameMaker,
     NewQueueEntry,
     PairPolicy,
@@ -757,6 +758,25 @@ class QueueStore(Protocol):
 
     async def game_entries(self, game_id: int) -> list[QueueEntry]:
         """The two entries a queued game was made for, the one that waited longer first."""
+        ...
+
+    async def game_boards(self, game_id: int) -> list[GameBoard]:
+        """The game's boards in servers other than its own (posted or not), by server."""
+        ...
+
+    async def unposted_boards(self, *, shard_id: int = 0, shard_count: int = 1
+                              ) -> list[GameBoard]:
+        """The boards of running games in the shard's servers not posted yet (a pairing across
+        servers writes one for the member who waited less), oldest game first."""
+        ...
+
+    async def attach_board(self, game_id: int, guild_id: int, message_id: int) -> None:
+        """The game's board in `guild_id` is posted as `message_id`."""
+        ...
+
+    async def keep_queue_local(self, guild_id: int) -> int:
+        """Mark the server's waiting entries as paired within the server only (it turned
+        pairing across servers off); how many changed."""
         ...
 
 

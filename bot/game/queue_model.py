@@ -62,6 +62,8 @@ class NewQueueEntry:
     local: bool  # True: paired with members of this server only
     locale: str
     joined_at: float
+    # What a board in another server calls the member (their display name when they joined).
+    display_name: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +83,25 @@ class QueueEntry:
     partner_id: int | None = None
     paired_at: float | None = None
     game_id: int | None = None  # the game the pair plays, made with the pairing
+    display_name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class GameBoard:
+    """A board of a game in a server other than the game's own (the game's row holds its first
+    board): for a queued game between two servers, the one of the member who waited less.
+    `message_id` is None until it is posted."""
+
+    game_id: int
+    guild_id: int
+    channel_id: int
+    user_id: int  # the player whose server it is
+    message_id: int | None
+
+    @property
+    def nonce(self) -> str:
+        """The nonce of its post: a retry after a lost answer makes no second message."""
+        return f"caro-board-{self.game_id}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +217,7 @@ __all__ = [
     "GAP_STEP",
     "RECENT_SECONDS",
     "AlreadyQueued",
+    "GameBoard",
     "GameMaker",
     "NewQueueEntry",
     "PairPolicy",

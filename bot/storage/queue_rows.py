@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from bot.game.queue_model import NewQueueEntry, QueueEntry, QueueKey, QueueStatus
+from bot.game.queue_model import GameBoard, NewQueueEntry, QueueEntry, QueueKey, QueueStatus
 from bot.storage.rows import Row
 
 ENTRY_COLUMNS = (
     "id, guild_id, channel_id, message_id, user_id, rows, cols, k, rule, rated, turn_seconds,"
-    " local, rating, locale, joined_at, status, partner_id, paired_at, game_id"
+    " local, rating, locale, joined_at, status, partner_id, paired_at, game_id, display_name"
 )
 ENTRY_INSERT_COLUMNS = (
     "guild_id, channel_id, user_id, rows, cols, k, rule, rated, turn_seconds, local, rating,"
-    " locale, joined_at"
+    " locale, joined_at, display_name"
 )
+BOARD_COLUMNS = "game_id, guild_id, channel_id, user_id, message_id"
 
 
 def entry_values(new: NewQueueEntry) -> tuple[object, ...]:
@@ -23,6 +24,7 @@ def entry_values(new: NewQueueEntry) -> tuple[object, ...]:
     return (
         new.guild_id, new.channel_id, new.user_id, key.rows, key.cols, key.k, key.rule,
         key.rated, key.turn_seconds, new.local, new.rating, new.locale, new.joined_at,
+        new.display_name,
     )
 
 
@@ -54,6 +56,17 @@ def entry_of(row: Row) -> QueueEntry:
         partner_id=None if row["partner_id"] is None else int(row["partner_id"]),
         paired_at=None if row["paired_at"] is None else float(row["paired_at"]),
         game_id=None if row["game_id"] is None else int(row["game_id"]),
+        display_name=str(row["display_name"]),
+    )
+
+
+def board_of(row: Row) -> GameBoard:
+    return GameBoard(
+        game_id=int(row["game_id"]),
+        guild_id=int(row["guild_id"]),
+        channel_id=int(row["channel_id"]),
+        user_id=int(row["user_id"]),
+        message_id=None if row["message_id"] is None else int(row["message_id"]),
     )
 
 
@@ -63,8 +76,10 @@ def member_pairs(rows: Iterable[Row]) -> set[frozenset[int]]:
 
 
 __all__ = [
+    "BOARD_COLUMNS",
     "ENTRY_COLUMNS",
     "ENTRY_INSERT_COLUMNS",
+    "board_of",
     "entry_of",
     "entry_values",
     "key_values",

@@ -9,6 +9,7 @@ import asyncpg  # type: ignore[import-untyped]
 from bot.game.model import NewGame
 from bot.game.queue_model import (
     AlreadyQueued,
+    GameBoard,
     GameMaker,
     NewQueueEntry,
     PairPolicy,
@@ -21,8 +22,10 @@ from bot.game.queue_model import (
 from bot.storage.postgres.connection import Connection, check_shard
 from bot.storage.postgres.games import _SHARD, GameQueries
 from bot.storage.queue_rows import (
+    BOARD_COLUMNS,
     ENTRY_COLUMNS,
     ENTRY_INSERT_COLUMNS,
+    board_of,
     entry_of,
     entry_values,
     key_values,
@@ -50,7 +53,7 @@ class QueueQueries:
         self._games = games
 
     async def join_queue(self, new: NewQueueEntry) -> QueueEntry:
-        placeholders = ", ".join(f"${i}" for i in range(1, 14))
+        placeholders = ", ".join(f"${i}" for i in range(1, 15))
         try:
             async with self._con.transaction() as (con, _):
                 running = await con.fetchval(
@@ -145,10 +148,12 @@ class QueueQueries:
         shard = _SHARD.format(count=shard_count, shard=shard_id)
         async with self._con.transaction() as (con, _):
             await con.execute("SELECT pg_advisory_xact_lock($1, 0)", QUEUE_LOCK)
-            # Locked until commit: a leave waits for these pairs, then finds its entry paired.
+            # The shard's servers' entries, and every entry open to any server. Locked until
+            # commit: a leave waits for these pairs, then finds its entry paired.
             rows = await con.fetch(
                 f"SELECT {ENTRY_COLUMNS} FROM queue_entries WHERE status = 'waiting'"
-                f" AND message_id IS NOT NULL AND {shard} ORDER BY joined_at, id FOR UPDATE"
+                f" AND message_id IS NOT NULL AND ({shard} OR NOT local)"
+                " ORDER BY joined_at, id FOR UPDATE"
             )
             entries = [entry_of(row) for row in rows]
             if len(entries) < 2:
@@ -171,6 +176,13 @@ class QueueQueries:
                     )
                     assert row is not None  # locked above: nobody changed it since
                     found[entry.id] = entry_of(row)
+                if second.guild_id != first.guild_id:
+                    # The second board, in the other member's server: posted by its shard.
+                    await con.execute(
+                        "INSERT INTO game_boards (game_id, guild_id, channel_id, user_id)"
+                        " VALUES ($1, $2, $3, $4)",
+                        game_id, second.guild_id, second.channel_id, second.user_id,
+                    )
                 one, other = found[first.id], found[second.id]
                 assert one.status is QueueStatus.PAIRED and other.status is QueueStatus.PAIRED
                 stored.append(QueuePairing(one, other, game_id))
@@ -191,6 +203,38 @@ class QueueQueries:
             game_id,
         )
         return [entry_of(row) for row in rows]
+
+    async def game_boards(self, game_id: int) -> list[GameBoard]:
+        rows = await self._con.pool.fetch(
+            f"SELECT {BOARD_COLUMNS} FROM game_boards WHERE game_id = $1 ORDER BY guild_id",
+            game_id,
+        )
+        return [board_of(row) for row in rows]
+
+    async def unposted_boards(self, *, shard_id: int = 0, shard_count: int = 1
+                              ) -> list[GameBoard]:
+        check_shard(shard_id, shard_count)
+        shard = _SHARD.format(count=shard_count, shard=shard_id).replace("guild_id", "b.guild_id")
+        rows = await self._con.pool.fetch(
+            f"SELECT {', '.join('b.' + c for c in BOARD_COLUMNS.split(', '))}"
+            " FROM game_boards b JOIN games g ON g.id = b.game_id"
+            f" WHERE b.message_id IS NULL AND g.status = 'active' AND {shard} ORDER BY b.game_id"
+        )
+        return [board_of(row) for row in rows]
+
+    async def attach_board(self, game_id: int, guild_id: int, message_id: int) -> None:
+        await self._con.pool.execute(
+            "UPDATE game_boards SET message_id = $3 WHERE game_id = $1 AND guild_id = $2",
+            game_id, guild_id, message_id,
+        )
+
+    async def keep_queue_local(self, guild_id: int) -> int:
+        done = await self._con.pool.execute(
+            "UPDATE queue_entries SET local = TRUE WHERE guild_id = $1 AND status = 'waiting'"
+            " AND NOT local",
+            guild_id,
+        )
+        return int(done.split()[-1])
 
     async def _insert_game(self, con: Any, new: NewGame) -> int | None:
         """The game's id, or None if a seat of it is taken (nothing of it written): a savepoint

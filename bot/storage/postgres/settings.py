@@ -29,7 +29,8 @@ class SettingQueries:
         if cached is not None and time.monotonic() - cached[0] < SETTINGS_TTL:
             return cached[1] or default
         row = await self._con.pool.fetchrow(
-            "SELECT pvp_timeout, ai_timeout, language, season_length, tournament_role"
+            "SELECT pvp_timeout, ai_timeout, language, season_length, tournament_role,"
+            " cross_server"
             " FROM guild_settings"
             " WHERE guild_id = $1",
             guild_id,
@@ -43,6 +44,7 @@ class SettingQueries:
                 language=None if row[2] is None else str(row[2]),
                 season_length=stored_length(row[3]),
                 tournament_role=None if row[4] is None else int(row[4]),
+                cross_server=bool(row[5]),
             )
         )
         self._settings[guild_id] = (time.monotonic(), found)
@@ -51,18 +53,20 @@ class SettingQueries:
     async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
         await self._con.pool.execute(
             "INSERT INTO guild_settings"
-            " (guild_id, pvp_timeout, ai_timeout, language, season_length, tournament_role)"
-            " VALUES ($1, $2, $3, $4, $5, $6)"
+            " (guild_id, pvp_timeout, ai_timeout, language, season_length, tournament_role,"
+            " cross_server)"
+            " VALUES ($1, $2, $3, $4, $5, $6, $7)"
             " ON CONFLICT (guild_id) DO UPDATE SET pvp_timeout = excluded.pvp_timeout,"
             " ai_timeout = excluded.ai_timeout, language = excluded.language,"
             " season_length = excluded.season_length,"
-            " tournament_role = excluded.tournament_role",
+            " tournament_role = excluded.tournament_role, cross_server = excluded.cross_server",
             guild_id,
             settings.pvp_timeout,
             settings.ai_timeout,
             settings.language,
             settings.season_length.value,
             settings.tournament_role,
+            settings.cross_server,
         )
         self._settings[guild_id] = (time.monotonic(), settings)
 

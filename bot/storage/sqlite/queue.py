@@ -7,6 +7,7 @@ import sqlite3
 from bot.game.model import NewGame
 from bot.game.queue_model import (
     AlreadyQueued,
+    GameBoard,
     GameMaker,
     NewQueueEntry,
     PairPolicy,
@@ -17,8 +18,10 @@ from bot.game.queue_model import (
     QueueStatus,
 )
 from bot.storage.queue_rows import (
+    BOARD_COLUMNS,
     ENTRY_COLUMNS,
     ENTRY_INSERT_COLUMNS,
+    board_of,
     entry_of,
     entry_values,
     key_values,
@@ -63,7 +66,7 @@ class QueueQueries:
                         raise QueuedGameRunning(int(running[0]))
                     cur = await self._con.db.execute(
                         f"INSERT INTO queue_entries ({ENTRY_INSERT_COLUMNS})"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         entry_values(new),
                     )
             except sqlite3.IntegrityError:
@@ -154,9 +157,10 @@ class QueueQueries:
         # One write transaction (BEGIN IMMEDIATE): another process on the file waits until
         # these pairs and their games are written, and then reads them as paired.
         async with self._con.lock, self._con.transaction():
+            # The shard's servers' entries, and every entry open to any server.
             rows = await self._con.all(
                 f"SELECT {ENTRY_COLUMNS} FROM queue_entries WHERE status = 'waiting'"
-                f" AND message_id IS NOT NULL AND {SHARD} ORDER BY joined_at, id",
+                f" AND message_id IS NOT NULL AND ({SHARD} OR local = 0) ORDER BY joined_at, id",
                 (shard_count, shard_id),
             )
             entries = [entry_of(row) for row in rows]
@@ -174,6 +178,13 @@ class QueueQueries:
                         "UPDATE queue_entries SET status = 'paired', partner_id = ?,"
                         " paired_at = ?, game_id = ? WHERE id = ? AND status = 'waiting'",
                         (partner.user_id, now, game_id, entry.id),
+                    )
+                if second.guild_id != first.guild_id:
+                    # The second board, in the other member's server: posted by its shard.
+                    await self._con.db.execute(
+                        "INSERT INTO game_boards (game_id, guild_id, channel_id, user_id)"
+                        " VALUES (?, ?, ?, ?)",
+                        (game_id, second.guild_id, second.channel_id, second.user_id),
                     )
                 one, other = await self._entry(first.id), await self._entry(second.id)
                 assert one is not None and other is not None
@@ -200,6 +211,43 @@ class QueueQueries:
                 (game_id,),
             )
         return [entry_of(row) for row in rows]
+
+    async def game_boards(self, game_id: int) -> list[GameBoard]:
+        async with self._con.lock:
+            rows = await self._con.all(
+                f"SELECT {BOARD_COLUMNS} FROM game_boards WHERE game_id = ? ORDER BY guild_id",
+                (game_id,),
+            )
+        return [board_of(row) for row in rows]
+
+    async def unposted_boards(self, *, shard_id: int = 0, shard_count: int = 1
+                              ) -> list[GameBoard]:
+        check_shard(shard_id, shard_count)
+        async with self._con.lock:
+            rows = await self._con.all(
+                f"SELECT {', '.join('b.' + c for c in BOARD_COLUMNS.split(', '))}"
+                " FROM game_boards b JOIN games g ON g.id = b.game_id"
+                " WHERE b.message_id IS NULL AND g.status = 'active'"
+                " AND (b.guild_id >> 22) % ? = ? ORDER BY b.game_id",
+                (shard_count, shard_id),
+            )
+        return [board_of(row) for row in rows]
+
+    async def attach_board(self, game_id: int, guild_id: int, message_id: int) -> None:
+        async with self._con.lock:
+            await self._con.db.execute(
+                "UPDATE game_boards SET message_id = ? WHERE game_id = ? AND guild_id = ?",
+                (message_id, game_id, guild_id),
+            )
+
+    async def keep_queue_local(self, guild_id: int) -> int:
+        async with self._con.lock:
+            cur = await self._con.db.execute(
+                "UPDATE queue_entries SET local = 1 WHERE guild_id = ? AND status = 'waiting'"
+                " AND local = 0",
+                (guild_id,),
+            )
+        return cur.rowcount
 
     # ----------------------------------------------------------------- helpers (lock held)
     async def _insert_game(self, new: NewGame) -> int | None:

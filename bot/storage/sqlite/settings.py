@@ -22,9 +22,8 @@ class SettingQueries:
             return self._settings[guild_id] or default
         async with self._con.lock:
             row = await self._con.first(
-                "SELECT pvp_timeout, ai_timeout, language, season_length, tournament_role"
-            " FROM guild_settings"
-                " WHERE guild_id = ?",
+                "SELECT pvp_timeout, ai_timeout, language, season_length, tournament_role,"
+                " cross_server FROM guild_settings WHERE guild_id = ?",
                 (guild_id,),
             )
         found = (
@@ -36,6 +35,7 @@ class SettingQueries:
                 language=None if row[2] is None else str(row[2]),
                 season_length=stored_length(row[3]),
                 tournament_role=None if row[4] is None else int(row[4]),
+                cross_server=bool(row[5]),
             )
         )
         self._settings[guild_id] = found
@@ -45,14 +45,15 @@ class SettingQueries:
         async with self._con.lock:
             await self._con.db.execute(
                 "INSERT INTO guild_settings"
-                " (guild_id, pvp_timeout, ai_timeout, language, season_length, tournament_role)"
-                " VALUES (?, ?, ?, ?, ?, ?)"
+                " (guild_id, pvp_timeout, ai_timeout, language, season_length, tournament_role,"
+                " cross_server)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (guild_id) DO UPDATE SET pvp_timeout = excluded.pvp_timeout,"
                 " ai_timeout = excluded.ai_timeout, language = excluded.language,"
                 " season_length = excluded.season_length,"
-                " tournament_role = excluded.tournament_role",
+                " tournament_role = excluded.tournament_role, cross_server = excluded.cross_server",
                 (guild_id, settings.pvp_timeout, settings.ai_timeout, settings.language,
-                 settings.season_length.value, settings.tournament_role),
+                 settings.season_length.value, settings.tournament_role, settings.cross_server),
             )
             self._settings[guild_id] = settings
 

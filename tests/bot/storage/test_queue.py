@@ -239,13 +239,77 @@ async def test_a_pair_whose_seat_is_taken_keeps_waiting_and_the_rest_are_paired(
 
 async def test_only_posted_entries_of_the_shards_servers_are_paired(storage: Storage) -> None:
     here, there = 1 << 22, 2 << 22  # servers on shards 1 and 0 of 2
-    await join(storage, new(1, guild=here))
-    await storage.queue.join_queue(new(2, guild=here))  # its message is not posted yet
-    await join(storage, new(3, guild=there))
-    await join(storage, new(4, guild=there))
+    await join(storage, new(1, guild=here, local=True))
+    await storage.queue.join_queue(new(2, guild=here, local=True))  # its message not posted yet
+    await join(storage, new(3, guild=there, local=True))
+    await join(storage, new(4, guild=there, local=True))
     assert [(a.user_id, b.user_id) for a, b in await pair(storage, shard=(0, 2))] == [(3, 4)]
     assert await pair(storage, shard=(1, 2)) == []
     entry = await storage.queue.waiting_entry(2)
     assert entry is not None
     await storage.queue.set_queue_message(entry.id, 4242)
     assert [(a.user_id, b.user_id) for a, b in await pair(storage, shard=(1, 2))] == [(1, 2)]
+
+
+async def test_entries_open_to_any_server_are_paired_by_any_shard_with_a_second_board(
+    storage: Storage,
+) -> None:
+    here, there = 1 << 22, 2 << 22  # servers on shards 1 and 0 of 2
+    await join(storage, NewQueueEntry(
+        guild_id=here, channel_id=11, user_id=1, key=KEY, rating=1200.0, local=False,
+        locale="vi", joined_at=90.0, display_name="Mai",
+    ))
+    await join(storage, new(2, guild=there, channel=21, at=95.0))
+    # Shard 0 pairs them, though 1's server is on shard 1: both are open to any server.
+    ((one, other),) = await pair(storage, shard=(0, 2))
+    assert (one.user_id, one.display_name, other.user_id, other.display_name) == (1, "Mai", 2, "")
+    assert one.game_id is not None
+    game = await storage.games.game(one.game_id)
+    assert game is not None and (game.guild_id, game.channel_id) == (here, 11)
+    # The second board, in 2's server, waits for its shard (0) to post it.
+    (board,) = await storage.queue.game_boards(one.game_id)
+    assert (board.guild_id, board.channel_id, board.user_id, board.message_id) == (
+        there, 21, 2, None)
+    assert board.nonce == f"caro-board-{one.game_id}"
+    assert await storage.queue.unposted_boards(shard_id=1, shard_count=2) == []
+    assert await storage.queue.unposted_boards(shard_id=0, shard_count=2) == [board]
+    await storage.queue.attach_board(one.game_id, there, 888)
+    assert await storage.queue.unposted_boards(shard_id=0, shard_count=2) == []
+    assert [b.message_id for b in await storage.queue.game_boards(one.game_id)] == [888]
+
+
+async def test_a_game_within_one_server_has_no_second_board(storage: Storage) -> None:
+    await join(storage, new(1, at=90.0, guild=5, channel=51))
+    await join(storage, new(2, at=95.0, guild=5, channel=52))
+    ((one, _),) = await pair(storage)
+    assert one.game_id is not None
+    assert await storage.queue.game_boards(one.game_id) == []
+    assert await storage.queue.unposted_boards() == []
+
+
+async def test_an_entry_of_this_server_only_meets_no_one_of_another(storage: Storage) -> None:
+    here, there = 1 << 22, 2 << 22
+    await join(storage, new(1, guild=here, local=True))
+    await join(storage, new(2, guild=there))
+    assert await pair(storage, shard=(0, 2)) == []
+    assert await pair(storage, shard=(1, 2)) == []
+    assert await pair(storage) == []
+
+
+async def test_a_server_turning_cross_server_off_keeps_its_waiting_entries_home(
+    storage: Storage,
+) -> None:
+    from bot.game.model import GuildSettings
+
+    await join(storage, new(1, guild=3))
+    await join(storage, new(2, guild=3))
+    await join(storage, new(3, guild=4))
+    await storage.queue.join_queue(new(4, guild=4))
+    assert await storage.queue.keep_queue_local(3) == 2
+    assert await storage.queue.keep_queue_local(3) == 0
+    assert [(await storage.queue.waiting_entry(u)).local for u in (1, 2, 3, 4)] == [  # type: ignore[union-attr]
+        True, True, False, False]
+    default = GuildSettings(pvp_timeout=600.0, ai_timeout=1800.0)
+    assert (await storage.settings.guild_settings(3, default)).cross_server is True
+    await storage.settings.save_guild_settings(3, GuildSettings(600.0, 1800.0, cross_server=False))
+    assert (await storage.settings.guild_settings(3, default)).cross_server is False
