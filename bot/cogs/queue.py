@@ -38,6 +38,11 @@ PAIR_EVERY_S = 2.0
 # After Discord refused a queued game's board, how long before it is posted again.
 REPOST_AFTER_S = 60.0
 DEFAULT_SIZE = "15x15"
+# The `scope` option of /caro queue: paired with members of any server (unless the server turned
+# that off in /caro settings), or of this server only.
+ANY_SERVER = "any"
+THIS_SERVER = "server"
+SCOPES = (ANY_SERVER, THIS_SERVER)
 
 
 class QueueCog(commands.Cog, name="Queue"):
@@ -55,11 +60,12 @@ class QueueCog(commands.Cog, name="Queue"):
         self.bot.spawn(self.run_queue())
 
     @app_commands.command(name=text("cmdname.queue"), description=text("cmd.queue"))
-    @app_commands.rename(**option_names("size", "rule", "rated"))
+    @app_commands.rename(**option_names("size", "rule", "rated", "scope"))
     @app_commands.describe(
-        size=text("cmd.start.size"), rule=text("cmd.start.rule"), rated=text("cmd.start.rated")
+        size=text("cmd.start.size"), rule=text("cmd.start.rule"), rated=text("cmd.start.rated"),
+        scope=text("cmd.queue.scope"),
     )
-    @app_commands.choices(rule=choices("rule", RULES))
+    @app_commands.choices(rule=choices("rule", RULES), scope=choices("scope", SCOPES))
     @app_commands.autocomplete(size=size_suggestions)
     async def queue(
         self,
@@ -67,6 +73,7 @@ class QueueCog(commands.Cog, name="Queue"):
         size: str | None = None,
         rule: str | None = None,
         rated: bool = True,
+        scope: str = ANY_SERVER,
     ) -> None:
         guild_id, channel_id = interaction.guild_id, interaction.channel_id
         assert guild_id is not None and channel_id is not None  # the /caro group checks this
@@ -82,6 +89,7 @@ class QueueCog(commands.Cog, name="Queue"):
             entry = await queue.join(
                 guild_id=guild_id, channel_id=channel_id, user_id=interaction.user.id, key=key,
                 locale=await language(interaction, public=True),
+                local=scope == THIS_SERVER, display_name=interaction.user.display_name,
             )
         except UserError as exc:
             await refuse(interaction, exc)
@@ -210,7 +218,14 @@ class QueueCog(commands.Cog, name="Queue"):
         cannot be checked now (Discord unreachable) waits for the next round."""
         queue = self.bot.services.queue
         found: set[int] = set()
+        count = self.bot.shard_count or 1
+        held = set(self.bot.held_shards())
         for entry in entries:
+            if (entry.guild_id >> 22) % count not in held:
+                # A server of another process's shards (an entry open to any server): only that
+                # process can ask about its members, and takes the entry out if they left.
+                found.add(entry.id)
+                continue
             guild = self.bot.get_guild(entry.guild_id)
             if guild is None:
                 # Removed while this process was away (no GUILD_DELETE came).

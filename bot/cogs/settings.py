@@ -51,6 +51,7 @@ class SettingsCog(commands.Cog, name="Settings"):
             "season_length",
             "tournament_role",
             "clear_tournament_role",
+            "cross_server",
         )
     )
     @app_commands.describe(
@@ -64,6 +65,7 @@ class SettingsCog(commands.Cog, name="Settings"):
         season_length=text("cmd.settings.season_length"),
         tournament_role=text("cmd.settings.tournament_role"),
         clear_tournament_role=text("cmd.settings.clear_tournament_role"),
+        cross_server=text("cmd.settings.cross_server"),
     )
     @app_commands.choices(
         theme=choices("theme", THEMES),
@@ -84,6 +86,7 @@ class SettingsCog(commands.Cog, name="Settings"):
         season_length: str | None = None,
         tournament_role: discord.Role | None = None,
         clear_tournament_role: bool | None = None,
+        cross_server: bool | None = None,
     ) -> None:
         guild_id = interaction.guild_id
         assert guild_id is not None  # the /caro group checks this
@@ -95,6 +98,7 @@ class SettingsCog(commands.Cog, name="Settings"):
             or season_length is not None
             or tournament_role is not None
             or clear_tournament_role is not None
+            or cross_server is not None
         )
         if server_asked and not interaction.permissions.manage_guild:
             await say(interaction, "error.no_permission")
@@ -107,6 +111,8 @@ class SettingsCog(commands.Cog, name="Settings"):
                 new_server = replace(new_server, tournament_role=tournament_role.id)
             elif clear_tournament_role:
                 new_server = replace(new_server, tournament_role=None)
+            if cross_server is not None:
+                new_server = replace(new_server, cross_server=cross_server)
             new_mine = replace(
                 mine,
                 theme=mine.theme if theme is None else parse_theme(theme),
@@ -122,6 +128,9 @@ class SettingsCog(commands.Cog, name="Settings"):
         if new_server != server:
             await services.settings.save_timeouts(guild_id, new_server)
             log.info("guild %d: server settings %s", guild_id, new_server)
+            if server.cross_server and not new_server.cross_server:
+                # Nobody of the server waiting now is paired across servers either.
+                await services.queue.keep_local(guild_id)
         if new_mine != mine:
             await services.preferences.save_member(interaction.user.id, new_mine)
         await interaction.response.send_message(
@@ -152,6 +161,7 @@ class SettingsCog(commands.Cog, name="Settings"):
             if season_length is None
             else parse_season_length(season_length),
             tournament_role=current.tournament_role,
+            cross_server=current.cross_server,
         )
 
 
@@ -186,6 +196,7 @@ def shown_settings(locale: str, server: GuildSettings, mine: MemberSettings) -> 
                 if server.tournament_role is None
                 else f"<@&{server.tournament_role}>",
             ),
+            text_in(locale, "settings.cross_server", state=on_off(server.cross_server)),
             text_in(
                 locale,
                 "settings.mine",

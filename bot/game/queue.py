@@ -2,9 +2,12 @@
 pairing the waiting entries (bot.game.queue_model's rules, applied by the store in one
 transaction that also writes each pair's game). No Discord code here.
 
-In this version a member is paired with members of their own server only (every entry is
-`local`); the game is posted in the channel of the one who waited longer, and pairing runs per
-shard, on the process that holds the server.
+A member is paired with members of any server unless they asked for their own server only, or
+their server turned pairing across servers off (`GuildSettings.cross_server`): such an entry is
+`local`. Each process pairs the entries of its shards' servers together with every entry open to
+any server (one transaction at a time, from any process); the game is made in the channel of the
+one who waited longer, and a pair from two servers also gets a board in the other's channel
+(bot.game.queue_model.GameBoard).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from bot.game.ports import GLOBAL_SCOPE, GameStore, QueueStore, StandingStore
 from bot.game.queue_model import (
     RECENT_SECONDS,
     AlreadyQueued,
+    GameBoard,
     NewQueueEntry,
     PairPolicy,
     Pairs,
@@ -91,13 +95,19 @@ class QueueService:
         user_id: int,
         key: QueueKey,
         locale: str,
+        local: bool = False,
+        display_name: str = "",
     ) -> QueueEntry:
         """A waiting entry for the member, at their global rating against people; UserError if
         they wait already, play a game the queue gave them, play in this channel, or joined
-        too often of late (a join and Leave loop)."""
+        too often of late (a join and Leave loop). `local`: paired within this server only (so
+        is every entry of a server that turned pairing across servers off). `display_name`:
+        what a board in another server calls them."""
         if await self._games.active_game(guild_id, channel_id, user_id) is not None:
             raise UserError("error.already_playing_nolink")
         self._cooldowns.queue.hit(guild_id, user_id)
+        if not local:
+            local = not (await self._settings.timeouts(guild_id)).cross_server
         standing = await self._standings.standing(GLOBAL_SCOPE, user_id, Mode.PVP)
         try:
             return await self._store.join_queue(
@@ -107,9 +117,10 @@ class QueueService:
                     user_id=user_id,
                     key=key,
                     rating=standing.rating,
-                    local=True,
+                    local=local,
                     locale=locale,
                     joined_at=self._clock(),
+                    display_name=display_name,
                 )
             )
         except AlreadyQueued:
@@ -120,6 +131,23 @@ class QueueService:
     async def posted(self, entry_id: int, message_id: int) -> None:
         """The entry's message is posted: from now on it may be paired."""
         await self._store.set_queue_message(entry_id, message_id)
+
+    async def keep_local(self, guild_id: int) -> int:
+        """The server turned pairing across servers off: its waiting entries are paired within
+        it only from now on; how many were open to any server."""
+        return await self._store.keep_queue_local(guild_id)
+
+    async def boards(self, game_id: int) -> list[GameBoard]:
+        """The game's boards in servers other than its own."""
+        return await self._store.game_boards(game_id)
+
+    async def unposted_boards(self, *, shard_id: int = 0, shard_count: int = 1
+                              ) -> list[GameBoard]:
+        """The second boards of running queued games in the shard's servers, still to post."""
+        return await self._store.unposted_boards(shard_id=shard_id, shard_count=shard_count)
+
+    async def board_posted(self, board: GameBoard, message_id: int) -> None:
+        await self._store.attach_board(board.game_id, board.guild_id, message_id)
 
     async def entry(self, entry_id: int) -> QueueEntry | None:
         return await self._store.queue_entry(entry_id)

@@ -226,8 +226,9 @@ async def test_a_server_that_removed_the_bot_while_it_was_down_loses_its_entries
     double = bot.double
     other = double.add_guild("another server")
     dave, alice = double.add_member("dave", guild_id=other), double.add_member("alice")
-    await dave.slash("caro queue", channel_id=double.guilds[other].channel_id)
-    await alice.slash("caro queue")
+    # Each for their own server: not paired with each other.
+    await dave.slash("caro queue", channel_id=double.guilds[other].channel_id, scope="server")
+    await alice.slash("caro queue", scope="server")
     await bot.stop()
     double.remove_bot(other)  # no GUILD_DELETE reaches a bot that is down
     await bot.start()

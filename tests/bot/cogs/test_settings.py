@@ -77,3 +77,22 @@ async def test_settings_answer_in_vietnamese(start_bot: StartBot) -> None:
     an = bot.double.add_member("an", locale="vi")
     shown = await an.slash("caro settings", theme="paper")
     assert "kiểu bàn cờ **giấy**, nhắc lượt **bật**" in str(shown.content)
+
+
+async def test_pairing_across_servers_is_turned_off_by_who_may_manage_the_server(
+    start_bot: StartBot,
+) -> None:
+    bot = await start_bot()
+    admin, bob = (bot.double.add_member(n) for n in ("admin", "bob"))
+    admin.permissions = str(int(admin.permissions) | MANAGE_GUILD)
+    assert "Queue with other servers: **on**." in str((await bob.slash("caro settings")).content)
+    assert "Manage Server" in refusal(await bob.slash("caro settings", cross_server=False))
+    # Bob waits open to any server; turned off, his entry waits for this server only.
+    await bob.slash("caro queue")
+    saved = await admin.slash("caro settings", cross_server=False)
+    assert "Queue with other servers: **off**." in str(saved.content)
+    assert bot.db_rows("SELECT cross_server FROM guild_settings") == [(0,)]
+    assert bot.db_rows("SELECT local FROM queue_entries") == [(1,)]
+    # A member's entry made now is for this server only, whatever its scope.
+    await admin.slash("caro queue", scope="any")
+    assert bot.db_rows("SELECT local FROM queue_entries ORDER BY id") == [(1,), (1,)]

@@ -98,3 +98,42 @@ async def test_joining_and_leaving_in_a_loop_meets_a_cooldown(world) -> None:
     assert await svc.queue.waiting(KEY) == 0
     clock.now += 60
     assert (await join(svc, A, 1)).status is QueueStatus.WAITING
+
+
+async def test_members_of_two_servers_are_paired_unless_one_asks_for_their_own_server(
+    world,
+) -> None:
+    svc, clock = world
+    first = await svc.queue.join(guild_id=1, channel_id=10, user_id=A, key=KEY, locale="en-US",
+                                 local=True)
+    await svc.queue.posted(first.id, 5001)
+    await join(svc, B, 2)
+    assert first.local and await svc.queue.pair() == []
+    await svc.queue.leave(A)
+    clock.now += 1
+    await join(svc, A, 1)
+    (pairing,) = await svc.queue.pair()
+    assert (pairing.first.user_id, pairing.second.user_id) == (B, A)
+    (board,) = await svc.queue.boards(pairing.game_id)
+    assert (board.guild_id, board.channel_id, board.user_id) == (1, 10, A)
+    assert await svc.queue.unposted_boards() == [board]
+    await svc.queue.board_posted(board, 6000)
+    assert await svc.queue.unposted_boards() == []
+
+
+async def test_a_server_with_cross_server_pairing_off_keeps_its_members_home(world) -> None:
+    from dataclasses import replace
+
+    svc, _ = world
+    waiting = await join(svc, A, 1)
+    assert not waiting.local
+    settings = await svc.settings.timeouts(1)
+    await svc.settings.save_timeouts(1, replace(settings, cross_server=False))
+    assert await svc.queue.keep_local(1) == 1  # what /caro settings does when it is turned off
+    await join(svc, B, 2)
+    assert await svc.queue.pair() == []
+    await svc.queue.leave(A)
+    # Joined after the switch: this server only, whatever the member asked.
+    entry = await svc.queue.join(guild_id=1, channel_id=10, user_id=A, key=KEY, locale="en-US")
+    assert entry.local
+    assert (await svc.queue.entry(waiting.id)).local  # type: ignore[union-attr]

@@ -458,7 +458,8 @@ async def test_two_clusters_pair_the_queues_of_their_own_servers_each_member_onc
     guilds = [guild_on(double, 1, 4), guild_on(double, 2, 4)]  # one on each cluster
     members = [member_in(double, f"m{n}", guilds[n // 2]) for n in range(4)]
     queued = await asyncio.gather(*(
-        m.slash("caro queue", channel_id=double.guilds[guilds[n // 2]].channel_id)
+        m.slash("caro queue", channel_id=double.guilds[guilds[n // 2]].channel_id,
+                scope="server")
         for n, m in enumerate(members)
     ))
     assert all(q.callback_type == 4 and not q.ephemeral for q in queued), queued
