@@ -19,6 +19,7 @@ import discord
 from discord.ext import commands
 
 from bot.cogs.clocks import ClocksCog
+from bot.cogs.queue import QueueCog
 from bot.cogs.tournament import TournamentCog
 from bot.game.outbox_model import PostKind, PostRow
 from bot.game.ports import UNAVAILABLE_RETRY_SECONDS, StorageUnavailable
@@ -38,7 +39,7 @@ LOOK_EVERY_S = 5.0
 SEND_TIMEOUT_S = 45.0
 # How often rows done with are pruned.
 PRUNE_EVERY_S = 3600.0
-Renderer = ClocksCog | TournamentCog
+Renderer = ClocksCog | TournamentCog | QueueCog
 # A row whose rendering keeps failing (a bug, not Discord) is given up after this many tries, so
 # it is not tried forever; the log holds each failure's traceback.
 MAX_RENDER_ATTEMPTS = 8
@@ -155,7 +156,11 @@ class OutboxCog(commands.Cog, name="Outbox"):
 
     def owner(self, row: PostRow) -> Renderer | None:
         """The cog that draws the row's kind from the database; None once it is unloaded."""
-        kind: type[Renderer] = ClocksCog if row.kind is PostKind.CLOCK_WARNING else TournamentCog
+        kind: type[Renderer] = (
+            ClocksCog if row.kind is PostKind.CLOCK_WARNING
+            else QueueCog if row.kind is PostKind.GAME_BOARD
+            else TournamentCog
+        )
         try:
             return self.bot.cog(kind)
         except LookupError:

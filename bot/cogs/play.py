@@ -195,11 +195,21 @@ class PlayCog(commands.Cog, name="Play"):
     async def _play(self, interaction: discord.Interaction[Any], ref: MoveRef) -> GameState:
         """The member's move stored, with the AI's answer if a quick one came in time."""
         message = interaction.message
+        moves = self.bot.services.moves
         # The clicker is the game's player (only they may move in it): the AI's answer is
         # searched in their turn of the fair pool, as owner_of says once the game is known.
-        return await self.bot.services.moves.play(
-            ref, user_id=interaction.user.id, message_id=message.id if message else None
-        )
+        try:
+            return await moves.play(
+                ref, user_id=interaction.user.id, message_id=message.id if message else None
+            )
+        except UserError as exc:
+            if exc.key != "click.moved" or message is None:
+                raise
+            state = await self.bot.services.games.state(ref.game_id)
+            if state is None or not await self.bot.boards.is_other_board(state, message.id):
+                raise
+        # Its board in another server (a queued game between two): as good as its own.
+        return await moves.play(ref, user_id=interaction.user.id, message_id=None)
 
     async def _redraw_if_behind(self, game_id: int, drawn_ply: int, message_id: int) -> None:
         """A click refused as out of date on the game's own board: if the board does not show

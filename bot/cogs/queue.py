@@ -19,10 +19,12 @@ from bot.cogs.group import choices, option_names, size_suggestions, text
 from bot.game.errors import UserError
 from bot.game.model import GameState
 from bot.game.options import RULES, parse_options
+from bot.game.outbox_model import PostKind, PostRow
 from bot.game.ports import StorageUnavailable
-from bot.game.queue_model import QueueEntry, QueuePairing, QueueStatus
+from bot.game.queue_model import GameBoard, QueueEntry, QueuePairing, QueueStatus
 from bot.ui.buttons import QueueLeave, answers
 from bot.ui.languages import language
+from bot.ui.posts import Rendered
 from bot.ui.queue_view import left_content, paired_content, waiting_content, waiting_view
 from bot.ui.replies import refuse
 from engine import Rule
@@ -52,6 +54,8 @@ class QueueCog(commands.Cog, name="Queue"):
         self.joined = asyncio.Event()
         # game id -> when Discord last refused its board.
         self._refused: dict[int, float] = {}
+        # game id -> when Discord last refused its board in another server.
+        self._refused_boards: dict[int, float] = {}
         # entry id -> its server and the count of those waiting its message shows, for the
         # entries waiting.
         self._shown: dict[int, tuple[int, int]] = {}
@@ -132,10 +136,21 @@ class QueueCog(commands.Cog, name="Queue"):
         if entry.status is not QueueStatus.PAIRED or entry.game_id is None:
             return left_content(entry)
         state = await self.bot.services.games.state(entry.game_id)
-        row = None if state is None else state.row
-        board = None if row is None or row.message_id is None else (
-            row.guild_id, row.channel_id, row.message_id)
-        return paired_content(entry, board)
+        if state is None:
+            return paired_content(entry, None)
+        row = state.row
+        # The opponent of another server is named, not mentioned; the link is to this server's
+        # own board of the game.
+        opponent = (await self.bot.boards.look.names(state, entry.guild_id)).get(
+            entry.partner_id or 0)
+        where: tuple[int, int, int | None] = (row.guild_id, row.channel_id, row.message_id)
+        if entry.guild_id != row.guild_id:
+            for other in await self.bot.services.queue.boards(state.id):
+                if other.guild_id == entry.guild_id:
+                    where = (other.guild_id, other.channel_id, other.message_id)
+        guild, channel, message = where
+        board = None if message is None else (guild, channel, message)
+        return paired_content(entry, board, opponent)
 
     async def run_queue(self) -> None:
         """Pair the queue of this process's servers and post the games, again and again."""
@@ -178,6 +193,12 @@ class QueueCog(commands.Cog, name="Queue"):
             if refused is not None and time.monotonic() - refused < REPOST_AFTER_S:
                 continue
             await self.post_game(state)
+        # The boards of games between two servers in this shard's servers.
+        for board in await queue.unposted_boards(shard_id=shard_id, shard_count=shard_count):
+            refused = self._refused_boards.get(board.game_id)
+            if refused is not None and time.monotonic() - refused < REPOST_AFTER_S:
+                continue
+            await self.post_board(board)
         await self.show_counts(shard_id, shard_count)
 
     async def show_counts(self, shard_id: int, shard_count: int) -> None:
@@ -211,6 +232,14 @@ class QueueCog(commands.Cog, name="Queue"):
             now = await queue.entry(entry.id)
             if now is not None and now.status is not QueueStatus.WAITING:
                 await self.edit_entry_message(now)
+
+    async def render_post(self, post: PostRow) -> Rendered:
+        """A game's board in one server redrawn after a change drawn on another of its boards
+        (bot.ui.boards.Boards.mirror): the game as stored now; nothing if that board is not
+        posted yet (its post draws the game as it is then)."""
+        if post.kind is not PostKind.GAME_BOARD:
+            raise ValueError(f"post {post.id}: {post.kind} is not the queue's")
+        return await self.bot.boards.board_edit(post.number("game"), post.number("guild"))
 
     async def present(self, entries: list[QueueEntry]) -> set[int]:
         """The entries (by id) whose members are still in their server. An entry whose member
@@ -274,6 +303,24 @@ class QueueCog(commands.Cog, name="Queue"):
                                allowed_mentions=discord.AllowedMentions.none())
         except discord.HTTPException as exc:
             log.warning("queue: entry %d's message could not be edited (%s)", entry.id, exc)
+
+    async def post_board(self, board: GameBoard) -> None:
+        """Post a queued game's board in the other member's server, and turn that member's
+        queue message into a link to it."""
+        state = await self.bot.services.games.state(board.game_id)
+        if state is None or not state.active:
+            return
+        try:
+            await self.bot.boards.post_board(state, board)
+        except discord.HTTPException as exc:
+            self._refused_boards[board.game_id] = time.monotonic()
+            log.warning("queue: game %d's board in server %d could not be posted (%s); trying"
+                        " again later", board.game_id, board.guild_id, exc)
+            return
+        self._refused_boards.pop(board.game_id, None)
+        for entry in await self.bot.services.queue.entries_of(board.game_id):
+            if entry.guild_id == board.guild_id:
+                await self.edit_entry_message(entry)
 
     async def post_game(self, state: GameState) -> None:
         """Post a queued game's board, mentioning both players, and turn their queue messages

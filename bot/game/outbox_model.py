@@ -31,10 +31,13 @@ class PostKind(StrEnum):
     TOURNAMENT_FINAL = "tournament_final"  # the final standings
     TOURNAMENT_ANNOUNCEMENT = "tournament_announcement"  # an edit: the announcement redrawn
     CLOCK_WARNING = "clock_warning"  # the member to move: their clock runs low
+    # An edit: a game's board in one server redrawn after a change drawn on its board in
+    # another (a queued game between two servers).
+    GAME_BOARD = "game_board"
 
     @property
     def is_edit(self) -> bool:
-        return self is PostKind.TOURNAMENT_ANNOUNCEMENT
+        return self in (PostKind.TOURNAMENT_ANNOUNCEMENT, PostKind.GAME_BOARD)
 
 
 Payload = Mapping[str, int | float | str | None]

@@ -6,12 +6,15 @@ feature changed the game: bot.ui.boards puts the drawing on the game's message.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import discord
 
 from bot.game.levels import ExternalLevel
 from bot.game.model import DEFAULT_STYLE, GameState
+from bot.game.queue_model import GameBoard, QueueEntry
 from bot.game.services import Services
 from bot.game.tournament_model import TournamentGame
 from bot.ui.buttons import Pan
@@ -53,12 +56,14 @@ def message_parts(
     players: Players | None = None,
     theme: str = DEFAULT_STYLE,
     tournament: TournamentGame | None = None,
+    names: Mapping[int, str] | None = None,
 ) -> dict[str, Any]:
     """Keyword arguments that draw a game on a message (send or edit): text, buttons and, on a
     big board, the picture (with `players`, its legend), all in `theme`'s colours. `layout`
     draws even a small board as a Components V2 layout (for a message that already is one).
     `external` names the external engine's seat; `tournament`, a tournament's game's place in
-    it."""
+    it. `names`: the members called by a name rather than mentioned (bot.ui.render.game_content).
+    """
     view = game_view(
         state,
         window=window,
@@ -67,6 +72,7 @@ def message_parts(
         external=external,
         theme=theme,
         tournament=tournament,
+        names=names,
     )
     parts: dict[str, Any] = {"view": view}
     if isinstance(view, discord.ui.LayoutView):
@@ -76,7 +82,8 @@ def message_parts(
             parts.update(content=None, embeds=[])
     else:
         parts["content"] = game_content(
-            state, changes=changes, external=external, theme=theme, tournament=tournament
+            state, changes=changes, external=external, theme=theme, tournament=tournament,
+            names=names,
         )
     if uses_image(state):
         picture = board_file(state, window_for(state, window), players, theme)
@@ -110,6 +117,26 @@ def is_layout(message: discord.Message | None) -> bool:
     return message is not None and message.flags.components_v2
 
 
+@dataclass(frozen=True, slots=True)
+class CrossServer:
+    """A queued game between members of two servers: its two entries (the one that waited
+    longer first: the game's own server) and its boards in the other server. The boards'
+    messages may have been posted since this was read: only their servers and channels are
+    to be trusted."""
+
+    entries: list[QueueEntry]
+    boards: list[GameBoard]
+
+    def names(self, guild_id: int) -> dict[int, str]:
+        """How a board in `guild_id` calls the players of other servers: their display name and
+        rating, never a mention."""
+        return {
+            entry.user_id: f"**{entry.display_name or entry.user_id}** ({entry.rating:.0f})"
+            for entry in self.entries
+            if entry.guild_id != guild_id
+        }
+
+
 class BoardLook:
     """The drawing of a game's board, and what it remembers of the boards drawn: the pan window
     of each running big board, and the messages seen to be layouts."""
@@ -122,6 +149,8 @@ class BoardLook:
         # small board as a V2 layout), as seen on clicks: a redraw through the channel, which
         # does not see the message, draws them as a layout too.
         self.layout_messages: set[int] = set()
+        # game id -> what it has of two servers (None: a game of one server), read once.
+        self._cross: dict[int, CrossServer | None] = {}
 
     def as_layout(self, message: discord.Message | None) -> bool:
         """Whether `message` (the one being edited) is a layout, remembered when it is."""
@@ -141,11 +170,14 @@ class BoardLook:
         edit: bool = False,
         window: Window | None = None,
         message: discord.Message | None = None,
+        guild_id: int | None = None,
     ) -> dict[str, Any]:
         """message_parts, with the rating changes of a finished game; on `message` (the one
-        being edited) as a layout if it already is one."""
+        being edited) as a layout if it already is one; for the board in `guild_id` (the game's
+        own server if None), which calls the players of other servers by name."""
         changes = () if state.active else await self._host.services.games.rating_changes(state.id)
         tournament = await self.tournament(state)
+        names = await self.names(state, guild_id)
         return message_parts(
             state,
             external=self.external,
@@ -153,10 +185,31 @@ class BoardLook:
             window=self.window(state, window, message),
             changes=changes,
             layout=self.as_layout(message),
-            players=await self.players(state, tournament),
+            # The picture's legend: every player of a game between two servers by the name
+            # they queued with (this process may see neither member).
+            players=await self.players(state, tournament, await self.names(state, 0)),
             theme=await self.theme(state),
             tournament=tournament,
+            names=names,
         )
+
+    async def cross(self, state: GameState) -> CrossServer | None:
+        """The game's two servers, if it is a queued game between two; None for any other."""
+        if state.id in self._cross:
+            return self._cross[state.id]
+        queue = self._host.services.queue
+        boards = await queue.boards(state.id)
+        found = None if not boards else CrossServer(await queue.entries_of(state.id), boards)
+        self._cross[state.id] = found
+        return found
+
+    async def names(self, state: GameState, guild_id: int | None) -> dict[int, str]:
+        """The players a board of the game in `guild_id` calls by name (those of other
+        servers); none for a game of one server."""
+        cross = await self.cross(state)
+        if cross is None:
+            return {}
+        return cross.names(state.row.guild_id if guild_id is None else guild_id)
 
     def window(
         self, state: GameState, window: Window | None, message: discord.Message | None
@@ -177,7 +230,8 @@ class BoardLook:
         return window
 
     async def players(
-        self, state: GameState, tournament: TournamentGame | None = None
+        self, state: GameState, tournament: TournamentGame | None = None,
+        known: Mapping[int, str] | None = None,
     ) -> Players | None:
         """The legend of a board drawn as a picture: who plays X and who plays O (display names,
         AI levels in the game's language; in a tournament's game, as its standings name them);
@@ -185,6 +239,8 @@ class BoardLook:
         if not uses_image(state):
             return None
         names = await display_names(self._host, state.row.guild_id, state.row.members)
+        # Players of another server, by the name they queued with (no markdown in a picture).
+        names.update({user: label.replace("**", "") for user, label in (known or {}).items()})
         tr = translator(state.row.locale)
         if tournament is not None:
             x, o = (tournament.entrant(state, mark) for mark in (Mark.X, Mark.O))
@@ -205,10 +261,12 @@ class BoardLook:
     def forget(self, game_id: int) -> None:
         """Forget the window of a game that is over."""
         self._windows.pop(game_id, None)
+        self._cross.pop(game_id, None)
 
 
 __all__ = [
     "BoardLook",
+    "CrossServer",
     "LookHost",
     "is_layout",
     "message_parts",

@@ -18,13 +18,15 @@ import discord
 
 from bot.game.games import GameService
 from bot.game.model import GameState, jump_link
-from bot.game.outbox_model import game_nonce
+from bot.game.outbox_model import NewPost, PostKind, game_nonce
+from bot.game.queue_model import GameBoard
 from bot.i18n.texts import text_in
 from bot.ui import drawing as drawings
 from bot.ui.board_look import BoardLook, LookHost, message_parts
 from bot.ui.display_names import remember
 from bot.ui.notices import Notices
 from bot.ui.payloads import text_payload
+from bot.ui.posts import MessageEdit
 from bot.ui.render import uses_layout
 from bot.ui.window import Window
 
@@ -94,8 +96,9 @@ class Boards:
                     not fresh.active or fresh.stage == state.stage
                 ):
                     state = fresh
-            await self.draw(state, interaction, window=window)
+            drawn = await self.draw(state, interaction, window=window)
             self._drawn_ply[state.id] = state.stage
+        await self.mirror(state, drawn)
         self.forget_if_over(state)
         self._host.spawn(self.notices.settle(state))
 
@@ -135,20 +138,21 @@ class Boards:
         interaction: discord.Interaction[Any] | None,
         *,
         window: Window | None = None,
-    ) -> None:
+    ) -> int | None:
         """Draw the game through the interaction while its token lasts (its response is the
         game's board: the controls check they are on it), else through the channel message
         endpoint (after a restart, or a late answer). `show` takes the game's drawing lock around
-        this; a caller already holding it calls this directly."""
+        this; a caller already holding it calls this directly. The server of the board drawn
+        (None: none was)."""
         changes = () if state.active else await self.games.rating_changes(state.id)
         tournament = await self.look.tournament(state)
-        players = await self.look.players(state, tournament)
+        players = await self.look.players(state, tournament, await self.look.names(state, 0))
         theme = await self.look.theme(state)
         window = self.look.window(state, window, interaction.message if interaction else None)
         if (
             interaction is not None
             and _age(interaction) < INTERACTION_EDIT_WINDOW
-            and self._answers_board(interaction, state)
+            and await self._answers_board(interaction, state)
         ):
             layout = self.look.as_layout(interaction.message)
             try:
@@ -163,14 +167,16 @@ class Boards:
                         players=players,
                         theme=theme,
                         tournament=tournament,
+                        names=await self.look.names(state, interaction.guild_id),
                     )
                 )
-                return
+                return interaction.guild_id
             except discord.HTTPException as exc:
                 log.warning("game %d: editing via the interaction failed (%s)", state.id, exc)
         if state.row.message_id is None:
             log.warning("game %d has no message to edit", state.id)
-            return
+            return None
+        names = await self.look.names(state, None)
         message = self._host.get_partial_messageable(
             state.row.channel_id, guild_id=state.row.guild_id
         ).get_partial_message(state.row.message_id)
@@ -187,6 +193,7 @@ class Boards:
                     players=players,
                     theme=theme,
                     tournament=tournament,
+                    names=names,
                 )
             )
         except discord.HTTPException as exc:
@@ -206,16 +213,80 @@ class Boards:
                     players=players,
                     theme=theme,
                     tournament=tournament,
+                    names=names,
                 )
             )
+        return state.row.guild_id
 
-    def _answers_board(self, interaction: discord.Interaction[Any], state: GameState) -> bool:
+    async def _answers_board(
+        self, interaction: discord.Interaction[Any], state: GameState
+    ) -> bool:
         """Whether `interaction`'s response is the game's board: not once the board was
-        reposted elsewhere (/caro board), which leaves the old message a pointer to the new."""
+        reposted elsewhere (/caro board), which leaves the old message a pointer to the new. A
+        game between two servers has a board in each: either is."""
         message = interaction.message
         if message is not None:
-            return state.row.message_id in (None, message.id)
+            return state.row.message_id in (None, message.id) or await self.is_other_board(
+                state, message.id
+            )
         return state.id not in self._reposted
+
+    async def is_other_board(self, state: GameState, message_id: int) -> bool:
+        """Whether `message_id` is the game's board in another server."""
+        if await self.look.cross(state) is None:
+            return False
+        boards = await self._host.services.queue.boards(state.id)
+        return any(board.message_id == message_id for board in boards)
+
+    async def mirror(self, state: GameState, drawn: int | None) -> None:
+        """After a drawing of a game between two servers on its board in `drawn`: its boards in
+        the other servers are redrawn through the outbox (by the process holding each one's
+        server, from the game as stored when it is sent)."""
+        cross = await self.look.cross(state)
+        if cross is None:
+            return
+        row = state.row
+        outbox = self._host.services.outbox
+        places = [(row.guild_id, row.channel_id)] + [(b.guild_id, b.channel_id) for b in cross.boards]
+        posts: list[NewPost] = [
+            outbox.post(guild, channel, PostKind.GAME_BOARD, game=state.id, guild=guild)
+            for guild, channel in places
+            if guild != drawn
+        ]
+        if posts:
+            await outbox.add(posts)
+
+    async def board_edit(self, game_id: int, guild_id: int) -> MessageEdit | None:
+        """The game's board in `guild_id` drawn as the game is stored now (an outbox row of
+        mirror's); None if it has no posted board there."""
+        state = await self.games.state(game_id)
+        if state is None:
+            return None
+        if guild_id == state.row.guild_id:
+            message_id = state.row.message_id
+        else:
+            boards = await self._host.services.queue.boards(game_id)
+            message_id = next((b.message_id for b in boards if b.guild_id == guild_id), None)
+        if message_id is None:
+            return None
+        parts = await self.look.drawing(state, edit=True, guild_id=guild_id)
+        return MessageEdit(message_id, parts)
+
+    async def post_board(self, state: GameState, board: GameBoard) -> None:
+        """Post a game's board in another server (a queued game between two), mentioning the
+        member of that server only, and store it as posted; discord.HTTPException if Discord
+        refused (the caller tries again later). Its nonce makes a retry after a lost answer
+        hand back the message already made."""
+        channel = self._host.get_partial_messageable(board.channel_id, guild_id=board.guild_id)
+        parts = await self.look.drawing(state, guild_id=board.guild_id)
+        if "content" in parts:
+            parts["content"] = f"<@{board.user_id}>\n{parts['content']}"
+        message = await channel.send(
+            **parts,
+            allowed_mentions=discord.AllowedMentions(users=[discord.Object(board.user_id)]),
+            nonce=board.nonce,
+        )
+        await self._host.services.queue.board_posted(board, message.id)
 
     async def repost(self, interaction: discord.Interaction[Any], state: GameState) -> GameState:
         """Post the running game's board again as the answer to `interaction` (at the bottom of
@@ -279,21 +350,25 @@ class Boards:
         row = state.row
         channel = self._host.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
         tournament = await self.look.tournament(state)
+        names = await self.look.names(state, None)
         parts = message_parts(
             state,
             external=self.look.external,
             window=self.look.window(state, None, None),
-            players=await self.look.players(state, tournament),
+            players=await self.look.players(state, tournament, await self.look.names(state, 0)),
             theme=await self.look.theme(state),
             tournament=tournament,
+            names=names,
         )
-        members = " ".join(f"<@{member}>" for member in row.members)
+        # A player of another server (a queued game between two) is named, never mentioned.
+        here = [member for member in row.members if member not in names]
+        members = " ".join(f"<@{member}>" for member in here)
         if members and "content" in parts:
             parts["content"] = f"{members}\n{parts['content']}"
         message = await channel.send(
             **parts,
             allowed_mentions=discord.AllowedMentions(
-                users=[discord.Object(member) for member in row.members]
+                users=[discord.Object(member) for member in here]
             ),
             nonce=game_nonce(state.id),
         )

@@ -328,6 +328,13 @@ async def game_on_its_message(
     if state is None:
         raise UserError("click.no_game")
     if not on_its_message(interaction, state.row.message_id, custom_id):
+        message = interaction.message
+        if message is not None and any(
+            board.message_id == message.id
+            for board in await bot_of(interaction).services.queue.boards(game)
+        ):
+            # Its board in another server (a queued game between two servers).
+            return state
         if moved_from(interaction.message, state, custom_id):
             row = state.row
             assert row.message_id is not None  # moved_from says it has a board elsewhere

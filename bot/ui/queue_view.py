@@ -40,10 +40,13 @@ def left_content(entry: QueueEntry) -> str:
     return text_in(entry.locale, "queue.left", user=f"<@{entry.user_id}>")
 
 
-def paired_content(entry: QueueEntry, board: tuple[int, int, int] | None) -> str:
+def paired_content(
+    entry: QueueEntry, board: tuple[int, int, int] | None, opponent: str | None = None
+) -> str:
     """The entry's message once paired: a link to the game's board (guild, channel, message),
-    or that it is being posted."""
-    values = {"user": f"<@{entry.user_id}>", "opponent": f"<@{entry.partner_id}>"}
+    or that it is being posted. `opponent`: how to call an opponent of another server (never
+    a mention)."""
+    values = {"user": f"<@{entry.user_id}>", "opponent": opponent or f"<@{entry.partner_id}>"}
     if board is None:
         return text_in(entry.locale, "queue.paired_unposted", **values)
     return text_in(entry.locale, "queue.paired", link=jump_link(*board), **values)

@@ -87,6 +87,26 @@ def game_content(
     external: ExternalLevel,
     theme: str = DEFAULT_THEME,
     tournament: TournamentGame | None = None,
+    names: Mapping[int, str] | None = None,
+) -> str:
+    """_game_content; each member of `names` is called by their name there instead of being
+    mentioned (a player of another server, on a board of a game between two servers)."""
+    content = _game_content(
+        state, locale, changes, external=external, theme=theme, tournament=tournament
+    )
+    for user_id, name in (names or {}).items():
+        content = content.replace(f"<@{user_id}>", name)
+    return content
+
+
+def _game_content(
+    state: GameState,
+    locale: str | None = None,
+    changes: Sequence[RatingChange] = (),
+    *,
+    external: ExternalLevel,
+    theme: str = DEFAULT_THEME,
+    tournament: TournamentGame | None = None,
 ) -> str:
     """The game message: the board's rules, its tournament and round (a tournament's game), both
     sides, the move count, the key to the picture's and the buttons' colours in `theme` (big
@@ -406,6 +426,7 @@ def game_view(
     external: ExternalLevel,
     theme: str = DEFAULT_THEME,
     tournament: TournamentGame | None = None,
+    names: Mapping[int, str] | None = None,
 ) -> discord.ui.View | discord.ui.LayoutView:
     """The components of a game: one button per cell (boards up to 5x5) or a pannable window of
     cells over the picture (bigger boards), then the controls: Resign (and Hint against the easy
@@ -423,7 +444,8 @@ def game_view(
     components: list[Payload] = [
         text_payload(
             game_content(
-                state, locale, changes, external=external, theme=look.name, tournament=tournament
+                state, locale, changes, external=external, theme=look.name,
+                tournament=tournament, names=names,
             )
         )
     ]

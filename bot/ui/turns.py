@@ -126,6 +126,8 @@ class Turns:
         async with self._boards.draw_lock(state.id):
             await self._acknowledge(interaction, state, then=None, locked=True)
             self._boards.drawn(state)
+        # A game between two servers: the other board follows, through the outbox.
+        await self._boards.mirror(state, interaction.guild_id)
         self._boards.forget_if_over(state)
         self._host.spawn(self._boards.notices.turn(state, actor=interaction.user.id))
 
@@ -141,7 +143,9 @@ class Turns:
         (it redraws the whole board, so a failed response needs no redraw of its own)."""
         try:
             await interaction.response.edit_message(
-                **await self._boards.look.drawing(state, edit=True, message=interaction.message)
+                **await self._boards.look.drawing(
+                    state, edit=True, message=interaction.message, guild_id=interaction.guild_id
+                )
             )
         except discord.HTTPException as exc:
             # Too late (10062) or Discord kept failing: the move is stored, so the board must

@@ -236,3 +236,49 @@ async def test_a_server_that_removed_the_bot_while_it_was_down_loses_its_entries
         ("left",), ("waiting",)], 10.0)
     assert (f"queue: the bot was removed from server {other}; entries taken out of the queue: 1"
             in bot.log_text())
+
+
+async def test_members_of_two_servers_play_one_game_on_a_board_in_each_server(
+    start_bot: Any,
+) -> None:
+    bot = await start_bot(DISCORD_GUILD_ID="")
+    double = bot.double
+    other = double.add_guild("another server")
+    alice = double.add_member("alice")
+    dave = double.add_member("dave", guild_id=other)
+    theirs = double.guilds[other].channel_id
+    first = await alice.slash("caro queue")
+    second = await dave.slash("caro queue", channel_id=theirs)
+    assert "Waiting for this game now: 2." in str(text_of(second.message))
+
+    # Alice waited longer: the game's own board is in her channel, one more in dave's.
+    board = await posted_board(double, double.channel_id, first.message.id)
+    there = await posted_board(double, theirs, second.message.id)
+    # Each server sees the other's member by name and rating: no mention, no link across.
+    assert f"<@{alice.id}>" in text_of(board) and f"<@{dave.id}>" not in text_of(board)
+    assert "**Dave** (1200)" in text_of(board)
+    assert f"<@{dave.id}>" in text_of(there) and f"<@{alice.id}>" not in text_of(there)
+    assert "**Alice** (1200)" in text_of(there)
+    await first.message.wait_for(lambda m: f"/{board.channel_id}/{board.id}" in str(text_of(m)))
+    await second.message.wait_for(lambda m: f"/{theirs}/{there.id}" in str(text_of(m)))
+    assert str(text_of(second.message)).startswith(
+        f"<@{dave.id}> was paired with **Alice** (1200): the game is here: ")
+    assert f"/{board.channel_id}/" not in str(text_of(second.message))
+
+    # Each plays on the board of their own server; each move shows on both.
+    x_is_alice = f"<@{alice.id}> (X)" in str(text_of(board))
+    x, o = (alice, dave) if x_is_alice else (dave, alice)
+    boards = {alice.id: board, dave.id: there}
+    moves = [(x, "H8"), (o, "A1"), (x, "H9"), (o, "A2"), (x, "H10"), (o, "A3"), (x, "H11"),
+             (o, "A4"), (x, "H12")]
+    for n, (member, cell) in enumerate(moves, start=1):
+        answer = await typed(member, boards[member.id], cell)
+        assert answer.callback_type in (4, 6, 7), answer
+        for shown in (board, there):
+            await shown.wait_for(lambda m, n=n: f"Moves played: {n}." in str(text_of(m)), timeout=10)
+    await board.wait_for(lambda m: "wins!" in str(text_of(m)), timeout=10)
+    await there.wait_for(lambda m: "wins!" in str(text_of(m)), timeout=10)
+    assert text_of(board) == text_of(there).replace(  # type: ignore[union-attr]
+        f"<@{dave.id}>", "**Dave** (1200)").replace("**Alice** (1200)", f"<@{alice.id}>")
+    assert "1200 -> 1216" in str(text_of(board)) and "1200 -> 1216" in str(text_of(there))
+    assert bot.double.violations == []
