@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Collection, Coroutine
 from typing import Any, Protocol, TypeVar
 
 import discord
@@ -67,7 +67,12 @@ class Boards:
         self._reposted: set[int] = set()
         # The calls to the member to move: a ping when a move makes it their turn, a warning
         # when their clock runs low; each drawing of a game removes one whose turn passed.
-        self.notices = Notices(host)
+        self.notices = Notices(host, self._elsewhere)
+
+    async def _elsewhere(self, state: GameState) -> Collection[int]:
+        """The players of the game who are not members of its server (a queued game between two
+        servers): never called in its channel."""
+        return (await self.look.names(state, None)).keys()
 
     @property
     def games(self) -> GameService:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable, Collection
 from typing import Protocol
 
 import discord
@@ -51,9 +52,19 @@ def only(user_id: int) -> discord.AllowedMentions:
     )
 
 
+# The players of a game who are not members of its server (a queued game between two servers):
+# they are never called in its channel.
+Elsewhere = Callable[[GameState], Awaitable[Collection[int]]]
+
+
+async def _nobody(_: GameState) -> Collection[int]:
+    return ()
+
+
 class Notices:
-    def __init__(self, host: Host) -> None:
+    def __init__(self, host: Host, elsewhere: Elsewhere = _nobody) -> None:
         self._host = host
+        self._elsewhere = elsewhere
         # The notice on each running game's channel: (the move count it was posted at, its
         # message id). The next turn's notice or the game's end removes it.
         self._posted: dict[int, tuple[int, int]] = {}
@@ -85,7 +96,7 @@ class Notices:
             if not state.active or state.mode is not Mode.PVP or state.board.is_over():
                 return
             member = state.user_of(state.acting_mark)
-            if member is None or member == actor:
+            if member is None or member == actor or member in await self._elsewhere(state):
                 return
             if not (await self._host.services.preferences.member(member)).turn_pings:
                 return
@@ -99,6 +110,8 @@ class Notices:
         member = state.user_of(state.acting_mark)
         if member is None or not state.active or state.row.deadline != deadline:
             return None  # the turn passed, or the game ended: nothing to warn of
+        if member in await self._elsewhere(state):
+            return None  # not a member of the game's server: not called in its channel
         if not (await self._host.services.preferences.member(member)).clock_warnings:
             return None
         async with self._lock(state.id):

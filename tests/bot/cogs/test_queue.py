@@ -281,4 +281,11 @@ async def test_members_of_two_servers_play_one_game_on_a_board_in_each_server(
     assert text_of(board) == text_of(there).replace(  # type: ignore[union-attr]
         f"<@{dave.id}>", "**Dave** (1200)").replace("**Alice** (1200)", f"<@{alice.id}>")
     assert "1200 -> 1216" in str(text_of(board)) and "1200 -> 1216" in str(text_of(there))
+    # Nothing in either server mentions the member of the other (turn pings included: the
+    # member of the game's own server is called in its channel, the other never there).
+    for channel, stranger in ((double.channel_id, dave), (theirs, alice)):
+        # Deleted ones too (a turn's ping goes when the turn passes).
+        for message in double.store.order:
+            if message.channel_id == str(channel):
+                assert f"<@{stranger.id}>" not in str(text_of(message)), text_of(message)
     assert bot.double.violations == []
