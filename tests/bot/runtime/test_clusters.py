@@ -473,3 +473,43 @@ async def test_two_clusters_pair_the_queues_of_their_own_servers_each_member_onc
     assert {str(guild) for _, guild, _ in games} == set(guilds)
     assert shards_in_log(clusters[0], "paired: game") == {1}
     assert shards_in_log(clusters[1], "paired: game") == {2}
+
+
+async def test_a_game_between_servers_on_two_clusters_shows_each_move_on_both_boards(
+    postgres_dsn: str, start_clusters: StartClusters
+) -> None:
+    from tests.bot.cogs.test_openings import typed
+    from tests.bot.cogs.test_queue import posted_board
+
+    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)
+    double, clusters = deployment.double, deployment.clusters
+    guilds = [guild_on(double, 1, 4), guild_on(double, 2, 4)]  # one on each cluster
+    alice, dave = member_in(double, "alice", guilds[0]), member_in(double, "dave", guilds[1])
+    channels = [double.guilds[guild].channel_id for guild in guilds]
+    first = await alice.slash("caro queue", channel_id=channels[0])
+    second = await dave.slash("caro queue", channel_id=channels[1])
+    # Alice waited longer: the game is her server's, its board posted by her cluster; dave's
+    # board by his.
+    board = await posted_board(double, channels[0], first.message.id, timeout=20)
+    there = await posted_board(double, channels[1], second.message.id, timeout=20)
+    assert "**Dave** (1200)" in text_of(board) and "**Alice** (1200)" in text_of(there)
+    x_is_alice = f"<@{alice.id}> (X)" in str(text_of(board))
+    x, o = (alice, dave) if x_is_alice else (dave, alice)
+    boards = {alice.id: board, dave.id: there}
+    for n, (member, cell) in enumerate(
+        [(x, "H8"), (o, "A1"), (x, "H9"), (o, "A2"), (x, "H10"), (o, "A3"), (x, "H11"),
+         (o, "A4"), (x, "H12")], start=1,
+    ):
+        answer = await typed(member, boards[member.id], cell)
+        assert answer.callback_type in (4, 6, 7), answer
+        for shown in (board, there):
+            await shown.wait_for(lambda m, n=n: f"Moves played: {n}." in str(text_of(m)),
+                                 timeout=15)
+    for shown in (board, there):
+        await shown.wait_for(lambda m: "wins!" in str(text_of(m)), timeout=15)
+    # Each board redrawn by the cluster holding its server, through the outbox.
+    rows = await fetch(postgres_dsn, "SELECT guild_id, COUNT(*) FROM outbox"
+                       " WHERE kind = 'game_board' AND sent_at IS NOT NULL GROUP BY guild_id")
+    assert {str(guild) for guild, _ in rows} == set(guilds)
+    assert "outbox: post" in clusters[0].log_text() and "outbox: post" in clusters[1].log_text()
+    assert double.violations == []
