@@ -60,6 +60,23 @@ class OutboxCog(commands.Cog, name="Outbox"):
 
     async def cog_load(self) -> None:
         self.bot.spawn(self.send_posts())
+        self.bot.spawn(self.listen())
+
+    async def listen(self) -> None:
+        """Wake the sender when another process writes a row (the other board of a game between
+        two servers, drawn by the process holding its server)."""
+        await self.bot.wait_until_ready()
+        while not self.bot.is_closed():
+            try:
+                await self.bot.services.outbox.listen()
+                return  # no such signal on this database
+            except StorageUnavailable:
+                await asyncio.sleep(UNAVAILABLE_RETRY_SECONDS)
+            except Exception:
+                if self.bot.is_closed():
+                    return
+                log.exception("outbox: listening for new posts failed")
+                await asyncio.sleep(UNAVAILABLE_RETRY_SECONDS)
 
     async def send_posts(self) -> None:
         await self.bot.wait_until_ready()

@@ -52,6 +52,11 @@ class OutboxService:
     def wake(self) -> None:
         self.changed.set()
 
+    async def listen(self) -> None:
+        """Wake the sender whenever any process writes rows, until cancelled (at once on a
+        database with no such signal)."""
+        await self._store.listen_posts(self.wake)
+
     async def add(self, posts: list[NewPost]) -> None:
         await self._store.add_posts(posts)
         self.wake()

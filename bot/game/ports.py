@@ -628,6 +628,11 @@ class OutboxStore(Protocol):
         """Write `posts` on their own (a change with no row of its own to guard them)."""
         ...
 
+    async def listen_posts(self, wake: Callable[[], None]) -> None:
+        """Call `wake` whenever any process writes rows (and once after each (re)connection),
+        until cancelled; returns at once where there is no such signal (SQLite)."""
+        ...
+
     async def due_posts(
         self, *, now: float, shard_id: int = 0, shard_count: int = 1, limit: int = 50
     ) -> list[PostRow]:

@@ -9,6 +9,8 @@ another (ratings).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -21,12 +23,16 @@ import asyncpg  # type: ignore[import-untyped]
 from bot.game.ports import StorageError
 from bot.storage.sqlite.connection import Outcome, check_shard, migration_files
 
+log = logging.getLogger("caro.storage")
+
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 # The advisory lock every process takes while it migrates: two processes started together on an
 # empty database must not both create the tables. Any fixed 64-bit number; this one spells "caro".
 MIGRATION_LOCK = 0x6361726F
 POOL_MAX = 10
 CONNECT_TIMEOUT = 10.0
+# How long a listener waits before connecting again after losing its connection.
+LISTEN_AGAIN_SECONDS = 3.0
 # Two finishing games may wait on each other's rating rows (a member in both); PostgreSQL then
 # cancels one transaction, which is tried again from the start.
 RETRIES = 5
@@ -122,6 +128,32 @@ class Connection:
 
     async def close(self) -> None:
         await self.pool.close()
+
+    async def listening(self, channel: str, heard: Callable[[], None]) -> None:
+        """Call `heard` for each NOTIFY on `channel`, on a connection of its own (a listener
+        cannot live in the pool), until cancelled; connected again after a loss, `heard` called
+        once then (a notification may have been missed meanwhile)."""
+        while True:
+            try:
+                con = await asyncpg.connect(self._dsn, timeout=CONNECT_TIMEOUT)
+            except (OSError, TimeoutError, asyncpg.PostgresError) as exc:
+                log.debug("listening on %s: no connection (%s)", channel, connect_reason(exc))
+                await asyncio.sleep(LISTEN_AGAIN_SECONDS)
+                continue
+            lost = asyncio.Event()
+            con.add_termination_listener(lambda _, lost=lost: lost.set())
+            try:
+                await con.add_listener(channel, lambda *_: heard())
+                heard()
+                while not con.is_closed():
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(lost.wait(), LISTEN_AGAIN_SECONDS * 10)
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                log.debug("listening on %s: connection lost (%r)", channel, exc)
+            finally:
+                with contextlib.suppress(Exception):
+                    await con.close(timeout=1.0)
+            await asyncio.sleep(LISTEN_AGAIN_SECONDS)
 
     # ----------------------------------------------------------------- schema
     async def migrate(self, directory: Path = MIGRATIONS_DIR) -> list[int]:

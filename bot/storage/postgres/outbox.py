@@ -4,7 +4,7 @@ taken by one guarded UPDATE (its claim), so a second sender skips it until the c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from bot.game.outbox_model import NewPost, PostRow
@@ -19,19 +19,28 @@ from bot.storage.outbox_rows import (
 from bot.storage.postgres.connection import Connection, check_shard
 from bot.storage.postgres.games import _SHARD, _count
 
+# The NOTIFY channel of new rows: every process's sender listens, so a row written by one
+# process for a server another holds is sent at once, not at the other's next look.
+NEW_POSTS = "caro_outbox"
+
 
 async def insert_posts(con: Any, posts: Sequence[NewPost]) -> None:
-    """Write `posts` on connection `con` (usually in the caller's transaction)."""
+    """Write `posts` on connection `con` (usually in the caller's transaction); the senders
+    listening are told when it commits."""
     if posts:
         await con.executemany(
             f"INSERT INTO outbox ({POST_INSERT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)",
             [post_values(post) for post in posts],
         )
+        await con.execute(f"NOTIFY {NEW_POSTS}")
 
 
 class OutboxQueries:
     def __init__(self, con: Connection) -> None:
         self._con = con
+
+    async def listen_posts(self, wake: Callable[[], None]) -> None:
+        await self._con.listening(NEW_POSTS, wake)
 
     async def add_posts(self, posts: Sequence[NewPost]) -> None:
         async with self._con.transaction() as (con, _):

@@ -3,7 +3,7 @@ one guarded UPDATE; `insert_posts` is for the other repositories, inside their t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from bot.game.outbox_model import NewPost, PostRow
 from bot.storage.outbox_rows import (
@@ -29,6 +29,11 @@ async def insert_posts(con: Connection, posts: Sequence[NewPost]) -> None:
 class OutboxQueries:
     def __init__(self, con: Connection) -> None:
         self._con = con
+
+    async def listen_posts(self, wake: Callable[[], None]) -> None:
+        """Nothing to listen to: this process's writes wake its sender themselves, and another
+        process on the file is seen at the sender's next look."""
+        return
 
     async def add_posts(self, posts: Sequence[NewPost]) -> None:
         async with self._con.lock, self._con.transaction():

@@ -16,6 +16,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -478,6 +479,7 @@ async def test_two_clusters_pair_the_queues_of_their_own_servers_each_member_onc
 async def test_a_game_between_servers_on_two_clusters_shows_each_move_on_both_boards(
     postgres_dsn: str, start_clusters: StartClusters
 ) -> None:
+    from bot.cogs.outbox import LOOK_EVERY_S
     from tests.bot.cogs.test_openings import typed
     from tests.bot.cogs.test_queue import posted_board
 
@@ -496,15 +498,22 @@ async def test_a_game_between_servers_on_two_clusters_shows_each_move_on_both_bo
     x_is_alice = f"<@{alice.id}> (X)" in str(text_of(board))
     x, o = (alice, dave) if x_is_alice else (dave, alice)
     boards = {alice.id: board, dave.id: there}
+    lags: list[float] = []
     for n, (member, cell) in enumerate(
         [(x, "H8"), (o, "A1"), (x, "H9"), (o, "A2"), (x, "H10"), (o, "A3"), (x, "H11"),
          (o, "A4"), (x, "H12")], start=1,
     ):
         answer = await typed(member, boards[member.id], cell)
         assert answer.callback_type in (4, 6, 7), answer
-        for shown in (board, there):
-            await shown.wait_for(lambda m, n=n: f"Moves played: {n}." in str(text_of(m)),
-                                 timeout=15)
+        clicked = time.monotonic()
+        await boards[o.id if member is x else x.id].wait_for(
+            lambda m, n=n: f"Moves played: {n}." in str(text_of(m)), timeout=15)
+        # Drawn by the other cluster, woken by the database (NOTIFY), not at its next look.
+        lags.append(time.monotonic() - clicked)
+        await boards[member.id].wait_for(
+            lambda m, n=n: f"Moves played: {n}." in str(text_of(m)), timeout=15)
+    # Tens of milliseconds when woken; 0 to LOOK_EVERY_S (5 s) at the sender's next look.
+    assert max(lags) < 1.5 < LOOK_EVERY_S, lags
     for shown in (board, there):
         await shown.wait_for(lambda m: "wins!" in str(text_of(m)), timeout=15)
     # Each board redrawn by the cluster holding its server, through the outbox.

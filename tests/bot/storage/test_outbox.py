@@ -152,3 +152,27 @@ async def test_a_channels_posts_go_out_in_the_order_written_and_an_edit_waits_fo
     await storage.outbox.post_failed(second.id, now=101.0, error="403")
     await storage.outbox.add_posts([final(4)])
     assert [r.payload["tournament"] for r in await storage.outbox.due_posts(now=101.0)] == [1, 3, 4]
+
+
+async def test_rows_written_by_one_process_wake_the_senders_of_the_others(
+    backend: Backend,
+) -> None:
+    writer, other = await backend.open(), await backend.open()
+    woken = asyncio.Event()
+    listening = asyncio.create_task(other.outbox.listen_posts(woken.set))
+    try:
+        if backend.name == "sqlite":
+            # No signal between processes on a file: it returns at once, the sender looks.
+            await asyncio.wait_for(listening, 1.0)
+            return
+        # Told once when it starts listening (rows may have been written before).
+        await asyncio.wait_for(woken.wait(), 10.0)
+        woken.clear()
+        await asyncio.sleep(0.2)
+        assert not woken.is_set()
+        board = NewPost(GUILD, CHANNEL, PostKind.GAME_BOARD, {"game": 1, "guild": GUILD}, 100.0)
+        await writer.outbox.add_posts([board])
+        await asyncio.wait_for(woken.wait(), 5.0)
+    finally:
+        listening.cancel()
+        await asyncio.gather(listening, return_exceptions=True)
