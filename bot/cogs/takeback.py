@@ -44,6 +44,11 @@ class TakebackCog(commands.Cog, name="Takeback"):
         if running is None:
             await say(interaction, "error.no_running_game")
             return
+        if await self.bot.services.queue.boards(running.id):
+            # A game between two servers: the other member would be asked in a channel they
+            # cannot see.
+            await say(interaction, "takeback.cross_server")
+            return
         try:
             done = await self.bot.services.takebacks.take_back(running.id, user_id)
         except UserError as exc:

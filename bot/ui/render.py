@@ -438,7 +438,12 @@ def game_view(
     and the picture are components too. The cells' colours are `theme`'s, as on its picture."""
     tr = _translator(locale or state.row.locale)
     look = theme_named(theme)
-    rows = [row_payload(items) for items in _button_rows(state, tr, window, look)]
+    # A game between two servers (some players named, not mentioned) has no Rematch: a new
+    # challenge would be between members of two servers.
+    rows = [
+        row_payload(items)
+        for items in _button_rows(state, tr, window, look, rematch=not names)
+    ]
     if not (layout or uses_layout(state)):
         return drawing.view(rows)
     components: list[Payload] = [
@@ -458,7 +463,7 @@ Buttons = list[ButtonPayload]
 
 
 def _button_rows(
-    state: GameState, tr: Translate, window: Window | None, look: Theme
+    state: GameState, tr: Translate, window: Window | None, look: Theme, *, rematch: bool = True
 ) -> list[Buttons]:
     board = state.board
     # A colour choice of an opening is taken with its buttons, not on the board.
@@ -471,7 +476,7 @@ def _button_rows(
         window = (window or initial_window(board)).clamp(board.rows, board.cols)
         rows += _cell_rows(state, window.grid(), players_turn, look)
         rows.append(_pan_controls(state, window, players_turn, tr))
-    controls = _game_controls(state, tr) if state.active else _end_controls(state, tr)
+    controls = _game_controls(state, tr) if state.active else _end_controls(state, tr, rematch)
     if controls:
         rows.append(controls)
     return rows
@@ -556,10 +561,11 @@ def _game_controls(state: GameState, tr: Translate) -> Buttons:
     return items
 
 
-def _end_controls(state: GameState, tr: Translate) -> Buttons:
+def _end_controls(state: GameState, tr: Translate, rematch: bool = True) -> Buttons:
     items: Buttons = []
     if (
-        state.row.status == Status.FINISHED
+        rematch
+        and state.row.status == Status.FINISHED
         and state.mode in (Mode.AI, Mode.PVP)
         and state.row.tournament_id is None
     ):

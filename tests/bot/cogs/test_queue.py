@@ -271,6 +271,9 @@ async def test_members_of_two_servers_play_one_game_on_a_board_in_each_server(
     boards = {alice.id: board, dave.id: there}
     moves = [(x, "H8"), (o, "A1"), (x, "H9"), (o, "A2"), (x, "H10"), (o, "A3"), (x, "H11"),
              (o, "A4"), (x, "H12")]
+    # A takeback would ask the other member in a channel they cannot see.
+    assert refusal(await alice.slash("caro takeback")) == (
+        "Takebacks are not available in a game between two servers.")
     for n, (member, cell) in enumerate(moves, start=1):
         answer = await typed(member, boards[member.id], cell)
         assert answer.callback_type in (4, 6, 7), answer
@@ -281,6 +284,10 @@ async def test_members_of_two_servers_play_one_game_on_a_board_in_each_server(
     assert text_of(board) == text_of(there).replace(  # type: ignore[union-attr]
         f"<@{dave.id}>", "**Dave** (1200)").replace("**Alice** (1200)", f"<@{alice.id}>")
     assert "1200 -> 1216" in str(text_of(board)) and "1200 -> 1216" in str(text_of(there))
+    # No Rematch between two servers (a challenge would cross them); the review stays.
+    for shown in (board, there):
+        labels = [str(b.get("label")) for b in shown.buttons]
+        assert "Rematch" not in labels and "Review" in labels, labels
     # Nothing in either server mentions the member of the other (turn pings included: the
     # member of the game's own server is called in its channel, the other never there).
     for channel, stranger in ((double.channel_id, dave), (theirs, alice)):
