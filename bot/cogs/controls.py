@@ -80,12 +80,9 @@ class ControlsCog(commands.Cog, name="Controls"):
         state = await self.bot.services.games.resign(
             click.game, interaction.user.id, expected_ply=click.ply
         )
-        row = state.row
-        link = (
-            jump_link(row.guild_id, row.channel_id, row.message_id)
-            if row.message_id is not None
-            else ""
-        )
+        # The board of the server where the member clicked (a game between two servers has one
+        # in each).
+        link = await self.bot.boards.link_in(state, interaction.guild_id)
         await interaction.response.edit_message(
             content=await reply_text(interaction, "resign.done", link=link), view=drawing.view([])
         )

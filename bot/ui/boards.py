@@ -243,6 +243,24 @@ class Boards:
         boards = await self._host.services.queue.boards(state.id)
         return any(board.message_id == message_id for board in boards)
 
+    async def link_in(self, state: GameState, guild_id: int | None) -> str:
+        """A link to the game's board in `guild_id` (the game's own server if None, or if it has
+        no board there); "" while that board is not posted. Never a link into another server."""
+        row = state.row
+        if (
+            guild_id is not None
+            and guild_id != row.guild_id
+            and await self.look.cross(state) is not None
+        ):
+            for board in await self._host.services.queue.boards(state.id):
+                if board.guild_id == guild_id:
+                    if board.message_id is None:
+                        return ""
+                    return jump_link(board.guild_id, board.channel_id, board.message_id)
+        if row.message_id is None:
+            return ""
+        return jump_link(row.guild_id, row.channel_id, row.message_id)
+
     async def mirror(self, state: GameState, drawn: int | None) -> None:
         """After a drawing of a game between two servers on its board in `drawn`: its boards in
         the other servers are redrawn through the outbox (by the process holding each one's

@@ -296,3 +296,27 @@ async def test_members_of_two_servers_play_one_game_on_a_board_in_each_server(
             if message.channel_id == str(channel):
                 assert f"<@{stranger.id}>" not in str(text_of(message)), text_of(message)
     assert bot.double.violations == []
+
+
+async def test_a_member_resigns_on_the_board_of_their_own_server_and_both_boards_show_it(
+    start_bot: Any,
+) -> None:
+    bot = await start_bot(DISCORD_GUILD_ID="")
+    double = bot.double
+    other = double.add_guild("another server")
+    alice, dave = double.add_member("alice"), double.add_member("dave", guild_id=other)
+    theirs = double.guilds[other].channel_id
+    first = await alice.slash("caro queue")
+    second = await dave.slash("caro queue", channel_id=theirs)
+    board = await posted_board(double, double.channel_id, first.message.id)
+    there = await posted_board(double, theirs, second.message.id)
+    asked = await dave.click(there, "Resign")
+    yes = next(b["custom_id"] for b in asked.message.buttons if b["label"] == "Yes, resign")
+    done = await dave.click_custom_id(asked.message, yes)
+    # The link is to his own board, never into the other server.
+    assert done.callback_type == 7
+    assert asked.message.content.startswith("You resigned: https://")
+    assert asked.message.content.endswith(f"/{theirs}/{there.id}"), asked.message.content
+    for shown in (board, there):
+        await shown.wait_for(lambda m: "resigned" in str(text_of(m)), timeout=10)
+    assert bot.db_rows("SELECT status, end_reason FROM games") == [("finished", "resign")]
