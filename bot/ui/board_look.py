@@ -57,15 +57,18 @@ def message_parts(
     theme: str = DEFAULT_STYLE,
     tournament: TournamentGame | None = None,
     names: Mapping[int, str] | None = None,
+    locale: str | None = None,
 ) -> dict[str, Any]:
     """Keyword arguments that draw a game on a message (send or edit): text, buttons and, on a
     big board, the picture (with `players`, its legend), all in `theme`'s colours. `layout`
     draws even a small board as a Components V2 layout (for a message that already is one).
     `external` names the external engine's seat; `tournament`, a tournament's game's place in
     it. `names`: the members called by a name rather than mentioned (bot.ui.render.game_content).
+    `locale`: the language of the text and buttons, if not the game's.
     """
     view = game_view(
         state,
+        locale,
         window=window,
         changes=changes,
         layout=layout,
@@ -82,8 +85,8 @@ def message_parts(
             parts.update(content=None, embeds=[])
     else:
         parts["content"] = game_content(
-            state, changes=changes, external=external, theme=theme, tournament=tournament,
-            names=names,
+            state, locale, changes=changes, external=external, theme=theme,
+            tournament=tournament, names=names,
         )
     if uses_image(state):
         picture = board_file(state, window_for(state, window), players, theme)
@@ -126,6 +129,10 @@ class CrossServer:
 
     entries: list[QueueEntry]
     boards: list[GameBoard]
+
+    def locale(self, guild_id: int) -> str | None:
+        """The language of the board in `guild_id`: that of its member's place in the queue."""
+        return next((e.locale for e in self.entries if e.guild_id == guild_id), None)
 
     def names(self, guild_id: int) -> dict[int, str]:
         """How a board in `guild_id` calls the players of other servers: their display name and
@@ -191,7 +198,17 @@ class BoardLook:
             theme=await self.theme(state),
             tournament=tournament,
             names=names,
+            locale=await self.locale(state, guild_id),
         )
+
+    async def locale(self, state: GameState, guild_id: int | None) -> str | None:
+        """The language of the game's board in `guild_id`: the game's own (None) but on the
+        board of a game between two servers in the other server, which speaks the language its
+        member queued in."""
+        cross = await self.cross(state)
+        if cross is None or guild_id is None or guild_id == state.row.guild_id:
+            return None
+        return cross.locale(guild_id)
 
     async def cross(self, state: GameState) -> CrossServer | None:
         """The game's two servers, if it is a queued game between two; None for any other."""

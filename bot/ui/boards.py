@@ -173,6 +173,7 @@ class Boards:
                         theme=theme,
                         tournament=tournament,
                         names=await self.look.names(state, interaction.guild_id),
+                        locale=await self.look.locale(state, interaction.guild_id),
                     )
                 )
                 return interaction.guild_id

@@ -16,13 +16,15 @@ from testkit.gates import until
 from tests.bot.cogs.test_openings import typed
 
 
-async def posted_board(double: Any, channel_id: str, after: str, timeout: float = 15.0) -> Any:
-    """The first message of the bot's in `channel_id` after message `after` that is a board."""
+async def posted_board(double: Any, channel_id: str, after: str, timeout: float = 15.0,
+                       *, type_label: str = "Type a move") -> Any:
+    """The first message of the bot's in `channel_id` after message `after` that is a board
+    (with a button `type_label`: "Type a move" in English)."""
 
     def boards() -> list[Any]:
         return [
             m for m in double.store.channel_history(channel_id)
-            if int(m.id) > int(after) and any(b.get("label") == "Type a move" for b in m.buttons)
+            if int(m.id) > int(after) and any(b.get("label") == type_label for b in m.buttons)
         ]
 
     assert await double.store.changes.wait_until(lambda: bool(boards()), timeout), (
@@ -298,25 +300,28 @@ async def test_members_of_two_servers_play_one_game_on_a_board_in_each_server(
     assert bot.double.violations == []
 
 
-async def test_a_member_resigns_on_the_board_of_their_own_server_and_both_boards_show_it(
+async def test_a_member_resigns_on_the_board_of_their_own_server_in_their_language(
     start_bot: Any,
 ) -> None:
     bot = await start_bot(DISCORD_GUILD_ID="")
     double = bot.double
     other = double.add_guild("another server")
-    alice, dave = double.add_member("alice"), double.add_member("dave", guild_id=other)
+    alice = double.add_member("alice")
+    dave = double.add_member("dave", guild_id=other, locale="vi")
     theirs = double.guilds[other].channel_id
     first = await alice.slash("caro queue")
     second = await dave.slash("caro queue", channel_id=theirs)
     board = await posted_board(double, double.channel_id, first.message.id)
-    there = await posted_board(double, theirs, second.message.id)
-    asked = await dave.click(there, "Resign")
-    yes = next(b["custom_id"] for b in asked.message.buttons if b["label"] == "Yes, resign")
+    there = await posted_board(double, theirs, second.message.id, type_label="Nhập nước đi")
+    # Each board speaks the language its member queued in.
+    assert "Moves played: 0." in text_of(board) and "Số nước đã đi: 0." in text_of(there)
+    asked = await dave.click(there, "Chịu thua")
+    yes = next(b["custom_id"] for b in asked.message.buttons if b["label"] == "Chịu thua")
     done = await dave.click_custom_id(asked.message, yes)
     # The link is to his own board, never into the other server.
     assert done.callback_type == 7
-    assert asked.message.content.startswith("You resigned: https://")
+    assert asked.message.content.startswith("Bạn đã chịu thua: https://")
     assert asked.message.content.endswith(f"/{theirs}/{there.id}"), asked.message.content
-    for shown in (board, there):
-        await shown.wait_for(lambda m: "resigned" in str(text_of(m)), timeout=10)
+    await board.wait_for(lambda m: "resigned.**" in str(text_of(m)), timeout=10)
+    await there.wait_for(lambda m: "đã chịu thua.**" in str(text_of(m)), timeout=10)
     assert bot.db_rows("SELECT status, end_reason FROM games") == [("finished", "resign")]
