@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Collection, Coroutine
+from collections.abc import Coroutine
 from typing import Any, Protocol, TypeVar
 
 import discord
@@ -24,7 +24,7 @@ from bot.i18n.texts import text_in
 from bot.ui import drawing as drawings
 from bot.ui.board_look import BoardLook, LookHost, message_parts
 from bot.ui.display_names import remember
-from bot.ui.notices import Notices
+from bot.ui.notices import Notices, Place
 from bot.ui.payloads import text_payload
 from bot.ui.posts import MessageEdit
 from bot.ui.render import uses_layout
@@ -67,12 +67,21 @@ class Boards:
         self._reposted: set[int] = set()
         # The calls to the member to move: a ping when a move makes it their turn, a warning
         # when their clock runs low; each drawing of a game removes one whose turn passed.
-        self.notices = Notices(host, self._elsewhere)
+        self.notices = Notices(host, self._place)
 
-    async def _elsewhere(self, state: GameState) -> Collection[int]:
-        """The players of the game who are not members of its server (a queued game between two
-        servers): never called in its channel."""
-        return (await self.look.names(state, None)).keys()
+    async def _place(self, state: GameState, member: int) -> Place | None:
+        """Where `member` sees the game if not in its own channel: their server's board of a
+        game between two servers (its channel, message and the language they queued in)."""
+        cross = await self.look.cross(state)
+        if cross is None:
+            return None
+        entry = next((e for e in cross.entries if e.user_id == member), None)
+        if entry is None or entry.guild_id == state.row.guild_id:
+            return None
+        for board in await self._host.services.queue.boards(state.id):
+            if board.guild_id == entry.guild_id:
+                return Place(board.guild_id, board.channel_id, board.message_id, entry.locale)
+        return None
 
     @property
     def games(self) -> GameService:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 import discord
@@ -52,22 +53,34 @@ def only(user_id: int) -> discord.AllowedMentions:
     )
 
 
-# The players of a game who are not members of its server (a queued game between two servers):
-# they are never called in its channel.
-Elsewhere = Callable[[GameState], Awaitable[Collection[int]]]
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where a player of a game between two servers who is not a member of the game's server
+    sees it: their server, channel, board (None: not posted yet) and language."""
+
+    guild_id: int
+    channel_id: int
+    message_id: int | None
+    locale: str
 
 
-async def _nobody(_: GameState) -> Collection[int]:
-    return ()
+# The place of `member` in game `state` if it is not the game's own channel (a queued game
+# between two servers): they are called there, never in the game's channel.
+Places = Callable[[GameState, int], Awaitable[Place | None]]
+
+
+async def _at_home(_: GameState, __: int) -> Place | None:
+    return None
 
 
 class Notices:
-    def __init__(self, host: Host, elsewhere: Elsewhere = _nobody) -> None:
+    def __init__(self, host: Host, place: Places = _at_home) -> None:
         self._host = host
-        self._elsewhere = elsewhere
+        self._place = place
         # The notice on each running game's channel: (the move count it was posted at, its
-        # message id). The next turn's notice or the game's end removes it.
-        self._posted: dict[int, tuple[int, int]] = {}
+        # message id, the server and channel it is in). The next turn's notice or the game's
+        # end removes it.
+        self._posted: dict[int, tuple[int, int, int, int]] = {}
         self._locks: dict[int, asyncio.Lock] = {}
 
     def posted(self, game_id: int) -> int | None:
@@ -96,11 +109,11 @@ class Notices:
             if not state.active or state.mode is not Mode.PVP or state.board.is_over():
                 return
             member = state.user_of(state.acting_mark)
-            if member is None or member == actor or member in await self._elsewhere(state):
+            if member is None or member == actor:
                 return
             if not (await self._host.services.preferences.member(member)).turn_pings:
                 return
-            await self._post(state, member, "notice.turn")
+            await self._post(state, member, "notice.turn", place=await self._place(state, member))
 
     async def low_time(self, state: GameState, deadline: float) -> NewMessage | None:
         """The warning to the member to move in `state` that the clock running out at `deadline`
@@ -110,8 +123,10 @@ class Notices:
         member = state.user_of(state.acting_mark)
         if member is None or not state.active or state.row.deadline != deadline:
             return None  # the turn passed, or the game ended: nothing to warn of
-        if member in await self._elsewhere(state):
-            return None  # not a member of the game's server: not called in its channel
+        if await self._place(state, member) is not None:
+            # Not a member of the game's server: the warning's outbox row is for the game's
+            # channel, where they are never called.
+            return None
         if not (await self._host.services.preferences.member(member)).clock_warnings:
             return None
         async with self._lock(state.id):
@@ -122,7 +137,8 @@ class Notices:
         )
 
         def sent(message_id: int) -> None:
-            self._posted[state.id] = (state.stage, message_id)
+            self._posted[state.id] = (state.stage, message_id, state.row.guild_id,
+                                      state.row.channel_id)
 
         alone = NewMessage(content, allowed_mentions=only(member), sent=sent)
         if reference is None:
@@ -155,31 +171,40 @@ class Notices:
     def _lock(self, game_id: int) -> asyncio.Lock:
         return self._locks.setdefault(game_id, asyncio.Lock())
 
-    def _channel(self, state: GameState) -> discord.PartialMessageable:
+    def _channel(self, state: GameState, place: Place | None = None) -> discord.PartialMessageable:
+        if place is not None:
+            return self._host.get_partial_messageable(place.channel_id, guild_id=place.guild_id)
         return self._host.get_partial_messageable(state.row.channel_id, guild_id=state.row.guild_id)
 
     async def _call(
-        self, state: GameState, member: int, key: str, **values: object
+        self, state: GameState, member: int, key: str, place: Place | None = None,
+        **values: object,
     ) -> tuple[str, discord.MessageReference | None]:
-        """The text calling `member`, and the board to reply to."""
+        """The text calling `member`, and the board to reply to (theirs, at `place`, in a game
+        between two servers)."""
         services = self._host.services
         # The member's language; the board's stands in for their Discord client's.
-        locale = await member_language(
-            services, state.row.guild_id, member, client=state.row.locale
+        guild_id, board, client = (
+            (state.row.guild_id, state.row.message_id, state.row.locale) if place is None
+            else (place.guild_id, place.message_id, place.locale)
         )
+        locale = await member_language(services, guild_id, member, client=client)
         content = text_in(locale, key, member=f"<@{member}>", **values)
         reference = None
-        if state.row.message_id is not None:
+        if board is not None:
             # A reply: one click leads to the board, and a board deleted meanwhile does not
             # stop the call.
-            reference = self._channel(state).get_partial_message(
-                state.row.message_id
+            reference = self._channel(state, place).get_partial_message(
+                board
             ).to_reference(fail_if_not_exists=False)
         return content, reference
 
-    async def _post(self, state: GameState, member: int, key: str, **values: object) -> None:
-        content, reference = await self._call(state, member, key, **values)
-        channel = self._channel(state)
+    async def _post(
+        self, state: GameState, member: int, key: str, place: Place | None = None,
+        **values: object,
+    ) -> None:
+        content, reference = await self._call(state, member, key, place, **values)
+        channel = self._channel(state, place)
         try:
             try:
                 message = await channel.send(
@@ -195,7 +220,8 @@ class Notices:
         except discord.HTTPException as exc:
             log.warning("game %d: could not call the member to move (%s)", state.id, exc)
             return
-        self._posted[state.id] = (state.stage, message.id)
+        where = state.row if place is None else place
+        self._posted[state.id] = (state.stage, message.id, where.guild_id, where.channel_id)
 
     async def _remove(self, state: GameState) -> None:
         posted = self._posted.pop(state.id, None)
@@ -204,10 +230,13 @@ class Notices:
         if posted is None:
             return
         try:
-            await self._channel(state).get_partial_message(posted[1]).delete()
+            _, message_id, guild_id, channel_id = posted
+            await self._host.get_partial_messageable(
+                channel_id, guild_id=guild_id
+            ).get_partial_message(message_id).delete()
         except discord.HTTPException as exc:
             # Deleted by a moderator already, or no access: nothing is left to tidy.
             log.info("game %d: could not delete its notice (%s)", state.id, exc)
 
 
-__all__ = ["Notices", "only"]
+__all__ = ["Notices", "Place", "only"]

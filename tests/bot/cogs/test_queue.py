@@ -297,6 +297,13 @@ async def test_members_of_two_servers_play_one_game_on_a_board_in_each_server(
         for message in double.store.order:
             if message.channel_id == str(channel):
                 assert f"<@{stranger.id}>" not in str(text_of(message)), text_of(message)
+    # Each was called to move in their own channel, replying to their own board.
+    for channel, member, own in ((double.channel_id, alice, board), (theirs, dave, there)):
+        pings = [m for m in double.store.order if m.channel_id == str(channel)
+                 and text_of(m) == f"<@{member.id}>, your move."]
+        assert pings and all(m.deleted for m in pings), pings
+        assert all(str((m.payload.get("message_reference") or {}).get("message_id")) == own.id
+                   for m in pings), [m.payload.get("message_reference") for m in pings]
     assert bot.double.violations == []
 
 
