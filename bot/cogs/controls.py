@@ -16,7 +16,7 @@ from bot.cogs.group import text
 from bot.cogs.play import PlayCog
 from bot.game.errors import UserError
 from bot.game.hints import no_hint
-from bot.game.model import GameState, Mode, jump_link
+from bot.game.model import GameState, Mode
 from bot.i18n.texts import text_in
 from bot.ui import drawing
 from bot.ui.buttons import (
@@ -47,21 +47,20 @@ class ControlsCog(commands.Cog, name="Controls"):
     async def resign(self, interaction: discord.Interaction[Any]) -> None:
         guild_id, channel_id = interaction.guild_id, interaction.channel_id
         assert guild_id is not None and channel_id is not None  # the /caro group checks this
-        running = await self.bot.services.games.active_game(guild_id, channel_id, interaction.user.id)
-        if running is None:
+        games = self.bot.services.games
+        running = await games.active_game(guild_id, channel_id, interaction.user.id)
+        # Or the member's board in this channel of a game between two servers.
+        game_id = running.id if running is not None else (
+            await self.bot.services.queue.board_game(guild_id, channel_id, interaction.user.id))
+        if game_id is None:
             await say(interaction, "error.no_running_game")
             return
         try:
-            state = await self.bot.services.games.resign(running.id, interaction.user.id)
+            state = await games.resign(game_id, interaction.user.id)
         except UserError as exc:
             await refuse(interaction, exc)
             return
-        link = (
-            jump_link(guild_id, channel_id, running.message_id)
-            if running.message_id is not None
-            else ""
-        )
-        await say(interaction, "resign.done", link=link)
+        await say(interaction, "resign.done", link=await self.bot.boards.link_in(state, guild_id))
         await self.bot.boards.show_quietly(state)
 
     @answers(Resign)

@@ -779,6 +779,11 @@ class QueueStore(Protocol):
         """The game's board in `guild_id` is posted as `message_id`."""
         ...
 
+    async def board_game(self, guild_id: int, channel_id: int, user_id: int) -> int | None:
+        """The running game whose board in another server than its own is in this channel for
+        this member (a queued game between two servers), by id; None if none."""
+        ...
+
     async def keep_queue_local(self, guild_id: int) -> int:
         """Mark the server's waiting entries as paired within the server only (it turned
         pairing across servers off); how many changed."""

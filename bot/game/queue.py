@@ -146,6 +146,11 @@ class QueueService:
         """The second boards of running queued games in the shard's servers, still to post."""
         return await self._store.unposted_boards(shard_id=shard_id, shard_count=shard_count)
 
+    async def board_game(self, guild_id: int, channel_id: int, user_id: int) -> int | None:
+        """The running game the member plays from their board in this channel of another
+        server than the game's (a queued game between two servers); None if none."""
+        return await self._store.board_game(guild_id, channel_id, user_id)
+
     async def board_posted(self, board: GameBoard, message_id: int) -> None:
         await self._store.attach_board(board.game_id, board.guild_id, message_id)
 

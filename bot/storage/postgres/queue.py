@@ -222,6 +222,15 @@ class QueueQueries:
         )
         return [board_of(row) for row in rows]
 
+    async def board_game(self, guild_id: int, channel_id: int, user_id: int) -> int | None:
+        found = await self._con.pool.fetchval(
+            "SELECT b.game_id FROM game_boards b JOIN games g ON g.id = b.game_id"
+            " WHERE b.guild_id = $1 AND b.channel_id = $2 AND b.user_id = $3"
+            " AND g.status = 'active' ORDER BY b.game_id DESC LIMIT 1",
+            guild_id, channel_id, user_id,
+        )
+        return None if found is None else int(found)
+
     async def attach_board(self, game_id: int, guild_id: int, message_id: int) -> None:
         await self._con.pool.execute(
             "UPDATE game_boards SET message_id = $3 WHERE game_id = $1 AND guild_id = $2",

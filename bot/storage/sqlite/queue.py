@@ -233,6 +233,16 @@ class QueueQueries:
             )
         return [board_of(row) for row in rows]
 
+    async def board_game(self, guild_id: int, channel_id: int, user_id: int) -> int | None:
+        async with self._con.lock:
+            row = await self._con.first(
+                "SELECT b.game_id FROM game_boards b JOIN games g ON g.id = b.game_id"
+                " WHERE b.guild_id = ? AND b.channel_id = ? AND b.user_id = ?"
+                " AND g.status = 'active' ORDER BY b.game_id DESC LIMIT 1",
+                (guild_id, channel_id, user_id),
+            )
+        return None if row is None else int(row[0])
+
     async def attach_board(self, game_id: int, guild_id: int, message_id: int) -> None:
         async with self._con.lock:
             await self._con.db.execute(

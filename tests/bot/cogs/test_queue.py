@@ -332,3 +332,22 @@ async def test_a_member_resigns_on_the_board_of_their_own_server_in_their_langua
     await board.wait_for(lambda m: "resigned.**" in str(text_of(m)), timeout=10)
     await there.wait_for(lambda m: "đã chịu thua.**" in str(text_of(m)), timeout=10)
     assert bot.db_rows("SELECT status, end_reason FROM games") == [("finished", "resign")]
+
+
+async def test_a_member_resigns_with_the_command_in_their_own_servers_channel(
+    start_bot: Any,
+) -> None:
+    bot = await start_bot(DISCORD_GUILD_ID="")
+    double = bot.double
+    other = double.add_guild("another server")
+    alice, dave = double.add_member("alice"), double.add_member("dave", guild_id=other)
+    theirs = double.guilds[other].channel_id
+    first = await alice.slash("caro queue")
+    second = await dave.slash("caro queue", channel_id=theirs)
+    board = await posted_board(double, double.channel_id, first.message.id)
+    there = await posted_board(double, theirs, second.message.id)
+    done = await dave.slash("caro resign", channel_id=theirs)
+    assert done.ephemeral and str(done.content).startswith("You resigned: https://")
+    assert str(done.content).endswith(f"/{theirs}/{there.id}"), done.content
+    for shown in (board, there):
+        await shown.wait_for(lambda m: "resigned.**" in str(text_of(m)), timeout=10)

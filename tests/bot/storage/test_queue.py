@@ -276,6 +276,12 @@ async def test_entries_open_to_any_server_are_paired_by_any_shard_with_a_second_
     await storage.queue.attach_board(one.game_id, there, 888)
     assert await storage.queue.unposted_boards(shard_id=0, shard_count=2) == []
     assert [b.message_id for b in await storage.queue.game_boards(one.game_id)] == [888]
+    # The member's running game, from their board's channel (not the game's own).
+    assert await storage.queue.board_game(there, 21, 2) == one.game_id
+    assert await storage.queue.board_game(there, 21, 1) is None
+    assert await storage.queue.board_game(here, 11, 1) is None  # the game's own: live_seats
+    assert await storage.games.abandon_game(one.game_id)
+    assert await storage.queue.board_game(there, 21, 2) is None
 
 
 async def test_a_game_within_one_server_has_no_second_board(storage: Storage) -> None:
