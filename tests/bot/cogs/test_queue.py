@@ -351,3 +351,59 @@ async def test_a_member_resigns_with_the_command_in_their_own_servers_channel(
     assert str(done.content).endswith(f"/{theirs}/{there.id}"), done.content
     for shown in (board, there):
         await shown.wait_for(lambda m: "resigned.**" in str(text_of(m)), timeout=10)
+
+
+async def test_a_game_between_two_servers_goes_on_on_both_boards_after_a_restart(
+    start_bot: Any,
+) -> None:
+    bot = await start_bot(DISCORD_GUILD_ID="")
+    double = bot.double
+    other = double.add_guild("another server")
+    alice, dave = double.add_member("alice"), double.add_member("dave", guild_id=other)
+    theirs = double.guilds[other].channel_id
+    first = await alice.slash("caro queue")
+    second = await dave.slash("caro queue", channel_id=theirs)
+    board = await posted_board(double, double.channel_id, first.message.id)
+    there = await posted_board(double, theirs, second.message.id)
+    x, o = (alice, dave) if f"<@{alice.id}> (X)" in str(text_of(board)) else (dave, alice)
+    boards = {alice.id: board, dave.id: there}
+    await typed(x, boards[x.id], "H8")
+    await there.wait_for(lambda m: "Moves played: 1." in str(text_of(m)), timeout=10)
+    await bot.restart()
+    # The boards are the same messages, and each move still shows on both.
+    for n, (member, cell) in enumerate([(o, "A1"), (x, "H9")], start=2):
+        answer = await typed(member, boards[member.id], cell)
+        assert answer.callback_type in (4, 6, 7), answer
+        for shown in (board, there):
+            await shown.wait_for(lambda m, n=n: f"Moves played: {n}." in str(text_of(m)),
+                                 timeout=10)
+    assert [m for m in double.store.channel_history(theirs) if "Type a move" in str(
+        [b.get("label") for b in m.buttons])] == [there]
+
+
+async def test_the_second_board_held_when_the_bot_is_killed_is_posted_once_after_restart(
+    start_bot: Any,
+) -> None:
+    bot = await start_bot(DISCORD_GUILD_ID="")
+    double = bot.double
+    other = double.add_guild("another server")
+    alice, dave = double.add_member("alice"), double.add_member("dave", guild_id=other)
+    theirs = double.guilds[other].channel_id
+    first = await alice.slash("caro queue")
+    # Discord holds the second board's Create Message unanswered (it may still make it).
+    held = double.fail_next("POST", rf"^/channels/{theirs}/messages$", status=500, mode="hold")
+    second = await dave.slash("caro queue", channel_id=theirs)
+    board = await posted_board(double, double.channel_id, first.message.id)
+    await until(lambda: held.held == 1, 15.0)
+    assert bot.db_rows("SELECT message_id FROM game_boards") == [(None,)]
+    await bot.stop(signal.SIGKILL)
+    held.release()
+
+    await bot.start()
+    there = await posted_board(double, theirs, second.message.id)
+    await second.message.wait_for(lambda m: f"/{theirs}/{there.id}" in str(text_of(m)))
+    # One board in each server: the nonce made the second post hand back the first.
+    for channel, shown in ((double.channel_id, board), (theirs, there)):
+        assert [m for m in double.store.channel_history(channel) if any(
+            b.get("label") == "Type a move" for b in m.buttons)] == [shown]
+    assert bot.db_rows("SELECT message_id FROM game_boards") == [(int(there.id),)]
