@@ -236,7 +236,14 @@ class QueueCog(commands.Cog, name="Queue"):
     async def render_post(self, post: PostRow) -> Rendered:
         """A game's board in one server redrawn after a change drawn on another of its boards
         (bot.ui.boards.Boards.mirror): the game as stored now; nothing if that board is not
-        posted yet (its post draws the game as it is then)."""
+        posted yet (its post draws the game as it is then). Or the call to the member to move
+        in a game between two servers, in their own server (bot.ui.notices.Notices.turn)."""
+        if post.kind is PostKind.TURN_PING:
+            state = await self.bot.services.games.state(post.number("game"))
+            if state is None:
+                return None
+            return await self.bot.boards.notices.turn_call(
+                state, post.number("member"), post.number("stage"))
         if post.kind is not PostKind.GAME_BOARD:
             raise ValueError(f"post {post.id}: {post.kind} is not the queue's")
         return await self.bot.boards.board_edit(post.number("game"), post.number("guild"))

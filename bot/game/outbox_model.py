@@ -34,6 +34,9 @@ class PostKind(StrEnum):
     # An edit: a game's board in one server redrawn after a change drawn on its board in
     # another (a queued game between two servers).
     GAME_BOARD = "game_board"
+    # The member to move in a game between two servers, called in their own server's channel
+    # by the process holding it (which removes the call when the turn passes).
+    TURN_PING = "turn_ping"
 
     @property
     def is_edit(self) -> bool:

@@ -70,14 +70,17 @@ class Boards:
         self.notices = Notices(host, self._place)
 
     async def _place(self, state: GameState, member: int) -> Place | None:
-        """Where `member` sees the game if not in its own channel: their server's board of a
-        game between two servers (its channel, message and the language they queued in)."""
+        """Where `member` sees a game between two servers: their server's board of it (its
+        channel, message and the language they queued in); None for any other game."""
         cross = await self.look.cross(state)
         if cross is None:
             return None
         entry = next((e for e in cross.entries if e.user_id == member), None)
-        if entry is None or entry.guild_id == state.row.guild_id:
+        if entry is None:
             return None
+        row = state.row
+        if entry.guild_id == row.guild_id:
+            return Place(row.guild_id, row.channel_id, row.message_id, row.locale)
         for board in await self._host.services.queue.boards(state.id):
             if board.guild_id == entry.guild_id:
                 return Place(board.guild_id, board.channel_id, board.message_id, entry.locale)

@@ -21,6 +21,7 @@ from typing import Protocol
 import discord
 
 from bot.game.model import GameState, Mode
+from bot.game.outbox_model import PostKind
 from bot.game.ports import StorageUnavailable
 from bot.game.services import Services
 from bot.i18n.texts import text_in
@@ -55,8 +56,8 @@ def only(user_id: int) -> discord.AllowedMentions:
 
 @dataclass(frozen=True, slots=True)
 class Place:
-    """Where a player of a game between two servers who is not a member of the game's server
-    sees it: their server, channel, board (None: not posted yet) and language."""
+    """Where a player of a game between two servers sees it: their server, channel, board
+    (None: not posted yet) and language."""
 
     guild_id: int
     channel_id: int
@@ -64,8 +65,10 @@ class Place:
     locale: str
 
 
-# The place of `member` in game `state` if it is not the game's own channel (a queued game
-# between two servers): they are called there, never in the game's channel.
+# The place of `member` in game `state` if it is a queued game between two servers (None for
+# any other game): they are called there, never in the other server. Such a call is an outbox
+# row, sent (and later removed) by the process holding that server, which also gets that
+# member's next click.
 Places = Callable[[GameState, int], Awaitable[Place | None]]
 
 
@@ -113,7 +116,44 @@ class Notices:
                 return
             if not (await self._host.services.preferences.member(member)).turn_pings:
                 return
-            await self._post(state, member, "notice.turn", place=await self._place(state, member))
+            place = await self._place(state, member)
+            if place is None:
+                await self._post(state, member, "notice.turn")
+                return
+        outbox = self._host.services.outbox
+        await outbox.add([outbox.post(
+            place.guild_id, place.channel_id, PostKind.TURN_PING, game=state.id,
+            stage=state.stage, member=member,
+        )])
+
+    async def turn_call(self, state: GameState, member: int, stage: int) -> NewMessage | None:
+        """The ping to `member` of a game between two servers that it is their turn at `stage`
+        (an outbox row of `turn`'s, sent by the process holding their server, which removes it
+        when the turn passes); None once the turn passed."""
+        if (
+            not state.active
+            or state.stage != stage
+            or state.board.is_over()
+            or state.user_of(state.acting_mark) != member
+        ):
+            return None
+        place = await self._place(state, member)
+        if place is None:
+            return None
+        async with self._lock(state.id):
+            await self._remove(state)
+        content, reference = await self._call(state, member, "notice.turn", place)
+
+        def sent(message_id: int) -> None:
+            self._posted[state.id] = (stage, message_id, place.guild_id, place.channel_id)
+
+        alone = NewMessage(content, allowed_mentions=only(member), sent=sent)
+        if reference is None:
+            return alone
+        return NewMessage(
+            content, allowed_mentions=only(member), reference=reference, fallback=alone,
+            sent=sent,
+        )
 
     async def low_time(self, state: GameState, deadline: float) -> NewMessage | None:
         """The warning to the member to move in `state` that the clock running out at `deadline`
@@ -123,7 +163,8 @@ class Notices:
         member = state.user_of(state.acting_mark)
         if member is None or not state.active or state.row.deadline != deadline:
             return None  # the turn passed, or the game ended: nothing to warn of
-        if await self._place(state, member) is not None:
+        place = await self._place(state, member)
+        if place is not None and place.guild_id != state.row.guild_id:
             # Not a member of the game's server: the warning's outbox row is for the game's
             # channel, where they are never called.
             return None

@@ -521,4 +521,8 @@ async def test_a_game_between_servers_on_two_clusters_shows_each_move_on_both_bo
                        " WHERE kind = 'game_board' AND sent_at IS NOT NULL GROUP BY guild_id")
     assert {str(guild) for guild, _ in rows} == set(guilds)
     assert "outbox: post" in clusters[0].log_text() and "outbox: post" in clusters[1].log_text()
+    # Every turn ping, in either server, was removed when its turn passed (by the cluster that
+    # holds its server, whichever cluster drew the move).
+    pings = [m for m in double.store.order if str(text_of(m)).endswith(", your move.")]
+    assert pings and all(m.deleted for m in pings), [(m.channel_id, m.deleted) for m in pings]
     assert double.violations == []
