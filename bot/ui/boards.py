@@ -298,6 +298,9 @@ class Boards:
         state = await self.games.state(game_id)
         if state is None:
             return None
+        # This process holds that server: a call to move it posted there goes if its turn
+        # passed or the game ended (a resignation or the clock, drawn in the other server).
+        self._host.spawn(self.notices.settle(state))
         if guild_id == state.row.guild_id:
             message_id = state.row.message_id
         else:

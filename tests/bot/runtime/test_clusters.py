@@ -526,3 +526,35 @@ async def test_a_game_between_servers_on_two_clusters_shows_each_move_on_both_bo
     pings = [m for m in double.store.order if str(text_of(m)).endswith(", your move.")]
     assert pings and all(m.deleted for m in pings), [(m.channel_id, m.deleted) for m in pings]
     assert double.violations == []
+
+
+async def test_a_ping_in_one_cluster_goes_when_the_game_ends_in_the_other(
+    postgres_dsn: str, start_clusters: StartClusters
+) -> None:
+    from testkit.gates import until
+    from tests.bot.cogs.test_openings import typed
+    from tests.bot.cogs.test_queue import posted_board
+
+    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)
+    double = deployment.double
+    guilds = [guild_on(double, 1, 4), guild_on(double, 2, 4)]  # one on each cluster
+    alice, dave = member_in(double, "alice", guilds[0]), member_in(double, "dave", guilds[1])
+    channels = [double.guilds[guild].channel_id for guild in guilds]
+    first = await alice.slash("caro queue", channel_id=channels[0])
+    second = await dave.slash("caro queue", channel_id=channels[1])
+    board = await posted_board(double, channels[0], first.message.id, timeout=20)
+    there = await posted_board(double, channels[1], second.message.id, timeout=20)
+    x_is_alice = f"<@{alice.id}> (X)" in str(text_of(board))
+    (x, x_board), (o, o_board) = ((alice, board), (dave, there)) if x_is_alice else (
+        (dave, there), (alice, board))
+    await typed(x, x_board, "H8")
+    # O is called in their own server, by the cluster holding it.
+    await until(lambda: any(text_of(m) == f"<@{o.id}>, your move." and not m.deleted
+                            for m in double.store.order), 15.0)
+    # X resigns on their board, in the other cluster: O's call goes with the game.
+    asked = await x.click(x_board, "Resign")
+    yes = next(b["custom_id"] for b in asked.message.buttons if b["label"] == "Yes, resign")
+    await x.click_custom_id(asked.message, yes)
+    await o_board.wait_for(lambda m: "resigned.**" in str(text_of(m)), timeout=15)
+    await until(lambda: all(m.deleted for m in double.store.order
+                            if text_of(m) == f"<@{o.id}>, your move."), 15.0)
