@@ -101,7 +101,7 @@ class ClocksCog(commands.Cog, name="Clocks"):
         state = await self.bot.services.games.state(post.number("game"))
         if state is None:
             return None
-        return await self.bot.boards.notices.low_time(state, post.real("deadline"))
+        return await self.bot.boards.notices.low_time(state, post.real("deadline"), post.guild_id)
 
     async def expire_due(self, shard_id: int) -> None:
         for state in await self.bot.services.timeouts.expire_games(shard_id=shard_id, shard_count=self.shard_count):

@@ -155,18 +155,29 @@ class Notices:
             sent=sent,
         )
 
-    async def low_time(self, state: GameState, deadline: float) -> NewMessage | None:
+    async def low_time(
+        self, state: GameState, deadline: float, guild_id: int | None = None
+    ) -> NewMessage | None:
         """The warning to the member to move in `state` that the clock running out at `deadline`
         runs low (the outbox sends it, once per turn: its row was written with the clock's
         claim), unless the turn passed or they turned warnings off. The turn's ping, if any,
-        makes way for it."""
+        makes way for it. `guild_id`: the server of the row (the game's own if None).
+
+        The clock writes the row for the game's channel. In a game between two servers, the
+        warning of the member of the other server is handed on: a row for their own channel,
+        sent (and later removed) by the process holding their server."""
         member = state.user_of(state.acting_mark)
         if member is None or not state.active or state.row.deadline != deadline:
             return None  # the turn passed, or the game ended: nothing to warn of
         place = await self._place(state, member)
-        if place is not None and place.guild_id != state.row.guild_id:
-            # Not a member of the game's server: the warning's outbox row is for the game's
-            # channel, where they are never called.
+        if place is not None and place.guild_id == state.row.guild_id:
+            place = None  # the game's own channel: drawn as any game's
+        if place is not None and guild_id != place.guild_id:
+            outbox = self._host.services.outbox
+            await outbox.add([outbox.post(
+                place.guild_id, place.channel_id, PostKind.CLOCK_WARNING, game=state.id,
+                deadline=deadline,
+            )])
             return None
         if not (await self._host.services.preferences.member(member)).clock_warnings:
             return None
@@ -174,12 +185,12 @@ class Notices:
             await self._remove(state)
         # Discord shows the time left counting down, in the reader's own language.
         content, reference = await self._call(
-            state, member, "notice.low_time", when=f"<t:{int(deadline)}:R>"
+            state, member, "notice.low_time", place, when=f"<t:{int(deadline)}:R>"
         )
+        where = state.row if place is None else place
 
         def sent(message_id: int) -> None:
-            self._posted[state.id] = (state.stage, message_id, state.row.guild_id,
-                                      state.row.channel_id)
+            self._posted[state.id] = (state.stage, message_id, where.guild_id, where.channel_id)
 
         alone = NewMessage(content, allowed_mentions=only(member), sent=sent)
         if reference is None:

@@ -407,3 +407,45 @@ async def test_the_second_board_held_when_the_bot_is_killed_is_posted_once_after
         assert [m for m in double.store.channel_history(channel) if any(
             b.get("label") == "Type a move" for b in m.buttons)] == [shown]
     assert bot.db_rows("SELECT message_id FROM game_boards") == [(int(there.id),)]
+
+
+async def test_the_member_of_the_other_server_is_warned_of_their_clock_in_their_channel(
+    start_bot: Any,
+) -> None:
+    from testkit.members import MANAGE_GUILD
+
+    bot = await start_bot(DISCORD_GUILD_ID="", CARO_MIN_TIMEOUT_SECONDS="1")
+    double = bot.double
+    other = double.add_guild("another server")
+    theirs = double.guilds[other].channel_id
+    # Both servers on a 6 s clock (the same game: the queue compares the turn clock too).
+    for guild, channel in ((None, double.channel_id), (other, theirs)):
+        admin = double.add_member("admin", **({} if guild is None else {"guild_id": guild}))
+        admin.permissions = str(int(admin.permissions) | MANAGE_GUILD)
+        assert (await admin.slash("caro settings", timeout=0.1, channel_id=channel)).ephemeral
+    alice, dave = double.add_member("alice"), double.add_member("dave", guild_id=other)
+    first = await alice.slash("caro queue")
+    second = await dave.slash("caro queue", channel_id=theirs)
+    board = await posted_board(double, double.channel_id, first.message.id)
+    there = await posted_board(double, theirs, second.message.id)
+    x, o = (alice, dave) if f"<@{alice.id}> (X)" in str(text_of(board)) else (dave, alice)
+    boards = {alice.id: board, dave.id: there}
+    channels = {alice.id: double.channel_id, dave.id: theirs}
+    # Dave (of the other server) plays O here: his warning is the one handed on.
+    assert o is dave
+    await typed(x, boards[x.id], "H8")
+
+    def warnings() -> list[Any]:
+        return [m for m in double.store.order
+                if str(text_of(m)).startswith(f"<@{o.id}>, your clock runs out")]
+
+    # O is warned once, in their own channel, replying to their own board.
+    await double.store.changes.wait_until(lambda: bool(warnings()), 10)
+    (warning,) = warnings()
+    assert warning.channel_id == str(channels[o.id])
+    assert str(warning.payload["message_reference"]["message_id"]) == boards[o.id].id
+    # O's clock runs out: both boards say so, and the warning goes.
+    for shown in (board, there):
+        await shown.wait_for(lambda m: "ran out of time" in str(text_of(m)), timeout=15)
+    await warning.wait_for(lambda m: m.deleted, timeout=10)
+    assert len(warnings()) == 1
