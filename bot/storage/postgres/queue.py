@@ -115,10 +115,11 @@ class QueueQueries:
     async def waiting_entries(self, *, shard_id: int = 0, shard_count: int = 1
                               ) -> list[QueueEntry]:
         check_shard(shard_id, shard_count)
-        shard = _SHARD.format(count=shard_count, shard=shard_id)
+        shard = _SHARD.format(count="$1", shard="$2")
         rows = await self._con.pool.fetch(
             f"SELECT {ENTRY_COLUMNS} FROM queue_entries WHERE status = 'waiting'"
-            f" AND message_id IS NOT NULL AND {shard} ORDER BY joined_at, id"
+            f" AND message_id IS NOT NULL AND {shard} ORDER BY joined_at, id",
+            shard_count, shard_id,
         )
         return [entry_of(row) for row in rows]
 
@@ -142,13 +143,14 @@ class QueueQueries:
         shard_count: int = 1,
     ) -> list[QueuePairing]:
         check_shard(shard_id, shard_count)
-        shard = _SHARD.format(count=shard_count, shard=shard_id)
+        shard = _SHARD.format(count="$1", shard="$2")
         async with self._con.transaction() as (con, _):
             await con.execute("SELECT pg_advisory_xact_lock($1, 0)", QUEUE_LOCK)
             # Locked until commit: a leave waits for these pairs, then finds its entry paired.
             rows = await con.fetch(
                 f"SELECT {ENTRY_COLUMNS} FROM queue_entries WHERE status = 'waiting'"
-                f" AND message_id IS NOT NULL AND {shard} ORDER BY joined_at, id FOR UPDATE"
+                f" AND message_id IS NOT NULL AND {shard} ORDER BY joined_at, id FOR UPDATE",
+                shard_count, shard_id,
             )
             entries = [entry_of(row) for row in rows]
             if len(entries) < 2:
@@ -178,10 +180,11 @@ class QueueQueries:
 
     async def unposted_queue_games(self, *, shard_id: int = 0, shard_count: int = 1) -> list[int]:
         check_shard(shard_id, shard_count)
-        shard = _SHARD.format(count=shard_count, shard=shard_id).replace("guild_id", "g.guild_id")
+        shard = _SHARD.format(count="$1", shard="$2").replace("guild_id", "g.guild_id")
         rows = await self._con.pool.fetch(
             "SELECT DISTINCT g.id FROM queue_entries q JOIN games g ON g.id = q.game_id"
-            f" WHERE g.status = 'active' AND g.message_id IS NULL AND {shard} ORDER BY g.id"
+            f" WHERE g.status = 'active' AND g.message_id IS NULL AND {shard} ORDER BY g.id",
+            shard_count, shard_id,
         )
         return [int(row[0]) for row in rows]
 
