@@ -90,8 +90,11 @@ class OutboxCog(commands.Cog, name="Outbox"):
                     wait = min(wait, max(0.05, upcoming - outbox.now()))
                 await self.prune()
             except StorageUnavailable:
-                # Said once in the log when the database was lost; the rows wait in it.
+                # Said once in the log when the database was lost; the rows wait in it. A row
+                # this process had claimed stays claimed: its shards are taken over again once
+                # the database is back, so the row goes out then, not when its claim runs out.
                 wait = UNAVAILABLE_RETRY_SECONDS
+                self._taken.clear()
             except Exception:
                 if self.bot.is_closed():
                     return

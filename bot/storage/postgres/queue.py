@@ -118,10 +118,11 @@ class QueueQueries:
     async def waiting_entries(self, *, shard_id: int = 0, shard_count: int = 1
                               ) -> list[QueueEntry]:
         check_shard(shard_id, shard_count)
-        shard = _SHARD.format(count=shard_count, shard=shard_id)
+        shard = _SHARD.format(count="$1", shard="$2")
         rows = await self._con.pool.fetch(
             f"SELECT {ENTRY_COLUMNS} FROM queue_entries WHERE status = 'waiting'"
-            f" AND message_id IS NOT NULL AND {shard} ORDER BY joined_at, id"
+            f" AND message_id IS NOT NULL AND {shard} ORDER BY joined_at, id",
+            shard_count, shard_id,
         )
         return [entry_of(row) for row in rows]
 
@@ -145,7 +146,7 @@ class QueueQueries:
         shard_count: int = 1,
     ) -> list[QueuePairing]:
         check_shard(shard_id, shard_count)
-        shard = _SHARD.format(count=shard_count, shard=shard_id)
+        shard = _SHARD.format(count="$1", shard="$2")
         async with self._con.transaction() as (con, _):
             await con.execute("SELECT pg_advisory_xact_lock($1, 0)", QUEUE_LOCK)
             # The shard's servers' entries, and every entry open to any server. Locked until
@@ -153,7 +154,8 @@ class QueueQueries:
             rows = await con.fetch(
                 f"SELECT {ENTRY_COLUMNS} FROM queue_entries WHERE status = 'waiting'"
                 f" AND message_id IS NOT NULL AND ({shard} OR NOT local)"
-                " ORDER BY joined_at, id FOR UPDATE"
+                " ORDER BY joined_at, id FOR UPDATE",
+                shard_count, shard_id,
             )
             entries = [entry_of(row) for row in rows]
             if len(entries) < 2:
@@ -190,10 +192,11 @@ class QueueQueries:
 
     async def unposted_queue_games(self, *, shard_id: int = 0, shard_count: int = 1) -> list[int]:
         check_shard(shard_id, shard_count)
-        shard = _SHARD.format(count=shard_count, shard=shard_id).replace("guild_id", "g.guild_id")
+        shard = _SHARD.format(count="$1", shard="$2").replace("guild_id", "g.guild_id")
         rows = await self._con.pool.fetch(
             "SELECT DISTINCT g.id FROM queue_entries q JOIN games g ON g.id = q.game_id"
-            f" WHERE g.status = 'active' AND g.message_id IS NULL AND {shard} ORDER BY g.id"
+            f" WHERE g.status = 'active' AND g.message_id IS NULL AND {shard} ORDER BY g.id",
+            shard_count, shard_id,
         )
         return [int(row[0]) for row in rows]
 
@@ -214,11 +217,12 @@ class QueueQueries:
     async def unposted_boards(self, *, shard_id: int = 0, shard_count: int = 1
                               ) -> list[GameBoard]:
         check_shard(shard_id, shard_count)
-        shard = _SHARD.format(count=shard_count, shard=shard_id).replace("guild_id", "b.guild_id")
+        shard = _SHARD.format(count="$1", shard="$2").replace("guild_id", "b.guild_id")
         rows = await self._con.pool.fetch(
             f"SELECT {', '.join('b.' + c for c in BOARD_COLUMNS.split(', '))}"
             " FROM game_boards b JOIN games g ON g.id = b.game_id"
-            f" WHERE b.message_id IS NULL AND g.status = 'active' AND {shard} ORDER BY b.game_id"
+            f" WHERE b.message_id IS NULL AND g.status = 'active' AND {shard} ORDER BY b.game_id",
+            shard_count, shard_id,
         )
         return [board_of(row) for row in rows]
 

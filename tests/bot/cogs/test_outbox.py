@@ -2,15 +2,23 @@
 announcement decided but never sent before a kill is posted once after the restart, on SQLite
 and on PostgreSQL, and the announcement then says the tournament is over; a post whose answer
 was lost is sent again and arrives once, thanks to its nonce; a post Discord will never take is
-given up, said once in the log."""
+given up, said once in the log; a row claimed as the database went away goes out as soon as it is
+back."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 from collections.abc import Awaitable, Callable
+from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
+import bot.cogs.outbox as outbox_cog
+from bot.cogs.outbox import OutboxCog
+from bot.game.ports import StorageUnavailable
 from testkit.bot_process import BotHandle, StartBot, text_of
 from tests.bot.cogs.test_tournament import ROUND_TIMEOUT, Database, count, posted
 
@@ -165,3 +173,75 @@ async def test_a_tournament_board_whose_answer_was_lost_is_posted_once(
     assert count(bot, lambda t: "(X) vs" in t) == 1
     await posted(bot, lambda t: FINAL in t, ROUND_TIMEOUT)
     assert "no answer posting game 1" in bot.log_text()
+
+
+class _OutboxAwayOnce:
+    """An outbox whose database goes away at the first look for rows due, then comes back."""
+
+    def __init__(self) -> None:
+        self.changed = asyncio.Event()
+        self.calls: list[str] = []
+        self.away = True
+
+    def now(self) -> float:
+        return 0.0
+
+    async def take_over(self, *, shard_id: int, shard_count: int) -> int:
+        self.calls.append("take_over")
+        return 0
+
+    async def due(self, *, shard_id: int, shard_count: int) -> list[Any]:
+        self.calls.append("due")
+        if self.away:
+            self.away = False
+            raise StorageUnavailable("the database went away")
+        return []
+
+    async def next_due(self, *, shard_id: int, shard_count: int) -> None:
+        return None
+
+    async def prune(self) -> int:
+        return 0
+
+
+class _Bot:
+    shard_count = 1
+
+    def __init__(self, outbox: _OutboxAwayOnce) -> None:
+        self.services = SimpleNamespace(outbox=outbox)
+        self.closed = False
+
+    async def wait_until_ready(self) -> None:
+        return None
+
+    def is_closed(self) -> bool:
+        return self.closed
+
+    def held_shards(self) -> list[int]:
+        return [0]
+
+    def working_for(self, shard_id: int) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()
+
+
+async def test_the_sender_takes_its_shards_claims_over_again_once_the_database_is_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A row this process claimed just before the database went away keeps its claim: without a
+    # fresh take-over it would wait for the claim to run out (a minute) after the outage.
+    monkeypatch.setattr(outbox_cog, "UNAVAILABLE_RETRY_SECONDS", 0.01)
+    monkeypatch.setattr(outbox_cog, "LOOK_EVERY_S", 0.01)
+    outbox = _OutboxAwayOnce()
+    bot = _Bot(outbox)
+    sender = asyncio.create_task(OutboxCog(bot).send_posts())  # type: ignore[arg-type]
+
+    async def looked_twice() -> bool:
+        return outbox.calls.count("due") >= 2
+
+    try:
+        await until(looked_twice, 5.0)
+    finally:
+        bot.closed = True
+        outbox.changed.set()
+        await asyncio.wait_for(sender, 5.0)
+    assert outbox.calls[:4] == ["take_over", "due", "take_over", "due"]

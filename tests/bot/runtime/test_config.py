@@ -436,9 +436,10 @@ async def test_reconnects_log_one_line_each_and_stopping_is_prompt(tmp_path: Pat
         attempt = (r"WARNING +\[main shard -\] discord\.shard: Attempting a reconnect for "
                    r"shard ID 0 in ([\d.]+)s \((.+)\)")
         deadline = time.monotonic() + 120
-        while not any(float(d) >= 6 for d, _ in re.findall(attempt, bot.log_text())):
+        while not any(float(d) >= 8 for d, _ in re.findall(attempt, bot.log_text())):
             assert time.monotonic() < deadline, bot.log_text()
             await asyncio.sleep(0.1)
+        pause = float(re.findall(attempt, bot.log_text())[-1][0])
         began = time.monotonic()
         code = await bot.stop(signal.SIGTERM)
         took = time.monotonic() - began
@@ -455,7 +456,9 @@ async def test_reconnects_log_one_line_each_and_stopping_is_prompt(tmp_path: Pat
     assert all("Cannot connect to host 127.0.0.1" in why for _, why in attempts[1:]), attempts
     assert "Traceback" not in log, log
     assert code == 0
-    assert took < 4, f"stopping took {took:.1f} s while Discord was away"
+    # A stop that waited for the reconnect would take about the pause; a busy machine's own
+    # slowness in stopping (seconds under load) stays well below it.
+    assert took < pause - 1, f"stopping took {took:.1f} s while Discord was away ({pause} s pause)"
 
 
 async def test_a_normal_run_still_stops_cleanly(tmp_path: Path) -> None:
