@@ -27,6 +27,7 @@ from bot.game.model import (
     jump_link,
 )
 from bot.game.pairings import Format
+from bot.game.ports import GLOBAL_SCOPE
 from bot.game.ratings import AI_ANCHORS, LEADERBOARD_MIN_GAMES, START_RATING, rated
 from bot.game.seasons import SOFT_RESET_KEEP
 from bot.game.tournament_model import TournamentGame
@@ -92,7 +93,8 @@ def game_content(
     """_game_content; each member of `names` is called by their name there instead of being
     mentioned (a player of another server, on a board of a game between two servers)."""
     content = _game_content(
-        state, locale, changes, external=external, theme=theme, tournament=tournament
+        state, locale, changes, external=external, theme=theme, tournament=tournament,
+        elsewhere=frozenset(names or ()),
     )
     for user_id, name in (names or {}).items():
         content = content.replace(f"<@{user_id}>", name)
@@ -107,12 +109,13 @@ def _game_content(
     external: ExternalLevel,
     theme: str = DEFAULT_THEME,
     tournament: TournamentGame | None = None,
+    elsewhere: frozenset[int] = frozenset(),
 ) -> str:
     """The game message: the board's rules, its tournament and round (a tournament's game), both
     sides, the move count, the key to the picture's and the buttons' colours in `theme` (big
     boards), the last AI move with its reason, and whose turn it is (with the clock) or how it
     ended. `external` names the external engine's seat; a tournament's entries are named as its
-    standings name them."""
+    standings name them. `elsewhere`: the players of other servers than the board's."""
     tr = _translator(locale or state.row.locale)
     row = state.row
     lines = [
@@ -184,9 +187,10 @@ def _game_content(
         lines.append(tr("game.hints", count=row.hints))
     if row.status == "finished":
         lines.append(_result_line(state, tr, external, tournament))
-        for change in changes:
-            if change.scope == row.guild_id:
-                lines.append(_rating_line(change, tr))
+        lines += [
+            _rating_line(change, tr, globally=change.user_id in elsewhere)
+            for change in shown_changes(changes, elsewhere)
+        ]
     elif row.status == "abandoned":
         lines.append(tr("game.watch.stopped" if state.mode == Mode.WATCH else "game.abandoned"))
     elif state.opening is not None:
@@ -253,11 +257,25 @@ def _members_last_move(state: GameState, tr: Translate) -> str | None:
     return tr("game.last_move", user=f"<@{user}>", cell=moves[-1].cell, mark=mark.name)
 
 
-def _rating_line(change: RatingChange, tr: Translate) -> str:
-    """A member's rating before and after the game; when the two round to the same number, the
-    change itself and why it is so small (Elo moves little on a result it expected)."""
+def shown_changes(
+    changes: Sequence[RatingChange], elsewhere: frozenset[int] = frozenset()
+) -> list[RatingChange]:
+    """The rating changes a board shows: each member's in their own server (the board's), then
+    the global one of each player of another server (`elsewhere`), who has no rating in the
+    board's server."""
+    return [c for c in changes if c.scope != GLOBAL_SCOPE and c.user_id not in elsewhere] + [
+        c for c in changes if c.scope == GLOBAL_SCOPE and c.user_id in elsewhere
+    ]
+
+
+def _rating_line(change: RatingChange, tr: Translate, *, globally: bool = False) -> str:
+    """A member's rating before and after the game (`globally`: their global rating); when the
+    two round to the same number, the change itself and why it is so small (Elo moves little on
+    a result it expected)."""
     before, after = round(change.before), round(change.after)
     key = "game.rating" if before != after else "game.rating.expected"
+    if globally:
+        key = key.replace("game.rating", "game.rating.global")
     delta = f"{change.after - change.before:+.1f}"
     return tr(key, user=f"<@{change.user_id}>", before=before, after=after, change=delta)
 

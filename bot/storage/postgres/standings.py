@@ -127,14 +127,18 @@ class StandingQueries:
     async def count_result(
         self, con: Any, game: GameRow, winner: Mark | None, rate: RatePolicy
     ) -> tuple[RatingChange, ...]:
-        """Write a rated finished game's result per AI level and its rating changes, in the
-        server and globally, in the caller's transaction; the changes written.
+        """Write a rated finished game's result per AI level and its rating changes, in each
+        member's server and globally, in the caller's transaction; the changes written. Each
+        member's server is their own: the server of their board in another server (a game
+        between two servers), else the game's; each is rated there against the other's rating
+        in their own server.
 
         The members' standing rows are locked before their ratings are read: another process
         finishing a game of the same member waits here and then computes from the rating this
-        game wrote, so no update is lost. Rows are locked in one order (the server's scope
-        before the global one, members by id), so two finishing games never wait on each other
-        in a circle. A row missing (a member's first game in a scope) is created, then locked.
+        game wrote, so no update is lost. Rows are locked in one order (servers' scopes before
+        the global one, then by member, then by scope), so two finishing games never wait on
+        each other in a circle. A row missing (a member's first game in a scope) is created,
+        then locked.
 
         Each step is one round trip for both scopes: a finishing move waits for each, and on a
         busy machine each waits for the server to be scheduled. The usual finish takes two: lock
@@ -143,29 +147,29 @@ class StandingQueries:
         """
         members = sorted(game.members)
         mode = game.mode.value
-        scopes = [game.guild_id, GLOBAL_SCOPE]
         results = ai_results(game, winner)
+        keys = (game.id, mode, members, GLOBAL_SCOPE, game.guild_id)
         rows = await con.fetch(
-            _COUNT_AND_LOCK, scopes, mode, members, GLOBAL_SCOPE, game.id, game.guild_id,
+            _COUNT_AND_LOCK, *keys,
             [user for user, _, _ in results], [level.value for _, level, _ in results],
             [result.value for _, _, result in results],
         )
-        if len(rows) < len(scopes) * len(members):
-            await con.executemany(
-                "INSERT INTO standings (scope, user_id, mode, rating) VALUES ($1, $2, $3, $4)"
-                " ON CONFLICT (scope, user_id, mode) DO NOTHING",
-                [(scope, user, mode, START_RATING) for scope in scopes for user in members],
-            )
+        if len(rows) < 2 * len(members):
+            await con.execute(_CREATE, *keys, START_RATING)
             # A new statement, so a new snapshot (READ COMMITTED): it sees rows another
             # process created meanwhile, which the INSERT above waited for.
-            rows = await con.fetch(_LOCK, scopes, mode, members, GLOBAL_SCOPE)
+            rows = await con.fetch(_LOCK, *keys)
+        homes = {int(r["user_id"]): int(r["scope"]) for r in rows if r["scope"] != GLOBAL_SCOPE}
+        in_server = {int(r["user_id"]): float(r["rating"]) for r in rows
+                     if r["scope"] != GLOBAL_SCOPE}
+        globally = {int(r["user_id"]): float(r["rating"]) for r in rows
+                    if r["scope"] == GLOBAL_SCOPE}
+        everywhere = dict.fromkeys(members, GLOBAL_SCOPE)
         writes = []
         changes = []
-        for scope in scopes:
-            current = {
-                int(r["user_id"]): float(r["rating"]) for r in rows if int(r["scope"]) == scope
-            }
+        for scopes, current in ((homes, in_server), (everywhere, globally)):
             for update in rate(game, winner, current):
+                scope = scopes[update.user_id]
                 writes.append((
                     scope, update.user_id, mode, update.after,
                     int(update.result is Result.WIN), int(update.result is Result.DRAW),
@@ -182,45 +186,57 @@ class StandingQueries:
             " VALUES ($8, $1, $2, $3, $9, $4)",
             writes,
         )
-        await self._count_season(con, game, winner, rate, members)
+        await self._count_season(con, game, winner, rate, homes, in_server)
         return in_stored_order(changes)
 
     async def _count_season(
-        self, con: Any, game: GameRow, winner: Mark | None, rate: RatePolicy, members: list[int]
+        self, con: Any, game: GameRow, winner: Mark | None, rate: RatePolicy,
+        homes: dict[int, int], befores: dict[int, float],
     ) -> None:
-        """Move the members' ratings in the season `game` counts in (its server's season
-        length at its finish time), in the caller's transaction. Their season rows are locked
-        after their all-time rows, as every finishing game does, so the order stays one."""
-        found = await con.fetchrow(
-            "SELECT g.finished_at, s.season_length FROM games g"
-            " LEFT JOIN guild_settings s ON s.guild_id = g.guild_id WHERE g.id = $1",
-            game.id,
-        )
-        season = season_of(stored_length(found[1]), found[0] or datetime.now(UTC))
-        if season is None:
-            return
+        """Move each member's rating in the season of their server (its season length at the
+        game's finish time), if it has seasons on, in the caller's transaction. A member whose
+        server has none is rated at their server's all-time rating from before the game
+        (`befores`), so the other member's season still moves against them. Season rows are
+        locked after the all-time rows, by server then member, as every finishing game does,
+        so the order stays one."""
         mode = game.mode.value
-        keys = (game.guild_id, season.name, mode, members)
-        rows = await con.fetch(_LOCK_SEASON, *keys)
-        if len(rows) < len(members):
-            # A member's first game of the season starts from the soft reset of the last season
-            # they played in this server.
-            last = {
-                int(r["user_id"]): float(r["rating"])
-                for r in await con.fetch(_LAST_SEASON, *keys)
-            }
-            await con.executemany(
-                "INSERT INTO season_standings (guild_id, season, starts, user_id, mode, rating)"
-                " VALUES ($1, $2, $3, $4, $5, $6)"
-                " ON CONFLICT (guild_id, season, user_id, mode) DO NOTHING",
-                [
-                    (game.guild_id, season.name, season.starts, user, mode,
-                     soft_reset(START_RATING, last.get(user)))
-                    for user in members
-                ],
+        current = dict(befores)
+        seasons: dict[int, Season] = {}
+        for guild in sorted(set(homes.values())):
+            found = await con.fetchrow(
+                "SELECT g.finished_at, s.season_length FROM games g"
+                " LEFT JOIN guild_settings s ON s.guild_id = $2 WHERE g.id = $1",
+                game.id, guild,
             )
+            season = season_of(stored_length(found[1]), found[0] or datetime.now(UTC))
+            if season is None:
+                continue
+            seasons[guild] = season
+            users = sorted(user for user, home in homes.items() if home == guild)
+            keys = (guild, season.name, mode, users)
             rows = await con.fetch(_LOCK_SEASON, *keys)
-        current = {int(r["user_id"]): float(r["rating"]) for r in rows}
+            if len(rows) < len(users):
+                # A member's first game of the season starts from the soft reset of the last
+                # season they played in this server.
+                last = {
+                    int(r["user_id"]): float(r["rating"])
+                    for r in await con.fetch(_LAST_SEASON, *keys)
+                }
+                await con.executemany(
+                    "INSERT INTO season_standings"
+                    " (guild_id, season, starts, user_id, mode, rating)"
+                    " VALUES ($1, $2, $3, $4, $5, $6)"
+                    " ON CONFLICT (guild_id, season, user_id, mode) DO NOTHING",
+                    [
+                        (guild, season.name, season.starts, user, mode,
+                         soft_reset(START_RATING, last.get(user)))
+                        for user in users
+                    ],
+                )
+                rows = await con.fetch(_LOCK_SEASON, *keys)
+            current.update({int(r["user_id"]): float(r["rating"]) for r in rows})
+        if not seasons:
+            return
         await con.executemany(
             "WITH moved AS (UPDATE season_standings SET rating = $5, wins = wins + $6,"
             " draws = draws + $7, losses = losses + $8 WHERE guild_id = $1 AND season = $2"
@@ -229,29 +245,49 @@ class StandingQueries:
             " (game_id, guild_id, season, user_id, mode, before, after)"
             " VALUES ($9, $1, $2, $3, $4, $10, $5)",
             [
-                (game.guild_id, season.name, update.user_id, mode, update.after,
-                 int(update.result is Result.WIN), int(update.result is Result.DRAW),
-                 int(update.result is Result.LOSS), game.id, update.before)
+                (homes[update.user_id], seasons[homes[update.user_id]].name, update.user_id,
+                 mode, update.after, int(update.result is Result.WIN),
+                 int(update.result is Result.DRAW), int(update.result is Result.LOSS), game.id,
+                 update.before)
                 for update in rate(game, winner, current)
+                if homes[update.user_id] in seasons
             ],
         )
 
 
-# The standing rows of a finishing game, locked in the rows' order (the server's scope first,
-# then the global one; members by id). Parameters: scopes, mode, members, the global scope.
-_LOCK = (
-    "SELECT scope, user_id, rating FROM standings WHERE scope = ANY($1::BIGINT[])"
-    " AND mode = $2 AND user_id = ANY($3::BIGINT[])"
-    " ORDER BY scope = $4, user_id FOR UPDATE"
+# Each member's server scope: the server of their board in another server (a game between two
+# servers), else the game's. Parameters: game, mode, members, the global scope, the game's server.
+_HOMES = (
+    "homes AS (SELECT m.user_id, COALESCE(b.guild_id, $5) AS scope"
+    " FROM unnest($3::BIGINT[]) AS m(user_id)"
+    " LEFT JOIN game_boards b ON b.game_id = $1 AND b.user_id = m.user_id)"
 )
+# The standing rows of a finishing game (each member's server scope and the global one), locked
+# in the rows' order (servers' scopes first, then the global one; by member, then scope). The
+# same parameters.
+_LOCK_ROWS = (
+    " SELECT s.scope, s.user_id, s.rating FROM standings s"
+    " WHERE s.mode = $2 AND s.user_id = ANY($3::BIGINT[])"
+    " AND (s.scope = $4 OR (s.scope, s.user_id) IN (SELECT scope, user_id FROM homes))"
+    " ORDER BY s.scope = $4, s.user_id, s.scope FOR UPDATE OF s"
+)
+_LOCK = "WITH " + _HOMES + _LOCK_ROWS
 # The same, writing the game's results per AI level on the way (one row per member playing the
-# AI; none in the other modes). More parameters: game, guild, then the results' members, levels
-# and results as arrays.
+# AI; none in the other modes). More parameters: the results' members, levels and results as
+# arrays.
 _COUNT_AND_LOCK = (
     "WITH counted AS (INSERT INTO results (game_id, guild_id, user_id, ai_level, result)"
-    " SELECT $5, $6, r.user_id, r.ai_level, r.result"
-    " FROM unnest($7::BIGINT[], $8::TEXT[], $9::TEXT[]) AS r(user_id, ai_level, result)) "
-    + _LOCK
+    " SELECT $1, $5, r.user_id, r.ai_level, r.result"
+    " FROM unnest($6::BIGINT[], $7::TEXT[], $8::TEXT[]) AS r(user_id, ai_level, result)), "
+    + _HOMES + _LOCK_ROWS
+)
+# The missing standing rows of a finishing game, at the starting rating. The same parameters as
+# _LOCK, then the starting rating.
+_CREATE = (
+    "WITH " + _HOMES + " INSERT INTO standings (scope, user_id, mode, rating)"
+    " SELECT scope, user_id, $2::TEXT, $6::DOUBLE PRECISION FROM homes"
+    " UNION ALL SELECT $4::BIGINT, user_id, $2::TEXT, $6::DOUBLE PRECISION FROM homes"
+    " ON CONFLICT (scope, user_id, mode) DO NOTHING"
 )
 # The members' rows of one season, locked by member id. Parameters: guild, season, mode, members.
 _LOCK_SEASON = (

@@ -121,38 +121,72 @@ class StandingQueries:
     async def count_result(
         self, game: GameRow, winner: Mark | None, rate: RatePolicy
     ) -> tuple[RatingChange, ...]:
-        """Write a rated finished game's result per AI level and its rating changes, in the
-        server and globally, as `rate` (the rating policy) computes them from the standings;
-        the changes written. Its server's season (if seasons are on there) moves too, from the
-        season's standings: the all-time ones never read them."""
+        """Write a rated finished game's result per AI level and its rating changes, in each
+        member's server and globally, as `rate` (the rating policy) computes them from the
+        standings; the changes written. Each member's server is their own (see _homes): in a
+        game between two servers each is rated in theirs, against the other's rating there.
+        Each server's season (if seasons are on there) moves too, from the season's standings:
+        the all-time ones never read them."""
+        homes = await self._homes(game)
+        everywhere = dict.fromkeys(game.members, GLOBAL_SCOPE)
+        in_server = {
+            user: (await self._standing(homes[user], user, game.mode)).rating
+            for user in game.members
+        }
+        globally = {
+            user: (await self._standing(GLOBAL_SCOPE, user, game.mode)).rating
+            for user in game.members
+        }
         changes = []
-        for scope in (game.guild_id, GLOBAL_SCOPE):
-            current = {
-                user: (await self._standing(scope, user, game.mode)).rating
-                for user in game.members
-            }
+        for scopes, current in ((homes, in_server), (everywhere, globally)):
             for update in rate(game, winner, current):
+                scope = scopes[update.user_id]
                 await self._write_rating(game, scope, update.user_id, update.result,
                                          update.before, update.after)
                 changes.append(
                     RatingChange(update.user_id, scope, game.mode, update.before, update.after)
                 )
-        season = await self._season_of(game)
-        if season is not None:
-            current = {
-                user: await self._season_rating(game.guild_id, season, user, game.mode)
-                for user in game.members
-            }
-            for update in rate(game, winner, current):
-                await self._write_season(game, season, update.user_id, update.result,
-                                         update.before, update.after)
+        await self._count_season(game, winner, rate, homes, in_server)
         for user, level, result in ai_results(game, winner):
             await self._con.db.execute(
                 "INSERT INTO results (game_id, guild_id, user_id, ai_level, result)"
                 " VALUES (?, ?, ?, ?, ?)",
-                (game.id, game.guild_id, user, level.value, result.value),
+                (game.id, homes[user], user, level.value, result.value),
             )
         return in_stored_order(changes)
+
+    async def _homes(self, game: GameRow) -> dict[int, int]:
+        """Each member's server: the server of their board in another server (a game between
+        two servers), else the game's."""
+        rows = await self._con.all(
+            "SELECT user_id, guild_id FROM game_boards WHERE game_id = ?", (game.id,)
+        )
+        boards = {int(user): int(guild) for user, guild in rows}
+        return {user: boards.get(user, game.guild_id) for user in game.members}
+
+    async def _count_season(
+        self, game: GameRow, winner: Mark | None, rate: RatePolicy, homes: dict[int, int],
+        befores: dict[int, float],
+    ) -> None:
+        """Move each member's rating in the season of their server, if it has seasons on. A
+        member whose server has none is rated at their server's all-time rating from before
+        the game (`befores`), so the other member's season still moves against them."""
+        seasons = {guild: await self._season_of(game, guild) for guild in set(homes.values())}
+        if all(season is None for season in seasons.values()):
+            return
+        current: dict[int, float] = {}
+        for user in game.members:
+            season = seasons[homes[user]]
+            current[user] = (
+                befores[user]
+                if season is None
+                else await self._season_rating(homes[user], season, user, game.mode)
+            )
+        for update in rate(game, winner, current):
+            season = seasons[homes[update.user_id]]
+            if season is not None:
+                await self._write_season(game, homes[update.user_id], season, update.user_id,
+                                         update.result, update.before, update.after)
 
     async def _write_rating(
         self, game: GameRow, scope: int, user_id: int, result: Result, before: float,
@@ -179,13 +213,13 @@ class StandingQueries:
             (game.id, scope, user_id, game.mode.value, before, after),
         )
 
-    async def _season_of(self, game: GameRow) -> Season | None:
-        """The season `game` counts in: its server's season length at its finish time, which
-        the finishing write just stored."""
+    async def _season_of(self, game: GameRow, guild_id: int) -> Season | None:
+        """The season `game` counts in for the members of `guild_id`: that server's season
+        length at the game's finish time, which the finishing write just stored."""
         row = await self._con.first(
             "SELECT g.finished_at, s.season_length FROM games g"
-            " LEFT JOIN guild_settings s ON s.guild_id = g.guild_id WHERE g.id = ?",
-            (game.id,),
+            " LEFT JOIN guild_settings s ON s.guild_id = ? WHERE g.id = ?",
+            (guild_id, game.id),
         )
         assert row is not None  # the caller just finished it
         finished = (
@@ -214,8 +248,8 @@ class StandingQueries:
         return soft_reset(START_RATING, None if last is None else float(last[0]))
 
     async def _write_season(
-        self, game: GameRow, season: Season, user_id: int, result: Result, before: float,
-        after: float,
+        self, game: GameRow, guild_id: int, season: Season, user_id: int, result: Result,
+        before: float, after: float,
     ) -> None:
         await self._con.db.execute(
             "INSERT INTO season_standings"
@@ -225,7 +259,7 @@ class StandingQueries:
             " rating = excluded.rating, wins = wins + excluded.wins,"
             " draws = draws + excluded.draws, losses = losses + excluded.losses",
             (
-                game.guild_id,
+                guild_id,
                 season.name,
                 season.starts.isoformat(),
                 user_id,
@@ -240,7 +274,7 @@ class StandingQueries:
             "INSERT INTO season_rating_changes"
             " (game_id, guild_id, season, user_id, mode, before, after)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (game.id, game.guild_id, season.name, user_id, game.mode.value, before, after),
+            (game.id, guild_id, season.name, user_id, game.mode.value, before, after),
         )
 
     async def _standing(self, scope: int, user_id: int, mode: Mode) -> Standing:

@@ -283,9 +283,25 @@ async def test_members_of_two_servers_play_one_game_on_a_board_in_each_server(
             await shown.wait_for(lambda m, n=n: f"Moves played: {n}." in str(text_of(m)), timeout=10)
     await board.wait_for(lambda m: "wins!" in str(text_of(m)), timeout=10)
     await there.wait_for(lambda m: "wins!" in str(text_of(m)), timeout=10)
-    assert text_of(board) == text_of(there).replace(  # type: ignore[union-attr]
+    # Each is rated in their own server and globally. A board shows the change of its own
+    # member in its server, and the global one of the member of the other server, who has no
+    # rating there.
+    assert sorted(bot.db_rows("SELECT user_id, scope FROM rating_changes")) == sorted([
+        (int(alice.id), 0), (int(alice.id), int(double.guild_id)),
+        (int(dave.id), 0), (int(dave.id), int(other)),
+    ])
+    alices, daves = ("1216", "1184") if x_is_alice else ("1184", "1216")
+    assert f"Rating <@{alice.id}>: 1200 -> {alices}." in str(text_of(board))
+    assert f"Global rating **Dave** (1200): 1200 -> {daves}." in str(text_of(board))
+    assert f"Rating <@{dave.id}>: 1200 -> {daves}." in str(text_of(there))
+    assert f"Global rating **Alice** (1200): 1200 -> {alices}." in str(text_of(there))
+
+    def unrated(shown: Any) -> str:
+        return "\n".join(line for line in str(text_of(shown)).split("\n")
+                         if "Rating" not in line and "Global rating" not in line)
+
+    assert unrated(board) == unrated(there).replace(
         f"<@{dave.id}>", "**Dave** (1200)").replace("**Alice** (1200)", f"<@{alice.id}>")
-    assert "1200 -> 1216" in str(text_of(board)) and "1200 -> 1216" in str(text_of(there))
     # No Rematch between two servers (a challenge would cross them); the review stays.
     for shown in (board, there):
         labels = [str(b.get("label")) for b in shown.buttons]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from datetime import UTC, datetime
 
 import pytest
 
@@ -319,3 +320,63 @@ async def test_a_server_turning_cross_server_off_keeps_its_waiting_entries_home(
     assert (await storage.settings.guild_settings(3, default)).cross_server is True
     await storage.settings.save_guild_settings(3, GuildSettings(600.0, 1800.0, cross_server=False))
     assert (await storage.settings.guild_settings(3, default)).cross_server is False
+
+
+async def test_a_game_between_two_servers_rates_each_member_in_their_own_server_once(
+    storage: Storage,
+) -> None:
+    from bot.game import ratings
+    from bot.game.model import EndReason, Finish, Mode, NewGame
+    from bot.game.ports import GLOBAL_SCOPE
+    from bot.game.seasons import SeasonLength, season_of
+    from engine import Mark
+
+    here, there = 1 << 22, 2 << 22
+    # Member 1 already has a rating in their server: 3 lost to them there.
+    warmup = await storage.games.create_game(NewGame(
+        guild_id=here, channel_id=11, mode=Mode.PVP, x=1, o=3, started_by=1, rows=15, cols=15,
+        k=5, rule="freestyle", rated=True,
+    ))
+    assert await storage.games.finish_game(
+        warmup.id, Finish(Mark.X, EndReason.RESIGN), rate=ratings.game_updates)
+    in_here = (await storage.standings.standing(here, 1, Mode.PVP)).rating
+    world = (await storage.standings.standing(GLOBAL_SCOPE, 1, Mode.PVP)).rating
+    await join(storage, new(1, guild=here, channel=11, at=90.0))
+    await join(storage, new(2, guild=there, channel=21, at=95.0))
+    ((one, _),) = await pair(storage)
+    assert one.game_id is not None
+    game = await storage.games.game(one.game_id)
+    assert game is not None
+    winner = Mark.X if game.x == 2 else Mark.O  # the member of the other server wins
+    finish = Finish(winner, EndReason.RESIGN)
+    finished = await storage.games.finish_game(game.id, finish, rate=ratings.game_updates)
+    assert finished is not None
+    # Each is rated in their own server against the other's rating in theirs, and globally.
+    start = ratings.START_RATING
+    assert {(c.user_id, c.scope, c.before, c.after) for c in finished.changes} == {
+        (1, here, in_here, ratings.updated(in_here, start, "loss")),
+        (2, there, start, ratings.updated(start, in_here, "win")),
+        (1, GLOBAL_SCOPE, world, ratings.updated(world, start, "loss")),
+        (2, GLOBAL_SCOPE, start, ratings.updated(start, world, "win")),
+    }
+    assert list(finished.changes) == await storage.standings.rating_changes(game.id)
+    # The member of the other server is on their server's boards, not on the game's server's.
+    boards = {
+        guild: [r.user_id for r in await storage.standings.rated_leaderboard(
+            guild, Mode.PVP, min_games=0)]
+        for guild in (here, there)
+    }
+    assert boards == {here: [1, 3], there: [2]}
+    season = season_of(SeasonLength.MONTHLY, datetime.now(UTC))
+    assert season is not None
+    seasons = {
+        guild: [r.user_id for r in await storage.standings.season_leaderboard(
+            guild, season.name, Mode.PVP, min_games=0)]
+        for guild in (here, there)
+    }
+    assert seasons == {here: [1, 3], there: [2]}
+    assert (await storage.standings.standing(here, 2, Mode.PVP)).record.games == 0
+    # A second finish (a retry, another process) counts nothing more.
+    assert await storage.games.finish_game(game.id, finish, rate=ratings.game_updates) is None
+    assert await storage.standings.rating_changes(game.id) == list(finished.changes)
+    assert (await storage.standings.standing(there, 2, Mode.PVP)).record.wins == 1
