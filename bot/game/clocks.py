@@ -12,7 +12,7 @@ from dataclasses import replace
 from bot.game.cache import GameCache
 from bot.game.model import EndReason, Finish, GameState, Mode, NewGame, is_member
 from bot.game.outbox_model import NewPost, PostKind
-from bot.game.ports import ClockStore, GameStore, RatePolicy
+from bot.game.ports import ClockStore, GameStore, QueueStore, RatePolicy
 from bot.game.settings import ServerSettings
 from engine import Board
 
@@ -106,8 +106,10 @@ class Timeouts:
         cache: GameCache,
         clocks: Clocks,
         rate: RatePolicy,
+        boards: QueueStore,
     ) -> None:
         self._store = store
+        self._boards = boards
         self._rate = rate
         self._games = games
         self._cache = cache
@@ -150,16 +152,19 @@ class Timeouts:
             if warn_at > now:
                 upcoming = warn_at if upcoming is None else min(upcoming, warn_at)
                 continue
+            state = await self._cache.read(self._games, row.id)
+            if state is None or not state.active or state.row.deadline != deadline:
+                continue  # moved on since: the claim below would find another clock
             # The warning is written with its claim: a stop before it is sent loses nothing
-            # (bot.game.outbox_model), and the sender checks the turn is still this clock's.
+            # (bot.game.outbox_model), and the sender checks the turn is still this clock's. It
+            # goes to the channel of the member's own board: in a game between two servers,
+            # the other server's process sends it there, and no second row is ever needed.
+            guild_id, channel_id = await self._warned_in(state)
             warning = NewPost(
-                row.guild_id, row.channel_id, PostKind.CLOCK_WARNING,
+                guild_id, channel_id, PostKind.CLOCK_WARNING,
                 {"game": row.id, "deadline": deadline}, now,
             )
-            if not await self._store.claim_warning(row.id, deadline, [warning]):
-                continue
-            state = await self._cache.read(self._games, row.id)
-            if state is not None and state.active and state.row.deadline == deadline:
+            if await self._store.claim_warning(row.id, deadline, [warning]):
                 due.append(state)
         later = await self._store.next_unwarned_clock(
             now + MAX_WARNING, shard_id=shard_id, shard_count=shard_count
@@ -169,6 +174,15 @@ class Timeouts:
             at = later - MAX_WARNING
             upcoming = at if upcoming is None else min(upcoming, at)
         return due, upcoming
+
+    async def _warned_in(self, state: GameState) -> tuple[int, int]:
+        """The server and channel of the board of the member to move: their board in another
+        server (a game between two servers), else the game's own."""
+        member = state.user_of(state.acting_mark)
+        for board in await self._boards.game_boards(state.id):
+            if board.user_id == member:
+                return board.guild_id, board.channel_id
+        return state.row.guild_id, state.row.channel_id
 
     async def _finish_on_time(self, game_id: int, now: float) -> GameState | None:
         """Finish `game_id` as lost on time by the member to move if their clock ran out by

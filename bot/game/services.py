@@ -101,7 +101,7 @@ def build_services(
             challenge_seconds=challenge_seconds, blocks=blocks,
         ),
         clocks=clocks,
-        timeouts=Timeouts(storage.clocks, storage.games, cache, clocks, rate),
+        timeouts=Timeouts(storage.clocks, storage.games, cache, clocks, rate, storage.queue),
         hints=Hints(games, storage.games, ai, cache),
         takebacks=Takebacks(storage.takebacks, storage.games, clocks, cache),
         settings=settings,

@@ -163,9 +163,9 @@ class Notices:
         claim), unless the turn passed or they turned warnings off. The turn's ping, if any,
         makes way for it. `guild_id`: the server of the row (the game's own if None).
 
-        The clock writes the row for the game's channel. In a game between two servers, the
-        warning of the member of the other server is handed on: a row for their own channel,
-        sent (and later removed) by the process holding their server."""
+        The clock writes the row for the channel of the member's own board (bot.game.clocks):
+        in a game between two servers, the warning of the member of the other server is sent
+        (and later removed) by the process holding their server."""
         member = state.user_of(state.acting_mark)
         if member is None or not state.active or state.row.deadline != deadline:
             return None  # the turn passed, or the game ended: nothing to warn of
@@ -173,12 +173,7 @@ class Notices:
         if place is not None and place.guild_id == state.row.guild_id:
             place = None  # the game's own channel: drawn as any game's
         if place is not None and guild_id != place.guild_id:
-            outbox = self._host.services.outbox
-            await outbox.add([outbox.post(
-                place.guild_id, place.channel_id, PostKind.CLOCK_WARNING, game=state.id,
-                deadline=deadline,
-            )])
-            return None
+            return None  # never in a server the member does not play in
         if not (await self._host.services.preferences.member(member)).clock_warnings:
             return None
         async with self._lock(state.id):

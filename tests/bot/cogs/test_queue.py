@@ -447,7 +447,7 @@ async def test_the_member_of_the_other_server_is_warned_of_their_clock_in_their_
     x, o = (alice, dave) if f"<@{alice.id}> (X)" in str(text_of(board)) else (dave, alice)
     boards = {alice.id: board, dave.id: there}
     channels = {alice.id: double.channel_id, dave.id: theirs}
-    # Dave (of the other server) plays O here: his warning is the one handed on.
+    # Dave (of the other server) plays O here: his warning is for the other server.
     assert o is dave
     await typed(x, boards[x.id], "H8")
 
@@ -460,6 +460,9 @@ async def test_the_member_of_the_other_server_is_warned_of_their_clock_in_their_
     (warning,) = warnings()
     assert warning.channel_id == str(channels[o.id])
     assert str(warning.payload["message_reference"]["message_id"]) == boards[o.id].id
+    # The clock wrote the one row for his own channel: none for the game's, none handed on.
+    assert bot.db_rows("SELECT guild_id, channel_id FROM outbox WHERE kind = 'clock_warning'"
+                       ) == [(int(other), int(theirs))]
     # O's clock runs out: both boards say so, and the warning goes.
     for shown in (board, there):
         await shown.wait_for(lambda m: "ran out of time" in str(text_of(m)), timeout=15)

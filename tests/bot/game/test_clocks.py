@@ -196,3 +196,33 @@ async def test_a_new_clock_wakes_the_watcher_when_its_warning_falls_before_its_n
     svc.clocks.deadlines_changed.clear()
     await svc.moves.play(MoveRef(state.id, 0, "A1"), user_id=ALICE, message_id=None)
     assert svc.clocks.deadlines_changed.is_set()
+
+
+async def test_the_clock_warns_the_member_of_the_other_server_in_their_channel_with_one_row(
+    world,
+) -> None:
+    from bot.game.queue_model import QueueKey
+
+    svc, clock = world
+    key = QueueKey(rows=15, cols=15, k=5, rule="freestyle", rated=True, turn_seconds=60.0)
+    for user, guild in ((ALICE, 1), (BOB, 2)):
+        entry = await svc.queue.join(guild_id=guild, channel_id=guild * 10, user_id=user,
+                                     key=key, locale="en-US")
+        await svc.queue.posted(entry.id, 5000 + entry.id)
+        clock.now += 1
+    (pairing,) = await svc.queue.pair()
+    (board,) = await svc.queue.boards(pairing.game_id)
+    assert (board.guild_id, board.channel_id, board.user_id) == (2, 20, BOB)
+    state = await svc.games.state(pairing.game_id)
+    assert state is not None
+    if state.mover_id == ALICE:
+        state = await move(svc, state.id, ALICE, "H8")
+    assert state.mover_id == BOB and state.row.deadline is not None
+    clock.now = state.row.deadline - 10
+    (due,), _ = await svc.timeouts.due_warnings()
+    # The one row is for Bob's own channel: the process holding his server sends it, and a
+    # retried send has no row to hand on.
+    posts = await svc.storage.outbox.due_posts(now=clock.now, shard_id=0, shard_count=1)
+    assert [(p.guild_id, p.channel_id, p.kind, p.payload) for p in posts] == [
+        (2, 20, PostKind.CLOCK_WARNING, {"game": state.id, "deadline": state.row.deadline})]
+    assert due.id == state.id
