@@ -737,7 +737,8 @@ def leaderboard_embed(
     *,
     season: str | None = None,
 ) -> discord.Embed:
-    """A leaderboard: all-time, or one season of the server (by name) with how seasons start."""
+    """A leaderboard: all-time, or one season of the server (by name) with how seasons start;
+    its footer says how it ranks and which games it counts."""
     tr = _translator(locale)
     where = {"scope": tr(f"scope.{scope}"), "mode": tr(f"mode.{mode}")}
     embed = discord.Embed(
@@ -746,7 +747,7 @@ def leaderboard_embed(
         else tr("board.season_title", season=season, **where),
         description=leaderboard_text(rows, mode, locale, client),
     )
-    rule = board_rule(tr)
+    rule = f"{board_rule(tr)}\n{tr(f'board.counts.{scope}')}"
     if season is not None:
         reset = tr("board.season_rule", start=f"{START_RATING:g}", keep=f"{SOFT_RESET_KEEP:.0%}")
         rule = f"{rule}\n{reset}"
@@ -771,7 +772,7 @@ def server_leaderboard_embed(
         embed.add_field(
             name=tr(f"mode.{mode}"), value=leaderboard_text(rows, mode, locale, client), inline=False
         )
-    embed.set_footer(text=board_rule(tr))
+    embed.set_footer(text=f"{board_rule(tr)}\n{tr('board.counts.server')}")
     return embed
 
 

@@ -92,6 +92,11 @@ async def test_win_draw_and_loss_then_stats_and_leaderboard(running_bot: BotHand
     assert default.embeds[0]["description"] == board.embeds[0]["description"]
     people = await bob.slash("caro leaderboard", scope="global", mode="pvp")
     assert "Nobody has 3 rated games" in people.embeds[0]["description"]
+    # Each board says which games it counts.
+    assert (
+        "Counts the rated games of this server's members here, queued games against members of"
+        " other servers included." in board.embeds[0]["footer"]["text"])
+    assert people.embeds[0]["footer"]["text"].endswith("Counts every rated game of every server.")
     helped = await bob.slash("caro help")
     assert helped.ephemeral and "k of your marks in a row" in helped.embeds[0]["description"]
 

@@ -189,7 +189,8 @@ def test_stats_and_leaderboard_embeds() -> None:
     assert "Listed after 3 rated games" in server["footer"]["text"]
     # The AI levels' anchors are the ladder's (bot.game.ladder), in both languages.
     anchors = ", ".join(f"{level.value} {AI_ANCHORS[level]:g}" for level in Level)
-    assert f"players rated {anchors}." in board["footer"]["text"] == server["footer"]["text"]
+    assert f"players rated {anchors}." in board["footer"]["text"]
+    assert f"players rated {anchors}." in server["footer"]["text"]
     vi_board = leaderboard_embed([], locale="vi").to_dict()["footer"]["text"]
     assert f"khó {AI_ANCHORS[Level.HARD]:g}" in vi_board
     vietnamese = stats_embed("an", stats, standings, "vi", external=NO_ENGINE).to_dict()
@@ -507,3 +508,22 @@ def test_a_tournament_games_board_offers_no_stop_rematch_or_takeback() -> None:
         )
         assert said in text.splitlines()
         assert "takeback" not in text and "đi lại" not in text
+
+
+def test_each_leaderboard_says_which_games_it_counts() -> None:
+    here = "Counts the rated games of this server's members here, queued games against members" \
+        " of other servers included."
+    everywhere = "Counts every rated game of every server."
+    footer = {
+        name: embed.to_dict()["footer"]["text"].split("\n")
+        for name, embed in (
+            ("server", leaderboard_embed([], "server")),
+            ("season", leaderboard_embed([], "server", season="2026-11")),
+            ("global", leaderboard_embed([], "global")),
+            ("stats", server_leaderboard_embed({"pvp": []})),
+            ("vi", leaderboard_embed([], "global", locale="vi")),
+        )
+    }
+    assert footer["server"][1] == footer["season"][1] == footer["stats"][1] == here
+    assert footer["global"][1] == everywhere
+    assert footer["vi"][1] == "Tính mọi ván tính điểm của mọi máy chủ."
