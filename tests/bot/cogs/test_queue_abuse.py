@@ -1,8 +1,9 @@
 """A game between two servers from /caro queue (bot/cogs/queue.py) against what members and
 servers may do to it, through the Discord double and the real bot process: the slash commands
 used from the channel of the other server's board, a member leaving their server mid-game, a
-server removing the bot mid-game, a blocked member queueing from another server, and a join and
-Leave loop that alternates servers."""
+server removing the bot mid-game (the member's forfeit also between two bot processes on one
+PostgreSQL), a blocked member queueing from another server, and a join and Leave loop that
+alternates servers."""
 
 from __future__ import annotations
 
@@ -15,6 +16,11 @@ from testkit.bot_process import BotHandle, text_of
 from testkit.gates import until
 from tests.bot.cogs.test_openings import typed
 from tests.bot.cogs.test_queue import PAIRED, posted_board
+from tests.bot.runtime import test_clusters
+from tests.bot.runtime.test_clusters import TWO_CLUSTERS, fetch, guild_on, member_in
+
+# The fixture of the two-cluster tests: bot processes on one PostgreSQL, each holding its shards.
+start_clusters = test_clusters.start_clusters
 
 GONE = ("{member}, your opponent can no longer play from their server (they left it, or it"
         " removed the bot): they forfeit, and the game counts as their resignation.")
@@ -206,3 +212,32 @@ async def test_a_join_and_leave_loop_alternating_servers_meets_one_cooldown(
             "Slow down a little: try again in ")
     assert bot.db_rows("SELECT status, COUNT(*) FROM queue_entries GROUP BY status") == [
         ("left", 5)]
+
+
+async def test_a_member_leaving_a_server_of_one_cluster_forfeits_and_the_other_tells_the_opponent(
+    postgres_dsn: str, start_clusters: Any,
+) -> None:
+    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)
+    double, clusters = deployment.double, deployment.clusters
+    guilds = [guild_on(double, 1, 4), guild_on(double, 2, 4)]  # one on each cluster
+    alice, dave = member_in(double, "alice", guilds[0]), member_in(double, "dave", guilds[1])
+    channels = [double.guilds[guild].channel_id for guild in guilds]
+    first = await alice.slash("caro queue", channel_id=channels[0])
+    second = await dave.slash("caro queue", channel_id=channels[1])
+    board = await posted_board(double, channels[0], first.message.id, timeout=20)
+    there = await posted_board(double, channels[1], second.message.id, timeout=20)
+
+    # Only dave's cluster can find out he left; alice's draws her board and tells her.
+    double.leave(dave, guilds[1])
+    for shown in (board, there):
+        await shown.wait_for(lambda m: "resigned.**" in str(text_of(m)), timeout=30)
+    assert f"**<@{alice.id}> wins" in str(text_of(board))
+    await double.store.changes.wait_until(lambda: bool(lines_to(double, alice)), 15)
+    (told,) = lines_to(double, alice)
+    assert told.channel_id == str(channels[0])
+    assert str(told.payload["message_reference"]["message_id"]) == board.id
+    assert "forfeited by" in clusters[1].log_text()
+    assert "forfeited by" not in clusters[0].log_text()
+    assert await fetch(postgres_dsn, "SELECT status, end_reason FROM games") == [
+        ("finished", "resign")]
+    assert double.violations == []
