@@ -101,12 +101,17 @@ class ControlsCog(commands.Cog, name="Controls"):
         """/caro hint: the Hint button of the member's running game in this channel."""
         guild_id, channel_id = interaction.guild_id, interaction.channel_id
         assert guild_id is not None and channel_id is not None
-        game = await self.bot.services.games.active_game(guild_id, channel_id, interaction.user.id)
-        if game is None:
+        games = self.bot.services.games
+        game = await games.active_game(guild_id, channel_id, interaction.user.id)
+        # Or the member's board in this channel of a game between two servers.
+        game_id = game.id if game is not None else (
+            await self.bot.services.queue.board_game(guild_id, channel_id, interaction.user.id))
+        state = None if game_id is None else await games.state(game_id)
+        if state is None:
             await say(interaction, "error.no_running_game")
             return
         try:
-            await self.hint(interaction, game.id, game.ply)
+            await self.hint(interaction, state.id, state.board.ply)
         except UserError as exc:
             await refuse(interaction, exc)
 
@@ -156,11 +161,17 @@ class ControlsCog(commands.Cog, name="Controls"):
         guild_id, channel_id = interaction.guild_id, interaction.channel_id
         assert guild_id is not None and channel_id is not None
         game = await self.bot.services.games.last_game(guild_id, channel_id, interaction.user.id)
-        if game is None:
+        # Or the member's board in this channel of a game between two servers, if newer.
+        other = await self.bot.services.queue.board_game(
+            guild_id, channel_id, interaction.user.id, running=False)
+        game_id = game.id if game is not None else None
+        if other is not None and (game_id is None or other > game_id):
+            game_id = other
+        if game_id is None:
             await say(interaction, "error.no_finished_game")
             return
         try:
-            await self.rematch(interaction, game.id)
+            await self.rematch(interaction, game_id)
         except UserError as exc:
             await refuse(interaction, exc)
 
@@ -172,7 +183,10 @@ class ControlsCog(commands.Cog, name="Controls"):
 
     async def rematch(self, interaction: discord.Interaction[Any], game: int) -> None:
         """The same board again, colours swapped: a new challenge between members, a new game
-        against the AI."""
+        against the AI. Refused in a game between two servers: the challenge would ask the other
+        member in a channel they cannot see."""
+        if await self.bot.services.queue.boards(game):
+            raise UserError("rematch.cross_server")
         old, options = await self.bot.services.games.rematch_options(game, interaction.user.id)
         if old.mode == Mode.PVP:
             await self.bot.cog(ChallengeCog).post_challenge(

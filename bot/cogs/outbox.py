@@ -178,7 +178,8 @@ class OutboxCog(commands.Cog, name="Outbox"):
         """The cog that draws the row's kind from the database; None once it is unloaded."""
         kind: type[Renderer] = (
             ClocksCog if row.kind is PostKind.CLOCK_WARNING
-            else QueueCog if row.kind in (PostKind.GAME_BOARD, PostKind.TURN_PING)
+            else QueueCog if row.kind in (
+                PostKind.GAME_BOARD, PostKind.TURN_PING, PostKind.OPPONENT_GONE)
             else TournamentCog
         )
         try:

@@ -206,8 +206,15 @@ class PlayCog(commands.Cog, name="Play"):
             if exc.key != "click.moved" or message is None:
                 raise
             state = await self.bot.services.games.state(ref.game_id)
-            if state is None or not await self.bot.boards.is_other_board(state, message.id):
+            if state is None:
                 raise
+            if not await self.bot.boards.is_other_board(state, message.id):
+                if interaction.guild_id == state.row.guild_id:
+                    raise
+                # An old board in another server, reposted there: the link is to that server's
+                # board, never into the game's own.
+                link = await self.bot.boards.link_in(state, interaction.guild_id)
+                raise UserError("click.moved", link=link) from None
         # Its board in another server (a queued game between two): as good as its own.
         return await moves.play(ref, user_id=interaction.user.id, message_id=None)
 

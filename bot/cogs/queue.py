@@ -39,6 +39,10 @@ log = logging.getLogger("caro.bot")
 PAIR_EVERY_S = 2.0
 # After Discord refused a queued game's board, how long before it is posted again.
 REPOST_AFTER_S = 60.0
+# How often each process asks whether the members of its servers who play a game between two
+# servers are still in their server: the bot hears of no member leaving (no members intent),
+# and the other member should not wait out the clock of someone who cannot come back.
+SEATS_EVERY_S = 10.0
 DEFAULT_SIZE = "15x15"
 # The `scope` option of /caro queue: paired with members of any server (unless the server turned
 # that off in /caro settings), or of this server only.
@@ -59,6 +63,8 @@ class QueueCog(commands.Cog, name="Queue"):
         # entry id -> its server and the count of those waiting its message shows, for the
         # entries waiting.
         self._shown: dict[int, tuple[int, int]] = {}
+        # shard id -> when its members playing between two servers were last asked for.
+        self._seats_asked: dict[int, float] = {}
 
     async def cog_load(self) -> None:
         self.bot.spawn(self.run_queue())
@@ -200,6 +206,59 @@ class QueueCog(commands.Cog, name="Queue"):
                 continue
             await self.post_board(board)
         await self.show_counts(shard_id, shard_count)
+        asked = self._seats_asked.get(shard_id)
+        if asked is None or time.monotonic() - asked >= SEATS_EVERY_S:
+            self._seats_asked[shard_id] = time.monotonic()
+            await self.check_seats(shard_id, shard_count)
+
+    async def check_seats(self, shard_id: int, shard_count: int) -> None:
+        """The members of the shard's servers who play a game between two servers and left
+        their server (or whose server removed the bot) forfeit it."""
+        for entry in await self.bot.services.queue.cross_seats(
+            shard_id=shard_id, shard_count=shard_count
+        ):
+            guild = self.bot.get_guild(entry.guild_id)
+            if guild is None:
+                # Removed while this process was away (no GUILD_DELETE came).
+                await self.removed_from(entry.guild_id)
+                continue
+            try:
+                await guild.fetch_member(entry.user_id)
+            except discord.NotFound:
+                log.info("queue: %d left server %d during game %s", entry.user_id,
+                         entry.guild_id, entry.game_id)
+                await self.forfeit(entry, bot_gone=False)
+            except discord.HTTPException as exc:
+                log.warning("queue: could not check that %d is in server %d (%s)",
+                            entry.user_id, entry.guild_id, exc)
+
+    async def forfeit(self, entry: QueueEntry, *, bot_gone: bool) -> None:
+        """The member of `entry` can no longer play its game between two servers from their
+        server: they resign it (rated as a resignation; nothing if it is over already), every
+        board of it still there is redrawn by the process holding its server, and the other
+        member is told in their own channel. `bot_gone`: their server removed the bot, so its
+        board is not drawn."""
+        if entry.game_id is None:
+            return
+        try:
+            state = await self.bot.services.games.resign(entry.game_id, entry.user_id)
+        except UserError:
+            return  # over already: resigned, timed out, or forfeited by another round
+        log.info("queue: game %d forfeited by %d, who can no longer play from server %d",
+                 state.id, entry.user_id, entry.guild_id)
+        self._refused.pop(state.id, None)
+        self._refused_boards.pop(state.id, None)
+        outbox = self.bot.services.outbox
+        drawn = await self.bot.boards.mirror_posts(state, entry.guild_id if bot_gone else None)
+        told = [
+            outbox.post(other.guild_id, other.channel_id, PostKind.OPPONENT_GONE,
+                        game=state.id, member=other.user_id)
+            for other in await self.bot.services.queue.entries_of(state.id)
+            if other.user_id != entry.user_id
+        ]
+        # One write: the boards are redrawn and the other member told, or neither.
+        await outbox.add(drawn + told)
+        self.bot.boards.forget_if_over(state)
 
     async def show_counts(self, shard_id: int, shard_count: int) -> None:
         """Edit the messages of the shard's waiting entries whose count of those waiting for
@@ -244,6 +303,11 @@ class QueueCog(commands.Cog, name="Queue"):
                 return None
             return await self.bot.boards.notices.turn_call(
                 state, post.number("member"), post.number("stage"))
+        if post.kind is PostKind.OPPONENT_GONE:
+            state = await self.bot.services.games.state(post.number("game"))
+            if state is None:
+                return None
+            return await self.bot.boards.notices.opponent_gone(state, post.number("member"))
         if post.kind is not PostKind.GAME_BOARD:
             raise ValueError(f"post {post.id}: {post.kind} is not the queue's")
         return await self.bot.boards.board_edit(post.number("game"), post.number("guild"))
@@ -284,11 +348,18 @@ class QueueCog(commands.Cog, name="Queue"):
         return found
 
     async def removed_from(self, guild_id: int) -> None:
-        """The bot is no longer in the server: its waiting entries are taken out."""
-        left = await self.bot.services.queue.leave_guild(guild_id)
+        """The bot is no longer in the server: its waiting entries are taken out, and its
+        members playing a game between two servers forfeit it."""
+        queue = self.bot.services.queue
+        left = await queue.leave_guild(guild_id)
         if left:
             log.info("queue: the bot was removed from server %d; entries taken out of the"
                      " queue: %s", guild_id, ", ".join(str(e.id) for e in left))
+        count = self.bot.shard_count or 1
+        for entry in await queue.cross_seats(shard_id=(guild_id >> 22) % count,
+                                             shard_count=count):
+            if entry.guild_id == guild_id:
+                await self.forfeit(entry, bot_gone=True)
 
     @commands.Cog.listener()
     async def on_guild_remove(self, guild: discord.Guild) -> None:

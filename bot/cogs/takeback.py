@@ -42,6 +42,10 @@ class TakebackCog(commands.Cog, name="Takeback"):
         user_id = interaction.user.id
         running = await self.bot.services.games.active_game(guild_id, channel_id, user_id)
         if running is None:
+            # The member's board in this channel of a game between two servers: refused below.
+            if await self.bot.services.queue.board_game(guild_id, channel_id, user_id):
+                await say(interaction, "takeback.cross_server")
+                return
             await say(interaction, "error.no_running_game")
             return
         if await self.bot.services.queue.boards(running.id):

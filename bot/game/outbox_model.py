@@ -37,6 +37,9 @@ class PostKind(StrEnum):
     # The member to move in a game between two servers, called in their own server's channel
     # by the process holding it (which removes the call when the turn passes).
     TURN_PING = "turn_ping"
+    # The member of a game between two servers, told in their own channel that their opponent
+    # can no longer play from their server (left it, or it removed the bot) and forfeited.
+    OPPONENT_GONE = "opponent_gone"
 
     @property
     def is_edit(self) -> bool:

@@ -779,9 +779,21 @@ class QueueStore(Protocol):
         """The game's board in `guild_id` is posted as `message_id`."""
         ...
 
-    async def board_game(self, guild_id: int, channel_id: int, user_id: int) -> int | None:
+    async def board_game(self, guild_id: int, channel_id: int, user_id: int, *,
+                         running: bool = True) -> int | None:
         """The running game whose board in another server than its own is in this channel for
-        this member (a queued game between two servers), by id; None if none."""
+        this member (a queued game between two servers), by id; None if none. `running` False:
+        the newest such game, over or not."""
+        ...
+
+    async def joins_since(self, user_id: int, since: float) -> list[float]:
+        """When the member joined the queue (any server, any status) after `since`."""
+        ...
+
+    async def cross_seats(self, *, shard_id: int = 0, shard_count: int = 1
+                          ) -> list[QueueEntry]:
+        """The entries of the shard's servers whose games are running between two servers:
+        whose members must still be in their servers for the game to go on."""
         ...
 
     async def keep_queue_local(self, guild_id: int) -> int:

@@ -105,7 +105,7 @@ class QueueService:
         what a board in another server calls them."""
         if await self._games.active_game(guild_id, channel_id, user_id) is not None:
             raise UserError("error.already_playing_nolink")
-        self._cooldowns.queue.hit(guild_id, user_id)
+        await self._check_rate(user_id)
         if not local:
             local = not (await self._settings.timeouts(guild_id)).cross_server
         standing = await self._standings.standing(GLOBAL_SCOPE, user_id, Mode.PVP)
@@ -128,6 +128,17 @@ class QueueService:
         except QueuedGameRunning:
             raise UserError("queue.playing") from None
 
+    async def _check_rate(self, user_id: int) -> None:
+        """UserError ("try again in N s") if the member joined the queue as often as the
+        queue's cooldown allows within its window. Counted from the stored entries, so joins
+        from any server, held by any process, count together."""
+        cooldown = self._cooldowns.queue
+        now = self._clock()
+        joins = await self._store.joins_since(user_id, now - cooldown.per)
+        if len(joins) >= cooldown.rate:
+            left = cooldown.per - (now - min(joins))
+            raise UserError("error.cooldown", seconds=f"{max(1, round(left))}")
+
     async def posted(self, entry_id: int, message_id: int) -> None:
         """The entry's message is posted: from now on it may be paired."""
         await self._store.set_queue_message(entry_id, message_id)
@@ -146,10 +157,18 @@ class QueueService:
         """The second boards of running queued games in the shard's servers, still to post."""
         return await self._store.unposted_boards(shard_id=shard_id, shard_count=shard_count)
 
-    async def board_game(self, guild_id: int, channel_id: int, user_id: int) -> int | None:
+    async def board_game(self, guild_id: int, channel_id: int, user_id: int, *,
+                         running: bool = True) -> int | None:
         """The running game the member plays from their board in this channel of another
-        server than the game's (a queued game between two servers); None if none."""
-        return await self._store.board_game(guild_id, channel_id, user_id)
+        server than the game's (a queued game between two servers); None if none. `running`
+        False: their newest such game, over or not."""
+        return await self._store.board_game(guild_id, channel_id, user_id, running=running)
+
+    async def cross_seats(self, *, shard_id: int = 0, shard_count: int = 1
+                          ) -> list[QueueEntry]:
+        """The queue entries of the shard's servers whose games run between two servers: the
+        members who must still be in their server (and it still have the bot) for it to go on."""
+        return await self._store.cross_seats(shard_id=shard_id, shard_count=shard_count)
 
     async def board_posted(self, board: GameBoard, message_id: int) -> None:
         await self._store.attach_board(board.game_id, board.guild_id, message_id)

@@ -278,19 +278,24 @@ class Boards:
         """After a drawing of a game between two servers on its board in `drawn`: its boards in
         the other servers are redrawn through the outbox (by the process holding each one's
         server, from the game as stored when it is sent)."""
+        posts = await self.mirror_posts(state, drawn)
+        if posts:
+            await self._host.services.outbox.add(posts)
+
+    async def mirror_posts(self, state: GameState, drawn: int | None) -> list[NewPost]:
+        """The outbox rows of `mirror`, unwritten: one per board of a game between two servers
+        in another server than `drawn` (all of them if None); none for any other game."""
         cross = await self.look.cross(state)
         if cross is None:
-            return
+            return []
         row = state.row
         outbox = self._host.services.outbox
         places = [(row.guild_id, row.channel_id)] + [(b.guild_id, b.channel_id) for b in cross.boards]
-        posts: list[NewPost] = [
+        return [
             outbox.post(guild, channel, PostKind.GAME_BOARD, game=state.id, guild=guild)
             for guild, channel in places
             if guild != drawn
         ]
-        if posts:
-            await outbox.add(posts)
 
     async def board_edit(self, game_id: int, guild_id: int) -> MessageEdit | None:
         """The game's board in `guild_id` drawn as the game is stored now (an outbox row of
@@ -354,12 +359,43 @@ class Boards:
         moved = await self.games.state(state.id)
         return moved if moved is not None else state
 
-    async def _point_to(self, state: GameState, old: int, new: int) -> None:
-        """Turn the old board message `old` into a line linking to the new board `new`."""
+    async def repost_board(
+        self, interaction: discord.Interaction[Any], state: GameState, guild_id: int
+    ) -> None:
+        """Post the running game's board in `guild_id`, another server than the game's (a
+        queued game between two), again as the answer to `interaction` and store it as that
+        server's board; the old message becomes a line linking to the new one. The game's own
+        board, in the other server, is not touched."""
+        async with self.draw_lock(state.id):
+            fresh = await self.games.state(state.id)
+            state = fresh if fresh is not None else state
+            board = next((b for b in await self._host.services.queue.boards(state.id)
+                          if b.guild_id == guild_id), None)
+            if board is None:
+                return
+            parts = await self.look.drawing(state, guild_id=guild_id)
+            remember(interaction.guild_id, interaction.user)
+            response = await interaction.response.send_message(**parts)
+            message_id = response.message_id
+            if message_id is None:
+                message_id = (await interaction.original_response()).id
+            await self._host.services.queue.board_posted(board, message_id)
+            if board.message_id is not None and board.message_id != message_id:
+                locale = await self.look.locale(state, guild_id) or state.row.locale
+                await self._point_to(state, board.message_id, message_id,
+                                     where=(board.guild_id, board.channel_id, locale))
+
+    async def _point_to(
+        self, state: GameState, old: int, new: int,
+        where: tuple[int, int, str] | None = None,
+    ) -> None:
+        """Turn the old board message `old` into a line linking to the new board `new`, in the
+        game's channel or `where` (server, channel and language of its board in another)."""
         row = state.row
-        line = text_in(row.locale, "board.moved", link=jump_link(row.guild_id, row.channel_id, new))
+        guild_id, channel_id, locale = where or (row.guild_id, row.channel_id, row.locale)
+        line = text_in(locale, "board.moved", link=jump_link(guild_id, channel_id, new))
         message = self._host.get_partial_messageable(
-            row.channel_id, guild_id=row.guild_id
+            channel_id, guild_id=guild_id
         ).get_partial_message(old)
         parts: dict[str, Any]
         if uses_layout(state) or old in self.look.layout_messages:

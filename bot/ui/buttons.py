@@ -329,18 +329,20 @@ async def game_on_its_message(
         raise UserError("click.no_game")
     if not on_its_message(interaction, state.row.message_id, custom_id):
         message = interaction.message
-        if message is not None and any(
-            board.message_id == message.id
-            for board in await bot_of(interaction).services.queue.boards(game)
-        ):
+        boards = await bot_of(interaction).services.queue.boards(game)
+        if message is not None and any(board.message_id == message.id for board in boards):
             # Its board in another server (a queued game between two servers).
             return state
         if moved_from(interaction.message, state, custom_id):
             row = state.row
             assert row.message_id is not None  # moved_from says it has a board elsewhere
-            raise UserError(
-                "click.moved", link=jump_link(row.guild_id, row.channel_id, row.message_id)
-            )
+            where = (row.guild_id, row.channel_id, row.message_id)
+            for board in boards:
+                # An old board in another server, reposted there: never a link into the
+                # game's own server.
+                if board.guild_id == interaction.guild_id and board.message_id is not None:
+                    where = (board.guild_id, board.channel_id, board.message_id)
+            raise UserError("click.moved", link=jump_link(*where))
         raise UserError("click.wrong_message")
     return state
 

@@ -155,6 +155,21 @@ class Notices:
             sent=sent,
         )
 
+    async def opponent_gone(self, state: GameState, member: int) -> NewMessage | None:
+        """The line to `member` of a game between two servers that their opponent can no longer
+        play from their server and forfeited: in `member`'s own channel, replying to their
+        board (an outbox row, sent by the process holding their server); None for any other
+        game."""
+        place = await self._place(state, member)
+        if place is None:
+            return None
+        content, reference = await self._call(state, member, "queue.opponent_gone", place)
+        alone = NewMessage(content, allowed_mentions=only(member))
+        if reference is None:
+            return alone
+        return NewMessage(content, allowed_mentions=only(member), reference=reference,
+                          fallback=alone)
+
     async def low_time(
         self, state: GameState, deadline: float, guild_id: int | None = None
     ) -> NewMessage | None:

@@ -226,14 +226,36 @@ class QueueQueries:
         )
         return [board_of(row) for row in rows]
 
-    async def board_game(self, guild_id: int, channel_id: int, user_id: int) -> int | None:
+    async def board_game(self, guild_id: int, channel_id: int, user_id: int, *,
+                         running: bool = True) -> int | None:
         found = await self._con.pool.fetchval(
             "SELECT b.game_id FROM game_boards b JOIN games g ON g.id = b.game_id"
             " WHERE b.guild_id = $1 AND b.channel_id = $2 AND b.user_id = $3"
-            " AND g.status = 'active' ORDER BY b.game_id DESC LIMIT 1",
-            guild_id, channel_id, user_id,
+            " AND (g.status = 'active' OR NOT $4) ORDER BY b.game_id DESC LIMIT 1",
+            guild_id, channel_id, user_id, running,
         )
         return None if found is None else int(found)
+
+    async def joins_since(self, user_id: int, since: float) -> list[float]:
+        # Every status named, so the index on (status, joined_at) finds the window's entries.
+        rows = await self._con.pool.fetch(
+            "SELECT joined_at FROM queue_entries WHERE status IN ('waiting', 'paired', 'left')"
+            " AND joined_at > $2 AND user_id = $1",
+            user_id, since,
+        )
+        return [float(row[0]) for row in rows]
+
+    async def cross_seats(self, *, shard_id: int = 0, shard_count: int = 1
+                          ) -> list[QueueEntry]:
+        check_shard(shard_id, shard_count)
+        rows = await self._con.pool.fetch(
+            f"SELECT {ENTRY_COLUMNS} FROM queue_entries WHERE status = 'paired'"
+            " AND (guild_id >> 22) % $1 = $2 AND game_id IN (SELECT b.game_id FROM"
+            " game_boards b JOIN games g ON g.id = b.game_id WHERE g.status = 'active')"
+            " ORDER BY game_id, id",
+            shard_count, shard_id,
+        )
+        return [entry_of(row) for row in rows]
 
     async def attach_board(self, game_id: int, guild_id: int, message_id: int) -> None:
         await self._con.pool.execute(

@@ -233,15 +233,39 @@ class QueueQueries:
             )
         return [board_of(row) for row in rows]
 
-    async def board_game(self, guild_id: int, channel_id: int, user_id: int) -> int | None:
+    async def board_game(self, guild_id: int, channel_id: int, user_id: int, *,
+                         running: bool = True) -> int | None:
         async with self._con.lock:
             row = await self._con.first(
                 "SELECT b.game_id FROM game_boards b JOIN games g ON g.id = b.game_id"
                 " WHERE b.guild_id = ? AND b.channel_id = ? AND b.user_id = ?"
-                " AND g.status = 'active' ORDER BY b.game_id DESC LIMIT 1",
-                (guild_id, channel_id, user_id),
+                " AND (g.status = 'active' OR NOT ?) ORDER BY b.game_id DESC LIMIT 1",
+                (guild_id, channel_id, user_id, int(running)),
             )
         return None if row is None else int(row[0])
+
+    async def joins_since(self, user_id: int, since: float) -> list[float]:
+        async with self._con.lock:
+            # Every status named, so the index on (status, joined_at) finds the window's entries.
+            rows = await self._con.all(
+                "SELECT joined_at FROM queue_entries WHERE status IN ('waiting', 'paired', 'left')"
+                " AND joined_at > ? AND user_id = ?",
+                (since, user_id),
+            )
+        return [float(row[0]) for row in rows]
+
+    async def cross_seats(self, *, shard_id: int = 0, shard_count: int = 1
+                          ) -> list[QueueEntry]:
+        check_shard(shard_id, shard_count)
+        async with self._con.lock:
+            rows = await self._con.all(
+                f"SELECT {ENTRY_COLUMNS} FROM queue_entries WHERE status = 'paired'"
+                " AND (guild_id >> 22) % ? = ? AND game_id IN (SELECT b.game_id FROM"
+                " game_boards b JOIN games g ON g.id = b.game_id WHERE g.status = 'active')"
+                " ORDER BY game_id, id",
+                (shard_count, shard_id),
+            )
+        return [entry_of(row) for row in rows]
 
     async def attach_board(self, game_id: int, guild_id: int, message_id: int) -> None:
         async with self._con.lock:

@@ -40,7 +40,8 @@ async def test_two_members_queue_are_paired_and_play_a_rated_game(running_bot: B
     assert not first.ephemeral
     assert text_of(first.message) == (
         f"<@{alice.id}> is looking for an opponent: **15x15, 5 in a row, freestyle**, rated."
-        " Waiting for this game now: 1. The game is posted in this channel or theirs."
+        " Waiting for this game now: 1. Your game will be posted in this channel, or in your"
+        " opponent's if they are in this server."
     )
     assert refusal(await alice.slash("caro queue", rated=False)).startswith(
         "You are in the queue already")

@@ -137,3 +137,19 @@ async def test_a_server_with_cross_server_pairing_off_keeps_its_members_home(wor
     entry = await svc.queue.join(guild_id=1, channel_id=10, user_id=A, key=KEY, locale="en-US")
     assert entry.local
     assert (await svc.queue.entry(waiting.id)).local  # type: ignore[union-attr]
+
+
+async def test_joins_from_two_servers_in_turn_meet_one_cooldown(world) -> None:
+    svc, clock = world
+    for n in range(5):
+        await join(svc, A, 1 + n % 2)
+        await svc.queue.leave(A)
+        clock.now += 1
+    # The sixth join in a minute, from either server, is refused until the first is a minute old.
+    for guild in (1, 2):
+        with pytest.raises(UserError) as refused:
+            await join(svc, A, guild)
+        assert refused.value.key == "error.cooldown"
+        assert refused.value.values == {"seconds": "55"}
+    clock.now += 55
+    assert (await join(svc, A, 2)).status is QueueStatus.WAITING

@@ -292,6 +292,40 @@ async def test_a_game_within_one_server_has_no_second_board(storage: Storage) ->
     assert one.game_id is not None
     assert await storage.queue.game_boards(one.game_id) == []
     assert await storage.queue.unposted_boards() == []
+    # Nobody of a game within one server must stay in their server for it to go on.
+    assert await storage.queue.cross_seats() == []
+
+
+async def test_the_seats_of_games_between_two_servers_are_found_per_shard_while_they_run(
+    storage: Storage,
+) -> None:
+    here, there = 1 << 22, 2 << 22  # servers on shards 1 and 0 of 2
+    await join(storage, new(1, guild=here, channel=11, at=90.0))
+    await join(storage, new(2, guild=there, channel=21, at=95.0))
+    ((one, other),) = await pair(storage)
+    assert one.game_id is not None
+    seats = [(e.user_id, e.guild_id, e.game_id) for e in await storage.queue.cross_seats()]
+    assert seats == [(1, here, one.game_id), (2, there, one.game_id)]
+    assert [e.user_id for e in await storage.queue.cross_seats(shard_id=0, shard_count=2)] == [2]
+    assert [e.user_id for e in await storage.queue.cross_seats(shard_id=1, shard_count=2)] == [1]
+    # Over: nobody's seat is asked for any more, and the finished game is still found from
+    # the channel of its second board when asked for games over or not.
+    assert await storage.games.abandon_game(one.game_id)
+    assert await storage.queue.cross_seats() == []
+    assert await storage.queue.board_game(there, 21, 2) is None
+    assert await storage.queue.board_game(there, 21, 2, running=False) == one.game_id
+
+
+async def test_a_members_joins_are_counted_in_every_server_and_status(storage: Storage) -> None:
+    await join(storage, new(1, guild=1, at=10.0))
+    await storage.queue.leave_queue(1, now=11.0)
+    await join(storage, new(1, guild=2, at=20.0))
+    await join(storage, new(2, guild=2, at=30.0))
+    ((mine, _),) = await pair(storage, now=40.0)
+    assert mine.user_id == 1
+    assert sorted(await storage.queue.joins_since(1, 0.0)) == [10.0, 20.0]
+    assert await storage.queue.joins_since(1, 10.0) == [20.0]
+    assert await storage.queue.joins_since(3, 0.0) == []
 
 
 async def test_an_entry_of_this_server_only_meets_no_one_of_another(storage: Storage) -> None:

@@ -1,0 +1,243 @@
+"""A game between two servers from /caro queue (bot/cogs/queue.py) against what members and
+servers may do to it, through the Discord double and the real bot process: the slash commands
+used from the channel of the other server's board, a member leaving their server mid-game, a
+server removing the bot mid-game (the member's forfeit also between two bot processes on one
+PostgreSQL), a blocked member queueing from another server, and a join and Leave loop that
+alternates servers."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from testkit.boards import refusal
+from testkit.bot_process import BotHandle, text_of
+from testkit.gates import until
+from tests.bot.cogs.test_openings import typed
+from tests.bot.cogs.test_queue import PAIRED, posted_board
+from tests.bot.runtime import test_clusters
+from tests.bot.runtime.test_clusters import TWO_CLUSTERS, fetch, guild_on, member_in
+
+# The fixture of the two-cluster tests: bot processes on one PostgreSQL, each holding its shards.
+start_clusters = test_clusters.start_clusters
+
+GONE = ("{member}, your opponent can no longer play from their server (they left it, or it"
+        " removed the bot): they forfeit, and the game counts as their resignation.")
+
+
+@dataclass
+class Across:
+    """Alice (the test server) and dave (another) paired from the queue: the game's own board
+    in alice's channel, its second board in dave's."""
+
+    other: str
+    theirs: str
+    alice: Any
+    dave: Any
+    board: Any
+    there: Any
+
+
+async def paired_across(bot: BotHandle) -> Across:
+    double = bot.double
+    other = double.add_guild("another server")
+    alice, dave = double.add_member("alice"), double.add_member("dave", guild_id=other)
+    theirs = double.guilds[other].channel_id
+    first = await alice.slash("caro queue")
+    second = await dave.slash("caro queue", channel_id=theirs)
+    board = await posted_board(double, double.channel_id, first.message.id)
+    there = await posted_board(double, theirs, second.message.id)
+    return Across(other, theirs, alice, dave, board, there)
+
+
+def lines_to(double: Any, member: Any) -> list[Any]:
+    return [m for m in double.store.order if text_of(m) == GONE.format(member=f"<@{member.id}>")]
+
+
+async def test_the_commands_in_the_other_servers_channel_act_on_its_own_board(
+    start_bot: Any,
+) -> None:
+    bot = await start_bot(DISCORD_GUILD_ID="")
+    double = bot.double
+    game = await paired_across(bot)
+    alice, dave, board, there, theirs = (
+        game.alice, game.dave, game.board, game.there, game.theirs)
+    # As on the game's own board: no hints between members, no takeback or rematch between
+    # two servers.
+    no_hint = "Hints are only given in games against the easy or normal AI."
+    assert refusal(await dave.slash("caro hint", channel_id=theirs)) == no_hint
+    assert refusal(await alice.slash("caro hint")) == no_hint
+    assert refusal(await dave.slash("caro takeback", channel_id=theirs)) == (
+        "Takebacks are not available in a game between two servers.")
+    no_rematch = ("There is no rematch in a game between two servers: queue again with"
+                  " `/caro queue`.")
+    assert refusal(await dave.slash("caro rematch", channel_id=theirs)) == no_rematch
+
+    # /caro board there moves that server's board only.
+    resign_id = next(str(b["custom_id"]) for b in there.buttons
+                     if str(b["custom_id"]).startswith("caro:r:"))
+    own = board.snapshot()
+    moved = await dave.slash("caro board", channel_id=theirs)
+    assert moved.callback_type == 4 and not moved.ephemeral
+    new = moved.message
+    await there.wait_for(lambda m: m.buttons == [])
+    link = f"https://discord.com/channels/{game.other}/{theirs}/{new.id}"
+    assert text_of(there) == f"This board moved here: {link}"
+    assert bot.db_rows("SELECT message_id FROM game_boards") == [(int(new.id),)]
+    assert bot.db_rows("SELECT message_id FROM games") == [(int(board.id),)]
+    assert board.snapshot() == own
+    assert "**Alice** (1200)" in text_of(new) and f"<@{alice.id}>" not in text_of(new)
+    # A click on the old board leads to the new one, in this server.
+    answer = refusal(await dave.click_custom_id(there, resign_id))
+    assert link in answer and f"/{double.channel_id}/" not in answer
+
+    # Moves on the new board and on the game's own show on both.
+    x, o = (alice, dave) if f"<@{alice.id}> (X)" in str(text_of(board)) else (dave, alice)
+    boards = {alice.id: board, dave.id: new}
+    for n, (member, cell) in enumerate([(x, "H8"), (o, "A1"), (x, "H9")], start=1):
+        played = await typed(member, boards[member.id], cell)
+        assert played.callback_type in (4, 6, 7), played
+        for shown in (board, new):
+            await shown.wait_for(lambda m, n=n: f"Moves played: {n}." in str(text_of(m)),
+                                 timeout=10)
+    # The old message stays a pointer: the moves are drawn on the new one only.
+    assert text_of(there) == f"This board moved here: {link}" and there.edits == 1
+
+    done = await dave.slash("caro resign", channel_id=theirs)
+    assert str(done.content).endswith(f"/{theirs}/{new.id}"), done.content
+    for shown in (board, new):
+        await shown.wait_for(lambda m: "resigned.**" in str(text_of(m)), timeout=10)
+    # Over: still no rematch from either channel.
+    assert refusal(await dave.slash("caro rematch", channel_id=theirs)) == no_rematch
+    assert refusal(await alice.slash("caro rematch")) == no_rematch
+    assert double.violations == []
+
+
+async def test_a_member_who_leaves_their_server_mid_game_forfeits_it(start_bot: Any) -> None:
+    bot = await start_bot(DISCORD_GUILD_ID="")
+    double = bot.double
+    game = await paired_across(bot)
+    alice, dave, board, there = game.alice, game.dave, game.board, game.there
+    x = alice if f"<@{alice.id}> (X)" in str(text_of(board)) else dave
+    await typed(x, board if x is alice else there, "H8")
+    await there.wait_for(lambda m: "Moves played: 1." in str(text_of(m)), timeout=10)
+
+    # Dave leaves his server: the bot hears nothing, and finds out when it asks.
+    double.leave(dave, game.other)
+    for shown in (board, there):
+        await shown.wait_for(lambda m: "resigned.**" in str(text_of(m)), timeout=30)
+    assert f"**<@{alice.id}> wins" in str(text_of(board))
+    assert "**Alice** (1200) wins" in str(text_of(there))
+    assert bot.db_rows("SELECT status, end_reason FROM games") == [("finished", "resign")]
+    # Alice is told why, in her own channel, replying to her board; dave is not named there.
+    await double.store.changes.wait_until(lambda: bool(lines_to(double, alice)), 10)
+    (told,) = lines_to(double, alice)
+    assert told.channel_id == str(double.channel_id)
+    assert str(told.payload["message_reference"]["message_id"]) == board.id
+    assert f"<@{dave.id}>" not in str(text_of(told))
+    # Once: rated once, told once, even after the next rounds of asking.
+    await asyncio.sleep(11)
+    assert bot.db_rows("SELECT COUNT(*) FROM rating_changes") == [(4,)]
+    assert len(lines_to(double, alice)) == 1
+    assert bot.log_text().count("forfeited by") == 1
+    assert double.violations == []
+
+
+async def test_a_server_that_removes_the_bot_mid_game_forfeits_its_member(
+    start_bot: Any,
+) -> None:
+    bot = await start_bot(DISCORD_GUILD_ID="")
+    double = bot.double
+    game = await paired_across(bot)
+    alice, dave, board, there = game.alice, game.dave, game.board, game.there
+    shown_there = there.snapshot()
+
+    double.remove_bot(game.other)
+    await board.wait_for(lambda m: "resigned.**" in str(text_of(m)), timeout=15)
+    assert f"**<@{alice.id}> wins" in str(text_of(board))
+    assert bot.db_rows("SELECT status, end_reason FROM games") == [("finished", "resign")]
+    await double.store.changes.wait_until(lambda: bool(lines_to(double, alice)), 10)
+    (told,) = lines_to(double, alice)
+    assert told.channel_id == str(double.channel_id)
+    assert f"<@{dave.id}>" not in str(text_of(told))
+    # Nothing is sent to, or waits for, the server that removed the bot.
+    await asyncio.sleep(3)
+    assert there.snapshot() == shown_there
+    assert bot.db_rows(
+        "SELECT COUNT(*) FROM outbox WHERE guild_id = ? AND sent_at IS NULL AND failed_at IS NULL",
+        (int(game.other),)) == [(0,)]
+    assert bot.db_rows("SELECT COUNT(*) FROM rating_changes") == [(4,)]
+    assert double.violations == []
+
+
+async def test_a_blocked_member_queueing_from_another_server_is_not_paired_with_the_blocker(
+    start_bot: Any,
+) -> None:
+    bot = await start_bot(DISCORD_GUILD_ID="")
+    double = bot.double
+    other = double.add_guild("another server")
+    alice, carol = double.add_member("alice"), double.add_member("carol")
+    bob = double.add_member("bob")
+    double.join(bob, other)
+    # Blocked in this server; bob queues from the other.
+    await alice.slash("caro block", member=bob)
+    await bob.slash("caro queue", channel_id=double.guilds[other].channel_id)
+    await alice.slash("caro queue")
+    assert not await double.store.changes.wait_until(
+        lambda: bot.db_rows("SELECT COUNT(*) FROM games") != [(0,)], 5.0)
+    # Bob waited longer and meets the next member who may meet him.
+    await carol.slash("caro queue", channel_id=double.add_channel("games"))
+    await until(lambda: bot.db_rows(PAIRED) != [], 10.0)
+    assert bot.db_rows(PAIRED) == [(int(bob.id), int(carol.id))]
+    assert bot.db_rows("SELECT user_id, status FROM queue_entries ORDER BY id") == [
+        (int(bob.id), "paired"), (int(alice.id), "waiting"), (int(carol.id), "paired")]
+
+
+async def test_a_join_and_leave_loop_alternating_servers_meets_one_cooldown(
+    start_bot: Any,
+) -> None:
+    bot = await start_bot(DISCORD_GUILD_ID="")
+    double = bot.double
+    other = double.add_guild("another server")
+    bob = double.add_member("bob")
+    double.join(bob, other)
+    channels = (double.channel_id, double.guilds[other].channel_id)
+    for n in range(5):
+        waiting = await bob.slash("caro queue", channel_id=channels[n % 2])
+        assert not waiting.ephemeral
+        await bob.click(waiting.message, "Leave")
+    for channel in channels:
+        assert refusal(await bob.slash("caro queue", channel_id=channel)).startswith(
+            "Slow down a little: try again in ")
+    assert bot.db_rows("SELECT status, COUNT(*) FROM queue_entries GROUP BY status") == [
+        ("left", 5)]
+
+
+async def test_a_member_leaving_a_server_of_one_cluster_forfeits_and_the_other_tells_the_opponent(
+    postgres_dsn: str, start_clusters: Any,
+) -> None:
+    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)
+    double, clusters = deployment.double, deployment.clusters
+    guilds = [guild_on(double, 1, 4), guild_on(double, 2, 4)]  # one on each cluster
+    alice, dave = member_in(double, "alice", guilds[0]), member_in(double, "dave", guilds[1])
+    channels = [double.guilds[guild].channel_id for guild in guilds]
+    first = await alice.slash("caro queue", channel_id=channels[0])
+    second = await dave.slash("caro queue", channel_id=channels[1])
+    board = await posted_board(double, channels[0], first.message.id, timeout=20)
+    there = await posted_board(double, channels[1], second.message.id, timeout=20)
+
+    # Only dave's cluster can find out he left; alice's draws her board and tells her.
+    double.leave(dave, guilds[1])
+    for shown in (board, there):
+        await shown.wait_for(lambda m: "resigned.**" in str(text_of(m)), timeout=30)
+    assert f"**<@{alice.id}> wins" in str(text_of(board))
+    await double.store.changes.wait_until(lambda: bool(lines_to(double, alice)), 15)
+    (told,) = lines_to(double, alice)
+    assert told.channel_id == str(channels[0])
+    assert str(told.payload["message_reference"]["message_id"]) == board.id
+    assert "forfeited by" in clusters[1].log_text()
+    assert "forfeited by" not in clusters[0].log_text()
+    assert await fetch(postgres_dsn, "SELECT status, end_reason FROM games") == [
+        ("finished", "resign")]
+    assert double.violations == []
