@@ -14,7 +14,7 @@ async def test_help_on_a_rule_shows_its_picture_in_the_members_language(
     double = running_bot.double
     alice, an = double.add_member("alice"), double.add_member("an", locale="vi")
     asked = await alice.slash("caro help", topic="renju")
-    (answer,) = await asked.followups(1)
+    (answer,) = await asked.followups(1, timeout=30.0)
     assert answer.ephemeral
     (embed,) = answer.embeds
     assert embed["title"] == "Renju: the forbidden moves"
@@ -26,7 +26,8 @@ async def test_help_on_a_rule_shows_its_picture_in_the_members_language(
     again = await double.add_member("carol").slash("caro help", topic="renju")
     assert again.callback_type == 4 and files(again.message)["rule.png"] == picture
     swap2 = await an.slash("caro help", topic="swap2")
-    (answer,) = await swap2.followups(1)
+    # Drawn for the first time here: a picture can take seconds on a loaded machine.
+    (answer,) = await swap2.followups(1, timeout=30.0)
     assert answer.embeds[0]["title"] == "Swap2: cách khai cuộc"
     assert "/caro bắt-đầu" in answer.embeds[0]["description"]
     assert files(answer)["rule.png"] != picture

@@ -237,8 +237,10 @@ async def test_a_server_that_removed_the_bot_while_it_was_down_loses_its_entries
     await bot.start()
     await until(lambda: bot.db_rows("SELECT status FROM queue_entries ORDER BY id") == [
         ("left",), ("waiting",)], 10.0)
-    assert (f"queue: the bot was removed from server {other}; entries taken out of the queue: 1"
-            in bot.log_text())
+    # Logged just after the entries are taken out.
+    await until(lambda: (
+        f"queue: the bot was removed from server {other}; entries taken out of the queue: 1"
+        in bot.log_text()), 10.0)
 
 
 async def test_members_of_two_servers_play_one_game_on_a_board_in_each_server(
