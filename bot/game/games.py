@@ -346,6 +346,9 @@ class GameService:
             raise UserError("click.not_your_game")
         if state.active:
             raise UserError("rematch.still_running")
+        if state.row.tournament_id is not None:
+            # The tournament pairs its own games; a rematch would be a game outside it.
+            raise UserError("rematch.tournament")
         if state.mode is Mode.PVP:
             first = "them" if mark is Mark.X else "me"
         else:

@@ -505,3 +505,16 @@ async def test_a_tournament_game_whose_opening_swapped_colours_names_its_entries
     assert {x, o} == {member_entrant(BOB), member_entrant(CAROL)}
     swapped = replace(state, row=replace(state.row, x=state.row.o, o=state.row.x))
     assert (placed.entrant(swapped, Mark.X), placed.entrant(swapped, Mark.O)) == (o, x)
+
+
+async def test_a_finished_tournament_game_has_no_rematch(world) -> None:
+    svc, _ = world
+    tid = await create(svc)
+    for member in (BOB, CAROL):
+        await svc.tournaments.join(tid, member)
+    (state,) = (await svc.tournaments.start_now(tid, ORGANISER)).games
+    loser = state.row.x
+    assert isinstance(loser, int)
+    await svc.games.resign(state.id, loser)
+    with pytest.raises(UserError, match="no rematch of a tournament game"):
+        await svc.games.rematch_options(state.id, loser)
