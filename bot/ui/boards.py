@@ -341,11 +341,9 @@ class Boards:
             fresh = await self.games.state(state.id)
             state = fresh if fresh is not None else state
             old = state.row.message_id
-            tournament = await self.look.tournament(state)
-            parts = message_parts(
-                state, external=self.look.external, window=self.look.window(state, None, None),
-                players=await self.look.players(state, tournament), tournament=tournament,
-            )
+            # As every other drawing of it: the starter's theme, players of another server by
+            # name.
+            parts = await self.look.drawing(state)
             remember(interaction.guild_id, interaction.user)
             response = await interaction.response.send_message(**parts)
             message_id = response.message_id

@@ -10,6 +10,7 @@ import pytest
 from testkit.boards import cells, refusal
 from testkit.bot_process import BotHandle, text_of
 from testkit.faults import free_cells
+from testkit.replays import files
 
 # The scenarios that draw boards, challenges and layouts run with CARO_FAST_DRAWING on and off.
 both_drawings = pytest.mark.usefixtures("fast_drawing")
@@ -87,4 +88,17 @@ async def test_a_big_board_is_reposted_as_a_layout_in_the_members_language(
     game = str(new.buttons[-1]["custom_id"]).split(":")[2]
     stale = refusal(await minh.click_custom_id(old, f"caro:r:{game}:0"))
     assert stale.startswith("Bàn cờ này đã chuyển đi, ở đây:")
+    assert running_bot.double.violations == []
+
+
+async def test_a_reposted_board_keeps_the_starters_theme(running_bot: BotHandle) -> None:
+    double = running_bot.double
+    alice = double.add_member("alice")
+    await alice.slash("caro settings", theme="paper")
+    old = (await alice.slash("caro start", difficulty="easy", size="15x15")).message
+    (picture,) = files(old).values()
+    new = (await alice.slash("caro board")).message
+    await old.wait_for(lambda m: m.buttons == [])
+    # The same position in the same theme: the same picture.
+    assert list(files(new).values()) == [picture]
     assert running_bot.double.violations == []
