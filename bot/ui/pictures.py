@@ -69,6 +69,21 @@ BUTTON_RGB: dict[ButtonColour, RGB] = {
 }
 
 
+
+def _luminance(colour: RGB) -> float:
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(v) for v in colour)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: RGB, b: RGB) -> float:
+    """The WCAG contrast ratio of two colours, 1 (the same) to 21 (black on white)."""
+    light, dark = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
 @dataclass(frozen=True, slots=True)
 class Theme:
     """Colours of one look. `glyphs` draws X and O as a cross and a ring; otherwise they are go
@@ -745,6 +760,7 @@ __all__ = [
     "Theme",
     "cell_centre",
     "clear_caches",
+    "contrast",
     "draw_board",
     "image_size",
     "layout",

@@ -22,7 +22,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from bot.game.model import Mode, RatingLine
 from bot.i18n.texts import text_in
-from bot.ui.pictures import DEFAULT_THEME, RGB, RenderError, Theme, theme_named
+from bot.ui.pictures import DEFAULT_THEME, RGB, RenderError, Theme, contrast, theme_named
 
 # Fonts with Vietnamese letters; Pillow's bundled font (the last resort) has only ASCII.
 _FONTS = ("DejaVuSans.ttf", "LiberationSans-Regular.ttf", "NotoSans-Regular.ttf")
@@ -83,21 +83,6 @@ def chart_texts(lines: Sequence[RatingLine], locale: str) -> ChartTexts:
         games_ago=text_in(locale, "chart.games_ago"),
         now=text_in(locale, "chart.now"),
     )
-
-
-def _luminance(colour: RGB) -> float:
-    def channel(value: int) -> float:
-        c = value / 255
-        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-
-    r, g, b = (channel(v) for v in colour)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def contrast(a: RGB, b: RGB) -> float:
-    """The WCAG contrast ratio of two colours, 1 (the same) to 21 (black on white)."""
-    light, dark = sorted((_luminance(a), _luminance(b)), reverse=True)
-    return (light + 0.05) / (dark + 0.05)
 
 
 def mode_colours(look: Theme) -> dict[Mode, RGB]:
@@ -310,7 +295,6 @@ __all__ = [
     "WIDTH",
     "ChartTexts",
     "chart_texts",
-    "contrast",
     "line_colour",
     "mode_colours",
     "rating_chart",

@@ -15,7 +15,14 @@ from functools import lru_cache
 from PIL import Image, ImageDraw, ImageFont
 
 from bot.i18n.texts import text_in
-from bot.ui.pictures import DEFAULT_THEME, cell_centre, draw_board, layout, theme_named
+from bot.ui.pictures import (
+    DEFAULT_THEME,
+    cell_centre,
+    contrast,
+    draw_board,
+    layout,
+    theme_named,
+)
 from engine import Board, Rule
 from engine.game.notation import cell_name
 from engine.game.types import Cell
@@ -32,10 +39,12 @@ _GAP = 36
 # 15 px once shown on a desktop, 11 px on a phone.
 FONT_PX = 45
 _CAPTION_LINE = 54
-# The forbidden point's sign: red, or where a theme's stones or marks are reddish, purple; never
-# the colour that marks the last move.
-_SIGN_COLOURS = ((200, 30, 30), (130, 40, 170))
+# The forbidden point's sign: red, or where a theme's stones or marks are reddish, purple, or on
+# a dark board a light magenta; never the colour that marks the last move.
+_SIGN_COLOURS = ((200, 30, 30), (130, 40, 170), (255, 80, 220))
 _SIGN_DISTANCE = 120
+# What WCAG asks of a graphic against what is around it.
+_SIGN_CONTRAST = 3.0
 
 class RuleTopic(StrEnum):
     """The rules /caro help can show a picture of."""
@@ -122,12 +131,12 @@ def panel_width(count: int) -> int:
 
 def sign_colour(theme: str) -> tuple[int, int, int]:
     """The colour of the forbidden point's sign in `theme`: far from its stones, its winning
-    line and its last-move mark, so it reads as none of them."""
+    line and its last-move mark, so it reads as none of them, and plain on its board."""
     look = theme_named(theme)
     taken = [look.x_ink, look.o_ink, look.win_line, look.last_mark]
 
     def apart(colour: tuple[int, int, int]) -> bool:
-        return all(
+        return contrast(colour, look.background) >= _SIGN_CONTRAST and all(
             sum((a - b) ** 2 for a, b in zip(colour, other, strict=True)) ** 0.5 >= _SIGN_DISTANCE
             for other in taken
         )

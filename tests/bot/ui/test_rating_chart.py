@@ -13,12 +13,11 @@ from PIL import Image
 from bot.game.model import Mode, RatingLine
 from bot.i18n.texts import text_in
 from bot.ui import picture_jobs
-from bot.ui.pictures import THEMES, RenderError, theme_named
+from bot.ui.pictures import THEMES, RenderError, contrast, theme_named
 from bot.ui.rating_chart import (
     HEIGHT,
     WIDTH,
     chart_texts,
-    contrast,
     line_colour,
     mode_colours,
     rating_chart,

@@ -11,7 +11,7 @@ from PIL import Image
 
 from bot.i18n.texts import text_in
 from bot.ui import rule_pictures
-from bot.ui.pictures import THEMES
+from bot.ui.pictures import THEMES, contrast
 from bot.ui.rule_pictures import PANELS, RuleTopic, captions, forbidden_shapes, rule_picture
 from engine import Mark
 from engine.game.openings import Action, Choice, Opening, OpeningState
@@ -87,6 +87,8 @@ def test_the_forbidden_point_is_marked_in_a_colour_that_is_not_the_last_moves(th
     look = THEMES[theme]
     sign = rule_pictures.sign_colour(theme)
     assert sign not in (look.last_mark, look.win_line, look.x_ink, look.o_ink)
+    # Plain on its board: WCAG's ratio for a graphic.
+    assert contrast(sign, look.background) >= 3.0
     image = Image.open(io.BytesIO(rule_picture(RuleTopic.RENJU, "en-US", theme))).convert("RGB")
     colours = {colour for _, colour in image.getcolors(maxcolors=1 << 20) or []}
     assert sign in colours
