@@ -170,7 +170,15 @@ class Ctx(NamedTuple):
 
 F = TypeVar("F", bound=Callable[..., Any])
 # _nrt is numba's own option (its type stubs do not list it), hence the dict.
-_JIT_OPTIONS: dict[str, Any] = {"nopython": True, "_nrt": False, "nogil": True, "boundscheck": None}
+# numba writes two wrappers for every function it compiles: one that Python calls, unpacking each
+# argument from a Python object, and one callable through a C pointer. With the position's tuples
+# of arrays for arguments each is a large piece of code, optimised and turned into machine code
+# in the function's library, inlined helpers included. Nothing calls the core through a C
+# pointer, so no function has the second; only those that Python calls have the first (jit and
+# jit_inline_public: the others cannot be called from Python).
+_JIT_OPTIONS: dict[str, Any] = {
+    "nopython": True, "_nrt": False, "nogil": True, "boundscheck": None, "no_cfunc_wrapper": True,
+}
 
 
 class _OneVersion(CPUDispatcher):
@@ -215,6 +223,12 @@ def jit(func: F) -> F:
     return _dispatcher(func)
 
 
+def jit_inner(func: F) -> F:
+    """jit, for a function only compiled code calls: no wrapper for calls from Python (see
+    _JIT_OPTIONS)."""
+    return _dispatcher(func, no_cpython_wrapper=True)
+
+
 def jit_inline(func: F) -> F:
     """jit, inlined into its callers: the hottest helpers, where a call (which passes every
     array of the position along) would cost more than the work.
@@ -223,6 +237,12 @@ def jit_inline(func: F) -> F:
     has typed and lowered the helper once. numba's own inlining (inline="always") copies the
     helper's IR into every call site before typing, and types and lowers each copy again: the
     same machine code, for many times the compile time and memory."""
+    return _dispatcher(func, forceinline=True, no_cpython_wrapper=True)
+
+
+def jit_inline_public(func: F) -> F:
+    """jit_inline, for a helper that Python calls too (engine.ai.compiled, the tests): with the
+    wrapper that unpacks its arguments from Python objects."""
     return _dispatcher(func, forceinline=True)
 
 
@@ -487,7 +507,7 @@ def _pat_apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
             psum[m, 1] += pw[1, q]
 
 
-@jit_inline
+@jit_inline_public
 def place(g: Geo, s: State, cell: int, mark: int) -> None:
     _apply(g, s, cell, mark, 1)
     if g.pat and s.info[2] == 0:
@@ -503,7 +523,7 @@ def place(g: Geo, s: State, cell: int, mark: int) -> None:
     s.info[1] ^= g.zob[mark, cell]
 
 
-@jit_inline
+@jit_inline_public
 def unplace(g: Geo, s: State) -> None:
     ply = s.info[0] - 1
     cell = _nonneg(s.moves[ply])
@@ -820,7 +840,7 @@ def line_wins(g: Geo, grid: I8, cell: int, mark: int) -> bool:
     return False
 
 
-@jit_inline
+@jit_inline_public
 def wins_at(g: Geo, s: State, cell: int, mark: int) -> bool:
     """Would mark win by playing the empty cell? A four's cell is needed (the counters say),
     and under exact and caro the line is checked against the rule."""
@@ -829,7 +849,7 @@ def wins_at(g: Geo, s: State, cell: int, mark: int) -> bool:
     return g.rule == FREESTYLE or line_wins(g, s.grid, cell, mark)
 
 
-@jit_inline
+@jit_inline_public
 def win_cells(g: Geo, s: State, mark: int, out: I32) -> int:
     """The cells where mark wins at once, in ascending order, into out; how many.
 
@@ -1012,7 +1032,7 @@ def threat_class(g: Geo, s: State, cell: int, mark: int) -> int:
     return 2 if n >= 2 else (1 if n == 1 else 0)
 
 
-@jit_inline
+@jit_inline_public
 def makes_fork(g: Geo, s: State, cell: int, mark: int) -> bool:
     """Would a stone of mark on the empty cell make two new winning cells (an open or double
     four)? Only mark's threes through the cell can become fours, each with one cell left to
@@ -1100,7 +1120,7 @@ def vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
     return found
 
 
-@jit
+@jit_inner
 def _vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
     """A first move of a win by continuous fours for att (to move), or -1.
 
@@ -1325,7 +1345,7 @@ def threat_moves(g: Geo, s: State, att: int, threes: bool, moves: I32, scores: I
     return n
 
 
-@jit
+@jit_inner
 def _vct(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
     """A first move of a forced win by fours and at most `depth` threes, or -1.
 
@@ -1462,7 +1482,7 @@ def vct(g: Geo, s: State, ctx: Ctx, att: int, max_threes: int, ply: int) -> int:
 
 
 # ----------------------------------------------------------------------------- the search
-@jit_inline
+@jit_inline_public
 def evaluate(g: Geo, s: State, me: int) -> int:
     """The position's value for me, the side to move. Five in a row: what the cell patterns of
     the empty cells are worth to me (to move) and to the opponent (waiting), plus the window
@@ -1745,7 +1765,7 @@ def _reward_quiet(g: Geo, s: State, ctx: Ctx, ply: int, move: int) -> None:
             _history_add(ctx, me, m, -bonus)
 
 
-@jit
+@jit_inner
 def pvs(g: Geo, s: State, ctx: Ctx, depth: int, alpha: int, beta: int, ply: int) -> int:
     """Principal-variation search of the position (value for the side to move), as a loop over
     an explicit stack of frames, one per ply.

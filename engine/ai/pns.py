@@ -49,6 +49,7 @@ from .core import (
     has_win,
     jit,
     jit_inline,
+    jit_inner,
     line_wins,
     makes_fork,
     place,
@@ -306,7 +307,7 @@ def dfpn_vct(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, max_threes: int
     return found
 
 
-@jit
+@jit_inner
 def _dfpn(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, max_threes: int, ply: int) -> int:
     """One df-pn pass from the root (att to move) with max_threes threes."""
     root_win = -1
