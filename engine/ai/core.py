@@ -240,6 +240,17 @@ def jit_inline(func: F) -> F:
     return _dispatcher(func, forceinline=True, no_cpython_wrapper=True)
 
 
+def jit_spliced(func: F) -> F:
+    """A helper with one caller, copied into it by numba before typing (inline="always"): it is
+    typed and lowered once, as part of its caller, and has no library of its own.
+
+    A forceinline helper (jit_inline) is compiled into a library of its own first, optimised
+    and turned into machine code there, and that library, with everything it links (a helper
+    that calls the VCF links the VCF's whole body), is linked into each caller and optimised
+    again. For a helper called from one place that library is pure cost."""
+    return _dispatcher(func, inline="always", no_cpython_wrapper=True)
+
+
 def jit_inline_public(func: F) -> F:
     """jit_inline, for a helper that Python calls too (engine.ai.compiled, the tests): with the
     wrapper that unpacks its arguments from Python objects."""
@@ -1120,7 +1131,7 @@ def vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
     return found
 
 
-@jit_inner
+@jit_spliced
 def _vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
     """A first move of a win by continuous fours for att (to move), or -1.
 
@@ -1649,7 +1660,7 @@ P_D, P_A, P_B, P_BEST, P_BMOVE, P_N, P_I, P_KEY, P_SA, P_ND, P_STAGE, P_QUIET, P
 P_W, P_CHK = 13, 14  # how many of the node's moves are searched; whether it faces a four
 
 
-@jit_inline
+@jit_spliced
 def _leaf_vcf(g: Geo, s: State, ctx: Ctx, me: int, ply: int) -> bool:
     """vcf(me, LEAF_VCF_DEPTH) at a leaf (where neither side has a winning cell), True when it
     finds a win. Without a four to make, what vcf would do (count its node, note the failure)
@@ -1671,7 +1682,7 @@ def _leaf_vcf(g: Geo, s: State, ctx: Ctx, me: int, ply: int) -> bool:
     return False
 
 
-@jit_inline
+@jit_spliced
 def _enter(g: Geo, s: State, ctx: Ctx, ply: int) -> bool:
     """A node's first visit: True when it is decided at once (value in its P_RET), else its
     moves are generated and its frame set up for the loop over them."""

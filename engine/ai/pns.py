@@ -50,6 +50,7 @@ from .core import (
     jit,
     jit_inline,
     jit_inner,
+    jit_spliced,
     line_wins,
     makes_fork,
     place,
@@ -125,7 +126,7 @@ def _init_child(tab: PnTable, p: int, i: int, key: int, is_and: int, bud: int, p
     tab.cdelta[p, i] = delta0
 
 
-@jit_inline
+@jit_spliced
 def _real_fork(g: Geo, s: State, ctx: Ctx, f: int, att: int, wins: I32, out: I32) -> bool:
     """Under caro: does att's stone on the fork cell f leave winning cells that no single stone
     of the defender stops (a stone past the end of a five can block it)?"""
@@ -148,7 +149,7 @@ def _real_fork(g: Geo, s: State, ctx: Ctx, f: int, att: int, wins: I32, out: I32
     return real
 
 
-@jit_inline
+@jit_spliced
 def _defences(g: Geo, s: State, ctx: Ctx, att: int, out: I32, wins: I32, tmp: I32) -> int:
     """Every defender move that could stop att's three, into out; 0 when att has no fork cell.
     The cells of att's threes through a fork cell, under caro also the cell just past each end
@@ -240,7 +241,7 @@ def _replies(g: Geo, s: State, ctx: Ctx, att: int, cell: int, allow_three: bool,
     return 0, False
 
 
-@jit_inline
+@jit_spliced
 def _expand_or(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, p: int, bud: int) -> tuple[
         int, bool]:
     """The attacker's threats at ply p into ctx.movebuf[p], with their children's first values
