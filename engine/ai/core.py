@@ -1776,7 +1776,7 @@ def _reward_quiet(g: Geo, s: State, ctx: Ctx, ply: int, move: int) -> None:
             _history_add(ctx, me, m, -bonus)
 
 
-@jit_inner
+@jit_spliced
 def pvs(g: Geo, s: State, ctx: Ctx, depth: int, alpha: int, beta: int, ply: int) -> int:
     """Principal-variation search of the position (value for the side to move), as a loop over
     an explicit stack of frames, one per ply.
@@ -1936,15 +1936,24 @@ def search(g: Geo, s: State, ctx: Ctx, max_depth: int, out: I64, ranking: I32) -
                 move = root[i]
                 quiet = s.t3[me, move] == 0 and s.t3[them, move] < 2
                 place(g, s, move, me)
-                if i == 0:
-                    v = -pvs(g, s, ctx, depth - 1, -beta, -alpha, 1)
-                else:
-                    r = 1 if quiet and i >= 5 and depth >= 4 else 0
-                    v = -pvs(g, s, ctx, depth - 1 - r, -alpha - 1, -alpha, 1)
-                    if r > 0 and v > alpha and not ctx.stat[2]:
-                        v = -pvs(g, s, ctx, depth - 1, -alpha - 1, -alpha, 1)
+                # The first move with the full window; the others with a null window (at a
+                # reduced depth for a late quiet one, again at full depth if that fails high),
+                # then the full window if the move may be better. One call of pvs, which is
+                # copied in here (jit_spliced).
+                r = 1 if quiet and i >= 5 and depth >= 4 else 0
+                stage = 2 if i == 0 else 0  # 0 reduced null window, 1 null window, 2 full
+                while True:
+                    d = depth - 1 - r if stage == 0 else depth - 1
+                    v = -pvs(g, s, ctx, d, -beta if stage == 2 else -alpha - 1, -alpha, 1)
+                    if stage == 2:
+                        break
+                    if stage == 0 and r > 0 and v > alpha and not ctx.stat[2]:
+                        stage = 1
+                        continue
                     if v > alpha and v < beta and not ctx.stat[2]:
-                        v = -pvs(g, s, ctx, depth - 1, -beta, -alpha, 1)
+                        stage = 2
+                        continue
+                    break
                 unplace(g, s)
                 if ctx.stat[2]:
                     break
