@@ -196,6 +196,15 @@ class _OneVersion(CPUDispatcher):
         return super().get_call_template(plain, {k: _plain(v) for k, v in kws.items()})
 
 
+class _CompiledCallersOnly(_OneVersion):
+    """_OneVersion for a function compiled without the wrapper Python calls go through
+    (_JIT_OPTIONS): a call from Python raises TypeError, where numba would jump to no code."""
+
+    def __call__(self, *args: Any, **kws: Any) -> Any:
+        raise TypeError(f"{self.py_func.__name__} has no wrapper for calls from Python: only "
+                        "compiled code calls it")
+
+
 def _plain(arg: Any) -> Any:
     unliteral: Callable[[Any], Any] = types.unliteral
     arg = unliteral(arg)
@@ -204,7 +213,8 @@ def _plain(arg: Any) -> Any:
 
 
 def _dispatcher(func: F, **options: Any) -> F:
-    disp = _OneVersion(py_func=func, locals={}, targetoptions={**_JIT_OPTIONS, **options})
+    kind = _CompiledCallersOnly if options.get("no_cpython_wrapper") else _OneVersion
+    disp = kind(py_func=func, locals={}, targetoptions={**_JIT_OPTIONS, **options})
     # Cached on disk: only the first run of a host compiles.
     disp.enable_caching()
     return cast(F, disp)

@@ -171,6 +171,13 @@ def test_after_the_exercise_a_first_move_on_any_rule_compiles_nothing():
     assert [len(f.signatures) for f in entry_points] == before
 
 
+@pytest.mark.parametrize("helper", [core.blocks, core.gen_moves, core.pvs, pns._dfpn])
+def test_a_function_only_compiled_code_calls_refuses_a_call_from_python(helper):
+    # Compiled without the wrapper Python calls go through: numba would jump to no code.
+    with pytest.raises(TypeError, match="no wrapper for calls from Python"):
+        helper(1, 2)
+
+
 @pytest.mark.parametrize("k", [9, 13, 26])
 def test_long_lines_keep_the_evaluation_below_the_win_values(k):
     board = Board(26, 26, k)
