@@ -23,8 +23,7 @@ def exercise_cores() -> None:
 # search core's (engine.ai.compiled.PARTS), the solver's, then a last call of every function,
 # which finds them all in the cache.
 CORE_PARTS = (
-    "rules", "vcf", "dfpn", "dfpn_vct", "threat_first", "opponent_threat", "pvs", "search",
-    "solver", "all",
+    "rules", "vcf", "threats", "search", "solver", "all",
 )
 
 

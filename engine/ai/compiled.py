@@ -542,16 +542,8 @@ def _search_part(name: str) -> None:
     i32s = typeof(np.zeros(1, dtype=np.int32))
     if name == "vcf":
         _compile(core.vcf, geo, state, context, i64, i64, i64)
-    elif name == "dfpn":
-        _compile(pns._dfpn, geo, state, context, table, i64, i64, i64)
-    elif name == "dfpn_vct":
-        _compile(pns.dfpn_vct, geo, state, context, table, i64, i64, i64)
-    elif name == "threat_first":
-        _compile(pns.threat_first, geo, state, context, table, i64, i64, i64, i64, i64s)
-    elif name == "opponent_threat":
-        _compile(pns.opponent_threat, geo, state, context, table, i64, i64)
-    elif name == "pvs":
-        _compile(core.pvs, geo, state, context, i64, i64, i64, i64)
+    elif name == "threats":
+        _compile(pns.threats, geo, state, context, table, i64, i64, i64, i64, i64, i64s)
     elif name == "search":
         _compile(core.search, geo, state, context, i64, i64s, i32s)
     else:
@@ -563,7 +555,7 @@ def _search_part(name: str) -> None:
 # compiling it again, and LLVM's memory for a compile is given back only when its process ends,
 # so the build's peak is its largest part's, not the sum of them all.
 PARTS = (
-    "rules", "vcf", "dfpn", "dfpn_vct", "threat_first", "opponent_threat", "pvs", "search",
+    "rules", "vcf", "threats", "search",
 )
 
 

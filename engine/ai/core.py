@@ -170,7 +170,15 @@ class Ctx(NamedTuple):
 
 F = TypeVar("F", bound=Callable[..., Any])
 # _nrt is numba's own option (its type stubs do not list it), hence the dict.
-_JIT_OPTIONS: dict[str, Any] = {"nopython": True, "_nrt": False, "nogil": True, "boundscheck": None}
+# numba writes two wrappers for every function it compiles: one that Python calls, unpacking each
+# argument from a Python object, and one callable through a C pointer. With the position's tuples
+# of arrays for arguments each is a large piece of code, optimised and turned into machine code
+# in the function's library, inlined helpers included. Nothing calls the core through a C
+# pointer, so no function has the second; only those that Python calls have the first (jit and
+# jit_inline_public: the others cannot be called from Python).
+_JIT_OPTIONS: dict[str, Any] = {
+    "nopython": True, "_nrt": False, "nogil": True, "boundscheck": None, "no_cfunc_wrapper": True,
+}
 
 
 class _OneVersion(CPUDispatcher):
@@ -188,6 +196,15 @@ class _OneVersion(CPUDispatcher):
         return super().get_call_template(plain, {k: _plain(v) for k, v in kws.items()})
 
 
+class _CompiledCallersOnly(_OneVersion):
+    """_OneVersion for a function compiled without the wrapper Python calls go through
+    (_JIT_OPTIONS): a call from Python raises TypeError, where numba would jump to no code."""
+
+    def __call__(self, *args: Any, **kws: Any) -> Any:
+        raise TypeError(f"{self.py_func.__name__} has no wrapper for calls from Python: only "
+                        "compiled code calls it")
+
+
 def _plain(arg: Any) -> Any:
     unliteral: Callable[[Any], Any] = types.unliteral
     arg = unliteral(arg)
@@ -196,7 +213,8 @@ def _plain(arg: Any) -> Any:
 
 
 def _dispatcher(func: F, **options: Any) -> F:
-    disp = _OneVersion(py_func=func, locals={}, targetoptions={**_JIT_OPTIONS, **options})
+    kind = _CompiledCallersOnly if options.get("no_cpython_wrapper") else _OneVersion
+    disp = kind(py_func=func, locals={}, targetoptions={**_JIT_OPTIONS, **options})
     # Cached on disk: only the first run of a host compiles.
     disp.enable_caching()
     return cast(F, disp)
@@ -215,6 +233,12 @@ def jit(func: F) -> F:
     return _dispatcher(func)
 
 
+def jit_inner(func: F) -> F:
+    """jit, for a function only compiled code calls: no wrapper for calls from Python (see
+    _JIT_OPTIONS)."""
+    return _dispatcher(func, no_cpython_wrapper=True)
+
+
 def jit_inline(func: F) -> F:
     """jit, inlined into its callers: the hottest helpers, where a call (which passes every
     array of the position along) would cost more than the work.
@@ -223,6 +247,23 @@ def jit_inline(func: F) -> F:
     has typed and lowered the helper once. numba's own inlining (inline="always") copies the
     helper's IR into every call site before typing, and types and lowers each copy again: the
     same machine code, for many times the compile time and memory."""
+    return _dispatcher(func, forceinline=True, no_cpython_wrapper=True)
+
+
+def jit_spliced(func: F) -> F:
+    """A helper with one caller, copied into it by numba before typing (inline="always"): it is
+    typed and lowered once, as part of its caller, and has no library of its own.
+
+    A forceinline helper (jit_inline) is compiled into a library of its own first, optimised
+    and turned into machine code there, and that library, with everything it links (a helper
+    that calls the VCF links the VCF's whole body), is linked into each caller and optimised
+    again. For a helper called from one place that library is pure cost."""
+    return _dispatcher(func, inline="always", no_cpython_wrapper=True)
+
+
+def jit_inline_public(func: F) -> F:
+    """jit_inline, for a helper that Python calls too (engine.ai.compiled, the tests): with the
+    wrapper that unpacks its arguments from Python objects."""
     return _dispatcher(func, forceinline=True)
 
 
@@ -487,7 +528,7 @@ def _pat_apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
             psum[m, 1] += pw[1, q]
 
 
-@jit_inline
+@jit_inline_public
 def place(g: Geo, s: State, cell: int, mark: int) -> None:
     _apply(g, s, cell, mark, 1)
     if g.pat and s.info[2] == 0:
@@ -503,7 +544,7 @@ def place(g: Geo, s: State, cell: int, mark: int) -> None:
     s.info[1] ^= g.zob[mark, cell]
 
 
-@jit_inline
+@jit_inline_public
 def unplace(g: Geo, s: State) -> None:
     ply = s.info[0] - 1
     cell = _nonneg(s.moves[ply])
@@ -820,7 +861,7 @@ def line_wins(g: Geo, grid: I8, cell: int, mark: int) -> bool:
     return False
 
 
-@jit_inline
+@jit_inline_public
 def wins_at(g: Geo, s: State, cell: int, mark: int) -> bool:
     """Would mark win by playing the empty cell? A four's cell is needed (the counters say),
     and under exact and caro the line is checked against the rule."""
@@ -829,7 +870,7 @@ def wins_at(g: Geo, s: State, cell: int, mark: int) -> bool:
     return g.rule == FREESTYLE or line_wins(g, s.grid, cell, mark)
 
 
-@jit_inline
+@jit_inline_public
 def win_cells(g: Geo, s: State, mark: int, out: I32) -> int:
     """The cells where mark wins at once, in ascending order, into out; how many.
 
@@ -1012,7 +1053,7 @@ def threat_class(g: Geo, s: State, cell: int, mark: int) -> int:
     return 2 if n >= 2 else (1 if n == 1 else 0)
 
 
-@jit_inline
+@jit_inline_public
 def makes_fork(g: Geo, s: State, cell: int, mark: int) -> bool:
     """Would a stone of mark on the empty cell make two new winning cells (an open or double
     four)? Only mark's threes through the cell can become fours, each with one cell left to
@@ -1100,7 +1141,7 @@ def vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
     return found
 
 
-@jit
+@jit_spliced
 def _vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
     """A first move of a win by continuous fours for att (to move), or -1.
 
@@ -1325,7 +1366,7 @@ def threat_moves(g: Geo, s: State, att: int, threes: bool, moves: I32, scores: I
     return n
 
 
-@jit
+@jit_inner
 def _vct(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
     """A first move of a forced win by fours and at most `depth` threes, or -1.
 
@@ -1462,7 +1503,7 @@ def vct(g: Geo, s: State, ctx: Ctx, att: int, max_threes: int, ply: int) -> int:
 
 
 # ----------------------------------------------------------------------------- the search
-@jit_inline
+@jit_inline_public
 def evaluate(g: Geo, s: State, me: int) -> int:
     """The position's value for me, the side to move. Five in a row: what the cell patterns of
     the empty cells are worth to me (to move) and to the opponent (waiting), plus the window
@@ -1629,7 +1670,7 @@ P_D, P_A, P_B, P_BEST, P_BMOVE, P_N, P_I, P_KEY, P_SA, P_ND, P_STAGE, P_QUIET, P
 P_W, P_CHK = 13, 14  # how many of the node's moves are searched; whether it faces a four
 
 
-@jit_inline
+@jit_spliced
 def _leaf_vcf(g: Geo, s: State, ctx: Ctx, me: int, ply: int) -> bool:
     """vcf(me, LEAF_VCF_DEPTH) at a leaf (where neither side has a winning cell), True when it
     finds a win. Without a four to make, what vcf would do (count its node, note the failure)
@@ -1651,7 +1692,7 @@ def _leaf_vcf(g: Geo, s: State, ctx: Ctx, me: int, ply: int) -> bool:
     return False
 
 
-@jit_inline
+@jit_spliced
 def _enter(g: Geo, s: State, ctx: Ctx, ply: int) -> bool:
     """A node's first visit: True when it is decided at once (value in its P_RET), else its
     moves are generated and its frame set up for the loop over them."""
@@ -1745,7 +1786,7 @@ def _reward_quiet(g: Geo, s: State, ctx: Ctx, ply: int, move: int) -> None:
             _history_add(ctx, me, m, -bonus)
 
 
-@jit
+@jit_spliced
 def pvs(g: Geo, s: State, ctx: Ctx, depth: int, alpha: int, beta: int, ply: int) -> int:
     """Principal-variation search of the position (value for the side to move), as a loop over
     an explicit stack of frames, one per ply.
@@ -1905,15 +1946,24 @@ def search(g: Geo, s: State, ctx: Ctx, max_depth: int, out: I64, ranking: I32) -
                 move = root[i]
                 quiet = s.t3[me, move] == 0 and s.t3[them, move] < 2
                 place(g, s, move, me)
-                if i == 0:
-                    v = -pvs(g, s, ctx, depth - 1, -beta, -alpha, 1)
-                else:
-                    r = 1 if quiet and i >= 5 and depth >= 4 else 0
-                    v = -pvs(g, s, ctx, depth - 1 - r, -alpha - 1, -alpha, 1)
-                    if r > 0 and v > alpha and not ctx.stat[2]:
-                        v = -pvs(g, s, ctx, depth - 1, -alpha - 1, -alpha, 1)
+                # The first move with the full window; the others with a null window (at a
+                # reduced depth for a late quiet one, again at full depth if that fails high),
+                # then the full window if the move may be better. One call of pvs, which is
+                # copied in here (jit_spliced).
+                r = 1 if quiet and i >= 5 and depth >= 4 else 0
+                stage = 2 if i == 0 else 0  # 0 reduced null window, 1 null window, 2 full
+                while True:
+                    d = depth - 1 - r if stage == 0 else depth - 1
+                    v = -pvs(g, s, ctx, d, -beta if stage == 2 else -alpha - 1, -alpha, 1)
+                    if stage == 2:
+                        break
+                    if stage == 0 and r > 0 and v > alpha and not ctx.stat[2]:
+                        stage = 1
+                        continue
                     if v > alpha and v < beta and not ctx.stat[2]:
-                        v = -pvs(g, s, ctx, depth - 1, -beta, -alpha, 1)
+                        stage = 2
+                        continue
+                    break
                 unplace(g, s)
                 if ctx.stat[2]:
                     break

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
+
 from .core import (
     CARO,
     FOUR_BONUS,
@@ -49,6 +51,7 @@ from .core import (
     has_win,
     jit,
     jit_inline,
+    jit_spliced,
     line_wins,
     makes_fork,
     place,
@@ -124,7 +127,7 @@ def _init_child(tab: PnTable, p: int, i: int, key: int, is_and: int, bud: int, p
     tab.cdelta[p, i] = delta0
 
 
-@jit_inline
+@jit_spliced
 def _real_fork(g: Geo, s: State, ctx: Ctx, f: int, att: int, wins: I32, out: I32) -> bool:
     """Under caro: does att's stone on the fork cell f leave winning cells that no single stone
     of the defender stops (a stone past the end of a five can block it)?"""
@@ -147,7 +150,7 @@ def _real_fork(g: Geo, s: State, ctx: Ctx, f: int, att: int, wins: I32, out: I32
     return real
 
 
-@jit_inline
+@jit_spliced
 def _defences(g: Geo, s: State, ctx: Ctx, att: int, out: I32, wins: I32, tmp: I32) -> int:
     """Every defender move that could stop att's three, into out; 0 when att has no fork cell.
     The cells of att's threes through a fork cell, under caro also the cell just past each end
@@ -239,7 +242,7 @@ def _replies(g: Geo, s: State, ctx: Ctx, att: int, cell: int, allow_three: bool,
     return 0, False
 
 
-@jit_inline
+@jit_spliced
 def _expand_or(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, p: int, bud: int) -> tuple[
         int, bool]:
     """The attacker's threats at ply p into ctx.movebuf[p], with their children's first values
@@ -284,9 +287,9 @@ def _expand_or(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, p: int, bud: 
     return m, forced
 
 
-@jit
-def dfpn_vct(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, max_threes: int,
-             ply: int) -> int:
+@jit_spliced
+def _dfpn_vct(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, max_threes: int,
+              ply: int) -> int:
     """A first move of a proved win for att (to move) by fours and at most max_threes threes, or
     -1 (none within the limits, or the node limit or the clock ran out). One three more at a
     time, as short wins are the common case and cheap to prove; the table keeps what each pass
@@ -306,7 +309,7 @@ def dfpn_vct(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, max_threes: int
     return found
 
 
-@jit
+@jit_spliced
 def _dfpn(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, max_threes: int, ply: int) -> int:
     """One df-pn pass from the root (att to move) with max_threes threes."""
     root_win = -1
@@ -436,40 +439,80 @@ def _dfpn(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, max_threes: int, p
     return -1
 
 
+# What threats() runs.
+THREAT_FIRST, OPPONENT_THREAT, DFPN_VCT = 0, 1, 2
+
+
 @jit
+def threats(g: Geo, s: State, ctx: Ctx, tab: PnTable, kind: int, a: int, b: int, c: int, d: int,
+            out: I64) -> int:
+    """The threat searches' one compiled entry point: threat_first, opponent_threat or dfpn_vct
+    (below) as `kind` says, with their arguments in a to d.
+
+    One entry point and one call of the proof-number search, copied into it (jit_spliced): its
+    body is optimised and turned into machine code in this library alone, where _dfpn,
+    dfpn_vct and the two entry points that called it each had a copy of it (and of the VCF that
+    it links). The functions below are what Python calls."""
+    me = 1 if s.info[0] % 2 == 0 else 2
+    att, threes, ply = a, b, c  # dfpn_vct(att, max_threes, ply)
+    saved = 0
+    saved_limit = 0
+    if kind == THREAT_FIRST:
+        # threat_first(vcf_depth=a, vct_threes=b, vct_until=c, vct_nodes=d, out)
+        out[0] = -1
+        out[1] = -1
+        out[0] = vcf(g, s, ctx, me, a, 0)
+        if out[0] >= 0 or ctx.stat[2] or b <= 0:
+            return 0
+        if has_win(g, s, 3 - me):
+            return 0
+        saved = ctx.stat[5]
+        saved_limit = ctx.stat[1]
+        ctx.stat[5] = min(saved, c)
+        cap = ctx.stat[0] + d
+        ctx.stat[1] = cap if saved_limit <= 0 else min(saved_limit, cap)
+        att, threes, ply = me, b, 0
+    elif kind == OPPONENT_THREAT:
+        # opponent_threat(move=a, vct_threes=b): 1 when the opponent has a win after the move
+        place(g, s, a, me)
+        found = vcf(g, s, ctx, 3 - me, 30, 0) >= 0
+        if found or b <= 0 or ctx.stat[2]:
+            unplace(g, s)
+            return 1 if found else 0
+        att, threes, ply = 3 - me, b, 0
+    move = _dfpn_vct(g, s, ctx, tab, att, threes, ply)
+    if kind == THREAT_FIRST:
+        out[1] = move
+        ctx.stat[5] = saved
+        ctx.stat[1] = saved_limit
+        if ctx.stat[2] and cycles() <= saved and (saved_limit <= 0 or ctx.stat[0] <= saved_limit):
+            ctx.stat[2] = 0  # only the VCT's own share ran out: the main search goes on
+        return 0
+    if kind == OPPONENT_THREAT:
+        unplace(g, s)
+        return 1 if move >= 0 else 0
+    return move
+
+
+_NO_OUT = np.zeros(8, dtype=np.int64)  # the out of the kinds that write none
+
+
 def threat_first(g: Geo, s: State, ctx: Ctx, tab: PnTable, vcf_depth: int, vct_threes: int,
                  vct_until: int, vct_nodes: int, out: I64) -> None:
     """The threat searches before the main one: out[0] a VCF move or -1, out[1] a proved VCT
     move or -1 (read until the cycle counter passes vct_until or vct_nodes more nodes are spent,
     whichever comes first, and never past the search's own limits)."""
-    me = 1 if s.info[0] % 2 == 0 else 2
-    out[0] = -1
-    out[1] = -1
-    out[0] = vcf(g, s, ctx, me, vcf_depth, 0)
-    if out[0] >= 0 or ctx.stat[2] or vct_threes <= 0:
-        return
-    if has_win(g, s, 3 - me):
-        return
-    saved = ctx.stat[5]
-    saved_limit = ctx.stat[1]
-    ctx.stat[5] = min(saved, vct_until)
-    cap = ctx.stat[0] + vct_nodes
-    ctx.stat[1] = cap if saved_limit <= 0 else min(saved_limit, cap)
-    out[1] = dfpn_vct(g, s, ctx, tab, me, vct_threes, 0)
-    ctx.stat[5] = saved
-    ctx.stat[1] = saved_limit
-    if ctx.stat[2] and cycles() <= saved and (saved_limit <= 0 or ctx.stat[0] <= saved_limit):
-        ctx.stat[2] = 0  # only the VCT's own share ran out: the main search goes on
+    threats(g, s, ctx, tab, THREAT_FIRST, vcf_depth, vct_threes, vct_until, vct_nodes, out)
 
 
-@jit
 def opponent_threat(g: Geo, s: State, ctx: Ctx, tab: PnTable, move: int,
                     vct_threes: int) -> bool:
     """After our move, does the opponent have a win by fours (or, with vct_threes, threes)?"""
-    me = 1 if s.info[0] % 2 == 0 else 2
-    place(g, s, move, me)
-    found = vcf(g, s, ctx, 3 - me, 30, 0) >= 0
-    if not found and vct_threes > 0 and not ctx.stat[2]:
-        found = dfpn_vct(g, s, ctx, tab, 3 - me, vct_threes, 0) >= 0
-    unplace(g, s)
-    return found
+    return bool(threats(g, s, ctx, tab, OPPONENT_THREAT, move, vct_threes, 0, 0, _NO_OUT))
+
+
+def dfpn_vct(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, max_threes: int,
+             ply: int) -> int:
+    """A first move of a proved win for att (to move) by fours and at most max_threes threes, or
+    -1 (none within the limits, or the node limit or the clock ran out)."""
+    return int(threats(g, s, ctx, tab, DFPN_VCT, att, max_threes, ply, 0, _NO_OUT))

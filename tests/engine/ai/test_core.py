@@ -162,13 +162,20 @@ def test_core_search_is_reproducible_under_a_node_limit(rule):
 
 def test_after_the_exercise_a_first_move_on_any_rule_compiles_nothing():
     compiled.exercise()
-    entry_points = [core.load, core.win_cells, pns.threat_first, core.search, pns.opponent_threat]
+    entry_points = [core.load, core.win_cells, pns.threats, core.search]
     before = [len(f.signatures) for f in entry_points]
     assert all(before)
     for rule in K_RULES:
         board = Board.from_text(f"15x15 k5 {rule.value} H8 H9 I9 G7 J10 K11 I8 I10")
         compiled.think(board, None, 5_000)
     assert [len(f.signatures) for f in entry_points] == before
+
+
+@pytest.mark.parametrize("helper", [core.blocks, core.gen_moves, core.pvs, pns._dfpn])
+def test_a_function_only_compiled_code_calls_refuses_a_call_from_python(helper):
+    # Compiled without the wrapper Python calls go through: numba would jump to no code.
+    with pytest.raises(TypeError, match="no wrapper for calls from Python"):
+        helper(1, 2)
 
 
 @pytest.mark.parametrize("k", [9, 13, 26])
