@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from bot.game.ports import BlockOutcome
-from bot.storage.postgres.connection import Connection
-from bot.storage.postgres.games import _count
+from bot.storage.postgres.connection import Connection, row_count
 
 # The class of the transaction locks on one member's blocks (the first key of the two-key
 # advisory locks; the challenges' pair locks use another).
@@ -40,7 +39,7 @@ class BlockQueries:
         status = await self._con.pool.execute(
             "DELETE FROM blocks WHERE user_id = $1 AND blocked_id = $2", user_id, blocked_id
         )
-        return _count(status) > 0
+        return row_count(status) > 0
 
     async def blocked(self, user_id: int) -> list[int]:
         rows = await self._con.pool.fetch(

@@ -17,8 +17,14 @@ from bot.game.model import (
     NewChallenge,
     NewGame,
 )
-from bot.storage.postgres.connection import CLAIM_SECONDS, Connection, check_shard
-from bot.storage.postgres.games import _SHARD, GameQueries, _count
+from bot.storage.postgres.connection import (
+    CLAIM_SECONDS,
+    Connection,
+    check_shard,
+    row_count,
+    shard_filter,
+)
+from bot.storage.postgres.games import GameQueries
 from engine.game.openings import Opening
 
 _CHALLENGE_COLUMNS = (
@@ -86,7 +92,7 @@ class ChallengeQueries:
             "UPDATE challenges SET status = $1 WHERE id = $2 AND status = 'pending'",
             ChallengeStatus(status).value, challenge_id,
         )
-        return _count(done) == 1
+        return row_count(done) == 1
 
     async def accept_challenge(self, challenge_id: int, new: NewGame) -> GameRow | None:
         """Create the challenge's game and mark the challenge accepted, in one transaction."""
@@ -96,7 +102,7 @@ class ChallengeQueries:
                     "UPDATE challenges SET status = 'accepted' WHERE id = $1 AND status = 'pending'",
                     challenge_id,
                 )
-                if _count(done) != 1:
+                if row_count(done) != 1:
                     ok.rollback()
                     return None
                 game = await self._games.insert_game(con, new)
@@ -118,7 +124,7 @@ class ChallengeQueries:
         rows = await self._con.pool.fetch(
             "WITH due AS (SELECT id FROM challenges WHERE status = 'pending' AND deadline <= $1"
             " AND (claimed_until IS NULL OR claimed_until <= $1)"
-            f" AND {_SHARD.format(count='$2', shard='$3')}"
+            f" AND {shard_filter('$2', '$3')}"
             " ORDER BY deadline, id FOR UPDATE SKIP LOCKED)"
             " UPDATE challenges SET claimed_until = $1 + $4 FROM due"
             f" WHERE challenges.id = due.id RETURNING {_qualified()}",

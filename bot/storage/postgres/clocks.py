@@ -7,8 +7,14 @@ from collections.abc import Sequence
 
 from bot.game.model import GameRow
 from bot.game.outbox_model import NewPost
-from bot.storage.postgres.connection import CLAIM_SECONDS, Connection, check_shard
-from bot.storage.postgres.games import _SHARD, GameQueries, _count
+from bot.storage.postgres.connection import (
+    CLAIM_SECONDS,
+    Connection,
+    check_shard,
+    row_count,
+    shard_filter,
+)
+from bot.storage.postgres.games import GameQueries
 from bot.storage.postgres.outbox import insert_posts
 
 
@@ -27,7 +33,7 @@ class ClockQueries:
         ids = await self._con.pool.fetch(
             "WITH due AS (SELECT id FROM games WHERE status = 'active' AND deadline IS NOT NULL"
             " AND deadline <= $1 AND (claimed_until IS NULL OR claimed_until <= $1)"
-            f" AND {_SHARD.format(count='$2', shard='$3')}"
+            f" AND {shard_filter('$2', '$3')}"
             " ORDER BY deadline, id FOR UPDATE SKIP LOCKED)"
             " UPDATE games SET claimed_until = $1 + $4 FROM due WHERE games.id = due.id"
             " RETURNING games.id",
@@ -43,9 +49,9 @@ class ClockQueries:
         found = await self._con.pool.fetchval(
             "SELECT MIN(d) FROM ("
             " SELECT MIN(GREATEST(deadline, claimed_until)) AS d FROM games"
-            f"  WHERE status = 'active' AND {_SHARD.format(count='$1', shard='$2')}"
+            f"  WHERE status = 'active' AND {shard_filter('$1', '$2')}"
             " UNION ALL SELECT MIN(GREATEST(deadline, claimed_until)) FROM challenges"
-            f"  WHERE status = 'pending' AND {_SHARD.format(count='$1', shard='$2')}) AS due",
+            f"  WHERE status = 'pending' AND {shard_filter('$1', '$2')}) AS due",
             shard_count, shard_id,
         )
         return None if found is None else float(found)
@@ -58,7 +64,7 @@ class ClockQueries:
         check_shard(shard_id, shard_count)
         ids = await self._con.pool.fetch(
             "SELECT id FROM games WHERE status = 'active' AND deadline IS NOT NULL"
-            f" AND deadline <= $1 AND {_SHARD.format(count='$2', shard='$3')}"
+            f" AND deadline <= $1 AND {shard_filter('$2', '$3')}"
             " AND NOT EXISTS (SELECT 1 FROM clock_warnings w"
             " WHERE w.game_id = games.id AND w.deadline = games.deadline)",
             until, shard_count, shard_id,
@@ -74,7 +80,7 @@ class ClockQueries:
         check_shard(shard_id, shard_count)
         found = await self._con.pool.fetchval(
             "SELECT MIN(deadline) FROM games WHERE status = 'active' AND deadline > $1"
-            f" AND {_SHARD.format(count='$2', shard='$3')} AND NOT EXISTS"
+            f" AND {shard_filter('$2', '$3')} AND NOT EXISTS"
             " (SELECT 1 FROM clock_warnings w"
             " WHERE w.game_id = games.id AND w.deadline = games.deadline)",
             after, shard_count, shard_id,
@@ -108,4 +114,4 @@ class ClockQueries:
             " WHERE id = $2 AND ply = $3 AND status = 'active'",
             deadline, game_id, ply,
         )
-        return _count(done) == 1
+        return row_count(done) == 1

@@ -41,7 +41,27 @@ RETRIES = 5
 CLAIM_SECONDS = 30.0
 
 T = TypeVar("T")
-__all__ = ["MIGRATIONS_DIR", "Connection", "Outcome", "check_shard", "is_unavailable", "shown_dsn"]
+__all__ = [
+    "MIGRATIONS_DIR",
+    "Connection",
+    "Outcome",
+    "check_shard",
+    "is_unavailable",
+    "row_count",
+    "shard_filter",
+    "shown_dsn",
+]
+
+
+def shard_filter(count: str, shard: str, column: str = "guild_id") -> str:
+    """The condition that `column`'s server is on the shard, as Discord assigns shards:
+    (guild_id >> 22) % shard_count; `count` and `shard` are the query's parameters ("$1")."""
+    return f"({column} >> 22) % {count} = {shard}"
+
+
+def row_count(status: str) -> int:
+    """The row count of an asyncpg command status ("UPDATE 1", "DELETE 0", "INSERT 0 1")."""
+    return int(status.rsplit(" ", 1)[-1])
 
 
 def shown_dsn(dsn: str) -> str:

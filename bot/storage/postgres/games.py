@@ -24,7 +24,7 @@ from bot.game.ports import (
     MoveOutcome,
     RatePolicy,
 )
-from bot.storage.postgres.connection import Connection
+from bot.storage.postgres.connection import Connection, row_count
 from bot.storage.postgres.standings import StandingQueries
 from bot.storage.rows import check_move, game_row, seat_columns
 from engine import Mark
@@ -95,8 +95,6 @@ _NEW_GAME = (
     " FROM game, unnest($17::BIGINT[]) AS member)"
     f" SELECT {_GAME_COLUMNS}, '[]' AS moves_json FROM game"
 )
-# A guild's shard, as Discord assigns it: (guild_id >> 22) % shard_count.
-_SHARD = "(guild_id >> 22) % {count} = {shard}"
 # A server's running games for the limits on AI work. A tournament's games are its own: a
 # tournament of AI entries plays many at once, and they do not use up what members may start
 # themselves. Parameters: the member, the server.
@@ -256,7 +254,7 @@ class GameQueries:
                 " finished_at = now() WHERE id = $1 AND status = 'active'",
                 game_id,
             )
-            if _count(done) != 1:
+            if row_count(done) != 1:
                 ok.rollback()
                 return False
             await con.execute("DELETE FROM live_seats WHERE game_id = $1", game_id)
@@ -268,7 +266,7 @@ class GameQueries:
             "UPDATE games SET hints = hints + 1 WHERE id = $1 AND ply = $2 AND status = 'active'",
             game_id, ply,
         )
-        return _count(done) == 1
+        return row_count(done) == 1
 
     async def add_move(
         self,
@@ -301,7 +299,7 @@ class GameQueries:
             done = await self._con.pool.execute(
                 _MOVE, deadline, game_id, ply, now, cells, ais, reasons, takebacks
             )
-            if _count(done) == len(cells):
+            if row_count(done) == len(cells):
                 return MoveOutcome.STORED
             return await self._why_not_stored(game_id, ply, takebacks, now)
 
@@ -435,7 +433,7 @@ class GameQueries:
             " WHERE id = $3 AND status = 'active'",
             winner, reason.value, game_id,
         )
-        if _count(done) != 1:
+        if row_count(done) != 1:
             return None
         await con.execute("DELETE FROM live_seats WHERE game_id = $1", game_id)
         game = game_row(await con.fetchrow(_GAME_WITH_MOVES, game_id))
@@ -457,6 +455,3 @@ class GameQueries:
         return await self.read_games([int(r[0]) for r in rows])
 
 
-def _count(status: str) -> int:
-    """The row count of an asyncpg command status ("UPDATE 1", "DELETE 0", "INSERT 0 1")."""
-    return int(status.rsplit(" ", 1)[-1])

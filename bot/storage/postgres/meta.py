@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from bot.game.model import GameRow
 from bot.game.ports import REDRAW_FINISHED_WITHIN
-from bot.storage.postgres.connection import Connection, check_shard
-from bot.storage.postgres.games import _SHARD, GameQueries
+from bot.storage.postgres.connection import Connection, check_shard, shard_filter
+from bot.storage.postgres.games import GameQueries
 
 
 class MetaQueries:
@@ -35,7 +35,7 @@ class MetaQueries:
             # In an opening the side to act is not the side to move: the service picks out
             # those whose AI is to act.
             " OR (opening <> 'free' AND ply <= 5 AND (x_level IS NOT NULL OR o_level IS NOT NULL)))"
-            f" AND {_SHARD.format(count='$1', shard='$2')} ORDER BY id",
+            f" AND {shard_filter('$1', '$2')} ORDER BY id",
             shard_count, shard_id,
         )
 
@@ -54,7 +54,7 @@ class MetaQueries:
             "  OR (status = 'active' AND opening <> 'free' AND ply <= 5)"
             " )"
             " OR (status = 'finished' AND finished_at >= now() - make_interval(secs => $3)))"
-            f" AND {_SHARD.format(count='$1', shard='$2')}"
+            f" AND {shard_filter('$1', '$2')}"
             " ORDER BY status = 'active' DESC, id DESC",
             shard_count, shard_id, float(finished_within),
         )

@@ -16,8 +16,7 @@ from bot.storage.outbox_rows import (
     post_of,
     post_values,
 )
-from bot.storage.postgres.connection import Connection, check_shard
-from bot.storage.postgres.games import _SHARD, _count
+from bot.storage.postgres.connection import Connection, check_shard, row_count, shard_filter
 
 # The NOTIFY channel of new rows: every process's sender listens, so a row written by one
 # process for a server another holds is sent at once, not at the other's next look.
@@ -53,7 +52,7 @@ class OutboxQueries:
         rows = await self._con.pool.fetch(
             f"SELECT {POST_COLUMNS} FROM outbox WHERE {WAITING} AND due_at <= $1"
             " AND (claimed_until IS NULL OR claimed_until < $1)"
-            f" AND {_SHARD.format(count='$2', shard='$3')} AND {IN_ORDER} ORDER BY id LIMIT $4",
+            f" AND {shard_filter('$2', '$3')} AND {IN_ORDER} ORDER BY id LIMIT $4",
             now, shard_count, shard_id, limit,
         )
         return [post_of(r) for r in rows]
@@ -62,7 +61,7 @@ class OutboxQueries:
         check_shard(shard_id, shard_count)
         found = await self._con.pool.fetchval(
             "SELECT MIN(GREATEST(due_at, COALESCE(claimed_until, due_at))) FROM outbox"
-            f" WHERE {WAITING} AND {_SHARD.format(count='$1', shard='$2')} AND {IN_ORDER}",
+            f" WHERE {WAITING} AND {shard_filter('$1', '$2')} AND {IN_ORDER}",
             shard_count, shard_id,
         )
         return None if found is None else float(found)
@@ -73,16 +72,16 @@ class OutboxQueries:
             " AND (claimed_until IS NULL OR claimed_until < $2)",
             post_id, now, until,
         )
-        return _count(done) == 1
+        return row_count(done) == 1
 
     async def release_posts(self, *, shard_id: int = 0, shard_count: int = 1) -> int:
         check_shard(shard_id, shard_count)
         done = await self._con.pool.execute(
             f"UPDATE outbox SET claimed_until = NULL WHERE {WAITING}"
-            f" AND claimed_until IS NOT NULL AND {_SHARD.format(count='$1', shard='$2')}",
+            f" AND claimed_until IS NOT NULL AND {shard_filter('$1', '$2')}",
             shard_count, shard_id,
         )
-        return _count(done)
+        return row_count(done)
 
     async def post_sent(self, post_id: int, *, now: float, message_id: int | None) -> bool:
         done = await self._con.pool.execute(
@@ -90,7 +89,7 @@ class OutboxQueries:
             f" WHERE id = $1 AND {WAITING}",
             post_id, now, message_id,
         )
-        return _count(done) == 1
+        return row_count(done) == 1
 
     async def post_retry(self, post_id: int, *, error: str, retry_at: float) -> None:
         await self._con.pool.execute(
@@ -116,4 +115,4 @@ class OutboxQueries:
         done = await self._con.pool.execute(
             "DELETE FROM outbox WHERE sent_at < $1 OR failed_at < $2", sent_before, failed_before
         )
-        return _count(done)
+        return row_count(done)

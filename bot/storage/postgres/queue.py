@@ -19,8 +19,8 @@ from bot.game.queue_model import (
     QueuePairing,
     QueueStatus,
 )
-from bot.storage.postgres.connection import Connection, check_shard
-from bot.storage.postgres.games import _SHARD, GameQueries
+from bot.storage.postgres.connection import Connection, check_shard, shard_filter
+from bot.storage.postgres.games import GameQueries
 from bot.storage.queue_rows import (
     BOARD_COLUMNS,
     ENTRY_COLUMNS,
@@ -118,7 +118,7 @@ class QueueQueries:
     async def waiting_entries(self, *, shard_id: int = 0, shard_count: int = 1
                               ) -> list[QueueEntry]:
         check_shard(shard_id, shard_count)
-        shard = _SHARD.format(count="$1", shard="$2")
+        shard = shard_filter("$1", "$2")
         rows = await self._con.pool.fetch(
             f"SELECT {ENTRY_COLUMNS} FROM queue_entries WHERE status = 'waiting'"
             f" AND message_id IS NOT NULL AND {shard} ORDER BY joined_at, id",
@@ -146,7 +146,7 @@ class QueueQueries:
         shard_count: int = 1,
     ) -> list[QueuePairing]:
         check_shard(shard_id, shard_count)
-        shard = _SHARD.format(count="$1", shard="$2")
+        shard = shard_filter("$1", "$2")
         async with self._con.transaction() as (con, _):
             await con.execute("SELECT pg_advisory_xact_lock($1, 0)", QUEUE_LOCK)
             # The shard's servers' entries, and every entry open to any server. Locked until
@@ -192,7 +192,7 @@ class QueueQueries:
 
     async def unposted_queue_games(self, *, shard_id: int = 0, shard_count: int = 1) -> list[int]:
         check_shard(shard_id, shard_count)
-        shard = _SHARD.format(count="$1", shard="$2").replace("guild_id", "g.guild_id")
+        shard = shard_filter("$1", "$2", "g.guild_id")
         rows = await self._con.pool.fetch(
             "SELECT DISTINCT g.id FROM queue_entries q JOIN games g ON g.id = q.game_id"
             f" WHERE g.status = 'active' AND g.message_id IS NULL AND {shard} ORDER BY g.id",
@@ -217,7 +217,7 @@ class QueueQueries:
     async def unposted_boards(self, *, shard_id: int = 0, shard_count: int = 1
                               ) -> list[GameBoard]:
         check_shard(shard_id, shard_count)
-        shard = _SHARD.format(count="$1", shard="$2").replace("guild_id", "b.guild_id")
+        shard = shard_filter("$1", "$2", "b.guild_id")
         rows = await self._con.pool.fetch(
             f"SELECT {', '.join('b.' + c for c in BOARD_COLUMNS.split(', '))}"
             " FROM game_boards b JOIN games g ON g.id = b.game_id"

@@ -5,8 +5,8 @@ transaction with the game's row locked)."""
 from __future__ import annotations
 
 from bot.game.model import GameRow
-from bot.storage.postgres.connection import Connection
-from bot.storage.postgres.games import _GAME_WITH_MOVES, _count
+from bot.storage.postgres.connection import Connection, row_count
+from bot.storage.postgres.games import _GAME_WITH_MOVES
 from bot.storage.rows import game_row
 
 
@@ -22,7 +22,7 @@ class TakebackQueries:
             " AND (takeback_asked IS NULL OR takeback_asked <> $2)",
             game_id, ply, now,
         )
-        return _count(done) == 1
+        return row_count(done) == 1
 
     async def decline_takeback(self, game_id: int, ply: int) -> bool:
         done = await self._con.pool.execute(
@@ -31,7 +31,7 @@ class TakebackQueries:
             " AND takeback_asked = $2",
             game_id, ply,
         )
-        return _count(done) == 1
+        return row_count(done) == 1
 
     async def take_back(
         self,

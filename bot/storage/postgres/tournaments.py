@@ -21,8 +21,7 @@ from bot.game.tournament_model import (
     TournamentRow,
     TournamentStatus,
 )
-from bot.storage.postgres.connection import Connection, check_shard
-from bot.storage.postgres.games import _SHARD, _count
+from bot.storage.postgres.connection import Connection, check_shard, row_count, shard_filter
 from bot.storage.postgres.outbox import insert_posts
 from bot.storage.tournament_rows import (
     ENTRY_COLUMNS,
@@ -81,7 +80,7 @@ class TournamentQueries:
         check_shard(shard_id, shard_count)
         rows = await self._con.pool.fetch(
             f"SELECT {TOURNAMENT_COLUMNS} FROM tournaments WHERE status IN {LIVE}"
-            f" AND {_SHARD.format(count='$1', shard='$2')} ORDER BY id",
+            f" AND {shard_filter('$1', '$2')} ORDER BY id",
             shard_count, shard_id,
         )
         return [tournament_of(r) for r in rows]
@@ -114,7 +113,7 @@ class TournamentQueries:
                 " WHERE tournament_id = $1 ON CONFLICT (tournament_id, entrant) DO NOTHING",
                 tournament_id, entrant,
             )
-            return _count(done) == 1
+            return row_count(done) == 1
 
     async def remove_entry(self, tournament_id: int, entrant: Entrant) -> bool:
         done = await self._con.pool.execute(
@@ -122,7 +121,7 @@ class TournamentQueries:
             " AND EXISTS (SELECT 1 FROM tournaments WHERE id = $1 AND status = 'open')",
             tournament_id, entrant,
         )
-        return _count(done) == 1
+        return row_count(done) == 1
 
     async def withdraw(self, tournament_id: int, entrant: Entrant) -> bool:
         done = await self._con.pool.execute(
@@ -131,7 +130,7 @@ class TournamentQueries:
             f" AND EXISTS (SELECT 1 FROM tournaments WHERE id = $1 AND status IN {LIVE})",
             tournament_id, entrant,
         )
-        return _count(done) == 1
+        return row_count(done) == 1
 
     async def start_tournament(
         self,
@@ -183,7 +182,7 @@ class TournamentQueries:
                 " WHERE id = $1 AND status = $2",
                 tournament_id, before.value, after.value, after.over, now,
             )
-            if _count(done) != 1:
+            if row_count(done) != 1:
                 ok.rollback()
                 return False
             await insert_posts(con, posts)
@@ -241,7 +240,7 @@ class TournamentQueries:
         except asyncpg.UniqueViolationError:
             # The game is another pairing's already (its unique index).
             return False
-        return _count(done) == 1
+        return row_count(done) == 1
 
     async def unbound_games(self, tournament_id: int) -> list[int]:
         rows = await self._con.pool.fetch(UNBOUND_GAMES.format("$1"), tournament_id)
@@ -253,7 +252,7 @@ class TournamentQueries:
             " AND outcome IS NULL",
             pairing_id, game_id,
         )
-        return _count(done) == 1
+        return row_count(done) == 1
 
     async def record_result(
         self, pairing_id: int, x: Entrant, o: Entrant, outcome: Outcome
@@ -263,7 +262,7 @@ class TournamentQueries:
             " WHERE id = $1 AND outcome IS NULL AND o IS NOT NULL",
             pairing_id, x, o, Outcome(outcome).value,
         )
-        return _count(done) == 1
+        return row_count(done) == 1
 
     async def claim_announcement(
         self, tournament_id: int, round: int, posts: Sequence[NewPost] = ()
@@ -282,4 +281,4 @@ async def _claim(con: Any, tournament_id: int, round: int) -> bool:
         "UPDATE tournaments SET announced = $2 WHERE id = $1 AND announced < $2",
         tournament_id, round,
     )
-    return _count(done) == 1
+    return row_count(done) == 1
