@@ -396,6 +396,21 @@ class QueueCog(commands.Cog, name="Queue"):
                         " again later", board.game_id, board.guild_id, exc)
             return
         self._refused_boards.pop(board.game_id, None)
+        # A move made on the other board while this one was being posted was mirrored to no
+        # message yet: draw this board again as the game now stands.
+        now = await self.bot.services.games.state(board.game_id)
+        edit = None
+        if now is not None and now.stage != state.stage:
+            edit = await self.bot.boards.board_edit(board.game_id, board.guild_id)
+        if edit is not None:
+            try:
+                await self.bot.get_partial_messageable(
+                    board.channel_id, guild_id=board.guild_id
+                ).get_partial_message(edit.message_id).edit(
+                    **edit.parts, allowed_mentions=edit.allowed_mentions)
+            except discord.HTTPException as exc:
+                log.warning("queue: game %d's board in server %d could not be redrawn (%s)",
+                            board.game_id, board.guild_id, exc)
         for entry in await self.bot.services.queue.entries_of(board.game_id):
             if entry.guild_id == board.guild_id:
                 await self.edit_entry_message(entry)
@@ -404,13 +419,17 @@ class QueueCog(commands.Cog, name="Queue"):
         """Post a queued game's board, mentioning both players, and turn their queue messages
         into a link to it."""
         try:
-            await self.bot.boards.post_in_channel(state)
+            posted = await self.bot.boards.post_in_channel(state)
         except discord.HTTPException as exc:
             self._refused[state.id] = time.monotonic()
             log.warning("queue: game %d could not be posted (%s); trying again later",
                         state.id, exc)
             return
         self._refused.pop(state.id, None)
+        if posted.stage != state.stage:
+            # A move made on the game's board in another server while this one was being
+            # posted was mirrored to no message yet: draw it as the game now stands.
+            await self.bot.boards.show_quietly(posted)
         # The game is posted and both were mentioned there; the Leave button of a message
         # that could not be edited answers with the link.
         for entry in await self.bot.services.queue.entries_of(state.id):

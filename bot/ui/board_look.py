@@ -29,7 +29,7 @@ from bot.ui.render import (
     uses_image,
 )
 from bot.ui.tournaments import entrant_label
-from bot.ui.window import Window, WindowError, follow, initial_window
+from bot.ui.window import Window, WindowError, follow, followed_window, initial_window
 from engine import Mark
 
 
@@ -189,7 +189,11 @@ class BoardLook:
             state,
             external=self.external,
             edit=edit,
-            window=self.window(state, window, message),
+            # A board of a game between two servers that this process has not drawn yet (the
+            # second board posted after the first move, or after a restart) shows the window
+            # that followed every move, as the other board does unless its member panned.
+            window=self.window(state, window, message,
+                               followed=await self.cross(state) is not None),
             changes=changes,
             layout=self.as_layout(message),
             # The picture's legend: every player of a game between two servers by the name
@@ -229,11 +233,13 @@ class BoardLook:
         return cross.names(state.row.guild_id if guild_id is None else guild_id)
 
     def window(
-        self, state: GameState, window: Window | None, message: discord.Message | None
+        self, state: GameState, window: Window | None, message: discord.Message | None,
+        *, followed: bool = False,
     ) -> Window | None:
         """The window to draw a big board with: `window` when the member panned; else the one
         shown before (remembered, or read off the message), moved only as far as the last move
-        needs; else the first window, around the last move."""
+        needs; else the first window, around the last move, or with `followed` the window that
+        followed every move from the first (see followed_window)."""
         board = state.board
         if not (uses_image(state) and has_window(state)):
             return window
@@ -242,7 +248,9 @@ class BoardLook:
             if shown is not None and shown.fits(board.rows, board.cols):
                 last = board.last_move
                 window = shown if last is None else follow(shown, last, board)
-        window = (window or initial_window(board)).clamp(board.rows, board.cols)
+        if window is None:
+            window = followed_window(board) if followed else initial_window(board)
+        window = window.clamp(board.rows, board.cols)
         self._windows[state.id] = window
         return window
 

@@ -427,7 +427,10 @@ class Boards:
         parts = message_parts(
             state,
             external=self.look.external,
-            window=self.look.window(state, None, None),
+            # Posted after a move made on the game's board in another server: the window that
+            # board followed (BoardLook.drawing).
+            window=self.look.window(state, None, None,
+                                    followed=await self.look.cross(state) is not None),
             players=await self.look.players(state, tournament, await self.look.names(state, 0)),
             theme=await self.look.theme(state),
             tournament=tournament,

@@ -177,6 +177,18 @@ def initial_window(board: Board, rows: int = DEFAULT_ROWS, cols: int = DEFAULT_C
     return Window(max(top, 0), max(left, 0), rows, cols).clamp(board.rows, board.cols)
 
 
+def followed_window(board: Board, rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> Window:
+    """The window of a board shown from the first move and never panned: the first window,
+    moved by `follow` for each move in turn. It depends on the game alone, so two boards of one
+    game drawn by two processes show the same cells, whichever drew its board first."""
+    _check_shape(rows, cols)
+    rows, cols = min(rows, board.rows), min(cols, board.cols)
+    window = Window((board.rows - rows) // 2, (board.cols - cols) // 2, rows, cols)
+    for move in board.moves:
+        window = follow(window, move, board)
+    return window
+
+
 def follow(window: Window, cell: Cell, board: Shape) -> Window:
     """The window moved as little as possible so it contains `cell` (e.g. the opponent's move)."""
     row, col = cell

@@ -494,7 +494,7 @@ class DiscordDouble:
             message._files.update(files)
         payload["edited_timestamp"] = iso_now()
         message.edits += 1
-        self.store.changes.notify()
+        self.store.edited(message)
         if message.visible_to is None and message.channel_id in self.channels:
             self._spawn(self.gateway.dispatch("MESSAGE_UPDATE", self._event_payload(message),
                                               guild_id=self.guild_of_channel(message.channel_id),

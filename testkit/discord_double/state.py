@@ -357,12 +357,25 @@ class MessageStore:
         self.changes = Changes()
         self.by_id: dict[str, Message] = {}
         self.order: list[Message] = []
+        self._watchers: list[Callable[[Message], None]] = []
+
+    def watch(self, watcher: Callable[[Message], None]) -> None:
+        """Call `watcher(message)` as each message is created or edited, at that moment: a
+        waiter woken by `changes` runs later and may miss a state the next edit replaced,
+        while a benchmark timing every state of a board must see each one when it lands."""
+        self._watchers.append(watcher)
 
     def add(self, message: Message) -> Message:
         self.by_id[message.id] = message
         self.order.append(message)
-        self.changes.notify()
+        self.edited(message)
         return message
+
+    def edited(self, message: Message) -> None:
+        """A message was created or changed: tell the watchers, then wake the waiters."""
+        for watcher in self._watchers:
+            watcher(message)
+        self.changes.notify()
 
     def get(self, message_id: str) -> Message | None:
         return self.by_id.get(str(message_id))

@@ -7,6 +7,7 @@ apart, and the texts in Vietnamese."""
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
 from typing import Any
 
@@ -324,6 +325,99 @@ async def test_members_of_two_servers_play_one_game_on_a_board_in_each_server(
         assert all(str((m.payload.get("message_reference") or {}).get("message_id")) == own.id
                    for m in pings), [m.payload.get("message_reference") for m in pings]
     assert bot.double.violations == []
+
+
+
+def english_left(text: str) -> list[str]:
+    """The pieces of English texts of the catalogue (those Vietnamese translates differently)
+    found in `text`: each text's words between its placeholders, when they are a phrase (two
+    words or more) that its Vietnamese does not keep."""
+    from bot.i18n.texts import EN, VI
+
+    found = []
+    for key, english in EN.items():
+        vietnamese = VI.get(key, "")
+        for piece in re.split(r"\{[^}]*\}", english):
+            piece = piece.strip(" .,:;!?*()`-_\n")
+            if " " in piece and re.search(r"[a-z]{3}", piece) and piece not in vietnamese \
+                    and piece in text:
+                found.append(piece)
+    return found
+
+
+async def test_members_of_two_servers_play_a_rated_game_from_the_queue_in_vietnamese(
+    start_bot: Any,
+) -> None:
+    """The scenario above with two members who both chose Vietnamese: an by his Discord client
+    (he types the command's Vietnamese name, as his client shows it), binh with `/caro settings
+    language` in an English client. Every text either sees is in Vietnamese."""
+    from testkit.discord_double.playground import parse_slash
+
+    bot = await start_bot(DISCORD_GUILD_ID="")
+    double = bot.double
+    other = double.add_guild("máy chủ khác")
+    an = double.add_member("an", locale="vi")
+    binh = double.add_member("binh", guild_id=other)
+    theirs = double.guilds[other].channel_id
+    chose = await binh.slash("caro settings", channel_id=theirs, language="vi")
+    assert chose.ephemeral and not english_left(str(chose.content)), chose.content
+    path, options = parse_slash(double, "/caro hàng-chờ")
+    assert path == "caro queue" and options == {}
+    first = await an.slash(path)
+    second = await binh.slash("caro queue", channel_id=theirs)
+    assert str(text_of(first.message)).startswith(
+        f"<@{an.id}> đang tìm đối thủ: **15x15, 5 quân liên tiếp, luật tự do**, tính điểm.")
+    assert str(text_of(second.message)).startswith(f"<@{binh.id}> đang tìm đối thủ:")
+
+    board = await posted_board(double, double.channel_id, first.message.id,
+                               type_label="Nhập nước đi")
+    there = await posted_board(double, theirs, second.message.id, type_label="Nhập nước đi")
+    assert "**Binh** (1200)" in text_of(board) and "**An** (1200)" in text_of(there)
+    await first.message.wait_for(lambda m: f"/{board.channel_id}/{board.id}" in str(text_of(m)))
+    await second.message.wait_for(lambda m: f"/{theirs}/{there.id}" in str(text_of(m)))
+    assert str(text_of(first.message)).startswith(
+        f"<@{an.id}> đã được ghép với **Binh** (1200): ván đấu ở đây: ")
+    assert str(text_of(second.message)).startswith(
+        f"<@{binh.id}> đã được ghép với **An** (1200): ván đấu ở đây: ")
+
+    x, o = (an, binh) if f"<@{an.id}> (X)" in str(text_of(board)) else (binh, an)
+    boards = {an.id: board, binh.id: there}
+    replies = []
+    for n, (member, cell) in enumerate(
+        [(x, "H8"), (o, "A1"), (x, "H9"), (o, "A2"), (x, "H10"), (o, "A3"), (x, "H11"),
+         (o, "A4"), (x, "H12")], start=1,
+    ):
+        form = await member.click(boards[member.id], "Nhập nước đi")
+        assert form.modal is not None, form
+        replies.append(str(form.modal))
+        answer = await member.submit_modal(boards[member.id], form.modal["custom_id"],
+                                           {"cell": cell})
+        assert answer.callback_type in (4, 6, 7), answer
+        for shown in (board, there):
+            await shown.wait_for(lambda m, n=n: f"Số nước đã đi: {n}." in str(text_of(m)),
+                                 timeout=10)
+    # The win and both rating changes, on both boards, in Vietnamese.
+    winner = {an.id: "**Binh** (1200)", binh.id: "**An** (1200)"}
+    for own, shown in ((an, board), (binh, there)):
+        name = f"<@{x.id}>" if x is own else winner[own.id]
+        await shown.wait_for(lambda m, name=name: f"**{name} thắng!**" in str(text_of(m)),
+                             timeout=10)
+        assert "Điểm của" in str(text_of(shown)) and "1200 -> 1216" in str(text_of(shown))
+        assert "1200 -> 1184" in str(text_of(shown))
+    # Every text either member saw, in either channel: queue messages, both boards, the pings
+    # (deleted once their turn passed), the private answers; then the forms they opened.
+    seen = [m for m in double.store.order if m.channel_id in (double.channel_id, theirs)]
+    pings = [m for m in seen if text_of(m) in (f"<@{an.id}>, đến lượt bạn.",
+                                               f"<@{binh.id}>, đến lượt bạn.")]
+    assert {m.channel_id for m in pings} == {double.channel_id, theirs}, pings
+    for message in seen:
+        shown_text = "\n".join([str(text_of(message)), str(message.embeds),
+                                *(str(b.get("label") or "") for b in message.buttons)])
+        assert english_left(shown_text) == [], shown_text
+        assert not any(str(b.get("label")) in ("Type a move", "Resign", "Review")
+                       for b in message.buttons), message.buttons
+    assert [english_left(reply) for reply in replies] == [[]] * len(replies)
+    assert double.violations == []
 
 
 async def test_a_member_resigns_on_the_board_of_their_own_server_in_their_language(

@@ -312,6 +312,12 @@ async def fetch(dsn: str, sql: str, *args: Any) -> list[tuple[Any, ...]]:
         await con.close()
 
 
+def cells_of(message: Any) -> list[tuple[str, str, bool]]:
+    """A board's cell buttons: cell and ply drawn at (the id), stone, whether clickable."""
+    return [(str(b["custom_id"]), str(b.get("label")), bool(b.get("disabled")))
+            for b in message.buttons if str(b.get("custom_id", "")).startswith("caro:m:")]
+
+
 def shards_in_log(cluster: Cluster, what: str) -> set[int]:
     """The shards tagged on this cluster's log lines that contain `what`."""
     return {int(s) for s in re.findall(rf"\[shards-[\d,-]+ shard (\d+)\] [^\n]*{what}",
@@ -558,3 +564,176 @@ async def test_a_ping_in_one_cluster_goes_when_the_game_ends_in_the_other(
     await o_board.wait_for(lambda m: "resigned.**" in str(text_of(m)), timeout=15)
     await until(lambda: all(m.deleted for m in double.store.order
                             if text_of(m) == f"<@{o.id}>, your move."), 15.0)
+
+
+async def test_members_queueing_at_random_on_two_clusters_are_paired_once_with_identical_boards(
+    postgres_dsn: str, start_clusters: StartClusters
+) -> None:
+    """bench.queue_load, small: 12 members of four servers (two on each cluster) join at random
+    over 30 s, play their games out on their own boards and may queue again."""
+    from bench.queue_load import QueueLoad, summary
+
+    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)
+    load = QueueLoad(deployment, members=12, seconds=30, grace=20, requeue=0.5,
+                     think=(0.1, 0.4), moves="quick", seed=3)
+    report = await load.run()
+    shown = "\n".join(summary(report))
+    assert report.failures() == [], shown
+    # Every member queued and was paired each time, in time; none twice at once.
+    assert report.joined == 12 and report.slow == report.never_paired == [], shown
+    assert report.paired_twice == [], shown
+    # Games between servers of the two clusters were played, and their two boards were the
+    # same after every move.
+    assert report.games_across_clusters >= 1 and report.compared > 0, shown
+    assert report.differing == [] and report.unseen == [], shown
+    assert report.games_finished == report.pairs, shown
+
+
+@pytest.mark.parametrize("killed", ["second", "first"])
+async def test_a_game_between_servers_goes_on_on_both_boards_after_either_cluster_is_killed(
+    postgres_dsn: str, start_clusters: StartClusters, killed: str
+) -> None:
+    """The cluster holding one board is SIGKILLed mid-game; a move made meanwhile on the board
+    of the other cluster shows on both once it is back, the game goes on to its end with each
+    move on both boards, and nothing is posted twice."""
+    from tests.bot.cogs.test_openings import typed
+    from tests.bot.cogs.test_queue import posted_board
+
+    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)
+    double, clusters = deployment.double, deployment.clusters
+    guilds = [guild_on(double, 1, 4), guild_on(double, 2, 4)]  # one on each cluster
+    alice, dave = member_in(double, "alice", guilds[0]), member_in(double, "dave", guilds[1])
+    channels = [double.guilds[guild].channel_id for guild in guilds]
+    first = await alice.slash("caro queue", channel_id=channels[0])
+    second = await dave.slash("caro queue", channel_id=channels[1])
+    # Alice waited longer: the game's own board is in her server (the first cluster's), dave's
+    # board in his (the second cluster's).
+    board = await posted_board(double, channels[0], first.message.id, timeout=20)
+    there = await posted_board(double, channels[1], second.message.id, timeout=20)
+    boards = {alice.id: board, dave.id: there}
+    x, o = (alice, dave) if f"<@{alice.id}> (X)" in str(text_of(board)) else (dave, alice)
+    victim, survivor = (clusters[1], alice) if killed == "second" else (clusters[0], dave)
+    down_board = there if killed == "second" else board
+    moves = iter([(x, "H8"), (o, "A1"), (x, "H9"), (o, "A2"), (x, "H10"), (o, "A3"),
+                  (x, "H11"), (o, "A4"), (x, "H12")])
+    played = 0
+
+    async def move(member: Any, cell: str, shown_on: tuple[Any, ...]) -> None:
+        nonlocal played
+        answer = await typed(member, boards[member.id], cell)
+        assert answer.callback_type in (4, 6, 7), answer
+        played += 1
+        for shown in shown_on:
+            await shown.wait_for(lambda m, n=played: f"Moves played: {n}." in str(text_of(m)),
+                                 timeout=30)
+        if len(shown_on) == 2:
+            # The same cells on both: a cluster that draws its board first after the restart
+            # shows the window the other board followed, not one around the last move.
+            assert cells_of(board) == cells_of(there), (played, board.buttons, there.buttons)
+
+    # Up to the survivor's turn, each move on both boards.
+    member, cell = next(moves)
+    await move(member, cell, (board, there))
+    if member is survivor:
+        member, cell = next(moves)
+        await move(member, cell, (board, there))
+    assert await victim.stop(signal.SIGKILL) == -signal.SIGKILL
+    # The survivor moves while the other cluster is down: drawn on their board at once, on the
+    # other when its cluster is back.
+    member, cell = next(moves)
+    assert member is survivor
+    await move(member, cell, (boards[survivor.id],))
+    assert f"Moves played: {played}." not in str(text_of(down_board))
+    await victim.start()
+    await down_board.wait_for(lambda m: f"Moves played: {played}." in str(text_of(m)),
+                              timeout=30)
+    assert cells_of(board) == cells_of(there), (board.buttons, there.buttons)
+    for member, cell in moves:
+        await move(member, cell, (board, there))
+    for shown in (board, there):
+        await shown.wait_for(lambda m: "wins!" in str(text_of(m)), timeout=30)
+    # Nothing posted twice: one board in each server, and each member called at most once a
+    # turn, in their own channel.
+    turns = {x.id: 4, o.id: 4}  # the calls of the turns after the first: X's 4, O's 4
+    for channel, member, own in ((channels[0], alice, board), (channels[1], dave, there)):
+        assert [m for m in double.store.order if m.channel_id == channel
+                and m.id != own.id and "Moves played" in str(text_of(m))] == []
+        pings = [m for m in double.store.order if m.channel_id == channel
+                 and text_of(m) == f"<@{member.id}>, your move."]
+        assert len(pings) <= turns[member.id], pings
+    # Every row of the outbox was sent in the end, none given up.
+    unsent = "SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL"
+    for _ in range(100):
+        if await fetch(postgres_dsn, unsent) == [(0,)]:
+            break
+        await asyncio.sleep(0.1)
+    assert await fetch(postgres_dsn, unsent) == [(0,)]
+    assert double.violations == []
+
+
+async def test_a_board_posted_after_the_first_move_shows_the_window_the_other_board_followed(
+    postgres_dsn: str, start_clusters: StartClusters
+) -> None:
+    """The game's own board is posted late (Discord holds its post) and the member of the other
+    server moves first on theirs: both boards then show the same cells, the window the first
+    board followed from the centre, not one centred on the move."""
+    from testkit.gates import until
+    from tests.bot.cogs.test_openings import typed
+    from tests.bot.cogs.test_queue import posted_board
+
+    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)
+    double = deployment.double
+    guilds = [guild_on(double, 1, 4), guild_on(double, 2, 4)]  # one on each cluster
+    erin, alice = (member_in(double, name, guilds[0]) for name in ("erin", "alice"))
+    dave = member_in(double, "dave", guilds[1])
+    channels = [double.guilds[guild].channel_id for guild in guilds]
+    # Entries 2 and 3 draw X for the second (bot.game.queue.queued_game): dave, of the other
+    # server, plays first.
+    gone = await erin.slash("caro queue", channel_id=double.add_channel("x", guild_id=guilds[0]))
+    await erin.click(gone.message, "Leave")
+    held = double.fail_next("POST", rf"^/channels/{channels[0]}/messages$", status=500,
+                            mode="hold")
+    first = await alice.slash("caro queue", channel_id=channels[0])
+    second = await dave.slash("caro queue", channel_id=channels[1])
+    there = await posted_board(double, channels[1], second.message.id, timeout=20)
+    assert f"<@{dave.id}> (X)" in str(text_of(there))
+    await until(lambda: held.held == 1, 15.0)
+    # Just below the first window (rows 6 to 9): it moves down one row to show the move.
+    assert (await typed(dave, there, "H10")).callback_type in (4, 6, 7)
+    held.release()
+    board = await posted_board(double, channels[0], first.message.id, timeout=30)
+    await board.wait_for(lambda m: "Moves played: 1." in str(text_of(m)), timeout=15)
+    assert cells_of(board) == cells_of(there), (board.buttons, there.buttons)
+    assert (await typed(alice, board, "A1")).callback_type in (4, 6, 7)
+    for shown in (board, there):
+        await shown.wait_for(lambda m: "Moves played: 2." in str(text_of(m)), timeout=15)
+    assert cells_of(board) == cells_of(there), (board.buttons, there.buttons)
+
+
+async def test_the_second_board_posted_after_the_first_move_shows_it(
+    postgres_dsn: str, start_clusters: StartClusters
+) -> None:
+    """Discord holds the post of the board in the other server while X moves on the game's own
+    board: once posted, that board is drawn again with the move, and the same cells."""
+    from testkit.gates import until
+    from tests.bot.cogs.test_openings import typed
+    from tests.bot.cogs.test_queue import posted_board
+
+    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)
+    double = deployment.double
+    guilds = [guild_on(double, 1, 4), guild_on(double, 2, 4)]  # one on each cluster
+    alice, dave = member_in(double, "alice", guilds[0]), member_in(double, "dave", guilds[1])
+    channels = [double.guilds[guild].channel_id for guild in guilds]
+    held = double.fail_next("POST", rf"^/channels/{channels[1]}/messages$", status=500,
+                            mode="hold")
+    first = await alice.slash("caro queue", channel_id=channels[0])
+    second = await dave.slash("caro queue", channel_id=channels[1])
+    board = await posted_board(double, channels[0], first.message.id, timeout=20)
+    # Entries 1 and 2 draw X for the first: alice.
+    assert f"<@{alice.id}> (X)" in str(text_of(board))
+    await until(lambda: held.held == 1, 15.0)
+    assert (await typed(alice, board, "H10")).callback_type in (4, 6, 7)
+    held.release()
+    there = await posted_board(double, channels[1], second.message.id, timeout=30)
+    await there.wait_for(lambda m: "Moves played: 1." in str(text_of(m)), timeout=15)
+    assert cells_of(board) == cells_of(there), (board.buttons, there.buttons)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.ui.window import Window, WindowError, follow, initial_window
+from bot.ui.window import Window, WindowError, follow, followed_window, initial_window
 from engine import Board
 
 
@@ -58,6 +58,16 @@ def test_window_is_centred_on_the_last_move() -> None:
     assert window == Window(5, 5, 4, 5)
     assert (7, 7) in window
 
+
+
+def test_the_followed_window_is_the_first_one_moved_along_every_move() -> None:
+    """What a board shown from the start shows, whichever process draws it first and when: not
+    the window centred on the last move, which a board first drawn late would show."""
+    board = played(15, 15, "H8", "A1", "H9")
+    # From the centre (5, 5): H8 is in it; A1 takes it to the corner; H9 to its lower right.
+    assert followed_window(board) == Window(5, 3, 4, 5)
+    assert followed_window(board) != initial_window(board)
+    assert followed_window(Board(15, 15, 5)) == initial_window(Board(15, 15, 5))
 
 def test_even_side_leans_towards_the_stones() -> None:
     # Last move K10 = (9, 10); the other stones are above-left of it, so the spare row of the
