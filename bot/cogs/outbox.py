@@ -116,12 +116,28 @@ class OutboxCog(commands.Cog, name="Outbox"):
                     if released:
                         log.info("outbox: took over %d posts of shard %d", released, shard_id)
                     self._taken.add(shard_id)
-                for row in await outbox.due(shard_id=shard_id, shard_count=count):
-                    await self.send(row)
+                await self.send_by_channel(await outbox.due(shard_id=shard_id, shard_count=count))
                 at = await outbox.next_due(shard_id=shard_id, shard_count=count)
                 if at is not None and (upcoming is None or at < upcoming):
                     upcoming = at
         return upcoming
+
+    async def send_by_channel(self, rows: list[PostRow]) -> None:
+        """Send `rows`, each channel's in their order, the channels side by side: a slow or
+        rate-limited channel holds up only its own posts."""
+        channels: dict[int, list[PostRow]] = {}
+        for row in rows:
+            channels.setdefault(row.channel_id, []).append(row)
+        try:
+            async with asyncio.TaskGroup() as group:
+                for queue in channels.values():
+                    group.create_task(self._send_in_order(queue))
+        except* StorageUnavailable as lost:
+            raise lost.exceptions[0] from None
+
+    async def _send_in_order(self, rows: list[PostRow]) -> None:
+        for row in rows:
+            await self.send(row)
 
     async def send(self, row: PostRow) -> None:
         """Claim, render, send and mark one row (or count its failed try)."""
