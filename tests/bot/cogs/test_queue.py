@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import re
 import signal
+from dataclasses import dataclass
 from typing import Any
 
 from testkit.boards import refusal
@@ -31,6 +32,34 @@ async def posted_board(double: Any, channel_id: str, after: str, timeout: float 
     assert await double.store.changes.wait_until(lambda: bool(boards()), timeout), (
         "no board was posted")
     return boards()[0]
+
+
+@dataclass
+class Across:
+    """Alice (the test server) and dave (another) paired from the queue: the game's own board
+    in alice's channel, its second board in dave's."""
+
+    other: str
+    theirs: str
+    alice: Any
+    dave: Any
+    board: Any
+    there: Any
+
+
+async def paired_across(bot: BotHandle, *, dave_locale: str | None = None) -> Across:
+    double = bot.double
+    other = double.add_guild("another server")
+    alice = double.add_member("alice")
+    dave = double.add_member("dave", guild_id=other,
+                             **({} if dave_locale is None else {"locale": dave_locale}))
+    theirs = double.guilds[other].channel_id
+    first = await alice.slash("caro queue")
+    second = await dave.slash("caro queue", channel_id=theirs)
+    board = await posted_board(double, double.channel_id, first.message.id)
+    label = "Nhập nước đi" if dave_locale == "vi" else "Type a move"
+    there = await posted_board(double, theirs, second.message.id, type_label=label)
+    return Across(other, theirs, alice, dave, board, there)
 
 
 async def test_two_members_queue_are_paired_and_play_a_rated_game(running_bot: BotHandle) -> None:
@@ -424,15 +453,8 @@ async def test_a_member_resigns_on_the_board_of_their_own_server_in_their_langua
     start_bot: Any,
 ) -> None:
     bot = await start_bot(DISCORD_GUILD_ID="")
-    double = bot.double
-    other = double.add_guild("another server")
-    alice = double.add_member("alice")
-    dave = double.add_member("dave", guild_id=other, locale="vi")
-    theirs = double.guilds[other].channel_id
-    first = await alice.slash("caro queue")
-    second = await dave.slash("caro queue", channel_id=theirs)
-    board = await posted_board(double, double.channel_id, first.message.id)
-    there = await posted_board(double, theirs, second.message.id, type_label="Nhập nước đi")
+    game = await paired_across(bot, dave_locale="vi")
+    board, there, dave, theirs = game.board, game.there, game.dave, game.theirs
     # Each board speaks the language its member queued in.
     assert "Moves played: 0." in text_of(board) and "Số nước đã đi: 0." in text_of(there)
     asked = await dave.click(there, "Chịu thua")
@@ -451,14 +473,8 @@ async def test_a_member_resigns_with_the_command_in_their_own_servers_channel(
     start_bot: Any,
 ) -> None:
     bot = await start_bot(DISCORD_GUILD_ID="")
-    double = bot.double
-    other = double.add_guild("another server")
-    alice, dave = double.add_member("alice"), double.add_member("dave", guild_id=other)
-    theirs = double.guilds[other].channel_id
-    first = await alice.slash("caro queue")
-    second = await dave.slash("caro queue", channel_id=theirs)
-    board = await posted_board(double, double.channel_id, first.message.id)
-    there = await posted_board(double, theirs, second.message.id)
+    game = await paired_across(bot)
+    dave, board, there, theirs = game.dave, game.board, game.there, game.theirs
     done = await dave.slash("caro resign", channel_id=theirs)
     assert done.ephemeral and str(done.content).startswith("You resigned: https://")
     assert str(done.content).endswith(f"/{theirs}/{there.id}"), done.content
@@ -470,14 +486,8 @@ async def test_a_game_between_two_servers_goes_on_on_both_boards_after_a_restart
     start_bot: Any,
 ) -> None:
     bot = await start_bot(DISCORD_GUILD_ID="")
-    double = bot.double
-    other = double.add_guild("another server")
-    alice, dave = double.add_member("alice"), double.add_member("dave", guild_id=other)
-    theirs = double.guilds[other].channel_id
-    first = await alice.slash("caro queue")
-    second = await dave.slash("caro queue", channel_id=theirs)
-    board = await posted_board(double, double.channel_id, first.message.id)
-    there = await posted_board(double, theirs, second.message.id)
+    game = await paired_across(bot)
+    alice, dave, board, there, theirs = game.alice, game.dave, game.board, game.there, game.theirs
     x, o = (alice, dave) if f"<@{alice.id}> (X)" in str(text_of(board)) else (dave, alice)
     boards = {alice.id: board, dave.id: there}
     await typed(x, boards[x.id], "H8")
@@ -490,7 +500,7 @@ async def test_a_game_between_two_servers_goes_on_on_both_boards_after_a_restart
         for shown in (board, there):
             await shown.wait_for(lambda m, n=n: f"Moves played: {n}." in str(text_of(m)),
                                  timeout=10)
-    assert [m for m in double.store.channel_history(theirs) if "Type a move" in str(
+    assert [m for m in bot.double.store.channel_history(theirs) if "Type a move" in str(
         [b.get("label") for b in m.buttons])] == [there]
 
 

@@ -8,14 +8,13 @@ alternates servers."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import Any
 
 from testkit.boards import refusal
-from testkit.bot_process import BotHandle, text_of
+from testkit.bot_process import text_of
 from testkit.gates import until
 from tests.bot.cogs.test_openings import typed
-from tests.bot.cogs.test_queue import PAIRED, posted_board
+from tests.bot.cogs.test_queue import PAIRED, paired_across, posted_board
 from tests.bot.runtime import test_clusters
 from tests.bot.runtime.test_clusters import TWO_CLUSTERS, fetch, guild_on, member_in
 
@@ -24,31 +23,6 @@ start_clusters = test_clusters.start_clusters
 
 GONE = ("{member}, your opponent can no longer play from their server (they left it, or it"
         " removed the bot): they forfeit, and the game counts as their resignation.")
-
-
-@dataclass
-class Across:
-    """Alice (the test server) and dave (another) paired from the queue: the game's own board
-    in alice's channel, its second board in dave's."""
-
-    other: str
-    theirs: str
-    alice: Any
-    dave: Any
-    board: Any
-    there: Any
-
-
-async def paired_across(bot: BotHandle) -> Across:
-    double = bot.double
-    other = double.add_guild("another server")
-    alice, dave = double.add_member("alice"), double.add_member("dave", guild_id=other)
-    theirs = double.guilds[other].channel_id
-    first = await alice.slash("caro queue")
-    second = await dave.slash("caro queue", channel_id=theirs)
-    board = await posted_board(double, double.channel_id, first.message.id)
-    there = await posted_board(double, theirs, second.message.id)
-    return Across(other, theirs, alice, dave, board, there)
 
 
 def lines_to(double: Any, member: Any) -> list[Any]:
