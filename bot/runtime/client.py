@@ -392,4 +392,11 @@ class CaroBot(commands.AutoShardedBot):
         display_names.remember(interaction.guild_id, interaction.user)
         # Every button's click and every form's submission is answered by the router (see
         # items.Router for why it is the only entry); commands go to the command tree.
-        await self.router.route(interaction)
+        try:
+            await self.router.route(interaction)
+        except Exception as exc:
+            if not self.is_closed():
+                raise
+            # The shutdown closed the connection under an answer on its way, as it does under a
+            # background task (_task_done): said, not a traceback.
+            log.info("interaction cut short by the shutdown (%r)", exc)
