@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import io
 import os
+import re
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -821,7 +822,9 @@ async def test_late_response_fails_and_gets_10062(double: DiscordDouble, bot: Ha
     await wait_until(lambda: bot.errors, timeout=5)
     assert codes(bot) == [10062] and bot.errors[0].status == 404
     assert any("not acknowledged within 3 s" in v for v in double.violations)
-    assert any("initial response after 3.3" in v for v in double.violations)
+    # The answer came 0.3 s after the deadline, or later on a loaded machine.
+    late = [re.search(r"initial response after (\d+\.\d+) s", v) for v in double.violations]
+    assert any(found and float(found[1]) >= 3.3 for found in late), double.violations
     assert double.messages() == []
 
 
