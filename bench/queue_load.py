@@ -53,6 +53,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.load import positive
+
 # The scenario runs the real bot against the Discord double of the test kit (testkit/, which a
 # clone has and an installed package does not); --help works without it.
 try:
@@ -540,13 +542,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.shards % args.clusters:
         parser.error("--shards must be a multiple of --clusters")
     return args
-
-
-def positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number from 1, got {text}")
-    return value
 
 
 if __name__ == "__main__":
