@@ -159,7 +159,11 @@ class ExternalEngine:
             proc.stdin.write("".join(line + "\n" for line in lines))
             proc.stdin.flush()
         except (OSError, ValueError):
-            raise self._fail("the engine is gone (its input pipe is closed)") from None
+            # A closed pipe means it has exited or is about to: say how it ended if it has.
+            code = None
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = proc.wait(timeout=1.0)
+            raise self._fail(f"the engine exited; its input pipe is closed (code {code})") from None
 
     def _answer(self, deadline: float, what: str) -> str:
         """The brain's next line that is not chatter, by `deadline` (a perf_counter time)."""

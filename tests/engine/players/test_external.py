@@ -134,6 +134,17 @@ def test_a_brain_that_exits_is_an_error(engines: Callable[..., ExternalEngine]) 
     assert not engine.running
 
 
+def test_a_brain_that_closes_its_input_then_exits_reports_its_exit_code(
+    engines: Callable[..., ExternalEngine],
+) -> None:
+    # Whether the write finds the pipe closed or the read finds the output closed, it says how it ended.
+    script = "import os, sys, time; os.close(0); time.sleep(0.3); sys.exit(3)"
+    engine = engines([sys.executable, "-c", script])
+    with pytest.raises(ExternalEngineError, match=r"exited.*\(code 3\)"):
+        engine.move(Board(15, 15, 5))
+    assert not engine.running
+
+
 def test_a_missing_program_is_an_error(engines: Callable[..., ExternalEngine]) -> None:
     engine = engines(["/nonexistent/pbrain-nothing"])
     with pytest.raises(ExternalEngineError, match="cannot start"):
