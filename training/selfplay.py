@@ -46,7 +46,7 @@ def _features(board_moves: list[int], rule: Rule) -> tuple[npt.NDArray[np.int64]
 
 
 def play(seed: int, nodes: int, rule_name: str) -> tuple[list[list[int]], float]:
-    """One game: its positions (move lists) and the result for X."""
+    """One game: its positions (move lists, each a prefix of the next) and the result for X."""
     from engine.ai import compiled
     from engine.game.board import Board
     from engine.programs.arena import random_opening
@@ -74,14 +74,17 @@ def play(seed: int, nodes: int, rule_name: str) -> tuple[list[list[int]], float]
     return positions, x_score
 
 
-def _job(args: tuple[int, int, str]) -> tuple[list[npt.NDArray[np.int64]], list[int], list[float], int]:
+Job = tuple[list[npt.NDArray[np.int64]], list[int], list[float], list[int], list[int], int]
+
+
+def _job(args: tuple[int, int, str]) -> Job:
     from engine.ai import warm_up
 
     warm_up()
     seed, nodes, rule_name = args
     positions, x_score = play(seed, nodes, rule_name)
     rule = Rule(rule_name)
-    feats, windows, labels = [], [], []
+    feats, windows, labels, plies = [], [], [], []
     for moves in positions:
         f, w, five = _features(moves, rule)
         if five:
@@ -89,7 +92,8 @@ def _job(args: tuple[int, int, str]) -> tuple[list[npt.NDArray[np.int64]], list[
         feats.append(f)
         windows.append(w)
         labels.append(x_score if len(moves) % 2 == 0 else 1.0 - x_score)
-    return feats, windows, labels, seed
+        plies.append(len(moves))
+    return feats, windows, labels, plies, positions[-1] if positions else [], seed
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,19 +110,30 @@ def main(argv: list[str] | None = None) -> int:
     windows: list[int] = []
     labels: list[float] = []
     games: list[int] = []
+    plies: list[int] = []
+    # Every position is a prefix of its game's last one: those moves, one game after the other,
+    # and where each game starts, let a fit read any other features from the positions.
+    game_moves: list[int] = []
+    game_start: list[int] = []
     jobs = [(args.seed + i, args.nodes, args.rule) for i in range(args.games)]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        for done, (f, w, lab, seed) in enumerate(pool.map(_job, jobs), 1):
+        for done, (f, w, lab, ply, moves, seed) in enumerate(pool.map(_job, jobs), 1):
             feats += f
             windows += w
             labels += lab
             games += [seed] * len(lab)
+            plies += ply
+            game_start.append(len(game_moves))
+            game_moves += moves
             if done % 20 == 0:
                 print(f"{done} games, {len(labels)} positions, "
                       f"{time.perf_counter() - start:.0f} s", flush=True)
     np.savez_compressed(
         args.out, counts=np.array(feats, dtype=np.int64), windows=np.array(windows, dtype=np.int64),
         result=np.array(labels, dtype=np.float64), game=np.array(games, dtype=np.int64),
+        ply=np.array(plies, dtype=np.int64), game_seed=np.array([j[0] for j in jobs], dtype=np.int64),
+        game_start=np.array(game_start, dtype=np.int64),
+        game_moves=np.array(game_moves, dtype=np.int16),
         rule=np.array(args.rule), nodes=np.array(args.nodes))
     print(f"wrote {args.out}: {args.games} games, {len(labels)} positions")
     return 0
