@@ -20,6 +20,7 @@ from discord.ext import commands
 
 from bot.cogs.clocks import ClocksCog
 from bot.cogs.queue import QueueCog
+from bot.cogs.takeback import TakebackCog
 from bot.cogs.tournament import TournamentCog
 from bot.game.outbox_model import PostKind, PostRow
 from bot.game.ports import UNAVAILABLE_RETRY_SECONDS, StorageUnavailable
@@ -39,7 +40,7 @@ LOOK_EVERY_S = 5.0
 SEND_TIMEOUT_S = 45.0
 # How often rows done with are pruned.
 PRUNE_EVERY_S = 3600.0
-Renderer = ClocksCog | TournamentCog | QueueCog
+Renderer = ClocksCog | TournamentCog | QueueCog | TakebackCog
 # A row whose rendering keeps failing (a bug, not Discord) is given up after this many tries, so
 # it is not tried forever; the log holds each failure's traceback.
 MAX_RENDER_ATTEMPTS = 8
@@ -196,6 +197,8 @@ class OutboxCog(commands.Cog, name="Outbox"):
             ClocksCog if row.kind is PostKind.CLOCK_WARNING
             else QueueCog if row.kind in (
                 PostKind.GAME_BOARD, PostKind.TURN_PING, PostKind.OPPONENT_GONE)
+            else TakebackCog if row.kind in (
+                PostKind.TAKEBACK_REQUEST, PostKind.TAKEBACK_ANSWER)
             else TournamentCog
         )
         try:
@@ -235,6 +238,8 @@ class OutboxCog(commands.Cog, name="Outbox"):
             extra["file"] = message.file
         if message.reference is not None:
             extra["reference"] = message.reference
+        if message.view is not None:
+            extra["view"] = message.view
         return await channel.send(
             content=message.content,
             allowed_mentions=message.allowed_mentions,

@@ -40,6 +40,10 @@ class PostKind(StrEnum):
     # The member of a game between two servers, told in their own channel that their opponent
     # can no longer play from their server (left it, or it removed the bot) and forfeited.
     OPPONENT_GONE = "opponent_gone"
+    # A takeback in a casual game between two servers: the request, with its Accept and Decline,
+    # in the asked member's own channel; the answer in the asker's.
+    TAKEBACK_REQUEST = "takeback_request"
+    TAKEBACK_ANSWER = "takeback_answer"
 
     @property
     def is_edit(self) -> bool:

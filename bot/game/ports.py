@@ -224,15 +224,21 @@ class TakebackStore(Protocol):
       takebacks of the same position, from any processes, undo it once.
     """
 
-    async def ask_takeback(self, game_id: int, ply: int, *, now: float) -> bool:
-        """Open a request to take the last move back at move count `ply`; False (nothing
-        written) unless the game runs at `ply` with its clock running at `now` and no request was
-        asked at `ply` before (a declined one is not asked again)."""
+    async def ask_takeback(
+        self, game_id: int, ply: int, *, now: float, posts: Sequence[NewPost] = ()
+    ) -> bool:
+        """Open a request to take the last move back at move count `ply`, and write `posts` to
+        the outbox, in one transaction; False (nothing written) unless the game runs at `ply`
+        with its clock running at `now` and no request was asked at `ply` before (a declined one
+        is not asked again)."""
         ...
 
-    async def decline_takeback(self, game_id: int, ply: int) -> bool:
-        """Close the open request asked at move count `ply`; False if there is none (the game
-        moved on or ended, or it was answered)."""
+    async def decline_takeback(
+        self, game_id: int, ply: int, posts: Sequence[NewPost] = ()
+    ) -> bool:
+        """Close the open request asked at move count `ply`, and write `posts`, in one
+        transaction; False (nothing written) if there is none (the game moved on or ended, or it
+        was answered)."""
         ...
 
     async def take_back(
@@ -245,9 +251,10 @@ class TakebackStore(Protocol):
         deadline: float | None,
         limit: int,
         requested: bool,
+        posts: Sequence[NewPost] = (),
     ) -> GameRow | None:
         """Remove the moves from `to_ply` on, set the clock of the member then to move to
-        `deadline` and count one takeback, in one transaction; the game after it, or None
+        `deadline`, count one takeback and write `posts`, in one transaction; the game after it, or None
         (nothing written) unless the game runs at `ply` with its clock running at `now`, has had
         fewer than `limit` takebacks, and (with `requested`) has an open request asked at `ply`.
         Two takebacks of the same position, from any processes, undo it once."""

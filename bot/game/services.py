@@ -103,7 +103,9 @@ def build_services(
         clocks=clocks,
         timeouts=Timeouts(storage.clocks, storage.games, cache, clocks, rate, storage.queue),
         hints=Hints(games, storage.games, ai, cache),
-        takebacks=Takebacks(storage.takebacks, storage.games, clocks, cache),
+        takebacks=Takebacks(
+            storage.takebacks, storage.games, clocks, cache, queue=storage.queue, outbox=outbox,
+        ),
         settings=settings,
         preferences=MemberPreferences(storage.settings),
         records=RecordService(storage.reviews, storage.games, storage.standings),

@@ -9,6 +9,11 @@ game ending, leaves it answering nothing.
 Only casual games allow takebacks (`refusal`): a rated game's moves stand, and so will a
 tournament game's, by one more condition there. A game allows at most MAX_TAKEBACKS, so a member
 cannot replay a game into a win move by move.
+
+In a queued game between two servers each member sees the game in their own channel, where the
+other cannot: the request is an outbox row for the asked member's channel, and the answer one
+for the asker's, each written with the change it tells of (an accepted one also redraws every
+board of the game), so the process holding each server sends them.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ from bot.game.clocks import Clocks
 from bot.game.errors import UserError
 from bot.game.model import GameRow, GameState, Mode, Status, load_state
 from bot.game.openings import opening_stones
-from bot.game.ports import GameStore, TakebackStore
+from bot.game.outbox import OutboxService
+from bot.game.outbox_model import NewPost, PostKind
+from bot.game.ports import GameStore, QueueStore, TakebackStore
 from bot.i18n.texts import TextId
 from engine import Board, Mark
 
@@ -49,6 +56,12 @@ class Request:
     state: GameState
     requester: int
     opponent: int
+    # Asked in the opponent's own server (a game between two servers): the outbox posts it.
+    across: bool = False
+
+
+# Where each member of a game between two servers sees it: their server and channel.
+Seats = dict[int, tuple[int, int]]
 
 
 class Takebacks:
@@ -62,12 +75,17 @@ class Takebacks:
         cache: GameCache,
         *,
         limit: int = MAX_TAKEBACKS,
+        queue: QueueStore | None = None,
+        outbox: OutboxService | None = None,
     ) -> None:
         self._store = store
         self._games = games
         self._clocks = clocks
         self._cache = cache
         self.limit = limit
+        # The boards of games between two servers, and the rows that tell their members.
+        self._queue = queue
+        self._outbox = outbox
 
     async def take_back(self, game_id: int, user_id: int) -> GameState | Request:
         """`user_id` takes their last move back: against the AI, done at once (the game after
@@ -90,27 +108,84 @@ class Takebacks:
                 raise UserError("takeback.not_your_move")
             if state.row.takeback_asked == state.board.ply:
                 raise UserError("takeback.already_asked")
-            now = self._clocks.now()
-            if not await self._store.ask_takeback(game_id, state.board.ply, now=now):
-                raise await self._why_not(game_id, state.board.ply, now, "takeback.already_asked")
             opponent = state.user_of(mark.other)
             assert opponent is not None  # a game between members
-            return Request(state=state, requester=user_id, opponent=opponent)
+            ply = state.board.ply
+            seats = await self._seats(state)
+            posts = [] if seats is None else [
+                self._post(seats, opponent, PostKind.TAKEBACK_REQUEST, game=game_id, ply=ply,
+                           member=opponent, asker=user_id)
+            ]
+            now = self._clocks.now()
+            if not await self._store.ask_takeback(game_id, ply, now=now, posts=posts):
+                raise await self._why_not(game_id, ply, now, "takeback.already_asked")
+            self._wake(posts)
+            return Request(state=state, requester=user_id, opponent=opponent, across=bool(posts))
 
     async def accept(self, game_id: int, ply: int, user_id: int) -> GameState:
         """The other member accepts the request asked at move count `ply`: the asker's move is
         undone; the game after it."""
         async with self._cache.lock(game_id):
             state = await self._answerable(game_id, ply, user_id)
-            return await self._undo(state, ply - 1, requested=True)
+            posts = await self._answer_posts(state, user_id, accepted=True)
+            after = await self._undo(state, ply - 1, requested=True, posts=posts)
+            self._wake(posts)
+            return after
 
     async def decline(self, game_id: int, ply: int, user_id: int) -> GameState:
         """The other member declines the request asked at move count `ply`; the game as it is."""
         async with self._cache.lock(game_id):
             state = await self._answerable(game_id, ply, user_id)
-            if not await self._store.decline_takeback(game_id, ply):
+            posts = await self._answer_posts(state, user_id, accepted=False)
+            if not await self._store.decline_takeback(game_id, ply, posts=posts):
                 raise UserError("takeback.expired")
+            self._wake(posts)
             return state
+
+    async def _seats(self, state: GameState) -> Seats | None:
+        """Where each member sees a game between two servers (the game's own channel, or their
+        board's in the other server); None for a game of one server."""
+        if self._queue is None or self._outbox is None or state.mode is not Mode.PVP:
+            return None
+        boards = await self._queue.game_boards(state.id)
+        if not boards:
+            return None
+        row = state.row
+        seats: Seats = {member: (row.guild_id, row.channel_id) for member in row.members}
+        for board in boards:
+            seats[board.user_id] = (board.guild_id, board.channel_id)
+        return seats
+
+    def _post(self, seats: Seats, to: int, kind: PostKind,
+              **payload: int | float | str | None) -> NewPost:
+        """A row for the channel where member `to` sees the game."""
+        assert self._outbox is not None  # seats are found only with an outbox
+        guild_id, channel_id = seats[to]
+        return self._outbox.post(guild_id, channel_id, kind, **payload)
+
+    async def _answer_posts(self, state: GameState, user_id: int, *,
+                            accepted: bool) -> list[NewPost]:
+        """In a game between two servers: the answer of `user_id` for the asker, in the asker's
+        channel, and once accepted the redraw of every board (each by the process holding its
+        server). Nothing for a game of one server: the request's own message answers there."""
+        seats = await self._seats(state)
+        if seats is None:
+            return []
+        asker = state.user_of(state.board.turn.other)
+        assert asker is not None  # a game between members
+        posts = [self._post(seats, asker, PostKind.TAKEBACK_ANSWER, game=state.id,
+                            ply=state.board.ply, member=asker, answerer=user_id,
+                            accepted=int(accepted))]
+        if accepted:
+            posts += [
+                self._post(seats, member, PostKind.GAME_BOARD, game=state.id, guild=guild)
+                for member, (guild, _) in sorted(seats.items())
+            ]
+        return posts
+
+    def _wake(self, posts: list[NewPost]) -> None:
+        if posts and self._outbox is not None:
+            self._outbox.wake()
 
     async def _casual_game_of(self, game_id: int, user_id: int) -> tuple[GameState, Mark]:
         state = await self._cache.read(self._games, game_id)
@@ -144,7 +219,8 @@ class Takebacks:
             raise UserError("takeback.not_yours_to_answer")
         return state
 
-    async def _undo(self, state: GameState, to_ply: int, *, requested: bool) -> GameState:
+    async def _undo(self, state: GameState, to_ply: int, *, requested: bool,
+                    posts: list[NewPost] | None = None) -> GameState:
         """Remove the moves of `state` from `to_ply` on; the clock of the member then to move
         starts afresh, as after any move."""
         ply = state.board.ply
@@ -159,6 +235,7 @@ class Takebacks:
             deadline=deadline,
             limit=self.limit,
             requested=requested,
+            posts=posts or (),
         )
         if row is None:
             raise await self._why_not(state.id, ply, now, "takeback.expired")
@@ -200,4 +277,4 @@ def _board_at(state: GameState, ply: int) -> Board:
     return board
 
 
-__all__ = ["MAX_TAKEBACKS", "Request", "Takebacks", "refusal"]
+__all__ = ["MAX_TAKEBACKS", "Request", "Seats", "Takebacks", "refusal"]

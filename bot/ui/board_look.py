@@ -19,6 +19,7 @@ from bot.game.services import Services
 from bot.game.tournament_model import TournamentGame
 from bot.ui.buttons import Pan
 from bot.ui.display_names import display_names
+from bot.ui.notices import Place
 from bot.ui.pictures import Players
 from bot.ui.record_views import players_of, translator
 from bot.ui.render import (
@@ -223,6 +224,23 @@ class BoardLook:
         found = None if not boards else CrossServer(await queue.entries_of(state.id), boards)
         self._cross[state.id] = found
         return found
+
+    async def place(self, state: GameState, member: int) -> Place | None:
+        """Where `member` sees a game between two servers: their server's board of it (its
+        channel, message and the language they queued in); None for any other game."""
+        cross = await self.cross(state)
+        if cross is None:
+            return None
+        entry = next((e for e in cross.entries if e.user_id == member), None)
+        if entry is None:
+            return None
+        row = state.row
+        if entry.guild_id == row.guild_id:
+            return Place(row.guild_id, row.channel_id, row.message_id, row.locale)
+        for board in await self._host.services.queue.boards(state.id):
+            if board.guild_id == entry.guild_id:
+                return Place(board.guild_id, board.channel_id, board.message_id, entry.locale)
+        return None
 
     async def names(self, state: GameState, guild_id: int | None) -> dict[int, str]:
         """The players a board of the game in `guild_id` calls by name (those of other

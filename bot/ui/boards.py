@@ -24,7 +24,7 @@ from bot.i18n.texts import text_in
 from bot.ui import drawing as drawings
 from bot.ui.board_look import BoardLook, LookHost, message_parts
 from bot.ui.display_names import remember
-from bot.ui.notices import Notices, Place
+from bot.ui.notices import Notices
 from bot.ui.payloads import text_payload
 from bot.ui.posts import MessageEdit
 from bot.ui.render import uses_layout
@@ -67,24 +67,7 @@ class Boards:
         self._reposted: set[int] = set()
         # The calls to the member to move: a ping when a move makes it their turn, a warning
         # when their clock runs low; each drawing of a game removes one whose turn passed.
-        self.notices = Notices(host, self._place)
-
-    async def _place(self, state: GameState, member: int) -> Place | None:
-        """Where `member` sees a game between two servers: their server's board of it (its
-        channel, message and the language they queued in); None for any other game."""
-        cross = await self.look.cross(state)
-        if cross is None:
-            return None
-        entry = next((e for e in cross.entries if e.user_id == member), None)
-        if entry is None:
-            return None
-        row = state.row
-        if entry.guild_id == row.guild_id:
-            return Place(row.guild_id, row.channel_id, row.message_id, row.locale)
-        for board in await self._host.services.queue.boards(state.id):
-            if board.guild_id == entry.guild_id:
-                return Place(board.guild_id, board.channel_id, board.message_id, entry.locale)
-        return None
+        self.notices = Notices(host, self.look.place)
 
     @property
     def games(self) -> GameService:
@@ -313,6 +296,8 @@ class Boards:
             message_id = next((b.message_id for b in boards if b.guild_id == guild_id), None)
         if message_id is None:
             return None
+        if self._drawn_ply.get(game_id, -1) > state.stage:
+            self._drawn_ply[game_id] = state.stage  # taken back: later moves draw on from here
         parts = await self.look.drawing(state, edit=True, guild_id=guild_id)
         return MessageEdit(message_id, parts)
 

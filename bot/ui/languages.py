@@ -14,7 +14,9 @@ from typing import Any, Protocol, cast
 import discord
 
 from bot.game.ports import StorageUnavailable
+from bot.game.preferences import MemberPreferences
 from bot.game.services import Services
+from bot.game.settings import ServerSettings
 from bot.i18n.texts import choose_language, command_names, text_in
 from bot.i18n.translator import locale_of
 
@@ -31,8 +33,18 @@ class _Host(Protocol):
 _RESOLVED = "caro.language"
 
 
+class Languages(Protocol):
+    """What choosing a member's language reads: their own setting and their server's."""
+
+    @property
+    def preferences(self) -> MemberPreferences: ...
+
+    @property
+    def settings(self) -> ServerSettings: ...
+
+
 async def member_language(
-    services: Services,
+    services: Languages,
     guild_id: int | None,
     user_id: int,
     *,

@@ -19,6 +19,8 @@ def no_mentions() -> discord.AllowedMentions:
 class NewMessage:
     content: str
     file: discord.File | None = None
+    # Its buttons (a takeback request's Accept and Decline).
+    view: discord.ui.View | None = None
     allowed_mentions: discord.AllowedMentions = field(default_factory=no_mentions)
     # A reply to this message, and what to send instead if Discord forbids the reply (it needs
     # Read Message History; the message alone needs only Send Messages).

@@ -658,21 +658,25 @@ def challenge_view(challenge: ChallengeRow, locale: str | None = None) -> discor
     ])
 
 
-def takeback_request_content(state: GameState, requester: int, opponent: int) -> str:
+def takeback_request_content(
+    state: GameState, requester: int, opponent: int, *, locale: str | None = None,
+    name: str | None = None,
+) -> str:
     """The public line asking `opponent` to let `requester` take back the last move of `state`
-    (at its move count), in the game's language."""
-    tr = _translator(state.row.locale)
+    (at its move count), in the game's language or `locale`. `name`: how to call the requester
+    where they cannot be mentioned (the other server of a game between two)."""
+    tr = _translator(locale or state.row.locale)
     return tr(
         "takeback.asked",
-        user=f"<@{requester}>",
+        user=name or f"<@{requester}>",
         opponent=f"<@{opponent}>",
         cell=state.row.moves[-1].cell,
     )
 
 
-def takeback_request_view(state: GameState) -> discord.ui.View:
+def takeback_request_view(state: GameState, locale: str | None = None) -> discord.ui.View:
     """Accept and Decline of a takeback request asked at the move count of `state`."""
-    tr = _translator(state.row.locale)
+    tr = _translator(locale or state.row.locale)
     game, ply = state.id, state.board.ply
     return drawing.view([
         row_payload([

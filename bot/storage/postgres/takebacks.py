@@ -1,12 +1,16 @@
 """Queries of takebacks in casual games on PostgreSQL: the request to take the last move back, its
 answer, and the takeback itself (the moves removed, the clock set, the count raised, in one
-transaction with the game's row locked)."""
+transaction with the game's row locked), each with the outbox rows it calls for."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.game.model import GameRow
+from bot.game.outbox_model import NewPost
 from bot.storage.postgres.connection import Connection, row_count
 from bot.storage.postgres.games import _GAME_WITH_MOVES
+from bot.storage.postgres.outbox import insert_posts
 from bot.storage.rows import game_row
 
 
@@ -14,24 +18,38 @@ class TakebackQueries:
     def __init__(self, con: Connection) -> None:
         self._con = con
 
-    async def ask_takeback(self, game_id: int, ply: int, *, now: float) -> bool:
-        done = await self._con.pool.execute(
-            "UPDATE games SET takeback_asked = $2, takeback_open = true, updated_at = now()"
-            " WHERE id = $1 AND ply = $2 AND status = 'active'"
-            " AND (deadline IS NULL OR deadline > $3)"
-            " AND (takeback_asked IS NULL OR takeback_asked <> $2)",
-            game_id, ply, now,
-        )
-        return row_count(done) == 1
+    async def ask_takeback(
+        self, game_id: int, ply: int, *, now: float, posts: Sequence[NewPost] = ()
+    ) -> bool:
+        async with self._con.transaction() as (con, ok):
+            done = await con.execute(
+                "UPDATE games SET takeback_asked = $2, takeback_open = true, updated_at = now()"
+                " WHERE id = $1 AND ply = $2 AND status = 'active'"
+                " AND (deadline IS NULL OR deadline > $3)"
+                " AND (takeback_asked IS NULL OR takeback_asked <> $2)",
+                game_id, ply, now,
+            )
+            if row_count(done) != 1:
+                ok.rollback()
+                return False
+            await insert_posts(con, posts)
+            return True
 
-    async def decline_takeback(self, game_id: int, ply: int) -> bool:
-        done = await self._con.pool.execute(
-            "UPDATE games SET takeback_open = false, updated_at = now()"
-            " WHERE id = $1 AND ply = $2 AND status = 'active' AND takeback_open"
-            " AND takeback_asked = $2",
-            game_id, ply,
-        )
-        return row_count(done) == 1
+    async def decline_takeback(
+        self, game_id: int, ply: int, posts: Sequence[NewPost] = ()
+    ) -> bool:
+        async with self._con.transaction() as (con, ok):
+            done = await con.execute(
+                "UPDATE games SET takeback_open = false, updated_at = now()"
+                " WHERE id = $1 AND ply = $2 AND status = 'active' AND takeback_open"
+                " AND takeback_asked = $2",
+                game_id, ply,
+            )
+            if row_count(done) != 1:
+                ok.rollback()
+                return False
+            await insert_posts(con, posts)
+            return True
 
     async def take_back(
         self,
@@ -43,6 +61,7 @@ class TakebackQueries:
         deadline: float | None,
         limit: int,
         requested: bool,
+        posts: Sequence[NewPost] = (),
     ) -> GameRow | None:
         if not 0 <= to_ply < ply:
             raise ValueError(f"cannot take back from move {ply} to move {to_ply}")
@@ -75,6 +94,7 @@ class TakebackQueries:
                 await con.execute(
                     "DELETE FROM moves WHERE game_id = $1 AND ply >= $2", game_id, to_ply
                 )
+                await insert_posts(con, posts)
                 return game_row(await con.fetchrow(_GAME_WITH_MOVES, game_id))
 
         return await self._con.retrying(attempt)

@@ -1,11 +1,16 @@
 """Queries of takebacks in casual games: the request to take the last move back, its answer, and
-the takeback itself (the moves removed, the clock set, the count raised, in one transaction)."""
+the takeback itself (the moves removed, the clock set, the count raised, in one transaction),
+each with the outbox rows it calls for."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.game.model import GameRow
+from bot.game.outbox_model import NewPost
 from bot.storage.sqlite.connection import NOW, Connection
 from bot.storage.sqlite.games import GameQueries
+from bot.storage.sqlite.outbox import insert_posts
 
 
 class TakebackQueries:
@@ -13,8 +18,10 @@ class TakebackQueries:
         self._con = con
         self._games = games
 
-    async def ask_takeback(self, game_id: int, ply: int, *, now: float) -> bool:
-        async with self._con.lock:
+    async def ask_takeback(
+        self, game_id: int, ply: int, *, now: float, posts: Sequence[NewPost] = ()
+    ) -> bool:
+        async with self._con.lock, self._con.transaction() as ok:
             cur = await self._con.db.execute(
                 f"UPDATE games SET takeback_asked = ?, takeback_open = 1, updated_at = {NOW}"
                 " WHERE id = ? AND ply = ? AND status = 'active'"
@@ -22,17 +29,27 @@ class TakebackQueries:
                 " AND (takeback_asked IS NULL OR takeback_asked <> ?)",
                 (ply, game_id, ply, now, ply),
             )
-            return cur.rowcount == 1
+            if cur.rowcount != 1:
+                ok.rollback()
+                return False
+            await insert_posts(self._con, posts)
+            return True
 
-    async def decline_takeback(self, game_id: int, ply: int) -> bool:
-        async with self._con.lock:
+    async def decline_takeback(
+        self, game_id: int, ply: int, posts: Sequence[NewPost] = ()
+    ) -> bool:
+        async with self._con.lock, self._con.transaction() as ok:
             cur = await self._con.db.execute(
                 f"UPDATE games SET takeback_open = 0, updated_at = {NOW}"
                 " WHERE id = ? AND ply = ? AND status = 'active' AND takeback_open = 1"
                 " AND takeback_asked = ?",
                 (game_id, ply, ply),
             )
-            return cur.rowcount == 1
+            if cur.rowcount != 1:
+                ok.rollback()
+                return False
+            await insert_posts(self._con, posts)
+            return True
 
     async def take_back(
         self,
@@ -44,6 +61,7 @@ class TakebackQueries:
         deadline: float | None,
         limit: int,
         requested: bool,
+        posts: Sequence[NewPost] = (),
     ) -> GameRow | None:
         if not 0 <= to_ply < ply:
             raise ValueError(f"cannot take back from move {ply} to move {to_ply}")
@@ -64,6 +82,7 @@ class TakebackQueries:
             await self._con.db.execute(
                 "DELETE FROM moves WHERE game_id = ? AND ply >= ?", (game_id, to_ply)
             )
+            await insert_posts(self._con, posts)
             return await self._games.read_game(game_id)
 
 

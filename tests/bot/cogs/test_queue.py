@@ -47,15 +47,17 @@ class Across:
     there: Any
 
 
-async def paired_across(bot: BotHandle, *, dave_locale: str | None = None) -> Across:
+async def paired_across(bot: BotHandle, *, dave_locale: str | None = None,
+                        rated: bool = True) -> Across:
     double = bot.double
     other = double.add_guild("another server")
     alice = double.add_member("alice")
     dave = double.add_member("dave", guild_id=other,
                              **({} if dave_locale is None else {"locale": dave_locale}))
     theirs = double.guilds[other].channel_id
-    first = await alice.slash("caro queue")
-    second = await dave.slash("caro queue", channel_id=theirs)
+    casual: dict[str, Any] = {} if rated else {"rated": False}
+    first = await alice.slash("caro queue", **casual)
+    second = await dave.slash("caro queue", channel_id=theirs, **casual)
     board = await posted_board(double, double.channel_id, first.message.id)
     label = "Nhập nước đi" if dave_locale == "vi" else "Type a move"
     there = await posted_board(double, theirs, second.message.id, type_label=label)
@@ -306,9 +308,9 @@ async def test_members_of_two_servers_play_one_game_on_a_board_in_each_server(
     boards = {alice.id: board, dave.id: there}
     moves = [(x, "H8"), (o, "A1"), (x, "H9"), (o, "A2"), (x, "H10"), (o, "A3"), (x, "H11"),
              (o, "A4"), (x, "H12")]
-    # A takeback would ask the other member in a channel they cannot see.
-    assert refusal(await alice.slash("caro takeback")) == (
-        "Takebacks are not available in a game between two servers.")
+    # A rated game's moves stand, between two servers as in one.
+    assert refusal(await x.slash("caro takeback", channel_id=boards[x.id].channel_id)
+                   ).startswith("Moves cannot be taken back in a rated game.")
     for n, (member, cell) in enumerate(moves, start=1):
         answer = await typed(member, boards[member.id], cell)
         assert answer.callback_type in (4, 6, 7), answer

@@ -37,13 +37,14 @@ async def test_the_commands_in_the_other_servers_channel_act_on_its_own_board(
     game = await paired_across(bot)
     alice, dave, board, there, theirs = (
         game.alice, game.dave, game.board, game.there, game.theirs)
-    # As on the game's own board: no hints between members, no takeback or rematch between
-    # two servers.
+    # As on the game's own board: no hints between members, no takeback in a rated game, no
+    # rematch between two servers.
     no_hint = "Hints are only given in games against the easy or normal AI."
     assert refusal(await dave.slash("caro hint", channel_id=theirs)) == no_hint
     assert refusal(await alice.slash("caro hint")) == no_hint
-    assert refusal(await dave.slash("caro takeback", channel_id=theirs)) == (
-        "Takebacks are not available in a game between two servers.")
+    for member, channel in ((dave, theirs), (alice, double.channel_id)):
+        assert refusal(await member.slash("caro takeback", channel_id=channel)).startswith(
+            "Moves cannot be taken back in a rated game.")
     no_rematch = ("There is no rematch in a game between two servers: queue again with"
                   " `/caro queue`.")
     assert refusal(await dave.slash("caro rematch", channel_id=theirs)) == no_rematch

@@ -534,6 +534,53 @@ async def test_a_game_between_servers_on_two_clusters_shows_each_move_on_both_bo
     assert double.violations == []
 
 
+async def test_a_takeback_between_servers_on_two_clusters_is_asked_in_one_and_accepted_in_other(
+    postgres_dsn: str, start_clusters: StartClusters
+) -> None:
+    from testkit.boards import refusal
+    from tests.bot.cogs.test_openings import typed
+    from tests.bot.cogs.test_queue import posted_board
+    from tests.bot.cogs.test_queue_takeback import new_message
+
+    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)
+    double = deployment.double
+    guilds = [guild_on(double, 1, 4), guild_on(double, 2, 4)]  # one on each cluster
+    alice, dave = member_in(double, "alice", guilds[0]), member_in(double, "dave", guilds[1])
+    channels = [double.guilds[guild].channel_id for guild in guilds]
+    first = await alice.slash("caro queue", channel_id=channels[0], rated=False)
+    second = await dave.slash("caro queue", channel_id=channels[1], rated=False)
+    board = await posted_board(double, channels[0], first.message.id, timeout=20)
+    there = await posted_board(double, channels[1], second.message.id, timeout=20)
+    x_is_alice = f"<@{alice.id}> (X)" in str(text_of(board))
+    (x, x_channel, o, o_channel) = (alice, channels[0], dave, channels[1]) if x_is_alice else (
+        dave, channels[1], alice, channels[0])
+    boards = {alice.id: board, dave.id: there}
+    await typed(x, boards[x.id], "H8")
+    for shown in (board, there):
+        await shown.wait_for(lambda m: "Moves played: 1." in str(text_of(m)), timeout=15)
+    # Asked on X's cluster; the request is posted in O's server by O's cluster, which gets the
+    # Accept; each board goes back, drawn by the cluster holding its server.
+    assert "was asked, in their own server" in refusal(
+        await x.slash("caro takeback", channel_id=x_channel))
+    request = await new_message(double, o_channel, "asks to take back", timeout=20)
+    assert (await o.click(request, "Accept")).callback_type == 7
+    for shown in (board, there):
+        await shown.wait_for(lambda m: "Moves played: 0." in str(text_of(m)), timeout=15)
+    await new_message(double, x_channel, f"<@{x.id}>, ", timeout=20)
+    assert await fetch(postgres_dsn, "SELECT ply, takebacks FROM games") == [(0, 1)]
+    rows = await fetch(postgres_dsn, "SELECT kind, guild_id FROM outbox"
+                       " WHERE kind LIKE 'takeback%' AND sent_at IS NOT NULL ORDER BY id")
+    assert [(kind, str(guild)) for kind, guild in rows] == [
+        ("takeback_request", guilds[channels.index(o_channel)]),
+        ("takeback_answer", guilds[channels.index(x_channel)]),
+    ]
+    # X plays on from the position before the takeback.
+    await typed(x, boards[x.id], "H9")
+    for shown in (board, there):
+        await shown.wait_for(lambda m: "Moves played: 1." in str(text_of(m)), timeout=15)
+    assert double.violations == []
+
+
 async def test_a_ping_in_one_cluster_goes_when_the_game_ends_in_the_other(
     postgres_dsn: str, start_clusters: StartClusters
 ) -> None:

@@ -9,6 +9,7 @@ import asyncio
 
 from bot.game import ratings
 from bot.game.model import Finish, Mode, NewGame, Status
+from bot.game.outbox_model import NewPost, PostKind
 from bot.game.ports import Answer, MoveOutcome
 from bot.storage import SqliteStorage
 from engine import Mark
@@ -108,6 +109,39 @@ async def test_a_request_is_open_at_one_move_count_and_declined_once(
     assert await storage.games.add_move(game, 2, "A2", by_ai=False, now=0.0) is MoveOutcome.STORED
     row = await storage.games.game(game)
     assert row is not None and not row.takeback_pending
+
+
+async def test_each_takeback_write_stores_its_outbox_rows_only_when_it_changes_the_game(
+    storage: SqliteStorage,
+) -> None:
+    # A game between two servers tells its members through the outbox, with the change.
+    game = await played(storage, "A1")
+
+    def told(kind: PostKind) -> list[NewPost]:
+        # A channel each: a channel's rows are due one at a time, in order.
+        channel = CHANNEL + len(kind.value)
+        return [NewPost(GUILD, channel, kind, {"game": game, "member": BOB}, 10.0)]
+
+    async def kinds() -> list[PostKind]:
+        return [row.kind for row in await storage.outbox.due_posts(now=100.0)]
+
+    assert await storage.takebacks.ask_takeback(
+        game, 1, now=0.0, posts=told(PostKind.TAKEBACK_REQUEST))
+    assert not await storage.takebacks.ask_takeback(
+        game, 1, now=0.0, posts=told(PostKind.TAKEBACK_REQUEST))  # asked already
+    assert await kinds() == [PostKind.TAKEBACK_REQUEST]
+    assert await storage.takebacks.decline_takeback(
+        game, 1, posts=told(PostKind.TAKEBACK_ANSWER))
+    assert not await storage.takebacks.decline_takeback(
+        game, 1, posts=told(PostKind.TAKEBACK_ANSWER))  # answered already
+    assert await kinds() == [PostKind.TAKEBACK_REQUEST, PostKind.TAKEBACK_ANSWER]
+    assert await storage.games.add_move(game, 1, "B1", by_ai=False, now=0.0) is MoveOutcome.STORED
+    assert await storage.takebacks.ask_takeback(game, 2, now=0.0)
+    for _ in range(2):  # the second finds the position gone
+        await storage.takebacks.take_back(game, 2, 1, now=0.0, deadline=None, limit=3,
+                                          requested=True, posts=told(PostKind.GAME_BOARD))
+    assert await kinds() == [PostKind.TAKEBACK_REQUEST, PostKind.TAKEBACK_ANSWER,
+                             PostKind.GAME_BOARD]
 
 
 async def test_two_processes_taking_back_the_same_position_undo_it_once(
