@@ -97,19 +97,32 @@ async def test_a_casual_takeback_between_two_servers_asked_on_either_board_is_ac
         " and it is your turn again.")
     assert bot.db_rows("SELECT ply, takebacks FROM games") == [(0, 1)]
 
-    # The board plays on from there; now O asks, on their side, and X accepts on theirs.
+    # The board plays on from there. X asks again, then O on their side, X accepting there:
+    # two takebacks in a row, each board back a move further than it was ever drawn since.
     await play(x, side.x_board, "H8", side, 1)
     await play(o, side.o_board, "A1", side, 2)
+    await play(x, side.x_board, "H9", side, 3)
+    await x.slash("caro takeback", channel_id=side.x_channel)
+    request = await new_message(double, side.o_channel, "(H9). Do you accept?")
+    assert (await o.click(request, "Accept")).callback_type == 7
+    await moves_shown(side, 2)
     asked = await o.slash("caro takeback", channel_id=side.o_channel)
-    assert refusal(asked).startswith(f"{side.names[x.id]} was asked, in their own server")
+    assert refusal(asked) == (
+        f"{side.names[x.id]} was asked, in their own server, to let you take back your last"
+        " move (A1). Their answer will be posted in this channel.")
     request = await new_message(double, side.x_channel, f"{side.names[o.id]} asks to take back")
     assert (await x.click(request, "Accept")).callback_type == 7
     await moves_shown(side, 1)
     await new_message(double, side.o_channel,
                       f"<@{o.id}>, {side.names[x.id]} accepted your takeback")
-    assert bot.db_rows("SELECT ply, takebacks FROM games") == [(1, 2)]
-    # It is O's turn again, on either board.
-    await play(o, side.o_board, "B2", side, 2)
+    assert bot.db_rows("SELECT ply, takebacks FROM games") == [(1, 3)]
+    assert "all 3 of its takebacks" in refusal(
+        await o.slash("caro takeback", channel_id=side.o_channel))
+    # Both boards draw on from there: the end too, though each was drawn further on before.
+    assert (await x.slash("caro resign", channel_id=side.x_channel)).ephemeral
+    for board in (side.x_board, side.o_board):
+        await board.wait_for(lambda m: "resigned.**" in str(text_of(m))
+                             and "Moves played: 1." in str(text_of(m)), timeout=15)
     no_mentions_across(double, game)
     assert double.violations == []
 
