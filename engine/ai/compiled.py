@@ -135,7 +135,7 @@ def _pattern_geometry(rows: int, cols: int, k: int, rule: Rule) -> tuple[Any, ..
     if k != patterns.K:
         return (0, 3, np.full((size, 4, patterns.DIGITS), -1, dtype=np.int32),
                 np.ones(patterns.DIGITS, dtype=np.int64), np.zeros((3, 1), dtype=np.int8),
-                np.zeros((3, 1), dtype=np.int8), np.zeros((2, patterns.NCAT), dtype=np.int64),
+                np.zeros((3, 1), dtype=np.int8), np.zeros((3, 2, 1), dtype=np.int64),
                 1024, 2)
     tables = patterns.tables(rule)
     weights = patterns.weights()
@@ -150,8 +150,8 @@ def _pattern_geometry(rows: int, cols: int, k: int, rule: Rule) -> tuple[Any, ..
                         ln[r * cols + c, d, j] = rr * cols + cc
     ppow = np.array([tables.base ** j for j in range(patterns.DIGITS)], dtype=np.int64)
     edge = 3 if tables.base == 4 else 2
-    return (1, tables.base, ln, ppow, tables.line, tables.comb, weights.cell, weights.windows,
-            edge)
+    return (1, tables.base, ln, ppow, tables.line, tables.comb, patterns.key_values(rule),
+            weights.windows, edge)
 
 
 def new_state(g: Geo, moves: list[int] | None = None) -> State:
@@ -174,6 +174,7 @@ def new_state(g: Geo, moves: list[int] | None = None) -> State:
         rf=np.zeros((size + 1, core.RF_COLS), dtype=np.int32),
         pcode=np.zeros((3, size, 4), dtype=np.int32),
         pcls=np.zeros((3, size, 4), dtype=np.int8),
+        pkey=np.zeros((3, size), dtype=np.int32),
         p4=np.zeros((3, size), dtype=np.int8),
         psum=np.zeros((3, 2), dtype=np.int64),
     )

@@ -94,15 +94,16 @@ class Geo(NamedTuple):
     # The pattern board (engine.ai.patterns), on when pat is 1 (five in a row): ln[cell, d, j]
     # the cell at digit j of cell's line code in direction d (-1 off the board), ppow[j] the
     # digit's weight (pbase ** j), pline[mark, code] the line class, pcomb[mark, key] the cell
-    # pattern of four classes, pw[side, pattern] its worth to the side to move (0) and to the
-    # side waiting (1), pwin the window term's weight in 1/1024ths.
+    # pattern of four classes (key = the four classes as base-9 digits), pkv[mark, side, key]
+    # what such a cell is worth to mark as the side to move (0) or waiting (1), pwin the window
+    # term's weight in 1/1024ths.
     pat: int
     pbase: int
     ln: I32
     ppow: I64
     pline: I8
     pcomb: I8
-    pw: I64
+    pkv: I64
     pwin: int
     pedge: int
 
@@ -130,10 +131,12 @@ class State(NamedTuple):
     # [level, column]: renju_verdict's stack (RF_* columns), one level per nested real-three
     # check; size + 1 levels, as each holds one more stone than the one before.
     rf: I32
-    # The pattern board: [mark, cell, d] the line code and class, [mark, cell] the cell pattern,
-    # [mark, side] the sum over empty cells of pw[side, pattern].
+    # The pattern board: [mark, cell, d] the line code and class, [mark, cell] the key of the
+    # four classes and the cell pattern, [mark, side] the sum over empty cells of
+    # pkv[mark, side, key].
     pcode: I32
     pcls: I8
+    pkey: I32
     p4: I8
     psum: I64
 
@@ -479,16 +482,15 @@ def _apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
 
 @jit_inline
 def _pat_cell(g: Geo, s: State, m: int, e: int) -> None:
-    """Read cell e's pattern for mark m again from its four classes, and move the sums."""
+    """Read cell e's key and pattern for mark m again from its four classes, and move the sums."""
     pcls = s.pcls
-    key = ((pcls[m, e, 0] * 9 + pcls[m, e, 1]) * 9 + pcls[m, e, 2]) * 9 + pcls[m, e, 3]
-    q = _nonneg(g.pcomb[m, _nonneg(key)])
-    old = _nonneg(s.p4[m, e])
-    if q != old:
-        s.p4[m, e] = q
-        if s.grid[e] == 0:
-            s.psum[m, 0] += g.pw[0, q] - g.pw[0, old]
-            s.psum[m, 1] += g.pw[1, q] - g.pw[1, old]
+    key = _nonneg(((pcls[m, e, 0] * 9 + pcls[m, e, 1]) * 9 + pcls[m, e, 2]) * 9 + pcls[m, e, 3])
+    old = _nonneg(s.pkey[m, e])
+    s.pkey[m, e] = key
+    s.p4[m, e] = g.pcomb[m, key]
+    if s.grid[e] == 0:
+        s.psum[m, 0] += g.pkv[m, 0, key] - g.pkv[m, 0, old]
+        s.psum[m, 1] += g.pkv[m, 1, key] - g.pkv[m, 1, old]
 
 
 @jit_inline
@@ -496,14 +498,14 @@ def _pat_apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
     """A stone of mark arrives on cell (delta 1) or leaves it (-1): the line codes of the cells
     within REACH on its four lines change by one digit, and with them their classes and
     patterns. The cell's own patterns stop (or start again) counting in the sums."""
-    pw = g.pw
+    pkv = g.pkv
     psum = s.psum
-    p4 = s.p4
+    pkey = s.pkey
     if delta > 0:
         for m in (1, 2):
-            q = _nonneg(p4[m, cell])
-            psum[m, 0] -= pw[0, q]
-            psum[m, 1] -= pw[1, q]
+            q = _nonneg(pkey[m, cell])
+            psum[m, 0] -= pkv[m, 0, q]
+            psum[m, 1] -= pkv[m, 1, q]
     ln = g.ln
     pline = g.pline
     pcode = s.pcode
@@ -523,9 +525,9 @@ def _pat_apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
                     _pat_cell(g, s, m, e)
     if delta < 0:
         for m in (1, 2):
-            q = _nonneg(p4[m, cell])
-            psum[m, 0] += pw[0, q]
-            psum[m, 1] += pw[1, q]
+            q = _nonneg(pkey[m, cell])
+            psum[m, 0] += pkv[m, 0, q]
+            psum[m, 1] += pkv[m, 1, q]
 
 
 @jit_inline_public
@@ -596,10 +598,10 @@ def reset(g: Geo, s: State) -> None:
                     s.pcls[m, c, d] = g.pline[m, code]
                 pcls = s.pcls
                 key = ((pcls[m, c, 0] * 9 + pcls[m, c, 1]) * 9 + pcls[m, c, 2]) * 9 + pcls[m, c, 3]
-                q = g.pcomb[m, key]
-                s.p4[m, c] = q
-                s.psum[m, 0] += g.pw[0, q]
-                s.psum[m, 1] += g.pw[1, q]
+                s.pkey[m, c] = key
+                s.p4[m, c] = g.pcomb[m, key]
+                s.psum[m, 0] += g.pkv[m, 0, key]
+                s.psum[m, 1] += g.pkv[m, 1, key]
 
 
 @jit

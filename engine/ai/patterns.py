@@ -139,13 +139,30 @@ def tables(rule: Rule) -> Tables:
     return Tables(base, line, comb)
 
 
+def _combos() -> tuple[npt.NDArray[np.int64], int]:
+    """Each key's combination: the index of its four classes as a sorted tuple (the order of the
+    directions does not change what a cell makes), and how many combinations there are."""
+    index: dict[tuple[int, ...], int] = {}
+    combo = np.zeros(CLASSES**4, dtype=np.int64)
+    for key in range(CLASSES**4):
+        classes = tuple(sorted((key // 729, key // 81 % 9, key // 9 % 9, key % 9)))
+        combo[key] = index.setdefault(classes, len(index))
+    return combo, len(index)
+
+
+COMBO, NCOMBO = _combos()
+
+
 @dataclass(frozen=True, slots=True)
 class Weights:
-    """What a cell pattern is worth: to the side to move ([0]) and to the side waiting ([1]),
-    in the core's evaluation units; `version` names the fit (training.fit)."""
+    """What a cell is worth to the side to move ([0]) and to the side waiting ([1]), in the
+    core's evaluation units: a weight per cell pattern plus one per combination of its four
+    line classes (COMBO), which tells apart cells of one pattern; `version` names the fit
+    (training.fit)."""
 
     version: str
     cell: npt.NDArray[np.int64]  # [2, NCAT]
+    combo: npt.NDArray[np.int64]  # [2, NCOMBO]
     # The old window term (engine.ai.core.evaluate's sums) is kept as a feature: its weight in
     # 1/1024ths.
     windows: int
@@ -157,7 +174,30 @@ def weights() -> Weights:
         cell = np.asarray(data["cell"], dtype=np.int64)
         if cell.shape != (2, NCAT):
             raise ValueError(f"weights.npz: cell weights of shape {cell.shape}, not (2, {NCAT})")
-        return Weights(str(data["version"]), cell, int(data["windows"]))
+        # A fit of patterns alone (the first shipped) has no combination weights.
+        combo = np.zeros((2, NCOMBO), dtype=np.int64)
+        if "combo" in data.files:
+            combo = np.asarray(data["combo"], dtype=np.int64)
+            if combo.shape != (2, NCOMBO):
+                raise ValueError(
+                    f"weights.npz: combination weights of shape {combo.shape}, not (2, {NCOMBO})"
+                )
+        return Weights(str(data["version"]), cell, combo, int(data["windows"]))
+
+
+@lru_cache(maxsize=8)
+def key_values(rule: Rule) -> npt.NDArray[np.int64]:
+    """[mark, side, key]: what a cell whose four classes make `key` is worth to mark as the side
+    to move (side 0) or waiting (1): its pattern's weight plus its combination's. A forbidden
+    point is worth nothing to black, whatever its lines."""
+    w = weights()
+    comb = tables(rule).comb
+    out = np.zeros((3, 2, CLASSES**4), dtype=np.int64)
+    for mark in (1, 2):
+        for side in (0, 1):
+            value = w.cell[side][comb[mark]] + w.combo[side][COMBO]
+            out[mark, side] = np.where(comb[mark] == FORBID_P, 0, value)
+    return out
 
 
 # ------------------------------------------------------------------- from a Board, in Python
@@ -240,9 +280,10 @@ class PatternBoard:
 
     def __init__(self, rows: int, cols: int, rule: Rule) -> None:
         t = tables(rule)
-        w = weights()
-        self.pw = (tuple(int(v) for v in w.cell[0]), tuple(int(v) for v in w.cell[1]))
-        self.windows = w.windows
+        values = key_values(rule)
+        # [mark][side][key], as plain tuples: indexing numpy arrays from Python is slow.
+        self.kv = ((), *(tuple(tuple(int(v) for v in values[m, side]) for side in (0, 1)) for m in (1, 2)))
+        self.windows = weights().windows
         self.line = (b"", t.line[1].tobytes(), t.line[2].tobytes())
         self.comb = (b"", t.comb[1].tobytes(), t.comb[2].tobytes())
         size = rows * cols
@@ -250,49 +291,53 @@ class PatternBoard:
         self.touch, start = _layout(rows, cols, t.base)
         self.code: tuple[list[int], ...] = ([], list(start), list(start))
         self.cls: tuple[list[int], ...] = ([], [0] * (size * 4), [0] * (size * 4))
+        self.key: tuple[list[int], ...] = ([], [0] * size, [0] * size)
         self.p4: tuple[list[int], ...] = ([], [0] * size, [0] * size)
         self.psum = [[0, 0], [0, 0], [0, 0]]
         for m in (1, 2):
             line, cls = self.line[m], self.cls[m]
             for slot in range(size * 4):
                 cls[slot] = line[start[slot]]
+            kv0, kv1 = self.kv[m]
             for cell in range(size):
-                q = self._pattern(m, cell)
-                self.p4[m][cell] = q
-                self.psum[m][0] += self.pw[0][q]
-                self.psum[m][1] += self.pw[1][q]
+                key = self._key(m, cell)
+                self.key[m][cell] = key
+                self.p4[m][cell] = self.comb[m][key]
+                self.psum[m][0] += kv0[key]
+                self.psum[m][1] += kv1[key]
 
-    def _pattern(self, m: int, cell: int) -> int:
+    def _key(self, m: int, cell: int) -> int:
         cls = self.cls[m]
         i = cell * 4
-        return self.comb[m][((cls[i] * 9 + cls[i + 1]) * 9 + cls[i + 2]) * 9 + cls[i + 3]]
+        return ((cls[i] * 9 + cls[i + 1]) * 9 + cls[i + 2]) * 9 + cls[i + 3]
 
     def _move(self, cell: int, mark: int, delta: int) -> None:
-        pw0, pw1 = self.pw
         grid = self.grid
         for m in (1, 2):
             step = delta * (1 if m == mark else 2)
-            code, cls, line, p4, psum = self.code[m], self.cls[m], self.line[m], self.p4[m], self.psum[m]
+            code, cls, line, keys, psum = self.code[m], self.cls[m], self.line[m], self.key[m], self.psum[m]
+            comb, p4 = self.comb[m], self.p4[m]
+            kv0, kv1 = self.kv[m]
             for e, slot, power in self.touch[cell]:
                 value = code[slot] + step * power
                 code[slot] = value
                 new = line[value]
                 if new != cls[slot]:
                     cls[slot] = new
-                    q = self._pattern(m, e)
-                    old = p4[e]
-                    if q != old:
-                        p4[e] = q
-                        if not grid[e]:
-                            psum[0] += pw0[q] - pw0[old]
-                            psum[1] += pw1[q] - pw1[old]
+                    key = self._key(m, e)
+                    old = keys[e]
+                    keys[e] = key
+                    p4[e] = comb[key]
+                    if not grid[e]:
+                        psum[0] += kv0[key] - kv0[old]
+                        psum[1] += kv1[key] - kv1[old]
 
     def add(self, cell: int, mark: int) -> None:
         """A stone of mark arrives on the empty cell."""
         for m in (1, 2):
-            q = self.p4[m][cell]
-            self.psum[m][0] -= self.pw[0][q]
-            self.psum[m][1] -= self.pw[1][q]
+            key = self.key[m][cell]
+            self.psum[m][0] -= self.kv[m][0][key]
+            self.psum[m][1] -= self.kv[m][1][key]
         self.grid[cell] = mark
         self._move(cell, mark, 1)
 
@@ -301,9 +346,9 @@ class PatternBoard:
         self._move(cell, mark, -1)
         self.grid[cell] = 0
         for m in (1, 2):
-            q = self.p4[m][cell]
-            self.psum[m][0] += self.pw[0][q]
-            self.psum[m][1] += self.pw[1][q]
+            key = self.key[m][cell]
+            self.psum[m][0] += self.kv[m][0][key]
+            self.psum[m][1] += self.kv[m][1][key]
 
     def value(self, me: int, windows: int) -> int:
         """engine.ai.core.evaluate's value for me, the side to move, given its window term."""

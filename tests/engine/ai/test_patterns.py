@@ -3,6 +3,7 @@ as a player reads them, and the compiled core's incremental copy equal to a reco
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import numpy as np
@@ -87,7 +88,7 @@ def test_the_core_pattern_board_equals_a_recount_after_moves_and_undos(rule):
     rng = random.Random(f"patterns/{rule.value}")
     board = Board(15, 15, 5, rule)
     g, s = compiled.state_of(board)
-    weights = patterns.weights().cell
+    values = patterns.key_values(rule)
     placed = 0
     while placed < 60 and not board.is_over():
         cell = rng.choice(list(board.legal_moves))
@@ -101,12 +102,14 @@ def test_the_core_pattern_board_equals_a_recount_after_moves_and_undos(rule):
             for mark in (1, 2):
                 expected = patterns.cell_patterns(list(board.grid), 15, 15, rule, mark)
                 assert np.array_equal(s.p4[mark][empty], expected[empty])
-                assert s.psum[mark, 0] == weights[0][expected[empty]].sum()
-                assert s.psum[mark, 1] == weights[1][expected[empty]].sum()
+                keys = s.pkey[mark][empty]
+                assert np.array_equal(patterns.tables(rule).comb[mark][keys], expected[empty])
+                assert s.psum[mark, 0] == values[mark, 0][keys].sum()
+                assert s.psum[mark, 1] == values[mark, 1][keys].sum()
     fresh = compiled.new_state(g, [])
     for _ in range(placed):
         core.unplace(g, s)
-    for name in ("pcode", "pcls", "p4", "psum"):
+    for name in ("pcode", "pcls", "pkey", "p4", "psum"):
         assert np.array_equal(getattr(s, name), getattr(fresh, name)), name
 
 
@@ -125,10 +128,50 @@ def test_the_shipped_weights_name_their_fit_and_rank_the_threats_as_a_player_wou
     w = patterns.weights()
     assert w.version
     assert w.cell.shape == (2, patterns.NCAT)
+    assert w.combo.shape == (2, patterns.NCOMBO)
+    values = patterns.key_values(Rule.FREESTYLE)
+
+    def worth(side: int, *classes: int) -> int:
+        # A cell with these line classes, its other lines free.
+        c = [*classes] + [patterns.FREE] * (4 - len(classes))
+        return int(values[1, side, ((c[0] * 9 + c[1]) * 9 + c[2]) * 9 + c[3]])
+
     # The opponent's five to make (we face a four) outweighs their open four, which outweighs
-    # their open three; ours likewise (our own five to make is never valued: it is played).
-    assert w.cell[1, patterns.A_FIVE] > w.cell[1, patterns.B_F4] > w.cell[1, patterns.H_F3] > 0
-    assert w.cell[0, patterns.B_F4] > w.cell[0, patterns.F_F3X2] > w.cell[0, patterns.H_F3] > 0
+    # their open three, which outweighs a cell of nothing; ours likewise (our own five to make
+    # is never valued: it is played).
+    nothing = worth(1)
+    assert worth(1, patterns.FIVE) > worth(1, patterns.F4) > worth(1, patterns.F3) > nothing
+    nothing = worth(0)
+    assert worth(0, patterns.F4) > worth(0, patterns.F3) > nothing
+    assert worth(0, patterns.B4, patterns.F3) > worth(0, patterns.F3)
+
+
+def test_a_combination_of_classes_is_the_same_whatever_the_order_of_the_directions():
+    assert patterns.NCOMBO == 495  # four classes of nine, unordered
+    rng = random.Random("combos")
+    for _ in range(200):
+        classes = [rng.randrange(patterns.CLASSES) for _ in range(4)]
+        keys = set()
+        for order in itertools.permutations(classes):
+            keys.add(int(patterns.COMBO[((order[0] * 9 + order[1]) * 9 + order[2]) * 9 + order[3]]))
+        assert len(keys) == 1
+
+
+def test_a_cell_is_worth_its_pattern_plus_its_combination_and_a_forbidden_point_nothing():
+    w = patterns.weights()
+    comb = patterns.tables(Rule.RENJU).comb
+    values = patterns.key_values(Rule.RENJU)
+    for key in range(0, patterns.CLASSES**4, 7):
+        for side in (0, 1):
+            white = w.cell[side, comb[2, key]] + w.combo[side, patterns.COMBO[key]]
+            assert values[2, side, key] == white
+            black = 0 if comb[1, key] == patterns.FORBID_P else (
+                w.cell[side, comb[1, key]] + w.combo[side, patterns.COMBO[key]])
+            assert values[1, side, key] == black
+    # Renju black's double three is forbidden: two open threes (F3) and nothing else.
+    double_three = ((patterns.F3 * 9 + patterns.F3) * 9 + patterns.FREE) * 9 + patterns.FREE
+    assert comb[1, double_three] == patterns.FORBID_P
+    assert values[1, 0, double_three] == values[1, 1, double_three] == 0
 
 
 def test_boards_other_than_five_in_a_row_keep_the_window_evaluation():
