@@ -39,10 +39,15 @@ log = logging.getLogger("caro.bot")
 PAIR_EVERY_S = 2.0
 # After Discord refused a queued game's board, how long before it is posted again.
 REPOST_AFTER_S = 60.0
-# How often each process asks whether the members of its servers who play a game between two
-# servers are still in their server: the bot hears of no member leaving (no members intent),
-# and the other member should not wait out the clock of someone who cannot come back.
+# How often each process looks at the seats of the games between two servers of its servers:
+# the bot hears of no member leaving (no members intent), and the other member should not wait
+# out the clock of someone who cannot come back.
 SEATS_EVERY_S = 10.0
+# A member is asked for (a call to Discord) only once their turn has lasted this long: the one
+# who plays on, as most do within a minute, costs nothing, and the one who left is still found
+# well before a turn clock runs out. The member who waits for the other is not asked for: one
+# who left is found once their turn comes.
+SEAT_TURN_S = 60.0
 DEFAULT_SIZE = "15x15"
 # The `scope` option of /caro queue: paired with members of any server (unless the server turned
 # that off in /caro settings), or of this server only.
@@ -63,8 +68,11 @@ class QueueCog(commands.Cog, name="Queue"):
         # entry id -> its server and the count of those waiting its message shows, for the
         # entries waiting.
         self._shown: dict[int, tuple[int, int]] = {}
-        # shard id -> when its members playing between two servers were last asked for.
+        # shard id -> when its seats of games between two servers were last looked at.
         self._seats_asked: dict[int, float] = {}
+        # shard id -> game id -> the turn its member to move is at (the game's stage and who)
+        # and when this process first saw it, for its games between two servers.
+        self._turns: dict[int, dict[int, tuple[int, int, float]]] = {}
 
     async def cog_load(self) -> None:
         self.bot.spawn(self.run_queue())
@@ -213,7 +221,11 @@ class QueueCog(commands.Cog, name="Queue"):
 
     async def check_seats(self, shard_id: int, shard_count: int) -> None:
         """The members of the shard's servers who play a game between two servers and left
-        their server (or whose server removed the bot) forfeit it."""
+        their server (or whose server removed the bot) forfeit it. Only the member to move
+        whose turn has lasted SEAT_TURN_S is asked for."""
+        turns = self._turns.get(shard_id, {})
+        now = time.monotonic()
+        seen: dict[int, tuple[int, int, float]] = {}
         for entry in await self.bot.services.queue.cross_seats(
             shard_id=shard_id, shard_count=shard_count
         ):
@@ -221,6 +233,17 @@ class QueueCog(commands.Cog, name="Queue"):
             if guild is None:
                 # Removed while this process was away (no GUILD_DELETE came).
                 await self.removed_from(entry.guild_id)
+                continue
+            if entry.game_id is None:
+                continue
+            state = await self.bot.services.games.state(entry.game_id)
+            if state is None or state.mover_id != entry.user_id:
+                continue
+            turn = turns.get(state.id)
+            if turn is None or turn[:2] != (state.stage, entry.user_id):
+                turn = (state.stage, entry.user_id, now)
+            seen[state.id] = turn
+            if now - turn[2] < SEAT_TURN_S:
                 continue
             try:
                 await guild.fetch_member(entry.user_id)
@@ -231,6 +254,7 @@ class QueueCog(commands.Cog, name="Queue"):
             except discord.HTTPException as exc:
                 log.warning("queue: could not check that %d is in server %d (%s)",
                             entry.user_id, entry.guild_id, exc)
+        self._turns[shard_id] = seen
 
     async def forfeit(self, entry: QueueEntry, *, bot_gone: bool) -> None:
         """The member of `entry` can no longer play its game between two servers from their
