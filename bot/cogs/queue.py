@@ -56,6 +56,28 @@ THIS_SERVER = "server"
 SCOPES = (ANY_SERVER, THIS_SERVER)
 
 
+class SlowTurns:
+    """When this process first saw the turn of each game between two servers of its shards'
+    servers, so a member is asked for only once their turn has lasted SEAT_TURN_S."""
+
+    def __init__(self) -> None:
+        # shard id -> game id -> its stage, the member to move, and when first seen.
+        self._turns: dict[int, dict[int, tuple[int, int, float]]] = {}
+
+    def slow(self, shard_id: int, turns: dict[int, tuple[int, int]]) -> list[int]:
+        """Note the shard's turns now (game id -> its stage and the member to move); the games
+        whose turn has lasted SEAT_TURN_S. Games no longer listed are forgotten."""
+        before = self._turns.get(shard_id, {})
+        now = time.monotonic()
+        seen: dict[int, tuple[int, int, float]] = {}
+        for game_id, (stage, mover) in turns.items():
+            was = before.get(game_id)
+            seen[game_id] = was if was is not None and was[:2] == (stage, mover) else (
+                stage, mover, now)
+        self._turns[shard_id] = seen
+        return [game_id for game_id, turn in seen.items() if now - turn[2] >= SEAT_TURN_S]
+
+
 class QueueCog(commands.Cog, name="Queue"):
     def __init__(self, bot: Host) -> None:
         self.bot = bot
@@ -70,9 +92,7 @@ class QueueCog(commands.Cog, name="Queue"):
         self._shown: dict[int, tuple[int, int]] = {}
         # shard id -> when its seats of games between two servers were last looked at.
         self._seats_asked: dict[int, float] = {}
-        # shard id -> game id -> the turn its member to move is at (the game's stage and who)
-        # and when this process first saw it, for its games between two servers.
-        self._turns: dict[int, dict[int, tuple[int, int, float]]] = {}
+        self._turns = SlowTurns()
 
     async def cog_load(self) -> None:
         self.bot.spawn(self.run_queue())
@@ -223,9 +243,8 @@ class QueueCog(commands.Cog, name="Queue"):
         """The members of the shard's servers who play a game between two servers and left
         their server (or whose server removed the bot) forfeit it. Only the member to move
         whose turn has lasted SEAT_TURN_S is asked for."""
-        turns = self._turns.get(shard_id, {})
-        now = time.monotonic()
-        seen: dict[int, tuple[int, int, float]] = {}
+        movers: dict[int, tuple[QueueEntry, discord.Guild]] = {}
+        turns: dict[int, tuple[int, int]] = {}
         for entry in await self.bot.services.queue.cross_seats(
             shard_id=shard_id, shard_count=shard_count
         ):
@@ -234,17 +253,13 @@ class QueueCog(commands.Cog, name="Queue"):
                 # Removed while this process was away (no GUILD_DELETE came).
                 await self.removed_from(entry.guild_id)
                 continue
-            if entry.game_id is None:
-                continue
-            state = await self.bot.services.games.state(entry.game_id)
-            if state is None or state.mover_id != entry.user_id:
-                continue
-            turn = turns.get(state.id)
-            if turn is None or turn[:2] != (state.stage, entry.user_id):
-                turn = (state.stage, entry.user_id, now)
-            seen[state.id] = turn
-            if now - turn[2] < SEAT_TURN_S:
-                continue
+            state = None if entry.game_id is None else await self.bot.services.games.state(
+                entry.game_id)
+            if state is not None and state.mover_id == entry.user_id:
+                movers[state.id] = (entry, guild)
+                turns[state.id] = (state.stage, entry.user_id)
+        for game_id in self._turns.slow(shard_id, turns):
+            entry, guild = movers[game_id]
             try:
                 await guild.fetch_member(entry.user_id)
             except discord.NotFound:
@@ -254,7 +269,6 @@ class QueueCog(commands.Cog, name="Queue"):
             except discord.HTTPException as exc:
                 log.warning("queue: could not check that %d is in server %d (%s)",
                             entry.user_id, entry.guild_id, exc)
-        self._turns[shard_id] = seen
 
     async def forfeit(self, entry: QueueEntry, *, bot_gone: bool) -> None:
         """The member of `entry` can no longer play its game between two servers from their

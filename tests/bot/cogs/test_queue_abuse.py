@@ -10,6 +10,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
+import bot.cogs.queue as queue_cog
 from testkit.boards import refusal
 from testkit.bot_process import text_of
 from testkit.gates import until
@@ -140,6 +143,23 @@ async def test_a_member_whose_turn_is_recent_is_not_asked_for(start_bot: Any) ->
     assert asked == []
     assert bot.db_rows("SELECT status FROM games") == [("active",)]
     assert double.violations == []
+
+
+def test_a_turn_is_slow_once_it_has_lasted_and_a_move_starts_it_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = [100.0]
+    monkeypatch.setattr(queue_cog.time, "monotonic", lambda: clock[0])
+    turns = queue_cog.SlowTurns()
+    assert turns.slow(0, {1: (3, 7), 2: (5, 8)}) == []
+    clock[0] += queue_cog.SEAT_TURN_S
+    # Game 2 moved on (another stage): its turn starts again.
+    assert turns.slow(0, {1: (3, 7), 2: (6, 9)}) == [1]
+    # Another shard's turns are its own; a game over is forgotten.
+    assert turns.slow(1, {1: (3, 7)}) == []
+    clock[0] += queue_cog.SEAT_TURN_S
+    assert turns.slow(0, {2: (6, 9)}) == [2]
+    assert turns.slow(0, {1: (3, 7)}) == []
 
 
 async def test_a_server_that_removes_the_bot_mid_game_forfeits_its_member(
