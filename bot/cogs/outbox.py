@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
@@ -34,9 +35,10 @@ log = logging.getLogger("caro.bot")
 # The sender sleeps until the next row falls due or a change writes one, but looks at least this
 # often: another process may have written a row for a shard this one holds.
 LOOK_EVERY_S = 5.0
-# The longest one send may take (discord.py's own retries of a 5xx included): the sender sends
-# one row at a time, so a call Discord never answers must not hold up the others. A send cut
-# short is tried again later with its nonce, so a message made meanwhile is not made twice.
+# The longest one send may take (discord.py's own retries of a 5xx included): a channel's rows
+# go one at a time, so a call Discord never answers must not hold up that channel's others. A
+# send cut short is tried again later with its nonce, so a message made meanwhile is not made
+# twice.
 SEND_TIMEOUT_S = 45.0
 # How often rows done with are pruned.
 PRUNE_EVERY_S = 3600.0
@@ -58,6 +60,17 @@ class OutboxCog(commands.Cog, name="Outbox"):
         # The shards whose claimed rows this process has taken over since it started.
         self._taken: set[int] = set()
         self._pruned_at = 0.0
+        # Each channel's rows handed over by a pass and not sent yet, the one in flight first,
+        # and the task sending them: one per channel with rows, gone once they are sent, so a
+        # slow channel holds up only its own rows and a pass waits for none.
+        self._queues: dict[int, deque[PostRow]] = {}
+        self._workers: dict[int, asyncio.Task[None]] = {}
+        # The ids of the rows queued or in flight, so a pass hands none over twice; and those
+        # let go of since the current pass began to read, which its read may still show.
+        self._held: set[int] = set()
+        self._let_go: set[int] = set()
+        # The database was lost while a channel's rows were being sent: the sender waits.
+        self._lost: StorageUnavailable | None = None
 
     async def cog_load(self) -> None:
         self.bot.spawn(self.send_posts())
@@ -81,11 +94,20 @@ class OutboxCog(commands.Cog, name="Outbox"):
 
     async def send_posts(self) -> None:
         await self.bot.wait_until_ready()
+        try:
+            await self._send_posts()
+        finally:
+            await self.stop_workers()
+
+    async def _send_posts(self) -> None:
         outbox = self.bot.services.outbox
         while not self.bot.is_closed():
             outbox.changed.clear()
             wait = LOOK_EVERY_S
             try:
+                if self._lost is not None:
+                    lost, self._lost = self._lost, None
+                    raise lost
                 upcoming = await self.send_due()
                 if upcoming is not None:
                     wait = min(wait, max(0.05, upcoming - outbox.now()))
@@ -103,8 +125,17 @@ class OutboxCog(commands.Cog, name="Outbox"):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(outbox.changed.wait(), wait)
 
+    async def stop_workers(self) -> None:
+        """Cut the channels' senders short (the bot is stopping): their rows wait in the
+        database, claimed, and the next start takes the claims over."""
+        workers = list(self._workers.values())
+        for worker in workers:
+            worker.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+
     async def send_due(self) -> float | None:
-        """Send the rows due for this process's shards; when the next one falls due."""
+        """Hand the rows due for this process's shards to their channels' senders; when the
+        next one falls due."""
         outbox = self.bot.services.outbox
         count = self.bot.shard_count or 1
         upcoming: float | None = None
@@ -117,28 +148,53 @@ class OutboxCog(commands.Cog, name="Outbox"):
                     if released:
                         log.info("outbox: took over %d posts of shard %d", released, shard_id)
                     self._taken.add(shard_id)
-                await self.send_by_channel(await outbox.due(shard_id=shard_id, shard_count=count))
+                self._let_go.clear()
+                self.send_by_channel(await outbox.due(shard_id=shard_id, shard_count=count))
                 at = await outbox.next_due(shard_id=shard_id, shard_count=count)
                 if at is not None and (upcoming is None or at < upcoming):
                     upcoming = at
         return upcoming
 
-    async def send_by_channel(self, rows: list[PostRow]) -> None:
-        """Send `rows`, each channel's in their order, the channels side by side: a slow or
-        rate-limited channel holds up only its own posts."""
-        channels: dict[int, list[PostRow]] = {}
+    def send_by_channel(self, rows: list[PostRow]) -> None:
+        """Hand `rows` to their channels' senders, each channel's in their order, and wait for
+        none: a slow or rate-limited channel holds up only its own posts, even those of later
+        passes. A row already queued or in flight, or let go of since this pass read it, is
+        left alone, so none is sent twice."""
         for row in rows:
-            channels.setdefault(row.channel_id, []).append(row)
-        try:
-            async with asyncio.TaskGroup() as group:
-                for queue in channels.values():
-                    group.create_task(self._send_in_order(queue))
-        except* StorageUnavailable as lost:
-            raise lost.exceptions[0] from None
+            if row.id in self._held or row.id in self._let_go:
+                continue
+            self._held.add(row.id)
+            self._queues.setdefault(row.channel_id, deque()).append(row)
+            if row.channel_id not in self._workers:
+                self._workers[row.channel_id] = asyncio.create_task(
+                    self._send_in_order(row.channel_id))
 
-    async def _send_in_order(self, rows: list[PostRow]) -> None:
-        for row in rows:
-            await self.send(row)
+    async def _send_in_order(self, channel_id: int) -> None:
+        """Send the channel's queue in order until it is empty, then end."""
+        queue = self._queues[channel_id]
+        try:
+            while queue:
+                try:
+                    await self.send(queue[0])
+                finally:
+                    self._release(queue.popleft())
+        except StorageUnavailable as exc:
+            # The sender waits and takes its shards over again, as when a pass loses it.
+            self._lost = exc
+            self.bot.services.outbox.wake()
+        except Exception:
+            if not self.bot.is_closed():
+                log.exception("outbox: sending in channel %d failed", channel_id)
+        finally:
+            # The rows not sent are let go of: a later pass reads them again.
+            while queue:
+                self._release(queue.popleft())
+            del self._queues[channel_id]
+            del self._workers[channel_id]
+
+    def _release(self, row: PostRow) -> None:
+        self._held.discard(row.id)
+        self._let_go.add(row.id)
 
     async def send(self, row: PostRow) -> None:
         """Claim, render, send and mark one row (or count its failed try)."""

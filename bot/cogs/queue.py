@@ -39,16 +39,43 @@ log = logging.getLogger("caro.bot")
 PAIR_EVERY_S = 2.0
 # After Discord refused a queued game's board, how long before it is posted again.
 REPOST_AFTER_S = 60.0
-# How often each process asks whether the members of its servers who play a game between two
-# servers are still in their server: the bot hears of no member leaving (no members intent),
-# and the other member should not wait out the clock of someone who cannot come back.
+# How often each process looks at the seats of the games between two servers of its servers:
+# the bot hears of no member leaving (no members intent), and the other member should not wait
+# out the clock of someone who cannot come back.
 SEATS_EVERY_S = 10.0
+# A member is asked for (a call to Discord) only once their turn has lasted this long: the one
+# who plays on, as most do within a minute, costs nothing, and the one who left is still found
+# well before a turn clock runs out. The member who waits for the other is not asked for: one
+# who left is found once their turn comes.
+SEAT_TURN_S = 60.0
 DEFAULT_SIZE = "15x15"
 # The `scope` option of /caro queue: paired with members of any server (unless the server turned
 # that off in /caro settings), or of this server only.
 ANY_SERVER = "any"
 THIS_SERVER = "server"
 SCOPES = (ANY_SERVER, THIS_SERVER)
+
+
+class SlowTurns:
+    """When this process first saw the turn of each game between two servers of its shards'
+    servers, so a member is asked for only once their turn has lasted SEAT_TURN_S."""
+
+    def __init__(self) -> None:
+        # shard id -> game id -> its stage, the member to move, and when first seen.
+        self._turns: dict[int, dict[int, tuple[int, int, float]]] = {}
+
+    def slow(self, shard_id: int, turns: dict[int, tuple[int, int]]) -> list[int]:
+        """Note the shard's turns now (game id -> its stage and the member to move); the games
+        whose turn has lasted SEAT_TURN_S. Games no longer listed are forgotten."""
+        before = self._turns.get(shard_id, {})
+        now = time.monotonic()
+        seen: dict[int, tuple[int, int, float]] = {}
+        for game_id, (stage, mover) in turns.items():
+            was = before.get(game_id)
+            seen[game_id] = was if was is not None and was[:2] == (stage, mover) else (
+                stage, mover, now)
+        self._turns[shard_id] = seen
+        return [game_id for game_id, turn in seen.items() if now - turn[2] >= SEAT_TURN_S]
 
 
 class QueueCog(commands.Cog, name="Queue"):
@@ -63,8 +90,9 @@ class QueueCog(commands.Cog, name="Queue"):
         # entry id -> its server and the count of those waiting its message shows, for the
         # entries waiting.
         self._shown: dict[int, tuple[int, int]] = {}
-        # shard id -> when its members playing between two servers were last asked for.
+        # shard id -> when its seats of games between two servers were last looked at.
         self._seats_asked: dict[int, float] = {}
+        self._turns = SlowTurns()
 
     async def cog_load(self) -> None:
         self.bot.spawn(self.run_queue())
@@ -213,7 +241,10 @@ class QueueCog(commands.Cog, name="Queue"):
 
     async def check_seats(self, shard_id: int, shard_count: int) -> None:
         """The members of the shard's servers who play a game between two servers and left
-        their server (or whose server removed the bot) forfeit it."""
+        their server (or whose server removed the bot) forfeit it. Only the member to move
+        whose turn has lasted SEAT_TURN_S is asked for."""
+        movers: dict[int, tuple[QueueEntry, discord.Guild]] = {}
+        turns: dict[int, tuple[int, int]] = {}
         for entry in await self.bot.services.queue.cross_seats(
             shard_id=shard_id, shard_count=shard_count
         ):
@@ -222,6 +253,13 @@ class QueueCog(commands.Cog, name="Queue"):
                 # Removed while this process was away (no GUILD_DELETE came).
                 await self.removed_from(entry.guild_id)
                 continue
+            state = None if entry.game_id is None else await self.bot.services.games.state(
+                entry.game_id)
+            if state is not None and state.mover_id == entry.user_id:
+                movers[state.id] = (entry, guild)
+                turns[state.id] = (state.stage, entry.user_id)
+        for game_id in self._turns.slow(shard_id, turns):
+            entry, guild = movers[game_id]
             try:
                 await guild.fetch_member(entry.user_id)
             except discord.NotFound:

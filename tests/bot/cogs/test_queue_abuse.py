@@ -2,7 +2,7 @@
 servers may do to it, through the Discord double and the real bot process: the slash commands
 used from the channel of the other server's board, a member leaving their server mid-game, a
 server removing the bot mid-game (the member's forfeit also between two bot processes on one
-PostgreSQL), a blocked member queueing from another server, and a join and Leave loop that
+PostgreSQL), a member whose turn is recent never asked for, a blocked member queueing from another server, and a join and Leave loop that
 alternates servers."""
 
 from __future__ import annotations
@@ -10,6 +10,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
+import bot.cogs.queue as queue_cog
 from testkit.boards import refusal
 from testkit.bot_process import text_of
 from testkit.gates import until
@@ -98,10 +101,13 @@ async def test_a_member_who_leaves_their_server_mid_game_forfeits_it(start_bot: 
     await typed(x, board if x is alice else there, "H8")
     await there.wait_for(lambda m: "Moves played: 1." in str(text_of(m)), timeout=10)
 
-    # Dave leaves his server: the bot hears nothing, and finds out when it asks.
+    # Dave leaves his server: the bot hears nothing, and finds out when it asks, once his turn
+    # has lasted a while (bot.cogs.queue.SEAT_TURN_S).
     double.leave(dave, game.other)
+    if x is dave:
+        await typed(alice, board, "J9")
     for shown in (board, there):
-        await shown.wait_for(lambda m: "resigned.**" in str(text_of(m)), timeout=30)
+        await shown.wait_for(lambda m: "resigned.**" in str(text_of(m)), timeout=100)
     assert f"**<@{alice.id}> wins" in str(text_of(board))
     assert "**Alice** (1200) wins" in str(text_of(there))
     assert bot.db_rows("SELECT status, end_reason FROM games") == [("finished", "resign")]
@@ -117,6 +123,43 @@ async def test_a_member_who_leaves_their_server_mid_game_forfeits_it(start_bot: 
     assert len(lines_to(double, alice)) == 1
     assert bot.log_text().count("forfeited by") == 1
     assert double.violations == []
+
+
+async def test_a_member_whose_turn_is_recent_is_not_asked_for(start_bot: Any) -> None:
+    # Asking Discord for every seat of every game each round would not scale: only a turn that
+    # has lasted a while is worth a call.
+    bot = await start_bot(DISCORD_GUILD_ID="")
+    double = bot.double
+    game = await paired_across(bot)
+    alice, dave, board, there = game.alice, game.dave, game.board, game.there
+    x = alice if f"<@{alice.id}> (X)" in str(text_of(board)) else dave
+    await typed(x, board if x is alice else there, "H8")
+    await there.wait_for(lambda m: "Moves played: 1." in str(text_of(m)), timeout=10)
+    since = len(double.requests)
+    # Two rounds of looking at the seats, and more.
+    await asyncio.sleep(25)
+    asked = [r.path for r in double.requests[since:]
+             if r.method == "GET" and "/members/" in r.path]
+    assert asked == []
+    assert bot.db_rows("SELECT status FROM games") == [("active",)]
+    assert double.violations == []
+
+
+def test_a_turn_is_slow_once_it_has_lasted_and_a_move_starts_it_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = [100.0]
+    monkeypatch.setattr(queue_cog.time, "monotonic", lambda: clock[0])
+    turns = queue_cog.SlowTurns()
+    assert turns.slow(0, {1: (3, 7), 2: (5, 8)}) == []
+    clock[0] += queue_cog.SEAT_TURN_S
+    # Game 2 moved on (another stage): its turn starts again.
+    assert turns.slow(0, {1: (3, 7), 2: (6, 9)}) == [1]
+    # Another shard's turns are its own; a game over is forgotten.
+    assert turns.slow(1, {1: (3, 7)}) == []
+    clock[0] += queue_cog.SEAT_TURN_S
+    assert turns.slow(0, {2: (6, 9)}) == [2]
+    assert turns.slow(0, {1: (3, 7)}) == []
 
 
 async def test_a_server_that_removes_the_bot_mid_game_forfeits_its_member(
@@ -202,10 +245,13 @@ async def test_a_member_leaving_a_server_of_one_cluster_forfeits_and_the_other_t
     board = await posted_board(double, channels[0], first.message.id, timeout=20)
     there = await posted_board(double, channels[1], second.message.id, timeout=20)
 
-    # Only dave's cluster can find out he left; alice's draws her board and tells her.
+    # Only dave's cluster can find out he left, once his turn has lasted a while; alice's
+    # draws her board and tells her.
     double.leave(dave, guilds[1])
+    if f"<@{alice.id}> (X)" in str(text_of(board)):
+        await typed(alice, board, "H8")
     for shown in (board, there):
-        await shown.wait_for(lambda m: "resigned.**" in str(text_of(m)), timeout=30)
+        await shown.wait_for(lambda m: "resigned.**" in str(text_of(m)), timeout=100)
     assert f"**<@{alice.id}> wins" in str(text_of(board))
     await double.store.changes.wait_until(lambda: bool(lines_to(double, alice)), 15)
     (told,) = lines_to(double, alice)
