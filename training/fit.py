@@ -1,6 +1,6 @@
 """Fit the cell weights of the core's evaluation on self-play positions.
 
-    python -m training.fit /tmp/caro-selfplay.npz [--out engine/ai/data/weights.npz]
+    python -m training.fit /tmp/caro-selfplay.npz [--out engine/ai/data/weights-RULE.npz]
 
 The model is the evaluation itself read as a logistic regression: the chance that the side to
 move wins is sigmoid(evaluation / SCALE), where the evaluation is the sum over empty cells of a
@@ -30,7 +30,7 @@ from engine.ai import patterns
 
 SCALE = 400  # evaluation units per unit of logit
 WINDOW_UNIT = 1000.0  # the window term is fitted in thousands
-OUT = Path(__file__).resolve().parent.parent / "engine" / "ai" / "data" / "weights.npz"
+DATA = Path(__file__).resolve().parent.parent / "engine" / "ai" / "data"
 # Patterns whose weight stays 0: the empty cells of no note (their count is the board's
 # emptiness) and the forbidden points (worth nothing to black, no matter to white).
 FIXED = (patterns.NONE_P, patterns.FORBID_P)
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="+", help="training.selfplay files")
-    parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--out", help="default: engine/ai/data/weights-RULE.npz, for the data's rule")
     parser.add_argument("--c", type=float, default=0.1, help="inverse regularisation strength")
     parser.add_argument("--patterns-only", action="store_true",
                         help="fit a weight per cell pattern, none per combination of classes")
@@ -155,6 +155,10 @@ def main(argv: list[str] | None = None) -> int:
     if ncombo:
         print(f"  combinations: {int(np.count_nonzero(combo))} weights set, to move "
               f"{combo[0].min()}..{combo[0].max()}, waiting {combo[1].min()}..{combo[1].max()}")
+    rules = {str(p["rule"]) for p in parts}
+    if args.out is None and len(rules) != 1:
+        raise ValueError(f"the data mixes rules ({', '.join(sorted(rules))}): name the file with --out")
+    args.out = args.out or str(DATA / f"weights-{rules.pop()}.npz")
     np.savez_compressed(args.out, version=np.array(version), cell=cell, combo=combo,
                         windows=np.array(windows))
     print(f"wrote {args.out} ({version})")

@@ -138,7 +138,7 @@ def _pattern_geometry(rows: int, cols: int, k: int, rule: Rule) -> tuple[Any, ..
                 np.zeros((3, 1), dtype=np.int8), np.zeros((3, 2, 1), dtype=np.int64),
                 1024, 2)
     tables = patterns.tables(rule)
-    weights = patterns.weights()
+    weights = patterns.weights(rule)
     ln = np.full((size, 4, patterns.DIGITS), -1, dtype=np.int32)
     for r in range(rows):
         for c in range(cols):

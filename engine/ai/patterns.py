@@ -6,7 +6,8 @@ the four classes combine into one pattern (CATEGORIES below: a five, an open fou
 four, a four-three, ...). The compiled core keeps both up to date as stones come and go
 (engine.ai.core) and values a position by the sum, over the empty cells, of a weight per cell
 pattern for the side to move and another for the side waiting: the weights are fitted on caro's
-own games (training.fit) and shipped in engine/ai/data/weights.npz with a version.
+own games (training.fit) and shipped in engine/ai/data/ with a version: a rule's own fit
+(weights-RULE.npz) where a match under that rule has shown it better, else weights.npz.
 
 This module loads the tables and lays them out for the core, reads the same patterns from a
 Board in plain Python (for the training pipeline and the tests), and keeps a pattern board of
@@ -168,19 +169,28 @@ class Weights:
     windows: int
 
 
-@lru_cache(maxsize=1)
-def weights() -> Weights:
-    with np.load(DATA / "weights.npz") as data:
+def weights_file(rule: Rule) -> Path:
+    """The rule's own fit (weights-RULE.npz) where one has been shipped, else the fit of the cell
+    patterns alone that every other rule plays with (weights.npz): a fit on one rule's games
+    is only shipped for that rule once a match under it says so."""
+    own = DATA / f"weights-{rule.value}.npz"
+    return own if own.exists() else DATA / "weights.npz"
+
+
+@lru_cache(maxsize=8)
+def weights(rule: Rule) -> Weights:
+    with np.load(weights_file(rule)) as data:
+        name = weights_file(rule).name
         cell = np.asarray(data["cell"], dtype=np.int64)
         if cell.shape != (2, NCAT):
-            raise ValueError(f"weights.npz: cell weights of shape {cell.shape}, not (2, {NCAT})")
+            raise ValueError(f"{name}: cell weights of shape {cell.shape}, not (2, {NCAT})")
         # A fit of patterns alone (the first shipped) has no combination weights.
         combo = np.zeros((2, NCOMBO), dtype=np.int64)
         if "combo" in data.files:
             combo = np.asarray(data["combo"], dtype=np.int64)
             if combo.shape != (2, NCOMBO):
                 raise ValueError(
-                    f"weights.npz: combination weights of shape {combo.shape}, not (2, {NCOMBO})"
+                    f"{name}: combination weights of shape {combo.shape}, not (2, {NCOMBO})"
                 )
         return Weights(str(data["version"]), cell, combo, int(data["windows"]))
 
@@ -190,7 +200,7 @@ def key_values(rule: Rule) -> npt.NDArray[np.int64]:
     """[mark, side, key]: what a cell whose four classes make `key` is worth to mark as the side
     to move (side 0) or waiting (1): its pattern's weight plus its combination's. A forbidden
     point is worth nothing to black, whatever its lines."""
-    w = weights()
+    w = weights(rule)
     comb = tables(rule).comb
     out = np.zeros((3, 2, CLASSES**4), dtype=np.int64)
     for mark in (1, 2):
@@ -283,7 +293,7 @@ class PatternBoard:
         values = key_values(rule)
         # [mark][side][key], as plain tuples: indexing numpy arrays from Python is slow.
         self.kv = ((), *(tuple(tuple(int(v) for v in values[m, side]) for side in (0, 1)) for m in (1, 2)))
-        self.windows = weights().windows
+        self.windows = weights(rule).windows
         self.line = (b"", t.line[1].tobytes(), t.line[2].tobytes())
         self.comb = (b"", t.comb[1].tobytes(), t.comb[2].tobytes())
         size = rows * cols

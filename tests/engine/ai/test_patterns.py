@@ -124,12 +124,13 @@ def test_a_threat_search_leaves_the_pattern_board_as_it_found_it():
     assert np.array_equal(s.psum, before[0]) and np.array_equal(s.p4, before[1])
 
 
-def test_the_shipped_weights_name_their_fit_and_rank_the_threats_as_a_player_would():
-    w = patterns.weights()
+@pytest.mark.parametrize("rule", list(Rule))
+def test_the_shipped_weights_name_their_fit_and_rank_the_threats_as_a_player_would(rule):
+    w = patterns.weights(rule)
     assert w.version
     assert w.cell.shape == (2, patterns.NCAT)
     assert w.combo.shape == (2, patterns.NCOMBO)
-    values = patterns.key_values(Rule.FREESTYLE)
+    values = patterns.key_values(rule)
 
     def worth(side: int, *classes: int) -> int:
         # A cell with these line classes, its other lines free.
@@ -157,21 +158,32 @@ def test_a_combination_of_classes_is_the_same_whatever_the_order_of_the_directio
         assert len(keys) == 1
 
 
-def test_a_cell_is_worth_its_pattern_plus_its_combination_and_a_forbidden_point_nothing():
-    w = patterns.weights()
-    comb = patterns.tables(Rule.RENJU).comb
-    values = patterns.key_values(Rule.RENJU)
+@pytest.mark.parametrize("rule", list(Rule))
+def test_a_cell_is_worth_its_pattern_plus_its_combination_and_a_forbidden_point_nothing(rule):
+    w = patterns.weights(rule)
+    comb = patterns.tables(rule).comb
+    values = patterns.key_values(rule)
     for key in range(0, patterns.CLASSES**4, 7):
         for side in (0, 1):
-            white = w.cell[side, comb[2, key]] + w.combo[side, patterns.COMBO[key]]
-            assert values[2, side, key] == white
-            black = 0 if comb[1, key] == patterns.FORBID_P else (
-                w.cell[side, comb[1, key]] + w.combo[side, patterns.COMBO[key]])
-            assert values[1, side, key] == black
+            for mark in (1, 2):
+                expected = w.cell[side, comb[mark, key]] + w.combo[side, patterns.COMBO[key]]
+                if comb[mark, key] == patterns.FORBID_P:
+                    expected = 0
+                assert values[mark, side, key] == expected
     # Renju black's double three is forbidden: two open threes (F3) and nothing else.
     double_three = ((patterns.F3 * 9 + patterns.F3) * 9 + patterns.FREE) * 9 + patterns.FREE
-    assert comb[1, double_three] == patterns.FORBID_P
-    assert values[1, 0, double_three] == values[1, 1, double_three] == 0
+    if rule is Rule.RENJU:
+        assert comb[1, double_three] == patterns.FORBID_P
+        assert values[1, 0, double_three] == values[1, 1, double_three] == 0
+
+
+def test_freestyle_plays_with_its_own_fit_of_combinations_and_the_other_rules_with_patterns_alone():
+    # A fit is shipped for a rule once a match under that rule says so (docs/benchmarks.md).
+    assert patterns.weights_file(Rule.FREESTYLE).name == "weights-freestyle.npz"
+    assert patterns.weights(Rule.FREESTYLE).combo.any()
+    for rule in (Rule.EXACT, Rule.CARO, Rule.RENJU):
+        assert patterns.weights_file(rule).name == "weights.npz"
+        assert not patterns.weights(rule).combo.any()
 
 
 def test_boards_other_than_five_in_a_row_keep_the_window_evaluation():
