@@ -8,10 +8,8 @@ back."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import signal
 from collections.abc import Awaitable, Callable
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -20,6 +18,7 @@ import bot.cogs.outbox as outbox_cog
 from bot.cogs.outbox import OutboxCog
 from bot.game.ports import StorageUnavailable
 from testkit.bot_process import BotHandle, StartBot, text_of
+from tests.bot.cogs.test_outbox_sender import SenderBot
 from tests.bot.cogs.test_tournament import ROUND_TIMEOUT, Database, count, posted
 
 CREATE_MESSAGE = r"^/channels/\d+/messages$"
@@ -204,26 +203,6 @@ class _OutboxAwayOnce:
         return 0
 
 
-class _Bot:
-    shard_count = 1
-
-    def __init__(self, outbox: _OutboxAwayOnce) -> None:
-        self.services = SimpleNamespace(outbox=outbox)
-        self.closed = False
-
-    async def wait_until_ready(self) -> None:
-        return None
-
-    def is_closed(self) -> bool:
-        return self.closed
-
-    def held_shards(self) -> list[int]:
-        return [0]
-
-    def working_for(self, shard_id: int) -> contextlib.AbstractContextManager[None]:
-        return contextlib.nullcontext()
-
-
 async def test_the_sender_takes_its_shards_claims_over_again_once_the_database_is_back(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -232,7 +211,7 @@ async def test_the_sender_takes_its_shards_claims_over_again_once_the_database_i
     monkeypatch.setattr(outbox_cog, "UNAVAILABLE_RETRY_SECONDS", 0.01)
     monkeypatch.setattr(outbox_cog, "LOOK_EVERY_S", 0.01)
     outbox = _OutboxAwayOnce()
-    bot = _Bot(outbox)
+    bot = SenderBot(outbox)
     sender = asyncio.create_task(OutboxCog(bot).send_posts())  # type: ignore[arg-type]
 
     async def looked_twice() -> bool:

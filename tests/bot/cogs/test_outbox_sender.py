@@ -78,10 +78,12 @@ class _Renderer:
         return None
 
 
-class _Bot:
+class SenderBot:
+    """The host the sender needs: its outbox, one shard, and a renderer that draws nothing."""
+
     shard_count = 1
 
-    def __init__(self, outbox: _Outbox) -> None:
+    def __init__(self, outbox: Any) -> None:
         self.services = SimpleNamespace(outbox=outbox)
         self.closed = False
 
@@ -109,7 +111,7 @@ class _Sender:
         monkeypatch.setattr(outbox_cog, "LOOK_EVERY_S", 0.01)
         monkeypatch.setattr(outbox_cog, "UNAVAILABLE_RETRY_SECONDS", 0.01)
         self.outbox = _Outbox()
-        self.bot = _Bot(self.outbox)
+        self.bot = SenderBot(self.outbox)
         self.cog = OutboxCog(self.bot)  # type: ignore[arg-type]
         self.started: list[int] = []
         self.delivered: list[int] = []
