@@ -61,9 +61,9 @@ def combos(data: dict[str, npt.NDArray[np.generic]]) -> sp.csr_matrix:
     current, placed = -1, 0
     for row, (seed, ply) in enumerate(zip(np.asarray(data["game"]), np.asarray(data["ply"]), strict=True)):
         i = where[int(seed)]
-        moves = np.asarray(data["game_moves"][starts[i]:starts[i + 1]], dtype=np.int64)
         if i != current or ply < placed:
             state, current, placed = compiled.new_state(g, []), i, 0
+            moves = np.asarray(data["game_moves"][starts[i]:starts[i + 1]], dtype=np.int64)
         assert state is not None
         while placed < ply:
             core.place(g, state, int(moves[placed]), 1 if placed % 2 == 0 else 2)
@@ -127,16 +127,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(y)} positions from {len(games)} games; {int(held.sum())} held out")
 
     model = LogisticRegression(C=args.c, max_iter=2000)
-    model.fit(*_binary(x[~held], y[~held])[:2], sample_weight=_binary(x[~held], y[~held])[2])
+    xs, ys, ws = _binary(x[~held], y[~held])
+    model.fit(xs, ys, sample_weight=ws)
     base = LogisticRegression(C=args.c, max_iter=2000)
     wx = x[:, -1:]
-    base.fit(*_binary(wx[~held], y[~held])[:2], sample_weight=_binary(wx[~held], y[~held])[2])
+    xs, ys, ws = _binary(wx[~held], y[~held])
+    base.fit(xs, ys, sample_weight=ws)
     print(f"held-out log-loss: fitted {log_loss(model.predict_proba(x[held])[:, 1], y[held]):.4f}"
           f", window term alone {log_loss(base.predict_proba(wx[held])[:, 1], y[held]):.4f}"
           f", a coin {log_loss(np.full(int(held.sum()), 0.5), y[held]):.4f}")
 
     # Refit on every game for the weights shipped.
-    model.fit(*_binary(x, y)[:2], sample_weight=_binary(x, y)[2])
+    xs, ys, ws = _binary(x, y)
+    model.fit(xs, ys, sample_weight=ws)
     beta = model.coef_[0]
     free = [c for c in range(patterns.NCAT) if c not in FIXED]
     cell = np.zeros((2, patterns.NCAT), dtype=np.int64)
