@@ -17,7 +17,7 @@ from testkit.boards import refusal
 from testkit.bot_process import text_of
 from testkit.gates import until
 from tests.bot.cogs.test_openings import typed
-from tests.bot.cogs.test_queue import PAIRED, paired_across, posted_board
+from tests.bot.cogs.test_queue import PAIRED, Across, paired_across, posted_board
 from tests.bot.runtime import test_clusters
 from tests.bot.runtime.test_clusters import TWO_CLUSTERS, fetch, guild_on, member_in
 
@@ -92,14 +92,21 @@ async def test_the_commands_in_the_other_servers_channel_act_on_its_own_board(
     assert double.violations == []
 
 
+async def x_plays_h8(game: Across) -> Any:
+    """X's first move (H8) on X's own board, once the other board shows it; X."""
+    alice, board, there = game.alice, game.board, game.there
+    x = alice if f"<@{alice.id}> (X)" in str(text_of(board)) else game.dave
+    await typed(x, board if x is alice else there, "H8")
+    await there.wait_for(lambda m: "Moves played: 1." in str(text_of(m)), timeout=10)
+    return x
+
+
 async def test_a_member_who_leaves_their_server_mid_game_forfeits_it(start_bot: Any) -> None:
     bot = await start_bot(DISCORD_GUILD_ID="")
     double = bot.double
     game = await paired_across(bot)
     alice, dave, board, there = game.alice, game.dave, game.board, game.there
-    x = alice if f"<@{alice.id}> (X)" in str(text_of(board)) else dave
-    await typed(x, board if x is alice else there, "H8")
-    await there.wait_for(lambda m: "Moves played: 1." in str(text_of(m)), timeout=10)
+    x = await x_plays_h8(game)
 
     # Dave leaves his server: the bot hears nothing, and finds out when it asks, once his turn
     # has lasted a while (bot.cogs.queue.SEAT_TURN_S).
@@ -131,10 +138,7 @@ async def test_a_member_whose_turn_is_recent_is_not_asked_for(start_bot: Any) ->
     bot = await start_bot(DISCORD_GUILD_ID="")
     double = bot.double
     game = await paired_across(bot)
-    alice, dave, board, there = game.alice, game.dave, game.board, game.there
-    x = alice if f"<@{alice.id}> (X)" in str(text_of(board)) else dave
-    await typed(x, board if x is alice else there, "H8")
-    await there.wait_for(lambda m: "Moves played: 1." in str(text_of(m)), timeout=10)
+    await x_plays_h8(game)
     since = len(double.requests)
     # Two rounds of looking at the seats, and more.
     await asyncio.sleep(25)

@@ -60,15 +60,21 @@ def no_mentions_across(double: Any, game: Across) -> None:
                 assert f"<@{stranger.id}>" not in str(text_of(message)), text_of(message)
 
 
+async def casual_after_first_move(start_bot: Any) -> tuple[Any, Across, Sides]:
+    """A casual game between two servers, X's first move (H8) on both boards."""
+    bot = await start_bot(DISCORD_GUILD_ID="")
+    game = await paired_across(bot, rated=False)
+    side = Sides(game)
+    await play(side.x, side.x_board, "H8", side, 1)
+    return bot, game, side
+
+
 async def test_a_casual_takeback_between_two_servers_asked_on_either_board_is_accepted_on_both(
     start_bot: Any,
 ) -> None:
-    bot = await start_bot(DISCORD_GUILD_ID="")
+    bot, game, side = await casual_after_first_move(start_bot)
     double = bot.double
-    game = await paired_across(bot, rated=False)
-    side = Sides(game)
     x, o = side.x, side.o
-    await play(x, side.x_board, "H8", side, 1)
 
     # X asks in their own channel: told privately that O was asked, by name.
     asked = await x.slash("caro takeback", channel_id=side.x_channel)
@@ -130,12 +136,9 @@ async def test_a_casual_takeback_between_two_servers_asked_on_either_board_is_ac
 async def test_a_takeback_between_two_servers_declined_or_answered_by_a_move_changes_nothing(
     start_bot: Any,
 ) -> None:
-    bot = await start_bot(DISCORD_GUILD_ID="")
+    bot, game, side = await casual_after_first_move(start_bot)
     double = bot.double
-    game = await paired_across(bot, rated=False)
-    side = Sides(game)
     x, o = side.x, side.o
-    await play(x, side.x_board, "H8", side, 1)
     await x.slash("caro takeback", channel_id=side.x_channel)
     request = await new_message(double, side.o_channel, "asks to take back")
     # Only the asked member answers: not another member of their server.
