@@ -11,9 +11,11 @@ from discord.ext import commands
 
 from bot.cogs.group import option_names, text
 from bot.game.errors import UserError
-from bot.ui.buttons import HistoryPage, answers
+from bot.game.records import HistoryPage
+from bot.ui.buttons import HistoryPage as PageClick
+from bot.ui.buttons import answers
 from bot.ui.languages import language
-from bot.ui.record_views import history_content, history_view, translator
+from bot.ui.record_views import Translate, history_content, history_view, translator
 
 if TYPE_CHECKING:
     from bot.cogs.host import Host
@@ -34,12 +36,12 @@ class HistoryCog(commands.Cog, name="History"):
         page = await self.bot.services.records.history(guild_id, target.id, 0)
         tr = translator(await language(interaction))
         await interaction.response.send_message(
-            history_content(page, tr, self.bot.external), view=history_view(page, tr)
+            await self.content(page, guild_id, tr), view=history_view(page, tr)
         )
 
-    @answers(HistoryPage)
+    @answers(PageClick)
     async def turn_page(
-        self, interaction: discord.Interaction[Any], click: HistoryPage, _: None
+        self, interaction: discord.Interaction[Any], click: PageClick, _: None
     ) -> None:
         guild_id = interaction.guild_id
         if guild_id is None:
@@ -48,8 +50,17 @@ class HistoryCog(commands.Cog, name="History"):
         page = await self.bot.services.records.history(guild_id, click.user, click.page)
         tr = translator(await language(interaction))
         await interaction.response.edit_message(
-            content=history_content(page, tr, self.bot.external), view=history_view(page, tr)
+            content=await self.content(page, guild_id, tr), view=history_view(page, tr)
         )
+
+    async def content(self, page: HistoryPage, guild_id: int, tr: Translate) -> str:
+        """The page's text in this server: a player of another server called by name."""
+        look = self.bot.boards.look
+        named = {
+            entry.state.id: await look.record_names(entry.state, guild_id)
+            for entry in page.entries
+        }
+        return history_content(page, tr, self.bot.external, named)
 
 
 __all__ = ["HistoryCog"]

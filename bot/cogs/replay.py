@@ -24,6 +24,7 @@ from bot.ui.languages import language
 from bot.ui.record_views import (
     REPLAY_GIF,
     STEP_PNG,
+    Named,
     export_files,
     players_of,
     replay_content,
@@ -42,12 +43,22 @@ MAX_GAME_ID = 2**53 - 1
 
 
 async def players(
-    interaction: discord.Interaction[Any], state: GameState, locale: str
+    interaction: discord.Interaction[Any], state: GameState, locale: str, named: Named
 ) -> tuple[str, str]:
-    """Who played X and O, by display name (members) or level (AIs, named in `locale`)."""
+    """Who played X and O, by display name (members; those of another server as `named` calls
+    them) or level (AIs, named in `locale`)."""
     remember(interaction.guild_id, interaction.user)
     names = await display_names(interaction.client, state.row.guild_id, state.row.members)
+    # No markdown in a picture or a file.
+    names.update({user: label.replace("**", "") for user, label in named.items()})
     return players_of(state, names, translator(locale))
+
+
+async def named_in(bot: Host, interaction: discord.Interaction[Any], state: GameState) -> Named:
+    """The players a record of `state` shown where `interaction` came from calls by name."""
+    guild_id = interaction.guild_id
+    assert guild_id is not None  # records are shown in servers only
+    return await bot.boards.look.record_names(state, guild_id)
 
 
 async def theme_of(bot: Host, member_id: int) -> str:
@@ -93,7 +104,8 @@ class ReplayCog(commands.Cog, name="Replay"):
             raise UserError("replay.bad_step", total=total)
         # A public message stays in the game's language whoever steps through it.
         locale = state.row.locale
-        names = await players(interaction, state, locale)
+        named = await named_in(self.bot, interaction, state)
+        names = await players(interaction, state, locale, named)
         tr = translator(locale)
         # The exported files (export:true) stay; the picture becomes the position asked for.
         message = interaction.message
@@ -103,7 +115,7 @@ class ReplayCog(commands.Cog, name="Replay"):
             if a.filename not in (REPLAY_GIF, STEP_PNG)
         ]
         await interaction.response.edit_message(
-            content=replay_content(state, target, tr, self.bot.external),
+            content=replay_content(state, target, tr, self.bot.external, named),
             view=replay_view(state, target, tr),
             attachments=[
                 *kept,
@@ -118,7 +130,12 @@ class ReplayCog(commands.Cog, name="Replay"):
         locale = await language(interaction)
         await interaction.response.send_message(
             translator(locale)("export.done", game=state.id),
-            files=export_files(state, await players(interaction, state, locale)),
+            files=export_files(
+                state,
+                await players(
+                    interaction, state, locale, await named_in(self.bot, interaction, state)
+                ),
+            ),
             ephemeral=True,
         )
 
@@ -134,7 +151,8 @@ class ReplayCog(commands.Cog, name="Replay"):
         """The replay of `state` as a new public message: the animation, the stepper at the
         final position, and with `export` the game's files."""
         locale = state.row.locale  # as the game's board: steps keep the message in it
-        names = await players(interaction, state, locale)
+        named = await named_in(self.bot, interaction, state)
+        names = await players(interaction, state, locale, named)
         tr = translator(locale)
         # Acknowledged first: a long game's animation takes a while to draw, in the AI pool
         # (in the asking member's turn), off the event loop.
@@ -151,10 +169,10 @@ class ReplayCog(commands.Cog, name="Replay"):
             files += export_files(state, names)
         total = state.board.ply
         await interaction.followup.send(
-            replay_content(state, total, tr, self.bot.external),
+            replay_content(state, total, tr, self.bot.external, named),
             view=replay_view(state, total, tr),
             files=files,
         )
 
 
-__all__ = ["MAX_GAME_ID", "ReplayCog", "STEP_PNG", "players", "theme_of"]
+__all__ = ["MAX_GAME_ID", "ReplayCog", "STEP_PNG", "named_in", "players", "theme_of"]

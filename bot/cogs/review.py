@@ -20,7 +20,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.group import option_names, text
-from bot.cogs.replay import MAX_GAME_ID, players, theme_of
+from bot.cogs.replay import MAX_GAME_ID, named_in, players, theme_of
 from bot.game.errors import UserError
 from bot.game.model import GameState
 from bot.game.ports import StorageUnavailable
@@ -140,7 +140,8 @@ class ReviewCog(commands.Cog, name="Review"):
                 done.review.seconds,
                 done.review.node_limit,
             )
-        names = await players(interaction, state, state.row.locale)
+        named = await named_in(self.bot, interaction, state)
+        names = await players(interaction, state, state.row.locale, named)
         pictures = await run(
             picture_jobs.turning_point_pictures,
             state.board.text(),
@@ -149,7 +150,7 @@ class ReviewCog(commands.Cog, name="Review"):
             await theme_of(self.bot, owner),
         )
         content, embeds, files = review_message(
-            done.state, done.review, names, pictures, tr, self.bot.external
+            done.state, done.review, names, pictures, tr, self.bot.external, named
         )
         await interaction.edit_original_response(content=content, embeds=embeds, attachments=files)
 

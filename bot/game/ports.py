@@ -388,7 +388,13 @@ class ReviewStore(Protocol):
         self, guild_id: int, user_id: int, *, limit: int, offset: int = 0
     ) -> list[GameRow]:
         """The finished games (status 'finished') `user_id` played in this server, newest
-        (highest id) first."""
+        (highest id) first: the games of this server, and the games of another server they
+        played from their board in this one (a queued game between two servers)."""
+        ...
+
+    async def board_in(self, game_id: int, guild_id: int) -> bool:
+        """Whether game `game_id` had a board in `guild_id` other than its own: its member of
+        that server played it from there (a queued game between two servers)."""
         ...
 
     async def review(self, game_id: int, node_limit: int) -> str | None:

@@ -76,17 +76,27 @@ class RecordService:
 
     async def finished_game(self, game_id: int, guild_id: int) -> GameState:
         """Game `game_id` of this server, over (finished, or a watch stopped); UserError if there
-        is no such game here (a game of another server is not shown) or it still runs."""
+        is no such game here or it still runs. A game of another server is shown only where its
+        member of this server played it from their board here; any other is refused as if it
+        did not exist."""
         row = await self._games.game(game_id)
         state = None if row is None else load_state(row)
-        if state is None or state.row.guild_id != guild_id:
+        if state is None or not await self._shown_in(state, guild_id):
             raise UserError("replay.no_game", game=game_id)
         if state.active:
             raise UserError("replay.running", game=game_id)
         return state
 
+    async def _shown_in(self, state: GameState, guild_id: int) -> bool:
+        # Its board in this server was public in the channel it was played in: anyone there may
+        # see the game again, as anyone in the game's own server may.
+        if state.row.guild_id == guild_id:
+            return True
+        return await self._store.board_in(state.id, guild_id)
+
     async def last_finished_game(self, guild_id: int, user_id: int) -> GameState:
-        """The last game `user_id` finished in this server; UserError if none."""
+        """The last game `user_id` finished in this server (one they played from their board
+        here included); UserError if none."""
         rows = await self._store.finished_games(guild_id, user_id, limit=1)
         if not rows:
             raise UserError("replay.none", user=f"<@{user_id}>")

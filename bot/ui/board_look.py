@@ -250,6 +250,15 @@ class BoardLook:
             return {}
         return cross.names(state.row.guild_id if guild_id is None else guild_id)
 
+    async def record_names(self, state: GameState, guild_id: int) -> dict[int, str]:
+        """The players a record of the game (a replay, a review, a history line) shown in
+        `guild_id` calls by name: those of other servers; none for a game of one server. Read
+        each time, not remembered: records are of games over, of which the boards keep nothing."""
+        cross = self._cross.get(state.id)
+        if cross is None:
+            cross = CrossServer(await self._host.services.queue.entries_of(state.id), [])
+        return cross.names(guild_id)
+
     def window(
         self, state: GameState, window: Window | None, message: discord.Message | None,
         *, followed: bool = False,

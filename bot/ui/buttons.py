@@ -388,7 +388,8 @@ async def participant_state(
 
 
 async def finished_game_here(interaction: discord.Interaction[Any], game: int) -> GameState:
-    """Game `game` if it is over and belongs to the server the click or command came from."""
+    """Game `game` if it is over and was played in the server the click or command came from
+    (its own, or one where it had a board: a queued game between two servers)."""
     guild_id = interaction.guild_id
     if guild_id is None:
         raise UserError("error.guild_only")

@@ -28,6 +28,10 @@ from engine.game.records import Ending, GameRecord
 
 Translate = Callable[..., str]
 Players = tuple[str, str]
+Named = Mapping[int, str]
+"""Players called by name, never mentioned: those of another server than the one the record is
+shown in (a queued game between two servers), by display name and rating."""
+NOBODY_NAMED: Named = {}
 
 REPLAY_GIF = "replay.gif"
 STEP_PNG = "replay.png"
@@ -60,9 +64,11 @@ def seat_name(state: GameState, mark: Mark, names: Mapping[int, str], tr: Transl
     return names.get(user) or tr("seat.member", id=user)
 
 
-def seat_mention(seat: Seat, tr: Translate, external: ExternalLevel) -> str:
+def seat_mention(
+    seat: Seat, tr: Translate, external: ExternalLevel, named: Named = NOBODY_NAMED
+) -> str:
     if isinstance(seat, int):
-        return f"<@{seat}>"
+        return named.get(seat) or f"<@{seat}>"
     return tr("seat.ai", level=external.label(tr, seat))
 
 
@@ -70,7 +76,9 @@ def players_of(state: GameState, names: Mapping[int, str], tr: Translate) -> Pla
     return (seat_name(state, Mark.X, names, tr), seat_name(state, Mark.O, names, tr))
 
 
-def result_text(state: GameState, tr: Translate, external: ExternalLevel) -> str:
+def result_text(
+    state: GameState, tr: Translate, external: ExternalLevel, named: Named = NOBODY_NAMED
+) -> str:
     """How the game ended, in one line, naming the winner."""
     row = state.row
     if row.status is Status.ABANDONED:
@@ -78,7 +86,7 @@ def result_text(state: GameState, tr: Translate, external: ExternalLevel) -> str
     if row.winner is None:
         return tr("record.result.draw")
     reason = (row.end_reason or EndReason.LINE).value
-    winner = player_label(seat_mention(row.seat(row.winner), tr, external), row.winner)
+    winner = player_label(seat_mention(row.seat(row.winner), tr, external, named), row.winner)
     return tr(f"record.result.{reason}", winner=winner)
 
 
@@ -94,11 +102,13 @@ def title(state: GameState, tr: Translate) -> str:
     )
 
 
-def players_line(state: GameState, tr: Translate, external: ExternalLevel) -> str:
+def players_line(
+    state: GameState, tr: Translate, external: ExternalLevel, named: Named = NOBODY_NAMED
+) -> str:
     return tr(
         "record.players",
-        x=player_label(seat_mention(state.row.x, tr, external), Mark.X),
-        o=player_label(seat_mention(state.row.o, tr, external), Mark.O),
+        x=player_label(seat_mention(state.row.x, tr, external, named), Mark.X),
+        o=player_label(seat_mention(state.row.o, tr, external, named), Mark.O),
     )
 
 
@@ -141,11 +151,23 @@ def opening_line(state: GameState, tr: Translate, who: Callable[[Seat], str]) ->
 
 
 # ----------------------------------------------------------------------------- replay
-def replay_content(state: GameState, ply: int, tr: Translate, external: ExternalLevel) -> str:
+def replay_content(
+    state: GameState,
+    ply: int,
+    tr: Translate,
+    external: ExternalLevel,
+    named: Named = NOBODY_NAMED,
+) -> str:
     moves = [move.cell for move in state.row.moves]
-    lines = [title(state, tr), players_line(state, tr, external), result_text(state, tr, external)]
+    lines = [
+        title(state, tr),
+        players_line(state, tr, external, named),
+        result_text(state, tr, external, named),
+    ]
     if state.row.opening is not Opening.FREE:
-        lines.insert(1, opening_line(state, tr, lambda seat: seat_mention(seat, tr, external)))
+        lines.insert(
+            1, opening_line(state, tr, lambda seat: seat_mention(seat, tr, external, named))
+        )
     if ply == 0:
         lines.append(tr("replay.start", count=len(moves)))
     else:
@@ -268,11 +290,16 @@ def review_message(
     pictures: Sequence[bytes],
     tr: Translate,
     external: ExternalLevel,
+    named: Named = NOBODY_NAMED,
 ) -> tuple[str, list[discord.Embed], list[discord.File]]:
     """(text, embeds, files) of a review: a summary per player, then the turning points, each
     with its picture (`pictures`, in the order of pictures_to_draw), the move played, the better
     move and the line that follows."""
-    lines = [title(state, tr), players_line(state, tr, external), result_text(state, tr, external)]
+    lines = [
+        title(state, tr),
+        players_line(state, tr, external, named),
+        result_text(state, tr, external, named),
+    ]
     if not review.complete:
         lines.append(tr("review.partial", reached=len(review.move_reviews), total=len(review.moves)))
     for mark, name in zip((Mark.X, Mark.O), players, strict=True):
@@ -340,7 +367,13 @@ def _unique(files: list[discord.File]) -> list[discord.File]:
 
 
 # ----------------------------------------------------------------------------- history
-def history_content(page: HistoryPage, tr: Translate, external: ExternalLevel) -> str:
+def history_content(
+    page: HistoryPage,
+    tr: Translate,
+    external: ExternalLevel,
+    named: Mapping[int, Named] | None = None,
+) -> str:
+    """The page's games, `named` saying per game id whom to call by name."""
     lines = [tr("history.title", user=f"<@{page.user_id}>", page=page.page + 1)]
     if not page.entries:
         lines.append(tr("history.empty"))
@@ -355,7 +388,9 @@ def history_content(page: HistoryPage, tr: Translate, external: ExternalLevel) -
                 "history.entry",
                 game=row.id,
                 result=tr(f"history.result.{entry.result.value}"),
-                opponent=seat_mention(entry.opponent, tr, external),
+                opponent=seat_mention(
+                    entry.opponent, tr, external, (named or {}).get(row.id, NOBODY_NAMED)
+                ),
                 mark=entry.mark.name,
                 rows=row.rows,
                 cols=row.cols,
@@ -386,7 +421,9 @@ def history_view(page: HistoryPage, tr: Translate) -> discord.ui.View:
 
 __all__ = [
     "MAX_POINTS_SHOWN",
+    "NOBODY_NAMED",
     "REPLAY_GIF",
+    "Named",
     "STEPS",
     "STEP_PNG",
     "export_files",

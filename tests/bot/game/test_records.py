@@ -155,3 +155,35 @@ async def test_finished_games_and_the_review_cache_on_each_backend(storage: Stor
     assert await storage.reviews.review(games[0], 100) == '{"b": 2}'
     assert await storage.reviews.review(games[0], 5000) is None
 
+
+
+async def test_a_game_between_two_servers_is_shown_where_it_had_a_board_and_nowhere_else(
+    storage: Storage,
+) -> None:
+    from bot.game.ratings import game_updates
+    from tests.bot.storage.test_queue import join, new, pair
+
+    here, there, third = 1 << 22, 2 << 22, 3 << 22
+    await join(storage, new(1, guild=here, channel=11, at=90.0))
+    await join(storage, new(2, guild=there, channel=21, at=95.0))
+    ((one, _),) = await pair(storage)
+    assert one.game_id is not None
+    service = RecordService(storage.reviews, storage.games, storage.standings)
+    with pytest.raises(UserError) as running:
+        await service.finished_game(one.game_id, there)
+    assert running.value.key == "replay.running"
+    assert await storage.games.finish_game(
+        one.game_id, Finish(Mark.X, EndReason.RESIGN), rate=game_updates)
+    for guild in (here, there):
+        assert (await service.finished_game(one.game_id, guild)).id == one.game_id
+    assert (await service.last_finished_game(there, 2)).id == one.game_id
+    # Elsewhere, the same answer as a game that never was.
+    for game_id in (one.game_id, 99):
+        with pytest.raises(UserError) as refused:
+            await service.finished_game(game_id, third)
+        assert (refused.value.key, refused.value.values) == ("replay.no_game", {"game": game_id})
+    # Its member of the other server sees it in their history there, with their change there.
+    page = await service.history(there, 2, 0)
+    (entry,) = page.entries
+    assert entry.state.id == one.game_id and entry.opponent == 1
+    assert entry.change is not None and entry.change.scope == there

@@ -414,3 +414,46 @@ async def test_a_game_between_two_servers_rates_each_member_in_their_own_server_
     assert await storage.games.finish_game(game.id, finish, rate=ratings.game_updates) is None
     assert await storage.standings.rating_changes(game.id) == list(finished.changes)
     assert (await storage.standings.standing(there, 2, Mode.PVP)).record.wins == 1
+
+
+async def test_a_game_between_two_servers_is_each_members_finished_game_in_their_own_server(
+    storage: Storage,
+) -> None:
+    from bot.game import ratings
+    from bot.game.model import EndReason, Finish, Mode, NewGame
+    from engine import Mark
+
+    here, there, third = 1 << 22, 2 << 22, 3 << 22
+    await join(storage, new(1, guild=here, channel=11, at=90.0))
+    await join(storage, new(2, guild=there, channel=21, at=95.0))
+    ((one, _),) = await pair(storage)
+    assert one.game_id is not None
+    crossed = one.game_id
+    # Member 2 then plays a game of their own server, which comes after it, newest first.
+    later = await storage.games.create_game(NewGame(
+        guild_id=there, channel_id=22, mode=Mode.PVP, x=2, o=3, started_by=2, rows=15, cols=15,
+        k=5, rule="freestyle", rated=False,
+    ))
+    # Running, neither is a finished game yet.
+    assert await storage.reviews.finished_games(there, 2, limit=5) == []
+    for game_id in (crossed, later.id):
+        assert await storage.games.finish_game(
+            game_id, Finish(Mark.X, EndReason.RESIGN), rate=ratings.game_updates)
+
+    async def finished(guild: int, user: int, **page: int) -> list[int]:
+        return [g.id for g in await storage.reviews.finished_games(guild, user, limit=5, **page)]
+
+    assert await finished(there, 2) == [later.id, crossed]
+    assert await finished(there, 2, offset=1) == [crossed]
+    assert (await storage.reviews.finished_games(there, 2, limit=1))[0].id == later.id
+    assert await finished(here, 1) == [crossed]
+    # The game's own server lists it for both its players, as any game of that server; 2's
+    # server only for 2, whose board was there.
+    assert await finished(here, 2) == [crossed]
+    assert await finished(there, 1) == []
+    assert await finished(third, 2) == [] and await finished(there, 3) == [later.id]
+    # The game had a board in 2's server; none in the third, nor one besides its own in its own.
+    assert await storage.reviews.board_in(crossed, there)
+    assert not await storage.reviews.board_in(crossed, third)
+    assert not await storage.reviews.board_in(crossed, here)
+    assert not await storage.reviews.board_in(later.id, there)
