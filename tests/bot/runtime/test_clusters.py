@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -304,6 +305,68 @@ async def test_one_process_holding_both_shards_answers_in_guilds_on_each_and_log
 TWO_CLUSTERS = [[0, 1], [2, 3]]
 
 
+@dataclass(frozen=True)
+class TwoServers:
+    """Two clusters on one database, alice in a server of the first and dave in one of the
+    second, each with the server's channel."""
+
+    deployment: Deployment
+    guilds: list[str]
+    channels: list[str]
+    alice: Any
+    dave: Any
+
+    @property
+    def double(self) -> Any:
+        return self.deployment.double
+
+
+async def two_servers(start_clusters: StartClusters, dsn: str) -> TwoServers:
+    deployment = await start_clusters(TWO_CLUSTERS, 4, database=dsn)
+    double = deployment.double
+    guilds = [guild_on(double, 1, 4), guild_on(double, 2, 4)]  # one on each cluster
+    return TwoServers(deployment, guilds, [double.guilds[g].channel_id for g in guilds],
+                      member_in(double, "alice", guilds[0]), member_in(double, "dave", guilds[1]))
+
+
+@dataclass(frozen=True)
+class PairedAcross:
+    """Alice and dave paired from the queue, alice first: the game's own board in her server
+    (`board`, posted by the first cluster), dave's in his (`there`, by the second)."""
+
+    servers: TwoServers
+    board: Any
+    there: Any
+
+    @property
+    def x(self) -> Any:
+        alice = self.servers.alice
+        return alice if f"<@{alice.id}> (X)" in str(text_of(self.board)) else self.servers.dave
+
+    @property
+    def o(self) -> Any:
+        return self.servers.dave if self.x is self.servers.alice else self.servers.alice
+
+    def board_of(self, member: Any) -> Any:
+        return self.board if member is self.servers.alice else self.there
+
+    def channel_of(self, member: Any) -> str:
+        return self.servers.channels[0 if member is self.servers.alice else 1]
+
+
+async def paired_across(start_clusters: StartClusters, dsn: str, *, rated: bool = True
+                        ) -> PairedAcross:
+    from tests.bot.cogs.test_queue import posted_board
+
+    servers = await two_servers(start_clusters, dsn)
+    double, channels = servers.double, servers.channels
+    first = await servers.alice.slash("caro queue", channel_id=channels[0], rated=rated)
+    second = await servers.dave.slash("caro queue", channel_id=channels[1], rated=rated)
+    board = await posted_board(double, channels[0], first.message.id, timeout=20)
+    there = await posted_board(double, channels[1], second.message.id, timeout=20)
+    return PairedAcross(servers, board, there)
+
+
 async def fetch(dsn: str, sql: str, *args: Any) -> list[tuple[Any, ...]]:
     con = await asyncpg.connect(dsn)
     try:
@@ -487,36 +550,24 @@ async def test_a_game_between_servers_on_two_clusters_shows_each_move_on_both_bo
 ) -> None:
     from bot.cogs.outbox import LOOK_EVERY_S
     from tests.bot.cogs.test_openings import typed
-    from tests.bot.cogs.test_queue import posted_board
 
-    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)
-    double, clusters = deployment.double, deployment.clusters
-    guilds = [guild_on(double, 1, 4), guild_on(double, 2, 4)]  # one on each cluster
-    alice, dave = member_in(double, "alice", guilds[0]), member_in(double, "dave", guilds[1])
-    channels = [double.guilds[guild].channel_id for guild in guilds]
-    first = await alice.slash("caro queue", channel_id=channels[0])
-    second = await dave.slash("caro queue", channel_id=channels[1])
-    # Alice waited longer: the game is her server's, its board posted by her cluster; dave's
-    # board by his.
-    board = await posted_board(double, channels[0], first.message.id, timeout=20)
-    there = await posted_board(double, channels[1], second.message.id, timeout=20)
+    game = await paired_across(start_clusters, postgres_dsn)
+    servers, board, there, x, o = game.servers, game.board, game.there, game.x, game.o
+    double, clusters, guilds = servers.double, servers.deployment.clusters, servers.guilds
     assert "**Dave** (1200)" in text_of(board) and "**Alice** (1200)" in text_of(there)
-    x_is_alice = f"<@{alice.id}> (X)" in str(text_of(board))
-    x, o = (alice, dave) if x_is_alice else (dave, alice)
-    boards = {alice.id: board, dave.id: there}
     lags: list[float] = []
     for n, (member, cell) in enumerate(
         [(x, "H8"), (o, "A1"), (x, "H9"), (o, "A2"), (x, "H10"), (o, "A3"), (x, "H11"),
          (o, "A4"), (x, "H12")], start=1,
     ):
-        answer = await typed(member, boards[member.id], cell)
+        answer = await typed(member, game.board_of(member), cell)
         assert answer.callback_type in (4, 6, 7), answer
         clicked = time.monotonic()
-        await boards[o.id if member is x else x.id].wait_for(
+        await game.board_of(o if member is x else x).wait_for(
             lambda m, n=n: f"Moves played: {n}." in str(text_of(m)), timeout=15)
         # Drawn by the other cluster, woken by the database (NOTIFY), not at its next look.
         lags.append(time.monotonic() - clicked)
-        await boards[member.id].wait_for(
+        await game.board_of(member).wait_for(
             lambda m, n=n: f"Moves played: {n}." in str(text_of(m)), timeout=15)
     # Tens of milliseconds when woken; 0 to LOOK_EVERY_S (5 s) at the sender's next look.
     assert max(lags) < 1.5 < LOOK_EVERY_S, lags
@@ -539,23 +590,13 @@ async def test_a_takeback_between_servers_on_two_clusters_is_asked_in_one_and_ac
 ) -> None:
     from testkit.boards import refusal
     from tests.bot.cogs.test_openings import typed
-    from tests.bot.cogs.test_queue import posted_board
     from tests.bot.cogs.test_queue_takeback import new_message
 
-    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)
-    double = deployment.double
-    guilds = [guild_on(double, 1, 4), guild_on(double, 2, 4)]  # one on each cluster
-    alice, dave = member_in(double, "alice", guilds[0]), member_in(double, "dave", guilds[1])
-    channels = [double.guilds[guild].channel_id for guild in guilds]
-    first = await alice.slash("caro queue", channel_id=channels[0], rated=False)
-    second = await dave.slash("caro queue", channel_id=channels[1], rated=False)
-    board = await posted_board(double, channels[0], first.message.id, timeout=20)
-    there = await posted_board(double, channels[1], second.message.id, timeout=20)
-    x_is_alice = f"<@{alice.id}> (X)" in str(text_of(board))
-    (x, x_channel, o, o_channel) = (alice, channels[0], dave, channels[1]) if x_is_alice else (
-        dave, channels[1], alice, channels[0])
-    boards = {alice.id: board, dave.id: there}
-    await typed(x, boards[x.id], "H8")
+    game = await paired_across(start_clusters, postgres_dsn, rated=False)
+    double, guilds, channels = game.servers.double, game.servers.guilds, game.servers.channels
+    board, there, x, o = game.board, game.there, game.x, game.o
+    x_channel, o_channel = game.channel_of(x), game.channel_of(o)
+    await typed(x, game.board_of(x), "H8")
     for shown in (board, there):
         await shown.wait_for(lambda m: "Moves played: 1." in str(text_of(m)), timeout=15)
     # Asked on X's cluster; the request is posted in O's server by O's cluster, which gets the
@@ -575,7 +616,7 @@ async def test_a_takeback_between_servers_on_two_clusters_is_asked_in_one_and_ac
         ("takeback_answer", guilds[channels.index(x_channel)]),
     ]
     # X plays on from the position before the takeback.
-    await typed(x, boards[x.id], "H9")
+    await typed(x, game.board_of(x), "H9")
     for shown in (board, there):
         await shown.wait_for(lambda m: "Moves played: 1." in str(text_of(m)), timeout=15)
     assert double.violations == []
@@ -586,20 +627,10 @@ async def test_a_ping_in_one_cluster_goes_when_the_game_ends_in_the_other(
 ) -> None:
     from testkit.gates import until
     from tests.bot.cogs.test_openings import typed
-    from tests.bot.cogs.test_queue import posted_board
 
-    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)
-    double = deployment.double
-    guilds = [guild_on(double, 1, 4), guild_on(double, 2, 4)]  # one on each cluster
-    alice, dave = member_in(double, "alice", guilds[0]), member_in(double, "dave", guilds[1])
-    channels = [double.guilds[guild].channel_id for guild in guilds]
-    first = await alice.slash("caro queue", channel_id=channels[0])
-    second = await dave.slash("caro queue", channel_id=channels[1])
-    board = await posted_board(double, channels[0], first.message.id, timeout=20)
-    there = await posted_board(double, channels[1], second.message.id, timeout=20)
-    x_is_alice = f"<@{alice.id}> (X)" in str(text_of(board))
-    (x, x_board), (o, o_board) = ((alice, board), (dave, there)) if x_is_alice else (
-        (dave, there), (alice, board))
+    game = await paired_across(start_clusters, postgres_dsn)
+    double, x, o = game.servers.double, game.x, game.o
+    x_board, o_board = game.board_of(x), game.board_of(o)
     await typed(x, x_board, "H8")
     # O is called in their own server, by the cluster holding it.
     await until(lambda: any(text_of(m) == f"<@{o.id}>, your move." and not m.deleted
@@ -644,21 +675,11 @@ async def test_a_game_between_servers_goes_on_on_both_boards_after_either_cluste
     of the other cluster shows on both once it is back, the game goes on to its end with each
     move on both boards, and nothing is posted twice."""
     from tests.bot.cogs.test_openings import typed
-    from tests.bot.cogs.test_queue import posted_board
 
-    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)
-    double, clusters = deployment.double, deployment.clusters
-    guilds = [guild_on(double, 1, 4), guild_on(double, 2, 4)]  # one on each cluster
-    alice, dave = member_in(double, "alice", guilds[0]), member_in(double, "dave", guilds[1])
-    channels = [double.guilds[guild].channel_id for guild in guilds]
-    first = await alice.slash("caro queue", channel_id=channels[0])
-    second = await dave.slash("caro queue", channel_id=channels[1])
-    # Alice waited longer: the game's own board is in her server (the first cluster's), dave's
-    # board in his (the second cluster's).
-    board = await posted_board(double, channels[0], first.message.id, timeout=20)
-    there = await posted_board(double, channels[1], second.message.id, timeout=20)
-    boards = {alice.id: board, dave.id: there}
-    x, o = (alice, dave) if f"<@{alice.id}> (X)" in str(text_of(board)) else (dave, alice)
+    game = await paired_across(start_clusters, postgres_dsn)
+    servers, board, there, x, o = game.servers, game.board, game.there, game.x, game.o
+    double, clusters, channels = servers.double, servers.deployment.clusters, servers.channels
+    alice, dave = servers.alice, servers.dave
     victim, survivor = (clusters[1], alice) if killed == "second" else (clusters[0], dave)
     down_board = there if killed == "second" else board
     moves = iter([(x, "H8"), (o, "A1"), (x, "H9"), (o, "A2"), (x, "H10"), (o, "A3"),
@@ -667,7 +688,7 @@ async def test_a_game_between_servers_goes_on_on_both_boards_after_either_cluste
 
     async def move(member: Any, cell: str, shown_on: tuple[Any, ...]) -> None:
         nonlocal played
-        answer = await typed(member, boards[member.id], cell)
+        answer = await typed(member, game.board_of(member), cell)
         assert answer.callback_type in (4, 6, 7), answer
         played += 1
         for shown in shown_on:
@@ -689,7 +710,7 @@ async def test_a_game_between_servers_goes_on_on_both_boards_after_either_cluste
     # other when its cluster is back.
     member, cell = next(moves)
     assert member is survivor
-    await move(member, cell, (boards[survivor.id],))
+    await move(member, cell, (game.board_of(survivor),))
     assert f"Moves played: {played}." not in str(text_of(down_board))
     await victim.start()
     await down_board.wait_for(lambda m: f"Moves played: {played}." in str(text_of(m)),
@@ -728,12 +749,9 @@ async def test_a_board_posted_after_the_first_move_shows_the_window_the_other_bo
     from tests.bot.cogs.test_openings import typed
     from tests.bot.cogs.test_queue import posted_board
 
-    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)
-    double = deployment.double
-    guilds = [guild_on(double, 1, 4), guild_on(double, 2, 4)]  # one on each cluster
-    erin, alice = (member_in(double, name, guilds[0]) for name in ("erin", "alice"))
-    dave = member_in(double, "dave", guilds[1])
-    channels = [double.guilds[guild].channel_id for guild in guilds]
+    servers = await two_servers(start_clusters, postgres_dsn)
+    double, guilds, channels = servers.double, servers.guilds, servers.channels
+    alice, dave, erin = servers.alice, servers.dave, member_in(double, "erin", guilds[0])
     # Entries 2 and 3 draw X for the second (bot.game.queue.queued_game): dave, of the other
     # server, plays first.
     gone = await erin.slash("caro queue", channel_id=double.add_channel("x", guild_id=guilds[0]))
@@ -766,11 +784,8 @@ async def test_the_second_board_posted_after_the_first_move_shows_it(
     from tests.bot.cogs.test_openings import typed
     from tests.bot.cogs.test_queue import posted_board
 
-    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)
-    double = deployment.double
-    guilds = [guild_on(double, 1, 4), guild_on(double, 2, 4)]  # one on each cluster
-    alice, dave = member_in(double, "alice", guilds[0]), member_in(double, "dave", guilds[1])
-    channels = [double.guilds[guild].channel_id for guild in guilds]
+    servers = await two_servers(start_clusters, postgres_dsn)
+    double, channels, alice, dave = servers.double, servers.channels, servers.alice, servers.dave
     held = double.fail_next("POST", rf"^/channels/{channels[1]}/messages$", status=500,
                             mode="hold")
     first = await alice.slash("caro queue", channel_id=channels[0])
