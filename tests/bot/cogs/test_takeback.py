@@ -51,7 +51,7 @@ async def test_against_the_ai_the_last_move_and_the_reply_are_taken_back(
     # It names the option that starts a game allowing them, as minh's Discord client shows it.
     assert answer == (
         "Không thể đi lại trong ván có tính điểm. Ván bắt đầu với `tính-điểm:False`"
-        " (`/caro bắt-đầu` hoặc `/caro thách-đấu`) thì được đi lại."
+        " (`/caro bắt-đầu`, `/caro thách-đấu` hoặc `/caro hàng-chờ`) thì được đi lại."
     )
 
 
