@@ -161,13 +161,10 @@ async def test_a_game_between_two_servers_is_shown_where_it_had_a_board_and_nowh
     storage: Storage,
 ) -> None:
     from bot.game.ratings import game_updates
-    from tests.bot.storage.test_queue import join, new, pair
+    from tests.bot.storage.test_queue import paired_across
 
     here, there, third = 1 << 22, 2 << 22, 3 << 22
-    await join(storage, new(1, guild=here, channel=11, at=90.0))
-    await join(storage, new(2, guild=there, channel=21, at=95.0))
-    ((one, _),) = await pair(storage)
-    assert one.game_id is not None
+    one, _ = await paired_across(storage, here, there)
     service = RecordService(storage.reviews, storage.games, storage.standings)
     with pytest.raises(UserError) as running:
         await service.finished_game(one.game_id, there)

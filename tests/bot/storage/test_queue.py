@@ -55,6 +55,17 @@ async def pair(storage: Storage, now: float = 100.0, *, shard: tuple[int, int] =
     ]
 
 
+async def paired_across(storage: Storage, here: int, there: int
+                        ) -> tuple[QueueEntry, QueueEntry]:
+    """Member 1 of server `here` (waiting longer) and member 2 of `there`, paired: the game is
+    `here`'s, its entries (1's first) carry its id."""
+    await join(storage, new(1, guild=here, channel=11, at=90.0))
+    await join(storage, new(2, guild=there, channel=21, at=95.0))
+    ((one, other),) = await pair(storage)
+    assert one.game_id is not None
+    return one, other
+
+
 async def test_an_entry_is_read_back_as_written_and_one_waits_per_member(
     storage: Storage,
 ) -> None:
@@ -300,10 +311,7 @@ async def test_the_seats_of_games_between_two_servers_are_found_per_shard_while_
     storage: Storage,
 ) -> None:
     here, there = 1 << 22, 2 << 22  # servers on shards 1 and 0 of 2
-    await join(storage, new(1, guild=here, channel=11, at=90.0))
-    await join(storage, new(2, guild=there, channel=21, at=95.0))
-    ((one, other),) = await pair(storage)
-    assert one.game_id is not None
+    one, other = await paired_across(storage, here, there)
     seats = [(e.user_id, e.guild_id, e.game_id) for e in await storage.queue.cross_seats()]
     assert seats == [(1, here, one.game_id), (2, there, one.game_id)]
     assert [e.user_id for e in await storage.queue.cross_seats(shard_id=0, shard_count=2)] == [2]
@@ -375,10 +383,7 @@ async def test_a_game_between_two_servers_rates_each_member_in_their_own_server_
         warmup.id, Finish(Mark.X, EndReason.RESIGN), rate=ratings.game_updates)
     in_here = (await storage.standings.standing(here, 1, Mode.PVP)).rating
     world = (await storage.standings.standing(GLOBAL_SCOPE, 1, Mode.PVP)).rating
-    await join(storage, new(1, guild=here, channel=11, at=90.0))
-    await join(storage, new(2, guild=there, channel=21, at=95.0))
-    ((one, _),) = await pair(storage)
-    assert one.game_id is not None
+    one, _ = await paired_across(storage, here, there)
     game = await storage.games.game(one.game_id)
     assert game is not None
     winner = Mark.X if game.x == 2 else Mark.O  # the member of the other server wins
@@ -424,10 +429,7 @@ async def test_a_game_between_two_servers_is_each_members_finished_game_in_their
     from engine import Mark
 
     here, there, third = 1 << 22, 2 << 22, 3 << 22
-    await join(storage, new(1, guild=here, channel=11, at=90.0))
-    await join(storage, new(2, guild=there, channel=21, at=95.0))
-    ((one, _),) = await pair(storage)
-    assert one.game_id is not None
+    one, _ = await paired_across(storage, here, there)
     crossed = one.game_id
     # Member 2 then plays a game of their own server, which comes after it, newest first.
     later = await storage.games.create_game(NewGame(
