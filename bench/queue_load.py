@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import json
 import os
 import random
 import re
@@ -71,6 +72,8 @@ NEEDS = (
 )
 
 PAIRED_WITHIN_S = 30.0
+# How many of the slowest moves between two servers are shown step by step.
+SLOWEST = 3
 SIDE = 15
 COLUMNS = "ABCDEFGHIJKLMNO"
 TYPE_A_MOVE = "Type a move"
@@ -154,6 +157,8 @@ class Report:
     never_paired: list[str] = field(default_factory=list)
     paired_twice: list[str] = field(default_factory=list)
     both_boards_ms: list[float] = field(default_factory=list)
+    slowest: list[str] = field(default_factory=list)  # the slowest such moves, step by step
+    before_posted_ms: list[float] = field(default_factory=list)  # a board not posted yet
     one_board_ms: list[float] = field(default_factory=list)
     compared: int = 0
     differing: list[str] = field(default_factory=list)
@@ -405,6 +410,7 @@ class QueueLoad:
                 if len(ids) > 1:
                     report.posted_twice.append(f"game {game}: {len(ids)} boards in {channel}")
         report.moves = len(self.sent)
+        across: list[tuple[float, Move, list[float]]] = []
         for move in self.sent:
             boards = sorted(m for ids in by_game.get(move.game, {}).values() for m in ids)
             times = []
@@ -419,7 +425,19 @@ class QueueLoad:
             if len(times) != len(boards) or not times:
                 continue
             lag_ms = (max(times) - move.sent) * 1000
-            (report.both_boards_ms if len(boards) == 2 else report.one_board_ms).append(lag_ms)
+            if len(boards) != 2:
+                report.one_board_ms.append(lag_ms)
+                continue
+            # A move made before the other board was posted shows when that board is posted.
+            posted = max(self.shown[board].states[0][0] for board in boards)
+            if posted > move.sent:
+                report.before_posted_ms.append(lag_ms)
+                continue
+            report.both_boards_ms.append(lag_ms)
+            across.append((lag_ms, move, sorted(times)))
+        across.sort(key=lambda found: -found[0])
+        for lag_ms, move, times in across[:SLOWEST]:
+            report.slowest.append(await self._steps(lag_ms, move, times))
         for game, channels in by_game.items():
             boards = [ids[0] for ids in channels.values()]
             if len(boards) != 2:
@@ -443,6 +461,36 @@ class QueueLoad:
                     report.differing.append(f"game {game} at {key}: {describe(first, second)}")
 
 
+    async def _steps(self, lag_ms: float, move: Move, times: list[float]) -> str:
+        """Where the time of one move between two servers went: from the member's move to the
+        first board drawn (the interaction's answer), the other board's outbox row written, the
+        other board landing at the double and its row marked sent."""
+        # The database's times are the machine's clock; the double's are monotonic.
+        offset = time.time() - time.monotonic()
+        rows = await self.deployment.database.rows(
+            "SELECT payload, created_at, sent_at, attempts FROM outbox"
+            " WHERE kind = ? ORDER BY id", "game_board")
+        sent_wall = move.sent + offset
+        row = next((r for r in rows if float(r[1]) >= sent_wall - 0.001
+                    and int(_payload(r[0]).get("game", -1)) == move.game), None)
+
+        def at(wall: Any) -> str:
+            return "-" if wall is None else f"{(float(wall) - sent_wall) * 1000:.0f}"
+
+        steps = f"first board {(times[0] - move.sent) * 1000:.0f}"
+        if row is not None:
+            steps += (f", row written {at(row[1])}, other board "
+                      f"{(times[-1] - move.sent) * 1000:.0f}, marked sent {at(row[2])}"
+                      f" ({row[3]} failed tries)")
+        else:
+            steps += f", other board {(times[-1] - move.sent) * 1000:.0f} (no outbox row found)"
+        return f"game {move.game} move {move.ply}: {lag_ms:.0f} ms; ms after the move: {steps}"
+
+
+def _payload(raw: Any) -> dict[str, Any]:
+    return json.loads(raw) if isinstance(raw, str | bytes) else dict(raw)
+
+
 def describe(first: Look, second: Look) -> str:
     parts = [name for name in ("ply", "cells", "controls", "pictures", "over")
              if getattr(first, name) != getattr(second, name)]
@@ -451,6 +499,8 @@ def describe(first: Look, second: Look) -> str:
 
 def summary(report: Report) -> list[str]:
     def ms(values: list[float]) -> str:
+        if not values:
+            return "none"
         return (f"p50 {pct(values, 0.5):.0f} / p95 {pct(values, 0.95):.0f} / p99 "
                 f"{pct(values, 0.99):.0f} / max {max(values, default=float('nan')):.0f} ms"
                 f" ({len(values)} moves)")
@@ -476,6 +526,8 @@ def summary(report: Report) -> list[str]:
         f" of {report.compared} states compared; {len(report.differing)} differing (target 0)",
         f"boards posted twice                     {len(report.posted_twice)} (target 0)",
         f"click -> both boards updated            {ms(report.both_boards_ms)}",
+        *(f"  slowest: {line}" for line in report.slowest),
+        f"  a move before the other board's post  {ms(report.before_posted_ms)}",
         f"click -> the board updated (one server) {ms(report.one_board_ms)}",
         f"refused                                 {report.refused or 'none'}",
         f"wall time                               {report.seconds:.0f} s",

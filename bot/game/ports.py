@@ -766,7 +766,14 @@ class QueueStore(Protocol):
         `recent_since`; let `choose` pick the pairs; for each, write the game `make_game` gives
         (unposted: no message yet) and mark both entries paired (with the partner, `now` and the
         game). A pair whose game cannot be written (a seat in that channel is taken) is left
-        waiting. The pairs as now stored."""
+        waiting. The pairs as now stored. A pair of two servers also writes the board to post in
+        the second server, and wakes listen_pairings in every process."""
+        ...
+
+    async def listen_pairings(self, wake: Callable[[], None]) -> None:
+        """Call `wake` whenever any process pairs two members of different servers (and once
+        after each (re)connection), until cancelled; returns at once where there is no such
+        signal (SQLite)."""
         ...
 
     async def unposted_queue_games(self, *, shard_id: int = 0, shard_count: int = 1) -> list[int]:

@@ -13,7 +13,7 @@ one who waited longer, and a pair from two servers also gets a board in the othe
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from bot.game import ratings
 from bot.game.clocks import Clock
@@ -151,6 +151,11 @@ class QueueService:
     async def boards(self, game_id: int) -> list[GameBoard]:
         """The game's boards in servers other than its own."""
         return await self._store.game_boards(game_id)
+
+    async def listen(self, wake: Callable[[], None]) -> None:
+        """Call `wake` whenever any process pairs two members of different servers, until
+        cancelled (at once on a database with no such signal)."""
+        await self._store.listen_pairings(wake)
 
     async def unposted_boards(self, *, shard_id: int = 0, shard_count: int = 1
                               ) -> list[GameBoard]:

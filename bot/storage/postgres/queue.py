@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
@@ -36,6 +37,9 @@ from bot.storage.queue_rows import (
 # challenges and blocks use other classes): one process pairs at a time, so two never hand out
 # the same entry, and each pairs the whole queue rather than a share of it.
 QUEUE_LOCK = 0x71756575
+# The NOTIFY channel of pairings between two servers: the process holding the second server
+# posts its board at once, not at its next round of pairing.
+PAIRED = "caro_queue"
 
 _BLOCKS_AMONG_WAITING = (
     "SELECT b.user_id AS a, b.blocked_id AS b FROM blocks b"
@@ -164,6 +168,7 @@ class QueueQueries:
             blocked = member_pairs(await con.fetch(_BLOCKS_AMONG_WAITING, members))
             recent = member_pairs(await con.fetch(_RECENT_PAIRS, recent_since, members))
             stored: list[QueuePairing] = []
+            across = False
             for first, second in choose(entries, now=now, blocked=blocked, recent=recent):
                 game_id = await self._insert_game(con, make_game(first, second))
                 if game_id is None:
@@ -185,10 +190,16 @@ class QueueQueries:
                         " VALUES ($1, $2, $3, $4)",
                         game_id, second.guild_id, second.channel_id, second.user_id,
                     )
+                    across = True
                 one, other = found[first.id], found[second.id]
                 assert one.status is QueueStatus.PAIRED and other.status is QueueStatus.PAIRED
                 stored.append(QueuePairing(one, other, game_id))
+            if across:
+                await con.execute(f"NOTIFY {PAIRED}")
             return stored
+
+    async def listen_pairings(self, wake: Callable[[], None]) -> None:
+        await self._con.listening(PAIRED, wake)
 
     async def unposted_queue_games(self, *, shard_id: int = 0, shard_count: int = 1) -> list[int]:
         check_shard(shard_id, shard_count)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 
 from bot.game.model import NewGame
 from bot.game.queue_model import (
@@ -142,6 +143,11 @@ class QueueQueries:
                 " AND turn_seconds = ?",
                 key_values(key),
             )
+
+    async def listen_pairings(self, wake: Callable[[], None]) -> None:
+        """Nothing to listen to: this process pairs and posts the boards of its servers itself,
+        and another process on the file is seen at its next round."""
+        return
 
     async def pair_queue(
         self,

@@ -95,6 +95,32 @@ async def test_two_joins_of_one_member_at_once_from_two_processes_make_one(
     assert await first.queue.count_waiting(KEY) == 1
 
 
+async def test_a_pairing_of_two_servers_wakes_the_other_processes_and_one_within_a_server_not(
+    backend: Backend,
+) -> None:
+    pairing, other = await backend.open(), await backend.open()
+    woken = asyncio.Event()
+    listening = asyncio.create_task(other.queue.listen_pairings(woken.set))
+    try:
+        if backend.name == "sqlite":
+            # No signal between processes on a file: it returns at once, the next round looks.
+            await asyncio.wait_for(listening, 1.0)
+            return
+        # Told once when it starts listening (a pairing may have been made before).
+        await asyncio.wait_for(woken.wait(), 10.0)
+        woken.clear()
+        await join(pairing, new(3, guild=5, at=80.0))
+        await join(pairing, new(4, guild=5, at=85.0))
+        assert len(await pair(pairing)) == 1
+        await asyncio.sleep(0.3)
+        assert not woken.is_set()  # both boards are the game's one board, in its own server
+        await paired_across(pairing, 1, 2)
+        await asyncio.wait_for(woken.wait(), 5.0)
+    finally:
+        listening.cancel()
+        await asyncio.gather(listening, return_exceptions=True)
+
+
 async def test_leaving_takes_the_entry_out_once_and_it_is_never_paired(storage: Storage) -> None:
     await join(storage, new(1))
     await join(storage, new(2))
