@@ -96,8 +96,8 @@ MEASURED: tuple[Pairing, ...] = (
             "15x15 k5 freestyle, default times, openings 2, 2026-11-28, load 13.4-13.7"),
     Pairing(Level.IMPOSSIBLE, "impossible@0.01", 65, 0, 35,
             "15x15 k5 freestyle, default times, openings 2, 2026-11-28, load 13.7-12.5"),
-    Pairing("rapfi", Level.IMPOSSIBLE, 47, 0, 3,
-            "15x15 freestyle, 1 s a move, balanced openings of 3, 2026-11-28, load 2"),
+    Pairing("rapfi", Level.IMPOSSIBLE, 45, 0, 5,
+            "15x15 freestyle, 1 s a move, balanced openings of 3, 2026-11-29, load 2"),
 )
 
 

@@ -78,6 +78,10 @@ LATENCY = 0.03
 LATENCY_SHARE = 0.02
 # Seconds of the match clock never spent, so that a slow last move cannot lose on time.
 MATCH_RESERVE = 0.1
+# How long a brain may take to load the host's built cores before it answers START: managers
+# give a brain's start the time to load its tables (bench.match 60 s), while a move made by the
+# pure-Python search meanwhile reads a few plies where the core reads ten.
+LOAD_AT_START_S = 5.0
 REBUILD_BUDGET = 50_000  # pushes allowed when searching a move order for a BOARD position
 
 # (board, seconds, stop): the move for the side to move, within `seconds` or sooner once
@@ -812,6 +816,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def ready_cores(node_limit: int | None) -> None:
+    """Make the compiled cores ready for "impossible" before the brain reads its first command,
+    as far as a manager's START allows."""
+    from ..ai import load_cores_when_ready, warm_up
+
+    if node_limit is not None:
+        # Reproducible moves: every one of them the compiled core's, so it is ready first.
+        warm_up()
+        return
+    # A manager times every answer: the brain plays with the pure-Python search until the
+    # compiled cores are loaded (in a thread) or, on a host that has never built them, built by
+    # a process of their own (minutes) and then loaded.
+    cores.set_policy(cores.Policy.FALL_BACK)
+    built = cores.built()
+    cores.start_background_build()
+    load_cores_when_ready()
+    if built:
+        # Built: loading takes a second or two, within what START is given. Loaded while the
+        # pure-Python search plays, it lost the game's first moves to it, as both want the one
+        # interpreter.
+        cores.wait_loaded(LOAD_AT_START_S)
+
+
 def run(args: argparse.Namespace) -> int:
     # Checked before anything starts, in one line: a manager shows only the brain's first line.
     try:
@@ -823,16 +850,5 @@ def run(args: argparse.Namespace) -> int:
     choose = ai_chooser(args.level, rng, node_limit)
     decide = ai_decider(args.level, rng)
     if Level.parse(args.level) is Level.IMPOSSIBLE:
-        from ..ai import load_cores_when_ready, warm_up
-
-        if node_limit is not None:
-            # Reproducible moves: every one of them the compiled core's, so it is ready first.
-            warm_up()
-        else:
-            # A manager times every answer, START included: the brain plays with the pure-Python
-            # search until the compiled cores are loaded (in a thread) or, on a host that has
-            # never built them, built by a process of their own and then loaded.
-            cores.set_policy(cores.Policy.FALL_BACK)
-            cores.start_background_build()
-            load_cores_when_ready()
+        ready_cores(node_limit)
     return serve(sys.stdin, sys.stdout, choose, listen=True, decide=decide, say_depth=args.say_depth)

@@ -99,9 +99,11 @@ def configure_numba() -> None:
         # Empty: the features are the target's own, not the host's (numba adds the host's).
         os.environ["NUMBA_CPU_FEATURES"] = ""
     numba = sys.modules.get("numba")
-    if numba is not None:
+    # Still being imported by another thread (the loader) has no config yet: it reads the
+    # environment set above when it gets there.
+    config = getattr(numba, "config", None)
+    if config is not None:
         # Imported before us (by a program of its own): it has read the environment already.
-        config = numba.config
         config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
         config.CPU_NAME = os.environ["NUMBA_CPU_NAME"]
         config.CPU_FEATURES = os.environ.get("NUMBA_CPU_FEATURES", "")
@@ -218,6 +220,12 @@ def set_policy(policy: Policy) -> None:
 
 def loaded() -> bool:
     return _loaded.is_set()
+
+
+def wait_loaded(timeout: float) -> bool:
+    """Wait up to `timeout` seconds for the cores to be loaded (load_when_ready loads them);
+    whether they are."""
+    return _loaded.wait(timeout)
 
 
 def usable() -> bool:

@@ -291,3 +291,24 @@ def test_the_test_run_says_it_is_building_the_cores_before_its_silence(tmp_path)
         os.killpg(run.pid, 9)
         run.wait()
     assert any("search core: compiling" in line and "once per host" in line for line in seen), seen
+
+
+def test_a_brain_on_a_host_with_a_build_loads_it_before_it_reads_start(tmp_path):
+    # caro pbrain answers START once the host's built cores are loaded (LOAD_AT_START_S at most;
+    # here longer, so a busy machine does not decide), so its first moves are the core's.
+    cache = tmp_path / "cache"
+    copy_build(cache)
+    worker = run_python(
+        """
+        from engine import cores
+        from engine.programs import pbrain
+
+        pbrain.LOAD_AT_START_S = 120.0
+        pbrain.ready_cores(None)
+        print(cores.loaded(), cores.usable())
+        """,
+        cache,
+    )
+    out, err = worker.communicate(timeout=180)
+    assert worker.returncode == 0, err
+    assert out.split() == ["True", "True"], err
