@@ -4,7 +4,8 @@ bot's class, so the wiring (bot/runtime/client.py) can import them without them 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+import logging
+from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
@@ -20,7 +21,7 @@ from bot.game.hints import Hints
 from bot.game.levels import ExternalLevel
 from bot.game.moves import Moves
 from bot.game.outbox import OutboxService
-from bot.game.ports import StandingStore
+from bot.game.ports import UNAVAILABLE_RETRY_SECONDS, StandingStore, StorageUnavailable
 from bot.game.preferences import MemberPreferences
 from bot.game.puzzles import PuzzleService
 from bot.game.queue import QueueService
@@ -129,4 +130,25 @@ class Host(Protocol):
     ) -> discord.PartialMessageable: ...
 
 
-__all__ = ["Host", "Services"]
+log = logging.getLogger("caro.bot")
+
+
+async def keep_listening(bot: Host, listen: Callable[[], Awaitable[None]], what: str) -> None:
+    """Run `listen` (a signal from the database, sent by any process) from when the bot is ready
+    until it returns (the database has no such signal) or the bot closes; again after the
+    database was lost, or after a failure, which is logged as `what` failing."""
+    await bot.wait_until_ready()
+    while not bot.is_closed():
+        try:
+            await listen()
+            return
+        except StorageUnavailable:
+            await asyncio.sleep(UNAVAILABLE_RETRY_SECONDS)
+        except Exception:
+            if bot.is_closed():
+                return
+            log.exception("%s failed", what)
+            await asyncio.sleep(UNAVAILABLE_RETRY_SECONDS)
+
+
+__all__ = ["Host", "Services", "keep_listening"]

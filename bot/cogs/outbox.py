@@ -20,6 +20,7 @@ import discord
 from discord.ext import commands
 
 from bot.cogs.clocks import ClocksCog
+from bot.cogs.host import keep_listening
 from bot.cogs.queue import QueueCog
 from bot.cogs.takeback import TakebackCog
 from bot.cogs.tournament import TournamentCog
@@ -79,18 +80,8 @@ class OutboxCog(commands.Cog, name="Outbox"):
     async def listen(self) -> None:
         """Wake the sender when another process writes a row (the other board of a game between
         two servers, drawn by the process holding its server)."""
-        await self.bot.wait_until_ready()
-        while not self.bot.is_closed():
-            try:
-                await self.bot.services.outbox.listen()
-                return  # no such signal on this database
-            except StorageUnavailable:
-                await asyncio.sleep(UNAVAILABLE_RETRY_SECONDS)
-            except Exception:
-                if self.bot.is_closed():
-                    return
-                log.exception("outbox: listening for new posts failed")
-                await asyncio.sleep(UNAVAILABLE_RETRY_SECONDS)
+        await keep_listening(
+            self.bot, self.bot.services.outbox.listen, "outbox: listening for new posts")
 
     async def send_posts(self) -> None:
         await self.bot.wait_until_ready()

@@ -16,11 +16,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.group import choices, option_names, size_suggestions, text
+from bot.cogs.host import keep_listening
 from bot.game.errors import UserError
 from bot.game.model import GameState
 from bot.game.options import RULES, parse_options
 from bot.game.outbox_model import PostKind, PostRow
-from bot.game.ports import UNAVAILABLE_RETRY_SECONDS, StorageUnavailable
+from bot.game.ports import StorageUnavailable
 from bot.game.queue_model import GameBoard, QueueEntry, QueuePairing, QueueStatus
 from bot.ui.buttons import QueueLeave, answers
 from bot.ui.languages import language
@@ -81,10 +82,8 @@ class SlowTurns:
 class QueueCog(commands.Cog, name="Queue"):
     def __init__(self, bot: Host) -> None:
         self.bot = bot
-        # Set by a join, so the pair is made at once rather than at the next round; by a pair
-        # this process made, so the boards of its other shards are posted in the next round at
-        # once; and by a pairing of two servers in any process, so the board in this process's
-        # server is.
+        # Set by a join, a pair made here (a board may be in another of its shards) or a pairing
+        # of two servers in any process: the next round starts at once, not PAIR_EVERY_S later.
         self.joined = asyncio.Event()
         # game id -> when Discord last refused its board.
         self._refused: dict[int, float] = {}
@@ -99,23 +98,8 @@ class QueueCog(commands.Cog, name="Queue"):
 
     async def cog_load(self) -> None:
         self.bot.spawn(self.run_queue())
-        self.bot.spawn(self.listen())
-
-    async def listen(self) -> None:
-        """Start a round when another process pairs a member of one of this process's servers
-        with one of another server: the board in this server is posted at once."""
-        await self.bot.wait_until_ready()
-        while not self.bot.is_closed():
-            try:
-                await self.bot.services.queue.listen(self.joined.set)
-                return  # no such signal on this database
-            except StorageUnavailable:
-                await asyncio.sleep(UNAVAILABLE_RETRY_SECONDS)
-            except Exception:
-                if self.bot.is_closed():
-                    return
-                log.exception("queue: listening for pairings failed")
-                await asyncio.sleep(UNAVAILABLE_RETRY_SECONDS)
+        self.bot.spawn(keep_listening(self.bot, lambda: self.bot.services.queue.listen(
+            self.joined.set), "queue: listening for pairings"))
 
     @app_commands.command(name=text("cmdname.queue"), description=text("cmd.queue"))
     @app_commands.rename(**option_names("size", "rule", "rated", "scope"))
