@@ -834,8 +834,8 @@ def ready_cores(node_limit: int | None) -> None:
     load_cores_when_ready()
     if built:
         # Built: loading takes a second or two, within what START is given. Loaded while the
-        # pure-Python search plays, it lost the game's first moves to it, as both want the one
-        # interpreter.
+        # pure-Python search plays, it would wait for the interpreter the search holds, for
+        # several moves.
         cores.wait_loaded(LOAD_AT_START_S)
 
 
