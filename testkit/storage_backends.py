@@ -4,7 +4,9 @@ storage interface (row counts, raw SQL)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +94,29 @@ class Backend:
         for store in self.opened:
             await store.close()
         self.opened.clear()
+
+
+@asynccontextmanager
+async def listening(
+    backend: Backend, listen: Callable[[Callable[[], None]], Awaitable[None]]
+) -> AsyncIterator[asyncio.Event | None]:
+    """`listen(wake)` running (a store's signal from other processes) for the block: the event
+    its wake sets, once the wake it makes when it starts listening was heard and cleared. None on
+    SQLite, where there is no such signal and `listen` must return at once."""
+    woken = asyncio.Event()
+    task = asyncio.create_task(listen(woken.set))
+    try:
+        if backend.name == "sqlite":
+            await asyncio.wait_for(task, 1.0)
+            yield None
+            return
+        # Told once when it starts listening (a signal may have been sent before).
+        await asyncio.wait_for(woken.wait(), 10.0)
+        woken.clear()
+        yield woken
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
 
 
 def _numbered(sql: str) -> str:

@@ -10,7 +10,7 @@ import asyncio
 from bot.game.outbox_model import NONCE_LENGTH, NewPost, PostKind, PostRow
 from bot.game.ports import Storage
 from bot.game.tournament_model import NewPairing, TournamentStatus
-from testkit.storage_backends import Backend
+from testkit.storage_backends import Backend, listening
 from tests.bot.storage.test_tournaments import GUILD, A, B, C, D, guild_on_shard, running
 
 CHANNEL = 222
@@ -158,21 +158,11 @@ async def test_rows_written_by_one_process_wake_the_senders_of_the_others(
     backend: Backend,
 ) -> None:
     writer, other = await backend.open(), await backend.open()
-    woken = asyncio.Event()
-    listening = asyncio.create_task(other.outbox.listen_posts(woken.set))
-    try:
-        if backend.name == "sqlite":
-            # No signal between processes on a file: it returns at once, the sender looks.
-            await asyncio.wait_for(listening, 1.0)
-            return
-        # Told once when it starts listening (rows may have been written before).
-        await asyncio.wait_for(woken.wait(), 10.0)
-        woken.clear()
+    async with listening(backend, other.outbox.listen_posts) as woken:
+        if woken is None:
+            return  # SQLite: no signal between processes on a file, the sender looks
         await asyncio.sleep(0.2)
         assert not woken.is_set()
         board = NewPost(GUILD, CHANNEL, PostKind.GAME_BOARD, {"game": 1, "guild": GUILD}, 100.0)
         await writer.outbox.add_posts([board])
         await asyncio.wait_for(woken.wait(), 5.0)
-    finally:
-        listening.cancel()
-        await asyncio.gather(listening, return_exceptions=True)

@@ -23,7 +23,7 @@ from bot.game.queue_model import (
     QueueStatus,
     choose_pairs,
 )
-from testkit.storage_backends import Backend
+from testkit.storage_backends import Backend, listening
 
 KEY = QueueKey(rows=15, cols=15, k=5, rule="freestyle", rated=True, turn_seconds=600.0)
 HOUR = 3600.0
@@ -99,16 +99,9 @@ async def test_a_pairing_of_two_servers_wakes_the_other_processes_and_one_within
     backend: Backend,
 ) -> None:
     pairing, other = await backend.open(), await backend.open()
-    woken = asyncio.Event()
-    listening = asyncio.create_task(other.queue.listen_pairings(woken.set))
-    try:
-        if backend.name == "sqlite":
-            # No signal between processes on a file: it returns at once, the next round looks.
-            await asyncio.wait_for(listening, 1.0)
-            return
-        # Told once when it starts listening (a pairing may have been made before).
-        await asyncio.wait_for(woken.wait(), 10.0)
-        woken.clear()
+    async with listening(backend, other.queue.listen_pairings) as woken:
+        if woken is None:
+            return  # SQLite: no signal between processes on a file, the next round looks
         await join(pairing, new(3, guild=5, at=80.0))
         await join(pairing, new(4, guild=5, at=85.0))
         assert len(await pair(pairing)) == 1
@@ -116,9 +109,6 @@ async def test_a_pairing_of_two_servers_wakes_the_other_processes_and_one_within
         assert not woken.is_set()  # both boards are the game's one board, in its own server
         await paired_across(pairing, 1, 2)
         await asyncio.wait_for(woken.wait(), 5.0)
-    finally:
-        listening.cancel()
-        await asyncio.gather(listening, return_exceptions=True)
 
 
 async def test_leaving_takes_the_entry_out_once_and_it_is_never_paired(storage: Storage) -> None:
