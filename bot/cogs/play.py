@@ -151,7 +151,8 @@ class PlayCog(commands.Cog, name="Play"):
             if exc.key == "click.stale" and message is not None and message_carries(
                 message, click.custom_id
             ):
-                self.bot.spawn(self._redraw_if_behind(click.game, click.ply, message.id))
+                self.bot.spawn(self._redraw_if_behind(
+                    click.game, click.ply, message.id, interaction.guild_id))
             raise
         if state.row.message_id is None and message is not None:
             # The board was posted but the bot stopped before it stored the message id:
@@ -218,16 +219,24 @@ class PlayCog(commands.Cog, name="Play"):
         # Its board in another server (a queued game between two): as good as its own.
         return await moves.play(ref, user_id=interaction.user.id, message_id=None)
 
-    async def _redraw_if_behind(self, game_id: int, drawn_ply: int, message_id: int) -> None:
-        """A click refused as out of date on the game's own board: if the board does not show
-        what is stored (its last drawing was lost: a takeback or a move stored while the
-        database went away, whose answer never came), draw the stored game on it, so the member
-        can go on from there rather than being refused on every click. Only forward, as every
-        drawing goes, unless the store is behind the board: then moves were taken back."""
+    async def _redraw_if_behind(
+        self, game_id: int, drawn_ply: int, message_id: int, guild_id: int | None
+    ) -> None:
+        """A click refused as out of date on one of the game's boards: if the board does not
+        show what is stored (its last drawing was lost: a takeback or a move stored while the
+        database went away, whose answer never came, or the other server's redraw refused or
+        never written), draw the stored game on it, so the member can go on from there rather
+        than being refused on every click. Only forward, as every drawing goes, unless the
+        store is behind the board: then moves were taken back."""
         state = await self.bot.services.games.state(game_id)
-        if state is None or not state.active or state.row.message_id != message_id:
+        if state is None or not state.active or state.board.ply == drawn_ply:
             return
-        if state.board.ply == drawn_ply:
+        if state.row.message_id != message_id:
+            if guild_id is None or not await self.bot.boards.is_other_board(state, message_id):
+                return
+            log.info("game %d: its board in another server showed move %d, %d stored: redrawn",
+                     game_id, drawn_ply, state.board.ply)
+            await self.bot.boards.redraw_in(state, guild_id)
             return
         log.info("game %d: its board showed move %d, %d stored: redrawn",
                  game_id, drawn_ply, state.board.ply)

@@ -265,6 +265,13 @@ class Boards:
         if posts:
             await self._host.services.outbox.add(posts)
 
+    async def redraw_in(self, state: GameState, guild_id: int) -> None:
+        """Redraw the game's board in `guild_id`, another server's board of a game between two,
+        through the outbox (by the process holding that server, from the game as stored)."""
+        posts = [post for post in await self.mirror_posts(state, None) if post.guild_id == guild_id]
+        if posts:
+            await self._host.services.outbox.add(posts)
+
     async def mirror_posts(self, state: GameState, drawn: int | None) -> list[NewPost]:
         """The outbox rows of `mirror`, unwritten: one per board of a game between two servers
         in another server than `drawn` (all of them if None); none for any other game."""
