@@ -61,6 +61,8 @@ async def test_a_click_on_the_other_servers_board_behind_the_stored_game_redraws
         if "given up: Discord refused it" in bot.log_text():
             break
         await asyncio.sleep(0.1)
+    else:
+        raise AssertionError("the outbox never gave up the refused redraw of O's board")
     assert "Moves played: 0." in str(text_of(side.o_board))
 
     # O's click on it is refused as out of date, and their board is drawn as stored.
