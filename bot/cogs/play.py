@@ -201,7 +201,10 @@ class PlayCog(commands.Cog, name="Play"):
         # searched in their turn of the fair pool, as owner_of says once the game is known.
         try:
             return await moves.play(
-                ref, user_id=interaction.user.id, message_id=message.id if message else None
+                ref,
+                user_id=interaction.user.id,
+                message_id=message.id if message else None,
+                guild_id=interaction.guild_id,
             )
         except UserError as exc:
             if exc.key != "click.moved" or message is None:
@@ -217,7 +220,9 @@ class PlayCog(commands.Cog, name="Play"):
                 link = await self.bot.boards.link_in(state, interaction.guild_id)
                 raise UserError("click.moved", link=link) from None
         # Its board in another server (a queued game between two): as good as its own.
-        return await moves.play(ref, user_id=interaction.user.id, message_id=None)
+        return await moves.play(
+            ref, user_id=interaction.user.id, message_id=None, guild_id=interaction.guild_id
+        )
 
     async def _redraw_if_behind(
         self, game_id: int, drawn_ply: int, message_id: int, guild_id: int | None

@@ -16,6 +16,7 @@ from bot.game.cache import GameCache
 from bot.game.clocks import Clocks
 from bot.game.errors import UserError
 from bot.game.games import running
+from bot.game.mirrors import Mirrors
 from bot.game.model import (
     AiLevel,
     GameState,
@@ -32,6 +33,7 @@ from bot.game.openings import (
     click_action,
     decided_row,
 )
+from bot.game.outbox_model import NewPost
 from bot.game.ports import Answer, Finished, GameStore, MoveOutcome, RatePolicy
 from bot.game.searches import Searches, Thinker, ai_seed, failed
 from bot.i18n.texts import TextId
@@ -47,9 +49,19 @@ class Moves:
     serialised by its lock in the cache."""
 
     def __init__(
-        self, store: GameStore, ai: Thinker, clocks: Clocks, cache: GameCache, *, rate: RatePolicy
+        self,
+        store: GameStore,
+        ai: Thinker,
+        clocks: Clocks,
+        cache: GameCache,
+        *,
+        rate: RatePolicy,
+        mirrors: Mirrors | None = None,
     ) -> None:
         self._store = store
+        # The other servers' boards of a game between two: redrawn through rows written with
+        # each move.
+        self._mirrors = mirrors
         self._ai = ai
         self._clocks = clocks
         self._cache = cache
@@ -67,9 +79,11 @@ class Moves:
         *,
         user_id: int,
         message_id: int | None,
+        guild_id: int | None = None,
     ) -> GameState:
-        """A member's move (a click or a typed cell); UserError (nothing changed) if it cannot be
-        applied now.
+        """A member's move (a click or a typed cell) on the game's board in server `guild_id`;
+        UserError (nothing changed) if it cannot be applied now. In a game between two servers
+        the boards in the others are redrawn through outbox rows written with the move.
 
         The AI to move next searches its answer first (in `user_id`'s turn of the pool), and if
         it comes within its quick wait (Thinker.quick_wait) both moves are stored in one write:
@@ -81,7 +95,9 @@ class Moves:
             after: GameState | MoveOutcome | None = None
             if known is not None and known.board.ply == ref.ply:
                 # The click was drawn on the position this process stored last: no read.
-                after = await self._play(known, ref, user_id=user_id, message_id=message_id)
+                after = await self._play(
+                    known, ref, user_id=user_id, message_id=message_id, guild_id=guild_id
+                )
                 if after is MoveOutcome.STALE:
                     # That position is out of date (another process changed the game: a restart
                     # moved its shard here, a takeback rewound it, or a clock ran out): judge the
@@ -90,12 +106,19 @@ class Moves:
                     known = None
             if known is None or known.board.ply != ref.ply:
                 after = await self._play(
-                    await self._state(ref.game_id), ref, user_id=user_id, message_id=message_id
+                    await self._state(ref.game_id), ref,
+                    user_id=user_id, message_id=message_id, guild_id=guild_id,
                 )
             return self._stored(after)
 
     async def _play(
-        self, state: GameState | None, ref: MoveRef, *, user_id: int, message_id: int | None
+        self,
+        state: GameState | None,
+        ref: MoveRef,
+        *,
+        user_id: int,
+        message_id: int | None,
+        guild_id: int | None,
     ) -> GameState | MoveOutcome:
         state, mark = running(state, user_id)
         if message_id is not None and state.row.message_id not in (None, message_id):
@@ -128,8 +151,9 @@ class Moves:
             raise UserError("click.taken", cell=ref.cell) from None
         now = self._clocks.now()
         answer = await self._searches.answer(state, board, user_id)
+        posts = [] if self._mirrors is None else await self._mirrors.posts(state, guild_id)
         after = await self._store_move(
-            state, board, by_ai=False, reason=None, now=now, answer=answer
+            state, board, by_ai=False, reason=None, now=now, answer=answer, posts=posts
         )
         if answer is not None or not isinstance(after, GameState):
             self._cache.searches.pop(state.id, None)
@@ -271,10 +295,11 @@ class Moves:
     async def _store_move(
         self, state: GameState, board: Board, *, by_ai: bool, reason: str | None, now: float,
         answer: tuple[tuple[int, int], str] | None = None,
+        posts: list[NewPost] | None = None,
     ) -> GameState | MoveOutcome:
         """Store the move just pushed on `board` (the board of `state`, one move ahead of its
-        row) and, with `answer`, the AI's reply to it (pushed here); the game after them, or
-        why nothing was stored (STALE or LATE).
+        row) and, with `answer`, the AI's reply to it (pushed here), and `posts` with them; the
+        game after them, or why nothing was stored (STALE or LATE).
 
         A move that does not end the game changes nothing but the ply, the clock and the list of
         moves, so the new state is built here instead of read back: on a busy bot each trip to
@@ -302,7 +327,11 @@ class Moves:
             rate=self._rate,
             answer=reply,
             takebacks=state.row.takebacks,
+            posts=posts or (),
         )
+        stored = isinstance(outcome, Finished) or outcome is MoveOutcome.STORED
+        if stored and posts and self._mirrors is not None:
+            self._mirrors.written(posts)
         if isinstance(outcome, Finished):
             # The result, end reason and ratings are the database's to say: the write returned
             # them.

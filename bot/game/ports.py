@@ -170,12 +170,16 @@ class GameStore(Protocol):
         rate: RatePolicy | None = None,
         answer: Answer | None = None,
         takebacks: int = 0,
+        posts: Sequence[NewPost] = (),
     ) -> MoveOutcome | Finished:
         """Store move number `ply` and, with `answer`, the AI's reply to it as move `ply` + 1
         (both or neither; `finish` and `deadline` then follow the reply): STORED, or with
         `finish` the finished game; STALE or LATE (nothing written) as MoveOutcome says.
         `takebacks`: the takebacks of the position the move was judged on (GameRow.takebacks);
-        a game that has had another number is at another position, and the move is STALE."""
+        a game that has had another number is at another position, and the move is STALE. A
+        move after the stored deadline is LATE even before the deadline watcher has run.
+        `posts` (the redraws of the game's boards in other servers) are written with the move,
+        in the same transaction, or not at all."""
         ...
 
     async def add_decision(

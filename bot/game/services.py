@@ -17,6 +17,7 @@ from bot.game.games import DEFAULT_LIMITS, GameService, Limits
 from bot.game.hints import Hints
 from bot.game.levels import NO_ENGINE, ExternalLevel
 from bot.game.meta import Meta
+from bot.game.mirrors import Mirrors
 from bot.game.model import GuildSettings
 from bot.game.moves import Moves
 from bot.game.outbox import OutboxService
@@ -57,6 +58,7 @@ class Services:
     tournament_runner: TournamentRunner
     tournament_reads: TournamentReads
     outbox: OutboxService
+    mirrors: Mirrors
     blocks: Blocks
     queue: QueueService
     # Ratings and results: a read model, read as stored.
@@ -87,6 +89,7 @@ def build_services(
         limits=limits, cooldowns=cooldowns, external=external, rate=rate,
     )
     outbox = OutboxService(storage.outbox, clock=clock)
+    mirrors = Mirrors(storage.queue, outbox)
     blocks = Blocks(storage.blocks, clock=clock)
     tournament_reads = TournamentReads(storage.tournaments)
     tournament_runner = TournamentRunner(
@@ -95,7 +98,7 @@ def build_services(
     return Services(
         storage=storage,
         games=games,
-        moves=Moves(storage.games, ai, clocks, cache, rate=rate),
+        moves=Moves(storage.games, ai, clocks, cache, rate=rate, mirrors=mirrors),
         challenges=ChallengeService(
             storage.challenges, storage.games, clocks, limits=limits, cooldowns=cooldowns,
             challenge_seconds=challenge_seconds, blocks=blocks,
@@ -118,6 +121,7 @@ def build_services(
         tournament_runner=tournament_runner,
         tournament_reads=tournament_reads,
         outbox=outbox,
+        mirrors=mirrors,
         blocks=blocks,
         queue=QueueService(
             storage.queue, storage.games, storage.standings, settings, clock=clock,

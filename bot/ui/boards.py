@@ -18,7 +18,7 @@ import discord
 
 from bot.game.games import GameService
 from bot.game.model import GameState, jump_link
-from bot.game.outbox_model import NewPost, PostKind, game_nonce
+from bot.game.outbox_model import NewPost, game_nonce
 from bot.game.queue_model import GameBoard
 from bot.i18n.texts import text_in
 from bot.ui import drawing as drawings
@@ -115,6 +115,7 @@ class Boards:
             self._draw_locks.pop(state.id, None)
             self._drawn_ply.pop(state.id, None)
             self.look.forget(state.id)
+            self._host.services.mirrors.forget(state.id)
 
     async def show_quietly(self, state: GameState) -> None:
         """Redraw a game through the channel; a failed edit is logged, the game is stored."""
@@ -275,17 +276,7 @@ class Boards:
     async def mirror_posts(self, state: GameState, drawn: int | None) -> list[NewPost]:
         """The outbox rows of `mirror`, unwritten: one per board of a game between two servers
         in another server than `drawn` (all of them if None); none for any other game."""
-        cross = await self.look.cross(state)
-        if cross is None:
-            return []
-        row = state.row
-        outbox = self._host.services.outbox
-        places = [(row.guild_id, row.channel_id)] + [(b.guild_id, b.channel_id) for b in cross.boards]
-        return [
-            outbox.post(guild, channel, PostKind.GAME_BOARD, game=state.id, guild=guild)
-            for guild, channel in places
-            if guild != drawn
-        ]
+        return await self._host.services.mirrors.posts(state, drawn)
 
     async def board_edit(self, game_id: int, guild_id: int) -> MessageEdit | None:
         """The game's board in `guild_id` drawn as the game is stored now (an outbox row of

@@ -120,9 +120,8 @@ class Turns:
             self._host.spawn(self._boards.notices.turn(state, actor=interaction.user.id))
             self._host.spawn(self._show_reply(reply, interaction))
             return
-        # A game between two servers: the other board follows, through the outbox. Written
-        # first, so the process holding it draws it while this one draws the clicked board.
-        await self._boards.mirror(state, interaction.guild_id)
+        # A game between two servers: its other board follows through the outbox row written
+        # with the move (Moves.play), drawn by the process holding it meanwhile.
         # Under the game's drawing lock, as the newest position drawn: a drawing of an older
         # one still on its way lands first or not at all, and a resignation answered meanwhile
         # sees this one on its way and draws the end again behind it (redraw_if_drawing).

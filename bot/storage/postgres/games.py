@@ -4,7 +4,7 @@ of each shard."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
@@ -17,6 +17,7 @@ from bot.game.model import (
     Mode,
     NewGame,
 )
+from bot.game.outbox_model import NewPost
 from bot.game.ports import (
     Answer,
     Finished,
@@ -25,6 +26,7 @@ from bot.game.ports import (
     RatePolicy,
 )
 from bot.storage.postgres.connection import Connection, row_count
+from bot.storage.postgres.outbox import insert_posts
 from bot.storage.postgres.standings import StandingQueries
 from bot.storage.rows import check_move, game_row, seat_columns
 from engine import Mark
@@ -282,10 +284,11 @@ class GameQueries:
         rate: RatePolicy | None = None,
         answer: Answer | None = None,
         takebacks: int = 0,
+        posts: Sequence[NewPost] = (),
     ) -> MoveOutcome | Finished:
         """Record move number `ply` (0-based) of the position after `takebacks` takebacks,
-        with `answer` the AI's reply to it, and, if they ended the game, the result (see the
-        interface). Two writers of the same position: the second UPDATE waits for the first's
+        with `answer` the AI's reply to it, and, if they ended the game, the result, and
+        `posts` with them (see the interface). Two writers of the same position: the second UPDATE waits for the first's
         row lock, then finds the ply moved on and writes nothing."""
         check_move(finish, rate, by_ai, answer)
         cells, ais, reasons = [cell], [by_ai], [reason]
@@ -293,7 +296,7 @@ class GameQueries:
             cells.append(answer.cell)
             ais.append(True)
             reasons.append(answer.reason)
-        if finish is None:
+        if finish is None and not posts:
             # One statement, so one round trip and no BEGIN/COMMIT: its own transaction, in which
             # the INSERT happens only if the UPDATE's checks held.
             done = await self._con.pool.execute(
@@ -305,6 +308,15 @@ class GameQueries:
 
         async def attempt() -> MoveOutcome | Finished:
             async with self._con.transaction() as (con, ok):
+                if finish is None:
+                    done = await con.execute(
+                        _MOVE, deadline, game_id, ply, now, cells, ais, reasons, takebacks
+                    )
+                    if row_count(done) != len(cells):
+                        ok.rollback()
+                        return await self._why_not_stored(game_id, ply, takebacks, now)
+                    await insert_posts(con, posts)
+                    return MoveOutcome.STORED
                 assert rate is not None
                 row = await con.fetchrow(
                     _FINISHING_MOVE, game_id,
@@ -318,6 +330,7 @@ class GameQueries:
                 changes = (
                     await self._standings.count_result(con, game, finish.winner, rate) if game.rated else ()
                 )
+                await insert_posts(con, posts)
                 return Finished(game, changes)
 
         return await self._con.retrying(attempt)

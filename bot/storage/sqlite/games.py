@@ -4,7 +4,8 @@ their result and rating changes, through the standings queries)."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 
 from bot.game.model import (
     ActiveGameExists,
@@ -14,6 +15,7 @@ from bot.game.model import (
     Mode,
     NewGame,
 )
+from bot.game.outbox_model import NewPost
 from bot.game.ports import (
     Answer,
     Finished,
@@ -22,7 +24,8 @@ from bot.game.ports import (
     RatePolicy,
 )
 from bot.storage.rows import check_move, game_row, seat_columns
-from bot.storage.sqlite.connection import NOW, Connection
+from bot.storage.sqlite.connection import NOW, Connection, Outcome
+from bot.storage.sqlite.outbox import insert_posts
 from bot.storage.sqlite.standings import StandingQueries
 from engine import Mark
 
@@ -249,24 +252,22 @@ class GameQueries:
         rate: RatePolicy | None = None,
         answer: Answer | None = None,
         takebacks: int = 0,
+        posts: Sequence[NewPost] = (),
     ) -> MoveOutcome | Finished:
         """Record move number `ply` (0-based), with `answer` the AI's reply to it, and, if they
-        ended the game, the result: STORED, or the finished game.
-
-        `deadline` is when the next member to move loses on time (None: no clock runs). Nothing
-        is written unless the game is running at the position the move was judged on: exactly
-        `ply` moves were played so far after exactly `takebacks` takebacks (a replayed click, a
-        late AI answer, or a copy of the game from before a takeback is STALE), and the stored
-        clock had not run out at `now` (LATE: a move after the deadline never counts, even
-        before the deadline watcher has run).
-        """
+        ended the game, the result, and `posts` with them (see the interface). `deadline`: when
+        the next member to move loses on time (None: no clock runs)."""
         check_move(finish, rate, by_ai, answer)
         if finish is None:
-            async with self._con.lock:
+            # Without posts, one statement is its own transaction.
+            writing = self._con.transaction() if posts else nullcontext(Outcome())
+            async with self._con.lock, writing as ok:
                 if await self._write_move(
                     game_id, ply, cell, by_ai, reason, answer, deadline, now, takebacks
                 ):
+                    await insert_posts(self._con, posts)
                     return MoveOutcome.STORED
+                ok.rollback()
                 return await self._why_not_stored(game_id, ply, now, takebacks)
         moves = [(game_id, ply, cell, int(by_ai), reason)]
         if answer is not None:
@@ -290,6 +291,7 @@ class GameQueries:
             if finished is None:
                 ok.rollback()
                 return MoveOutcome.STALE
+            await insert_posts(self._con, posts)
             return finished
 
     async def add_decision(

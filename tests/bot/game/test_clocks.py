@@ -217,6 +217,11 @@ async def test_the_clock_warns_the_member_of_the_other_server_in_their_channel_w
     assert state is not None
     if state.mover_id == ALICE:
         state = await move(svc, state.id, ALICE, "H8")
+        # Her move redraws the boards through the outbox, sent here as their processes would.
+        outbox = svc.storage.outbox
+        for post in await outbox.due_posts(now=clock.now, shard_id=0, shard_count=1):
+            assert post.kind is PostKind.GAME_BOARD
+            assert await outbox.post_sent(post.id, now=clock.now, message_id=None)
     assert state.mover_id == BOB and state.row.deadline is not None
     clock.now = state.row.deadline - 10
     (due,), _ = await svc.timeouts.due_warnings()

@@ -153,3 +153,31 @@ async def test_joins_from_two_servers_in_turn_meet_one_cooldown(world) -> None:
         assert refused.value.values == {"seconds": "55"}
     clock.now += 55
     assert (await join(svc, A, 2)).status is QueueStatus.WAITING
+
+
+async def test_a_move_between_two_servers_writes_the_other_boards_redraw_with_it(world) -> None:
+    from bot.game.model import MoveRef
+    from bot.game.outbox_model import PostKind
+
+    svc, _ = world
+    home = {A: 1, B: 2}
+    for member, guild in home.items():
+        await join(svc, member, guild)
+    (pairing,) = await svc.queue.pair()
+    state = await svc.games.state(pairing.game_id)
+    mover = state.user_of(state.board.turn)
+    other = home[B if mover == A else A]
+    svc.outbox.changed.clear()
+    await svc.moves.play(MoveRef(state.id, 0, "H8"), user_id=mover, message_id=None,
+                         guild_id=home[mover])
+    # Written by the move's own transaction (a crash right after it cannot lose the redraw),
+    # and this process's sender is woken for it.
+    rows = await svc.outbox.due(shard_id=0, shard_count=1)
+    assert [(row.kind, row.guild_id, row.payload) for row in rows] == [
+        (PostKind.GAME_BOARD, other, {"game": state.id, "guild": other})]
+    assert svc.outbox.changed.is_set()
+    # A click replayed on the old position is refused and writes nothing.
+    with pytest.raises(UserError):
+        await svc.moves.play(MoveRef(state.id, 0, "H9"), user_id=mover, message_id=None,
+                             guild_id=home[mover])
+    assert len(await svc.outbox.due(shard_id=0, shard_count=1)) == 1

@@ -344,6 +344,47 @@ async def test_a_move_and_the_ais_answer_are_stored_together_or_not_at_all(
         await storage.games.add_move(game.id, 4, "A3", by_ai=True, now=0.0, answer=reply)
 
 
+async def test_a_move_writes_the_other_boards_redraw_with_it_or_not_at_all(
+    storage: Storage,
+) -> None:
+    # A game between two servers: the other server's board is redrawn through a row written in
+    # the move's own transaction, so no crash can store the move and lose the redraw.
+    game = await storage.games.create_game(NewGame(
+        guild_id=GUILD, channel_id=CHANNEL, mode=Mode.PVP, x=BOB, o=ALICE, started_by=BOB,
+        rows=3, cols=3, k=3, rule="freestyle", rated=True))
+
+    def redraw() -> list[NewPost]:
+        return [NewPost(GUILD + 1, CHANNEL + 1, PostKind.GAME_BOARD,
+                        {"game": game.id, "guild": GUILD + 1}, 10.0)]
+
+    async def redraws() -> int:
+        return sum([await storage.outbox.post(i) is not None for i in range(1, 10)])
+
+    assert await storage.games.add_move(
+        game.id, 0, "A1", by_ai=False, now=0.0, posts=redraw()) is MoveOutcome.STORED
+    (row,) = await storage.outbox.due_posts(now=100.0)
+    assert (row.kind, row.guild_id, row.payload) == (
+        PostKind.GAME_BOARD, GUILD + 1, {"game": game.id, "guild": GUILD + 1})
+    # A replayed click and a move after the clock ran out write neither.
+    assert await storage.games.add_move(
+        game.id, 0, "B1", by_ai=False, now=0.0, posts=redraw()) is MoveOutcome.STALE
+    assert await storage.games.add_move(
+        game.id, 1, "B1", by_ai=False, now=0.0, deadline=5.0, posts=redraw()) is MoveOutcome.STORED
+    assert await storage.games.add_move(
+        game.id, 2, "A2", by_ai=False, now=6.0, posts=redraw()) is MoveOutcome.LATE
+    assert await redraws() == 2
+    # The move that ends the game writes its redraw with the result; one refused writes none.
+    assert await add(storage, game.id, 2, "A2") and await add(storage, game.id, 3, "B2")
+    assert await storage.games.add_move(
+        game.id, 3, "A3", by_ai=False, now=0.0, finish=Finish(winner=Mark.X), rate=RATE,
+        posts=redraw()) is MoveOutcome.STALE
+    finished = await storage.games.add_move(
+        game.id, 4, "A3", by_ai=False, now=0.0, finish=Finish(winner=Mark.X), rate=RATE,
+        posts=redraw())
+    assert isinstance(finished, Finished) and finished.game.ply == 5
+    assert await redraws() == 3
+
+
 async def test_finishing_move_counts_the_result_once(storage: Storage) -> None:
     game = await storage.games.create_game(new_game(level="hard"))
     finish = Finish(winner=Mark.X)

@@ -1,0 +1,62 @@
+"""The boards of a queued game between two servers, and the outbox rows that redraw them.
+
+Each member sees such a game in their own server's channel. A change made on one board is
+drawn on the others by the process holding each one's server, through an outbox row written
+with the change, so a crash between the two cannot leave a board behind the game. No Discord
+code here.
+"""
+
+from __future__ import annotations
+
+from bot.game.model import GameState, Mode
+from bot.game.outbox import OutboxService
+from bot.game.outbox_model import NewPost, PostKind
+from bot.game.ports import QueueStore
+
+# (guild, channel) of each board of a game: its own first, then those in other servers.
+Places = tuple[tuple[int, int], ...]
+
+
+class Mirrors:
+    """Where a game's boards are, read once per game and process: they are set when the game is
+    paired and never move, and a move of a game between members asks for them on every click."""
+
+    def __init__(self, queue: QueueStore, outbox: OutboxService) -> None:
+        self._queue = queue
+        self._outbox = outbox
+        self._places: dict[int, Places] = {}
+
+    async def places(self, state: GameState) -> Places:
+        """Every board of a game between two servers; () for any other game."""
+        if state.mode is not Mode.PVP:
+            return ()
+        found = self._places.get(state.id)
+        if found is None:
+            boards = await self._queue.game_boards(state.id)
+            row = state.row
+            found = ((row.guild_id, row.channel_id), *((b.guild_id, b.channel_id) for b in boards))
+            found = found if boards else ()
+            self._places[state.id] = found
+        return found
+
+    async def posts(self, state: GameState, drawn: int | None) -> list[NewPost]:
+        """The outbox rows that redraw the game's boards in servers other than `drawn` (all of
+        them if None), each from the game as stored when it is sent; none for a game of one
+        server."""
+        return [
+            self._outbox.post(guild, channel, PostKind.GAME_BOARD, game=state.id, guild=guild)
+            for guild, channel in await self.places(state)
+            if guild != drawn
+        ]
+
+    def written(self, posts: list[NewPost]) -> None:
+        """Rows of `posts` were written with a change: wake this process's sender."""
+        if posts:
+            self._outbox.wake()
+
+    def forget(self, game_id: int) -> None:
+        """Forget the boards of a game that is over."""
+        self._places.pop(game_id, None)
+
+
+__all__ = ["Mirrors", "Places"]
