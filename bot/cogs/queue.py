@@ -20,7 +20,7 @@ from bot.cogs.host import keep_listening
 from bot.game.errors import UserError
 from bot.game.model import GameState
 from bot.game.options import RULES, parse_options
-from bot.game.outbox_model import PostKind, PostRow
+from bot.game.outbox_model import NewPost, PostKind, PostRow
 from bot.game.ports import StorageUnavailable
 from bot.game.queue_model import GameBoard, QueueEntry, QueuePairing, QueueStatus
 from bot.ui.buttons import QueueLeave, answers
@@ -280,28 +280,29 @@ class QueueCog(commands.Cog, name="Queue"):
         """The member of `entry` can no longer play its game between two servers from their
         server: they resign it (rated as a resignation; nothing if it is over already), every
         board of it still there is redrawn by the process holding its server, and the other
-        member is told in their own channel. `bot_gone`: their server removed the bot, so its
-        board is not drawn."""
+        member is told in their own channel, in one write. `bot_gone`: their server removed the
+        bot, so its board is not drawn."""
         if entry.game_id is None:
             return
+        outbox = self.bot.services.outbox
+
+        async def posts(state: GameState) -> list[NewPost]:
+            drawn = await self.bot.boards.mirror_posts(state, entry.guild_id if bot_gone else None)
+            return drawn + [
+                outbox.post(other.guild_id, other.channel_id, PostKind.OPPONENT_GONE,
+                            game=state.id, member=other.user_id)
+                for other in await self.bot.services.queue.entries_of(state.id)
+                if other.user_id != entry.user_id
+            ]
+
         try:
-            state = await self.bot.services.games.resign(entry.game_id, entry.user_id)
+            state = await self.bot.services.games.resign(entry.game_id, entry.user_id, posts=posts)
         except UserError:
             return  # over already: resigned, timed out, or forfeited by another round
         log.info("queue: game %d forfeited by %d, who can no longer play from server %d",
                  state.id, entry.user_id, entry.guild_id)
         self._refused.pop(state.id, None)
         self._refused_boards.pop(state.id, None)
-        outbox = self.bot.services.outbox
-        drawn = await self.bot.boards.mirror_posts(state, entry.guild_id if bot_gone else None)
-        told = [
-            outbox.post(other.guild_id, other.channel_id, PostKind.OPPONENT_GONE,
-                        game=state.id, member=other.user_id)
-            for other in await self.bot.services.queue.entries_of(state.id)
-            if other.user_id != entry.user_id
-        ]
-        # One write: the boards are redrawn and the other member told, or neither.
-        await outbox.add(drawn + told)
         self.bot.boards.forget_if_over(state)
 
     async def show_counts(self, shard_id: int, shard_count: int) -> None:

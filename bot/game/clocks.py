@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from bot.game.cache import GameCache
+from bot.game.mirrors import Mirrors
 from bot.game.model import EndReason, Finish, GameState, Mode, NewGame, is_member
 from bot.game.outbox_model import NewPost, PostKind
 from bot.game.ports import ClockStore, GameStore, QueueStore, RatePolicy
@@ -107,9 +108,13 @@ class Timeouts:
         clocks: Clocks,
         rate: RatePolicy,
         boards: QueueStore,
+        mirrors: Mirrors | None = None,
     ) -> None:
         self._store = store
         self._boards = boards
+        # The other servers' boards of a game between two, redrawn through rows written with
+        # the loss on time (the clocks' watcher draws the game's own).
+        self._mirrors = mirrors
         self._rate = rate
         self._games = games
         self._cache = cache
@@ -192,11 +197,17 @@ class Timeouts:
             return None
         # The seat whose step or move it was loses, an opening's included.
         finish = Finish(winner=state.acting_mark.other, reason=EndReason.TIMEOUT)
+        mirrors = self._mirrors
+        posts = [] if mirrors is None else await mirrors.posts(state, state.row.guild_id)
         finished = await self._games.finish_game(
             game_id, finish, rate=self._rate, ply=state.board.ply, due_by=now,
-            decisions=state.row.decisions,
+            decisions=state.row.decisions, posts=posts,
         )
-        return None if finished is None else self._cache.finished(finished)
+        if finished is None:
+            return None
+        if mirrors is not None:
+            mirrors.written(posts)
+        return self._cache.finished(finished)
 
 
 __all__ = ["Clock", "Clocks", "Timeouts", "warning_lead"]

@@ -8,7 +8,7 @@ to one game are serialised with the game's lock (bot.game.cache) whichever of th
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from bot.game import ratings
@@ -17,6 +17,7 @@ from bot.game.clocks import Clocks
 from bot.game.cooldowns import Cooldowns
 from bot.game.errors import UserError
 from bot.game.levels import ExternalLevel
+from bot.game.mirrors import Mirrors
 from bot.game.model import (
     AiLevel,
     EndReason,
@@ -34,6 +35,7 @@ from bot.game.options import (
     ADAPTIVE,
     GameOptions,
 )
+from bot.game.outbox_model import NewPost
 from bot.game.ports import GameStore, LiveCounts, RatePolicy, StandingStore
 from bot.i18n.texts import TextId
 from engine import Board, Mark, Rule
@@ -96,8 +98,12 @@ class GameService:
         cooldowns: Cooldowns,
         external: ExternalLevel,
         rate: RatePolicy,
+        mirrors: Mirrors | None = None,
     ) -> None:
         self._store = store
+        # The other servers' boards of a game between two, redrawn through rows written with
+        # the resignation.
+        self._mirrors = mirrors
         # The operator's external engine: which games may seat it.
         self.external = external
         # The rating policy of a finished game (the external engine's anchor bound in).
@@ -295,17 +301,25 @@ class GameService:
 
     # ----------------------------------------------------------------- ending games
     async def resign(
-        self, game_id: int, user_id: int, *, expected_ply: int | None = None
+        self,
+        game_id: int,
+        user_id: int,
+        *,
+        expected_ply: int | None = None,
+        posts: Callable[[GameState], Awaitable[list[NewPost]]] | None = None,
     ) -> GameState:
-        """`user_id` gives the game up; the other side wins."""
+        """`user_id` gives the game up; the other side wins. The outbox rows `posts` gives for
+        the game are written with the resignation; by default, in a game between two servers,
+        the redraws of its boards in the others (the caller draws the game's own board)."""
         async with self._cache.lock(game_id):
             state, mark = await self.running_game_of(game_id, user_id)
             ply = state.board.ply if expected_ply is None else expected_ply
             finish = Finish(winner=mark.other, reason=EndReason.RESIGN)
             now = self._clocks.now()
+            written = await posts(state) if posts is not None else await self.other_boards(state)
             finished = await self._store.finish_game(
                 game_id, finish, rate=self._rate, ply=ply, not_due_at=now,
-                decisions=state.row.decisions,
+                decisions=state.row.decisions, posts=written,
             )
             if finished is None:
                 if state.row.deadline is not None and state.row.deadline <= now:
@@ -314,7 +328,14 @@ class GameService:
                     self._clocks.deadlines_changed.set()
                     raise UserError("click.finished")
                 raise UserError("click.stale")
+            if self._mirrors is not None:
+                self._mirrors.written(written)
             return self._cache.finished(finished)
+
+    async def other_boards(self, state: GameState) -> list[NewPost]:
+        """The outbox rows that redraw a game's boards in servers other than its own (a game
+        between two servers; none for any other)."""
+        return [] if self._mirrors is None else await self._mirrors.posts(state, state.row.guild_id)
 
     async def stop_watch(self, game_id: int, user_id: int, *, may_manage: bool) -> GameState:
         """End a running AI-vs-AI game as abandoned (nobody is rated). Only its starter, or a

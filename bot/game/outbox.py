@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from collections.abc import Callable
 
-from bot.game.clocks import Clock
 from bot.game.outbox_model import NewPost, PostKind, PostRow
 from bot.game.ports import OutboxStore
 
@@ -30,7 +30,7 @@ def retry_delay(attempts: int) -> float:
 
 
 class OutboxService:
-    def __init__(self, store: OutboxStore, *, clock: Clock = time.time) -> None:
+    def __init__(self, store: OutboxStore, *, clock: Callable[[], float] = time.time) -> None:
         self._store = store
         self._clock = clock
         # Set when a change wrote a row, so the sender wakes without waiting for its next look.

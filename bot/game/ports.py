@@ -210,11 +210,13 @@ class GameStore(Protocol):
         due_by: float | None = None,
         not_due_at: float | None = None,
         decisions: tuple[str, ...] | None = None,
+        posts: Sequence[NewPost] = (),
     ) -> Finished | None:
-        """Finish a running game and count its result; None (nothing written) if it was not
-        running, or failed a condition (see the backends). With `decisions`, only if its
-        opening's stored decisions are exactly these: a decision may have swapped the seats, and
-        the winner was named from the seats as they were."""
+        """Finish a running game and count its result, and write `posts` in the same
+        transaction; None (nothing written) if it was not running, or failed a condition (see
+        the backends). With `decisions`, only if its opening's stored decisions are exactly
+        these: a decision may have swapped the seats, and the winner was named from the seats
+        as they were."""
         ...
 
     async def add_hint(self, game_id: int, ply: int) -> bool: ...

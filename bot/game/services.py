@@ -84,12 +84,12 @@ def build_services(
     clocks = Clocks(storage.clocks, settings, clock=clock)
     # A finished game is rated with the external engine's own anchor when it played.
     rate = functools.partial(ratings.game_updates, external=external)
-    games = GameService(
-        storage.games, clocks, cache, storage.standings,
-        limits=limits, cooldowns=cooldowns, external=external, rate=rate,
-    )
     outbox = OutboxService(storage.outbox, clock=clock)
     mirrors = Mirrors(storage.queue, outbox)
+    games = GameService(
+        storage.games, clocks, cache, storage.standings,
+        limits=limits, cooldowns=cooldowns, external=external, rate=rate, mirrors=mirrors,
+    )
     blocks = Blocks(storage.blocks, clock=clock)
     tournament_reads = TournamentReads(storage.tournaments)
     tournament_runner = TournamentRunner(
@@ -104,7 +104,9 @@ def build_services(
             challenge_seconds=challenge_seconds, blocks=blocks,
         ),
         clocks=clocks,
-        timeouts=Timeouts(storage.clocks, storage.games, cache, clocks, rate, storage.queue),
+        timeouts=Timeouts(
+            storage.clocks, storage.games, cache, clocks, rate, storage.queue, mirrors=mirrors
+        ),
         hints=Hints(games, storage.games, ai, cache),
         takebacks=Takebacks(
             storage.takebacks, storage.games, clocks, cache, queue=storage.queue, outbox=outbox,

@@ -98,7 +98,9 @@ class Boards:
                     state = fresh
             drawn = await self.draw(state, interaction, window=window)
             self._drawn_ply[state.id] = state.stage
-        await self.mirror(state, drawn)
+        if state.active:
+            # A game that is over had its other boards' redraws written with its end.
+            await self.mirror(state, drawn)
         self.forget_if_over(state)
         self._host.spawn(self.notices.settle(state))
 

@@ -400,10 +400,12 @@ class GameQueries:
         due_by: float | None = None,
         not_due_at: float | None = None,
         decisions: tuple[str, ...] | None = None,
+        posts: Sequence[NewPost] = (),
     ) -> Finished | None:
-        """Finish a running game and count its result; None if it was not running (or, with
-        `ply`, moved on; with `due_by`, its clock had not run out by then; with `not_due_at`, its
-        clock had run out by then: a resignation cannot undo a loss on time)."""
+        """Finish a running game, count its result and write `posts` with them; None (nothing
+        written) if it was not running (or, with `ply`, moved on; with `due_by`, its clock had
+        not run out by then; with `not_due_at`, its clock had run out by then: a resignation
+        cannot undo a loss on time)."""
         EndReason(finish.reason)  # refuse an unknown reason before touching anything
 
         async def attempt() -> Finished | None:
@@ -429,6 +431,8 @@ class GameQueries:
                 finished = await self._finish(con, game_id, finish, rate)
                 if finished is None:
                     ok.rollback()
+                else:
+                    await insert_posts(con, posts)
                 return finished
 
         return await self._con.retrying(attempt)

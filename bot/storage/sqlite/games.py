@@ -334,8 +334,9 @@ class GameQueries:
         due_by: float | None = None,
         not_due_at: float | None = None,
         decisions: tuple[str, ...] | None = None,
+        posts: Sequence[NewPost] = (),
     ) -> Finished | None:
-        """Finish a running game and count its result; None if it was not running.
+        """Finish a running game, count its result and write `posts`; None if it was not running.
 
         With `ply`, only if exactly that many moves were played (a resignation or a time-out
         must not land after a move it did not see); with `due_by`, only if its clock ran out
@@ -344,35 +345,23 @@ class GameQueries:
         `decisions`, only if the opening's stored decisions are these (one may have swapped the
         seats the winner was named from).
         """
+        joined = None if decisions is None else " ".join(decisions)
         async with self._con.lock, self._con.transaction() as ok:
-            if ply is not None and not await self._con.scalar(
-                "SELECT COUNT(*) FROM games WHERE id = ? AND ply = ?", (game_id, ply)
-            ):
-                ok.rollback()
-                return None
-            if decisions is not None and not await self._con.scalar(
-                "SELECT COUNT(*) FROM games WHERE id = ? AND decisions = ?",
-                (game_id, " ".join(decisions)),
-            ):
-                ok.rollback()
-                return None
-            if due_by is not None and not await self._con.scalar(
-                "SELECT COUNT(*) FROM games WHERE id = ? AND deadline IS NOT NULL"
-                " AND deadline <= ?",
-                (game_id, due_by),
-            ):
-                ok.rollback()
-                return None
-            if not_due_at is not None and await self._con.scalar(
-                "SELECT COUNT(*) FROM games WHERE id = ? AND deadline IS NOT NULL"
-                " AND deadline <= ?",
-                (game_id, not_due_at),
+            # A condition left out (None) holds.
+            if not await self._con.scalar(
+                "SELECT COUNT(*) FROM games WHERE id = ? AND (? IS NULL OR ply = ?)"
+                " AND (? IS NULL OR decisions = ?)"
+                " AND (? IS NULL OR (deadline IS NOT NULL AND deadline <= ?))"
+                " AND (? IS NULL OR deadline IS NULL OR deadline > ?)",
+                (game_id, ply, ply, joined, joined, due_by, due_by, not_due_at, not_due_at),
             ):
                 ok.rollback()
                 return None
             finished = await self._finish(game_id, finish, rate)
             if finished is None:
                 ok.rollback()
+            else:
+                await insert_posts(self._con, posts)
             return finished
 
     async def _finish(self, game_id: int, finish: Finish, rate: RatePolicy) -> Finished | None:

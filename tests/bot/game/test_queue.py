@@ -181,3 +181,32 @@ async def test_a_move_between_two_servers_writes_the_other_boards_redraw_with_it
         await svc.moves.play(MoveRef(state.id, 0, "H9"), user_id=mover, message_id=None,
                              guild_id=home[mover])
     assert len(await svc.outbox.due(shard_id=0, shard_count=1)) == 1
+
+
+async def test_a_resignation_or_a_time_out_between_two_servers_writes_the_redraw_with_it(
+    world,
+) -> None:
+    from bot.game.outbox_model import PostKind
+
+    svc, clock = world
+    for rounds in range(2):
+        for member, guild in ((A, 1), (B, 2)):
+            await join(svc, member, guild)
+        (pairing,) = await svc.queue.pair()
+        state = await svc.games.state(pairing.game_id)
+        own, other = state.row.guild_id, 3 - state.row.guild_id
+        if rounds == 0:
+            finished = await svc.games.resign(state.id, state.user_of(state.board.turn))
+        else:
+            clock.now = state.row.deadline + 1
+            (finished,) = await svc.timeouts.expire_games()
+        assert not finished.active
+        # The game's own board is the caller's to draw; the other server's is redrawn through
+        # a row written by the same transaction as the end.
+        rows = await svc.outbox.due(shard_id=0, shard_count=1)
+        assert [(row.kind, row.guild_id, row.payload) for row in rows] == [
+            (PostKind.GAME_BOARD, other, {"game": state.id, "guild": other})]
+        assert own != other
+        for row in rows:
+            await svc.storage.outbox.post_sent(row.id, now=clock.now, message_id=None)
+        clock.now += 3600  # the same pair again, an hour on
