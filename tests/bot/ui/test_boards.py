@@ -4,10 +4,12 @@ stays where the member left it and moves only as far as the last move needs."""
 from __future__ import annotations
 
 from dataclasses import replace
+from types import SimpleNamespace
 from typing import Any, cast
 
 import discord
 
+from bot.game.mirrors import Mirrors
 from bot.game.model import GameState, load_state
 from bot.ui.board_look import BoardLook, shown_window
 from bot.ui.boards import Boards
@@ -35,7 +37,9 @@ class _Message:
 
 
 def _boards() -> Boards:
-    return Boards(cast(Any, object()))
+    # A bot whose only service is where games' boards are: the mirrors read nothing here.
+    mirrors = Mirrors(cast(Any, None), cast(Any, None))
+    return Boards(cast(Any, SimpleNamespace(services=SimpleNamespace(mirrors=mirrors))))
 
 
 def _window(boards: Boards, state: GameState, window: Window | None = None,
@@ -74,13 +78,15 @@ def test_after_a_restart_the_window_is_read_off_the_clicked_message() -> None:
     assert shown_window(cast(discord.Message, _Message(_Row("caro:m:9:1:A1")))) is None
 
 
-def test_a_finished_game_forgets_its_window() -> None:
+def test_a_finished_game_forgets_its_window_and_its_boards() -> None:
     boards = _boards()
     _window(boards, big_game(["H8"]), Window(5, 5, 4, 5))
     finished = big_game(["H8"], status="finished")
+    mirrors = boards._host.services.mirrors
+    mirrors._places[finished.id] = ()
     assert _window(boards, finished) is None
     boards.forget_if_over(finished)
-    assert boards.look._windows == {}
+    assert boards.look._windows == {} and mirrors._places == {}
 
 
 class _Host:
