@@ -316,7 +316,7 @@ class GameService:
             ply = state.board.ply if expected_ply is None else expected_ply
             finish = Finish(winner=mark.other, reason=EndReason.RESIGN)
             now = self._clocks.now()
-            written = await posts(state) if posts is not None else await self.other_boards(state)
+            written = await posts(state) if posts is not None else await self._other_boards(state)
             finished = await self._store.finish_game(
                 game_id, finish, rate=self._rate, ply=ply, not_due_at=now,
                 decisions=state.row.decisions, posts=written,
@@ -332,7 +332,7 @@ class GameService:
                 self._mirrors.written(written)
             return self._cache.finished(finished)
 
-    async def other_boards(self, state: GameState) -> list[NewPost]:
+    async def _other_boards(self, state: GameState) -> list[NewPost]:
         """The outbox rows that redraw a game's boards in servers other than its own (a game
         between two servers; none for any other)."""
         return [] if self._mirrors is None else await self._mirrors.posts(state, state.row.guild_id)

@@ -34,8 +34,8 @@ class Mirrors:
         if found is None:
             boards = await self._queue.game_boards(state.id)
             row = state.row
-            found = ((row.guild_id, row.channel_id), *((b.guild_id, b.channel_id) for b in boards))
-            found = found if boards else ()
+            own = (row.guild_id, row.channel_id)
+            found = (own, *((b.guild_id, b.channel_id) for b in boards)) if boards else ()
             self._places[state.id] = found
         return found
 

@@ -288,8 +288,8 @@ class GameQueries:
     ) -> MoveOutcome | Finished:
         """Record move number `ply` (0-based) of the position after `takebacks` takebacks,
         with `answer` the AI's reply to it, and, if they ended the game, the result, and
-        `posts` with them (see the interface). Two writers of the same position: the second UPDATE waits for the first's
-        row lock, then finds the ply moved on and writes nothing."""
+        `posts` with them (see the interface). Two writers of the same position: the second
+        UPDATE waits for the first's row lock, then finds the ply moved on and writes nothing."""
         check_move(finish, rate, by_ai, answer)
         cells, ais, reasons = [cell], [by_ai], [reason]
         if answer is not None:
