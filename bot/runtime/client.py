@@ -18,7 +18,6 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-import aiohttp
 import discord
 from discord.ext import commands
 
@@ -26,7 +25,7 @@ from bot.ai.turn import AiTurns
 from bot.cogs import FEATURES, PlayCog, WatchCog
 from bot.cogs.group import COMMANDS_HASH_KEY, CaroGroup, CaroTree, caro_group, sync_if_changed
 from bot.game.levels import ExternalLevel
-from bot.game.model import External, GuildSettings, Mode
+from bot.game.model import External, GameState, GuildSettings, Mode
 from bot.game.options import ADAPTIVE
 from bot.game.ports import UNAVAILABLE_RETRY_SECONDS, Storage, StorageUnavailable
 from bot.game.services import Services, build_services
@@ -346,20 +345,15 @@ class CaroBot(commands.AutoShardedBot):
     async def _redraw_after_crash(self) -> None:
         count = self.shard_count
         assert count is not None
+        states: list[GameState] = []
         for shard_id in self.held_shards():
             with self.working_for(shard_id):
-                states = await self.when_reachable(
+                states += await self.when_reachable(
                     functools.partial(
                         self.services.meta.games_to_redraw, shard_id=shard_id, shard_count=count
                     )
                 )
-                for state in states:
-                    try:
-                        await self.boards.show(state, None)
-                    except (discord.HTTPException, aiohttp.ClientError) as exc:
-                        # Discord failing, or the bot stopping meanwhile: the next start tries
-                        # again.
-                        log.warning("game %d: could not redraw its board (%r)", state.id, exc)
+        await self.boards.catch_up(states)
 
     async def resume_pending(self) -> None:
         """Answer the moves the AI owed when the bot last stopped and, in the background, redraw

@@ -14,6 +14,7 @@ import logging
 from collections.abc import Coroutine
 from typing import Any, Protocol, TypeVar
 
+import aiohttp
 import discord
 
 from bot.game.games import GameService
@@ -62,6 +63,8 @@ class Boards:
         self.look = BoardLook(host)
         self._draw_locks: dict[int, asyncio.Lock] = {}
         self._drawn_ply: dict[int, int] = {}  # the newest stage drawn per running game
+        # The games drawn before the catch-up after a crash ran (None since): it leaves them be.
+        self._drawn_here: set[int] | None = set()
         # Games reposted by this process: a command's interaction no longer answers their board,
         # so their redraws go through the channel, to the stored message.
         self._reposted: set[int] = set()
@@ -97,7 +100,7 @@ class Boards:
                 ):
                     state = fresh
             drawn = await self.draw(state, interaction, window=window)
-            self._drawn_ply[state.id] = state.stage
+            self.drawn(state)
         if state.active:
             # A game that is over had its other boards' redraws written with its end.
             await self.mirror(state, drawn)
@@ -111,6 +114,19 @@ class Boards:
     def drawn(self, state: GameState) -> None:
         """Note `state` as the newest position drawn of its game (under its drawing lock)."""
         self._drawn_ply[state.id] = state.stage
+        if self._drawn_here is not None:
+            self._drawn_here.add(state.id)
+
+    async def catch_up(self, states: list[GameState]) -> None:
+        """Redraw, once after the start, the games whose boards a crash may have left behind
+        (meta.games_to_redraw), but not those this process drew meanwhile: members played on
+        them since, and their boards are up to date."""
+        try:
+            for state in states:
+                if state.id not in (self._drawn_here or ()):
+                    await self.show_quietly(state)
+        finally:
+            self._drawn_here = None
 
     def forget_if_over(self, state: GameState) -> None:
         if not state.active:
@@ -123,8 +139,9 @@ class Boards:
         """Redraw a game through the channel; a failed edit is logged, the game is stored."""
         try:
             await self.show(state, None)
-        except discord.HTTPException as exc:
-            log.warning("game %d: could not edit its message (%s)", state.id, exc)
+        except (discord.HTTPException, aiohttp.ClientError) as exc:
+            # Discord failing, or the bot stopping meanwhile.
+            log.warning("game %d: could not edit its message (%r)", state.id, exc)
 
     def redraw_if_drawing(self, state: GameState) -> None:
         """After an answer drew a finished game through its interaction: if an older drawing
@@ -336,7 +353,7 @@ class Boards:
                 message_id = (await interaction.original_response()).id
             await self.games.attach_message(state.id, message_id)
             self._reposted.add(state.id)
-            self._drawn_ply[state.id] = state.stage
+            self.drawn(state)
             if old is not None and old != message_id:
                 await self._point_to(state, old, message_id)
         moved = await self.games.state(state.id)
@@ -396,7 +413,7 @@ class Boards:
         """Redraw a game after moves were taken back (`state`, fewer moves than drawn before):
         the one drawing allowed to go back to an earlier move count."""
         async with self.draw_lock(state.id):
-            self._drawn_ply[state.id] = state.stage
+            self.drawn(state)
         await self.show_quietly(state)
 
     async def post_in_channel(self, state: GameState) -> GameState:
@@ -434,7 +451,7 @@ class Boards:
             nonce=game_nonce(state.id),
         )
         await self.games.attach_message(state.id, message.id)
-        self._drawn_ply[state.id] = state.stage
+        self.drawn(state)
         posted = await self.games.state(state.id)
         return posted if posted is not None else state
 

@@ -93,6 +93,8 @@ class Turns:
             if message_id is None:
                 message_id = (await interaction.original_response()).id
             await self._boards.games.attach_message(state.id, message_id)
+            if reply is None:
+                self._boards.drawn(state)
         except BaseException:
             # A move the AI may still store is refused: the game is no longer running.
             await self._boards.games.abandon(state.id)

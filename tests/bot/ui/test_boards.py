@@ -89,6 +89,25 @@ def test_a_finished_game_forgets_its_window_and_its_boards() -> None:
     assert boards.look._windows == {} and mirrors._places == {}
 
 
+async def test_the_catch_up_after_a_crash_leaves_alone_the_boards_drawn_since_the_start() -> None:
+    boards = _boards()
+    shown: list[int] = []
+
+    async def show(state: GameState, interaction: object) -> None:
+        shown.append(state.id)
+
+    boards.show = show  # type: ignore[method-assign]
+    played = big_game(["H8", "G7"], mode="ai")
+    behind = load_state(replace(played.row, id=10))
+    # A member played on game 9 before the catch-up read the games: its board shows that move.
+    boards.drawn(played)
+    await boards.catch_up([played, behind])
+    assert shown == [10]
+    # Run once: the games drawn after it are no longer noted.
+    boards.drawn(load_state(replace(played.row, id=11)))
+    assert boards._drawn_here is None
+
+
 class _Host:
     """A bot that knows no server: members have no display name to show."""
 
