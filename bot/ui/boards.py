@@ -112,7 +112,7 @@ class Boards:
         return self._draw_locks.setdefault(game_id, asyncio.Lock())
 
     def drawn(self, state: GameState) -> None:
-        """Note `state` as the newest position drawn of its game (under its drawing lock)."""
+        """Note `state` as the newest position drawn of its game (under its lock, or posted)."""
         self._drawn_ply[state.id] = state.stage
         if self._drawn_here is not None:
             self._drawn_here.add(state.id)
