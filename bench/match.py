@@ -9,7 +9,9 @@ sequential test (SPRT) between two builds of caro.
 Each brain runs as its own process, one per game in progress, started in its command's folder
 (Rapfi reads its config.toml from there) and spoken to as a Gomocup manager does: START, the
 INFO lines (turn time, no match clock, rule), the opening and each move after it as BOARD, then
-TURN. Openings are seeded random stones in the centre; each is played twice, once with each
+TURN. With `--keep-brains` each of the `--jobs` keeps its two brains running from one game to
+the next (RESTART between games, as piskvork does), where starting a process would cost more than
+the moves of a fast game; a brain that failed in a game is started afresh for the next. Openings are seeded random stones in the centre; each is played twice, once with each
 brain on each colour, so neither gets the luckier side. `--balanced` keeps only openings whose
 value, by caro's own search at a node limit, is within that many points of even.
 
@@ -90,6 +92,7 @@ class Process:
             stderr=subprocess.DEVNULL, text=True, bufsize=1,
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
+        self.answered = 0.0  # when its last answer was read
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -123,6 +126,7 @@ class Process:
             if head == "ERROR":
                 raise BrainError(f"{self.brain.name} answered {line[:200]}")
             if line:
+                self.answered = time.perf_counter()
                 return line
 
     def close(self) -> None:
@@ -146,24 +150,85 @@ class Game:
     moves: list[dict[str, object]] = field(default_factory=list)
 
 
+class Kept:
+    """The brains each worker thread keeps between its games (`--keep-brains`)."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self._all: list[Process] = []
+        self._lock = threading.Lock()
+        self.started = 0  # processes started, for the report
+
+    def _mine(self) -> dict[str, Process]:
+        mine: dict[str, Process] | None = getattr(self._local, "procs", None)
+        if mine is None:
+            mine = self._local.procs = {}
+        return mine
+
+    def take(self, brain: Brain) -> tuple[Process, bool]:
+        """This thread's running process of `brain` (True: to be restarted), or a new one."""
+        proc = self._mine().pop(brain.name, None)
+        if proc is not None and proc.proc.poll() is None:
+            return proc, True
+        if proc is not None:
+            proc.close()
+        return self.new(brain), False
+
+    def new(self, brain: Brain) -> Process:
+        proc = Process(brain)
+        with self._lock:
+            self._all.append(proc)
+            self.started += 1
+        return proc
+
+    def give_back(self, proc: Process) -> None:
+        self._mine()[proc.brain.name] = proc
+
+    def close(self) -> None:
+        with self._lock:
+            for proc in self._all:
+                if proc.proc.poll() is None:
+                    proc.close()
+
+
+def _open(procs: dict[str, Process], kept: Kept | None, brains: dict[str, Brain], name: str,
+          size: int) -> None:
+    """Start brain `name` for a game (START, or RESTART for one kept from the last game); a
+    kept brain that does not answer its RESTART is replaced by a new process."""
+    brain = brains[name]
+    proc, restart = kept.take(brain) if kept is not None else (Process(brain), False)
+    procs[name] = proc
+    if restart:
+        with contextlib.suppress(BrainError):
+            time.sleep(max(0.0, proc.answered + SETTLE - time.perf_counter()))
+            proc.send("RESTART")
+            if proc.answer(time.perf_counter() + START_TIMEOUT, []).upper() == "OK":
+                return
+        proc.close()
+        assert kept is not None
+        proc = procs[name] = kept.new(brain)
+    proc.send(f"START {size}")
+    reply = proc.answer(time.perf_counter() + START_TIMEOUT, [])
+    if reply.upper() != "OK":
+        raise BrainError(f"{name} answered {reply!r} to START")
+
+
 def play(game: Game, brains: dict[str, Brain], size: int, rule: Rule, turn: float,
-         grace: float) -> Game:
+         grace: float, kept: Kept | None = None) -> Game:
     board = Board(size, size, 5, rule)
     for cell in game.opening:
         board.push(cell)
     # The first mover after the opening plays the stones of the player to move.
     order = [game.black, game.white] if board.ply % 2 == 0 else [game.white, game.black]
-    procs = {name: Process(brains[name]) for name in order}
+    procs: dict[str, Process] = {}
     started: set[str] = set()
     answered: dict[str, float] = {}
+    failed = True  # until the game ends on the board: a brain may be mid-answer
     try:
-        for name, proc in procs.items():
-            proc.send(f"START {size}")
-            reply = proc.answer(time.perf_counter() + START_TIMEOUT, [])
-            if reply.upper() != "OK":
-                raise BrainError(f"{name} answered {reply!r} to START")
-            proc.send(f"INFO timeout_turn {int(turn * 1000)}", "INFO timeout_match 0",
-                      "INFO max_memory 0", f"INFO rule {RULE_BITS[rule]}")
+        for name in order:
+            _open(procs, kept, brains, name, size)
+            procs[name].send(f"INFO timeout_turn {int(turn * 1000)}", "INFO timeout_match 0",
+                             "INFO max_memory 0", f"INFO rule {RULE_BITS[rule]}")
         while not board.is_over():
             name = order[(board.ply - len(game.opening)) % 2]
             proc = procs[name]
@@ -210,10 +275,14 @@ def play(game: Game, brains: dict[str, Brain], size: int, rule: Rule, turn: floa
             # The last stone made the line.
             game.winner = game.moves[-1]["by"]  # type: ignore[assignment]
             game.reason = "five"
+        failed = False
         return game
     finally:
         for proc in procs.values():
-            proc.close()
+            if kept is None or failed:
+                proc.close()
+            else:
+                kept.give_back(proc)
 
 
 def _cell(reply: str, size: int) -> Cell | None:
@@ -299,6 +368,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--beta", type=float, default=0.05)
     parser.add_argument("--log", default=None, help="a JSON line per game to this file")
+    parser.add_argument("--keep-brains", action="store_true",
+                        help="keep each brain's process from one game to the next (RESTART)")
     args = parser.parse_args(argv)
     if args.first.name == args.second.name:
         parser.error("the two brains need different names")
@@ -321,11 +392,13 @@ def main(argv: list[str] | None = None) -> int:
     verdict = ""
     print(f"{first} against {args.second.name}: {len(games)} games at most, {args.turn:g} s a "
           f"move, {args.size}x{args.size} {rule.value}, {args.jobs} at a time", flush=True)
+    kept = Kept() if args.keep_brains else None
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         waiting = iter(games)
         running: set[Future[Game]] = set()
         for game in waiting:
-            running.add(pool.submit(play, game, brains, args.size, rule, args.turn, args.grace))
+            running.add(pool.submit(play, game, brains, args.size, rule, args.turn, args.grace,
+                                    kept))
             if len(running) >= args.jobs:
                 break
         while running:
@@ -354,9 +427,12 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             for game in waiting:
                 running.add(pool.submit(play, game, brains, args.size, rule, args.turn,
-                                        args.grace))
+                                        args.grace, kept))
                 if len(running) >= args.jobs:
                     break
+    if kept is not None:
+        kept.close()
+        print(f"{kept.started} brain processes started for {len(done)} games", flush=True)
     if log:
         log.close()
     report(done, first, args.second.name, args.turn, sprt, verdict)

@@ -1,0 +1,99 @@
+"""bench.match against two small Gomocup brains written here: each plays the first empty cell
+of the board in reading order (the one moving first wins on a diagonal), and notes its start."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from bench import match
+
+BRAIN = r'''
+import os, sys
+with open(sys.argv[1], "a") as starts:
+    starts.write(f"{os.getpid()}\n")
+size, taken = 0, set()
+
+def answer():
+    cell = next((r, c) for r in range(size) for c in range(size) if (r, c) not in taken)
+    taken.add(cell)
+    print(f"{cell[1]},{cell[0]}", flush=True)
+
+lines = iter(sys.stdin)
+for line in lines:
+    word, _, rest = line.strip().partition(" ")
+    if word == "START":
+        size, taken = int(rest), set()
+        print("OK", flush=True)
+    elif word == "RESTART":
+        taken = set()
+        print("OK", flush=True)
+    elif word == "BOARD":
+        taken = set()
+        for row in lines:
+            if row.strip() == "DONE":
+                break
+            x, y, _ = row.strip().split(",")
+            taken.add((int(y), int(x)))
+        answer()
+    elif word == "TURN":
+        x, y = rest.split(",")
+        taken.add((int(y), int(x)))
+        answer()
+    elif word == "END":
+        break
+'''
+
+
+def brains(tmp_path: Path) -> tuple[list[str], Path]:
+    program = tmp_path / "brain.py"
+    program.write_text(BRAIN)
+    starts = tmp_path / "starts.txt"
+    args = [f"--{side}={name}={sys.executable} {program} {starts}"
+            for side, name in (("first", "one"), ("second", "two"))]
+    return args, starts
+
+
+def run(tmp_path: Path, *extra: str) -> tuple[list[dict[str, object]], int]:
+    args, starts = brains(tmp_path)
+    log = tmp_path / "games.jsonl"
+    assert match.main([*args, "--games", "6", "--jobs", "2", "--turn", "5", "--stones", "2",
+                       "--size", "7", "--log", str(log), *extra]) == 0
+    games = [json.loads(line) for line in log.read_text().splitlines()]
+    return games, len(starts.read_text().split())
+
+
+def test_kept_brains_are_started_once_per_job_and_play_the_same_games(tmp_path: Path) -> None:
+    fresh, started = run(tmp_path)
+    assert len(fresh) == 6
+    assert started == 12  # by default each game starts its own two brains
+    (tmp_path / "games.jsonl").unlink()
+    (tmp_path / "starts.txt").unlink()
+    kept, started = run(tmp_path, "--keep-brains")
+    assert started == 4  # two jobs, two brains each
+    # A RESTART leaves nothing of the last game behind: the same games, move for move.
+    by_index = {g["index"]: g for g in fresh}
+    for game in kept:
+        assert [m["move"] for m in game["moves"]] == [  # type: ignore[union-attr]
+            m["move"] for m in by_index[game["index"]]["moves"]]  # type: ignore[index]
+        assert game["winner"] == by_index[game["index"]]["winner"]
+
+
+def test_a_kept_brain_that_exits_is_started_again_for_the_next_game(tmp_path: Path) -> None:
+    args, starts = brains(tmp_path)
+    kept = match.Kept()
+    brain = match.parse_brain(args[0].split("=", 1)[1])
+    other = match.parse_brain(args[1].split("=", 1)[1])
+    named = {brain.name: brain, other.name: other}
+    game = match.play(match.Game(0, (), brain.name, other.name), named, 7,
+                      match.Rule.FREESTYLE, 5.0, 0.5, kept)
+    assert game.winner == brain.name
+    for proc in kept._mine().values():
+        proc.proc.kill()
+        proc.proc.wait()
+    again = match.play(match.Game(1, (), other.name, brain.name), named, 7,
+                       match.Rule.FREESTYLE, 5.0, 0.5, kept)
+    kept.close()
+    assert again.winner == other.name
+    assert len(starts.read_text().split()) == 4
