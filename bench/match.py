@@ -13,7 +13,9 @@ TURN. With `--keep-brains` each of the `--jobs` keeps its two brains running fro
 the next (RESTART between games, as piskvork does), where starting a process would cost more than
 the moves of a fast game; a brain that failed in a game is started afresh for the next. Openings are seeded random stones in the centre; each is played twice, once with each
 brain on each colour, so neither gets the luckier side. `--balanced` keeps only openings whose
-value, by caro's own search at a node limit, is within that many points of even.
+value, by caro's own search at a node limit, is within that many points of even. `--openings FILE`
+keeps them: the first match writes the file, later ones read it (a match between other builds
+plays the same openings without searching for them again).
 
 A move counts from the line sent to the answer read back. One later than the turn time plus
 `--grace` loses the game (a time-out; a brain's first move of a game, which also pays for its
@@ -293,6 +295,21 @@ def _cell(reply: str, size: int) -> Cell | None:
     return (y, x) if x < size and y < size else None
 
 
+def stored_openings(path: str | None, count: int, size: int) -> list[tuple[Cell, ...]] | None:
+    """The first `count` openings of the file at `path` (a list of openings, each a list of
+    [row, column]); None when there is no such file. SystemExit for one that holds too few
+    or cells off the board."""
+    if path is None or not os.path.exists(path):
+        return None
+    with open(path) as stored:
+        found = [tuple((int(r), int(c)) for r, c in cells) for cells in json.load(stored)]
+    if len(found) < count:
+        raise SystemExit(f"{path} holds {len(found)} openings; {count} are needed")
+    if any(not (0 <= r < size and 0 <= c < size) for cells in found for r, c in cells):
+        raise SystemExit(f"{path} has a cell off a {size}x{size} board")
+    return found[:count]
+
+
 def openings(count: int, size: int, rule: Rule, stones: int, seed: int, balanced: int | None,
              nodes: int) -> list[tuple[Cell, ...]]:
     """`count` distinct seeded openings; with `balanced`, only those caro's search values within
@@ -368,6 +385,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--beta", type=float, default=0.05)
     parser.add_argument("--log", default=None, help="a JSON line per game to this file")
+    parser.add_argument("--openings", default=None,
+                        help="a JSON file of openings: read if it exists, else written once found")
     parser.add_argument("--keep-brains", action="store_true",
                         help="keep each brain's process from one game to the next (RESTART)")
     args = parser.parse_args(argv)
@@ -376,8 +395,13 @@ def main(argv: list[str] | None = None) -> int:
     rule = Rule(args.rule)
     brains = {args.first.name: args.first, args.second.name: args.second}
     pairs = max(1, args.games // 2)
-    opens = openings(pairs, args.size, rule, args.stones, args.seed, args.balanced,
-                     args.balance_nodes)
+    opens = stored_openings(args.openings, pairs, args.size)
+    if opens is None:
+        opens = openings(pairs, args.size, rule, args.stones, args.seed, args.balanced,
+                         args.balance_nodes)
+        if args.openings:
+            with open(args.openings, "w") as out:
+                json.dump([[list(cell) for cell in cells] for cells in opens], out)
     games = []
     for i, cells in enumerate(opens):
         games.append(Game(2 * i, cells, args.first.name, args.second.name))

@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from bench import match
 
 BRAIN = r'''
@@ -97,3 +99,21 @@ def test_a_kept_brain_that_exits_is_started_again_for_the_next_game(tmp_path: Pa
     kept.close()
     assert again.winner == other.name
     assert len(starts.read_text().split()) == 4
+
+
+def test_openings_written_once_are_read_back_by_the_next_match(tmp_path: Path) -> None:
+    stored = tmp_path / "openings.json"
+    first, _ = run(tmp_path, "--openings", str(stored))
+    assert len(json.loads(stored.read_text())) == 3
+    stored.write_text(json.dumps([[[0, 0], [6, 6]]] * 3))  # the file, not a search, decides
+    (tmp_path / "games.jsonl").unlink()
+    again, _ = run(tmp_path, "--openings", str(stored), "--keep-brains")
+    assert {tuple(map(tuple, g["opening"])) for g in again} == {((0, 0), (6, 6))}  # type: ignore[arg-type]
+    assert {tuple(map(tuple, g["opening"])) for g in first} != {((0, 0), (6, 6))}  # type: ignore[arg-type]
+
+
+def test_an_openings_file_with_too_few_is_refused(tmp_path: Path) -> None:
+    stored = tmp_path / "openings.json"
+    stored.write_text(json.dumps([[[3, 3]]]))
+    with pytest.raises(SystemExit, match="holds 1 openings; 3 are needed"):
+        run(tmp_path, "--openings", str(stored))
