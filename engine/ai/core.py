@@ -60,6 +60,15 @@ LMP_BASE = 3
 LMP_FULL_DEPTH = 8
 # Late-move reductions: log(depth) * log(move number) / LMR_DIVISOR plies, for quiet moves.
 LMR_DIVISOR = 2.2
+# Static pruning at a node off the principal variation, not facing a four (evaluation units:
+# 400 a unit of logit). Razoring: at depth d <= RAZOR_DEPTH a static value below alpha by more
+# than RAZOR_BASE + RAZOR_STEP * d ends the node as a leaf (the static value, or a win by fours).
+# Futility: at depth d <= FUTILITY_DEPTH one above beta by FUTILITY_STEP * d ends it too.
+RAZOR_DEPTH = 2
+RAZOR_BASE = 40
+RAZOR_STEP = 30
+FUTILITY_DEPTH = 3
+FUTILITY_STEP = 130
 HISTORY_MAX = 1 << 13  # history values stay within +-HISTORY_MAX (the gravity of the update)
 ASPIRATION = 160  # half-width of the root's first window around the last iteration's value
 ROOT_WIDTH = 40  # root moves the threat searches (engine.ai.pns) and the guard look at
@@ -1739,6 +1748,17 @@ def _enter(g: Geo, s: State, ctx: Ctx, ply: int) -> bool:
             if f == EXACT_FLAG or (f == LOWER_FLAG and v >= beta) or (f == UPPER_FLAG and v <= alpha):
                 fr[ply, P_RET] = v
                 return True
+    if beta - alpha == 1 and not in_check and depth <= FUTILITY_DEPTH and abs(beta) < WON:
+        # Far below alpha or far above beta: a few more plies would rarely turn it around.
+        static = evaluate(g, s, me)
+        if depth <= RAZOR_DEPTH and static + RAZOR_BASE + RAZOR_STEP * depth < alpha:
+            fr[ply, P_RET] = static
+            if s.info[0] < g.size - 1 and _leaf_vcf(g, s, ctx, me, ply):
+                fr[ply, P_RET] = WIN - ply - 3
+            return True
+        if static - FUTILITY_STEP * depth >= beta:
+            fr[ply, P_RET] = static
+            return True
     n = gen_moves(g, s, ctx, me, ply, hint, 0)
     if n == 0:
         fr[ply, P_RET] = 0
@@ -1797,7 +1817,9 @@ def pvs(g: Geo, s: State, ctx: Ctx, depth: int, alpha: int, beta: int, ply: int)
     a null window, quiet late ones first at a depth reduced by log(depth) * log(move number)
     (late-move reductions), re-searched at full depth and then with the full window when they
     beat alpha. Past a depth-dependent count, quiet moves are not searched at all (move-count
-    pruning). Cut-offs feed the killers, the counter-moves and the history."""
+    pruning). Near the leaves, a node off the principal variation whose static value lies far
+    below alpha or far above beta ends at once (razoring, futility pruning). Cut-offs feed the
+    killers, the counter-moves and the history."""
     fr = ctx.frames
     base = s.info[0]
     top = ply
