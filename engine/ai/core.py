@@ -69,6 +69,9 @@ RAZOR_BASE = 40
 RAZOR_STEP = 30
 FUTILITY_DEPTH = 3
 FUTILITY_STEP = 130
+# Internal iterative reduction: a node of at least IIR_DEPTH, not facing a four, with no move
+# from the table (its order is a guess) is searched a ply shallower.
+IIR_DEPTH = 4
 HISTORY_MAX = 1 << 13  # history values stay within +-HISTORY_MAX (the gravity of the update)
 ASPIRATION = 160  # half-width of the root's first window around the last iteration's value
 ROOT_WIDTH = 40  # root moves the threat searches (engine.ai.pns) and the guard look at
@@ -1759,6 +1762,9 @@ def _enter(g: Geo, s: State, ctx: Ctx, ply: int) -> bool:
         if static - FUTILITY_STEP * depth >= beta:
             fr[ply, P_RET] = static
             return True
+    if hint < 0 and depth >= IIR_DEPTH and not in_check:
+        depth -= 1
+        fr[ply, P_D] = depth
     n = gen_moves(g, s, ctx, me, ply, hint, 0)
     if n == 0:
         fr[ply, P_RET] = 0
@@ -1818,8 +1824,9 @@ def pvs(g: Geo, s: State, ctx: Ctx, depth: int, alpha: int, beta: int, ply: int)
     (late-move reductions), re-searched at full depth and then with the full window when they
     beat alpha. Past a depth-dependent count, quiet moves are not searched at all (move-count
     pruning). Near the leaves, a node off the principal variation whose static value lies far
-    below alpha or far above beta ends at once (razoring, futility pruning). Cut-offs feed the
-    killers, the counter-moves and the history."""
+    below alpha or far above beta ends at once (razoring, futility pruning); a deeper one
+    without a move from the table is searched a ply shallower (internal iterative reduction).
+    Cut-offs feed the killers, the counter-moves and the history."""
     fr = ctx.frames
     base = s.info[0]
     top = ply
