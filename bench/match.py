@@ -10,9 +10,10 @@ Each brain runs as its own process, one per game in progress, started in its com
 (Rapfi reads its config.toml from there) and spoken to as a Gomocup manager does: START, the
 INFO lines (turn time, no match clock, rule), the opening and each move after it as BOARD, then
 TURN. With `--keep-brains` each of the `--jobs` keeps its two brains running from one game to
-the next (RESTART between games, as piskvork does), where starting a process would cost more than
-the moves of a fast game; a brain that failed in a game is started afresh for the next. Openings are seeded random stones in the centre; each is played twice, once with each
-brain on each colour, so neither gets the luckier side. `--balanced` keeps only openings whose
+the next (RESTART between games, as piskvork does), where starting a process would cost more
+than the moves of a fast game; a brain that failed in a game is started afresh for the next.
+Openings are seeded random stones in the centre; each is played twice, once with each brain on
+each colour, so neither gets the luckier side. `--balanced` keeps only openings whose
 value, by caro's own search at a node limit, is within that many points of even. `--openings FILE`
 keeps them: the first match writes the file, later ones read it (a match between other builds
 plays the same openings without searching for them again).
