@@ -542,11 +542,12 @@ def _pat_apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
             psum[m, 1] += pkv[m, 1, q]
 
 
-@jit_inline_public
-def place(g: Geo, s: State, cell: int, mark: int) -> None:
+@jit_inline
+def place_counts(g: Geo, s: State, cell: int, mark: int) -> None:
+    """place, less the pattern board: for the threat searches, which read only the window
+    counters and take back every stone they place (unplace_counts). Their inlined copies of
+    place then carry no pattern code, which the build would optimise again in each."""
     _apply(g, s, cell, mark, 1)
-    if g.pat and s.info[2] == 0:
-        _pat_apply(g, s, cell, mark, 1)
     s.grid[cell] = mark
     near = s.near
     nearc = g.nearc
@@ -558,14 +559,13 @@ def place(g: Geo, s: State, cell: int, mark: int) -> None:
     s.info[1] ^= g.zob[mark, cell]
 
 
-@jit_inline_public
-def unplace(g: Geo, s: State) -> None:
+@jit_inline
+def unplace_counts(g: Geo, s: State) -> None:
+    """unplace, less the pattern board: the undo of place_counts."""
     ply = s.info[0] - 1
     cell = _nonneg(s.moves[ply])
     mark = _nonneg(s.grid[cell])
     _apply(g, s, cell, mark, -1)
-    if g.pat and s.info[2] == 0:
-        _pat_apply(g, s, cell, mark, -1)
     s.grid[cell] = 0
     near = s.near
     nearc = g.nearc
@@ -575,7 +575,22 @@ def unplace(g: Geo, s: State) -> None:
     s.info[1] ^= g.zob[mark, cell]
 
 
-@jit
+@jit_inline_public
+def place(g: Geo, s: State, cell: int, mark: int) -> None:
+    if g.pat and s.info[2] == 0:
+        _pat_apply(g, s, cell, mark, 1)
+    place_counts(g, s, cell, mark)
+
+
+@jit_inline_public
+def unplace(g: Geo, s: State) -> None:
+    if g.pat and s.info[2] == 0:
+        cell = _nonneg(s.moves[s.info[0] - 1])
+        _pat_apply(g, s, cell, _nonneg(s.grid[cell]), -1)
+    unplace_counts(g, s)
+
+
+@jit_inner
 def reset(g: Geo, s: State) -> None:
     """The empty board: every window empty, counted once."""
     s.grid[:] = 0
@@ -759,7 +774,7 @@ def _renju_open(g: Geo, grid: I8, cell: int, rf: I32, t: int) -> int:
     return -1
 
 
-@jit
+@jit_inner
 def renju_verdict(g: Geo, grid: I8, cell: int, rf: I32) -> int:
     """engine.renju's verdict on a black stone on the empty cell (R_*), the grid left as found.
 
@@ -1044,7 +1059,7 @@ def blocks(g: Geo, s: State, ctx: Ctx, mark: int, wins: I32, nwins: int, out: I3
 @jit_inline
 def wins_after(g: Geo, s: State, cell: int, mark: int) -> int:
     """How many winning cells mark would have with a stone on the empty cell."""
-    place(g, s, cell, mark)
+    place_counts(g, s, cell, mark)
     n = 0
     if s.n4[mark] > 0:
         grid = s.grid
@@ -1053,7 +1068,7 @@ def wins_after(g: Geo, s: State, cell: int, mark: int) -> int:
         for c in range(g.size):
             if grid[c] == 0 and t4[mark, c] > 0 and (freestyle or line_wins(g, grid, c, mark)):
                 n += 1
-    unplace(g, s)
+    unplace_counts(g, s)
     return n
 
 
@@ -1138,6 +1153,13 @@ _ENTER, _TRY, _REPLY, _RETURN = 0, 1, 2, 3
 
 
 @jit_inline
+def _unwind_counts(g: Geo, s: State, base: int) -> None:
+    """_unwind, for the threat searches (place_counts)."""
+    while s.info[0] > base:
+        unplace_counts(g, s)
+
+
+@jit_inline
 def _unwind(g: Geo, s: State, base: int) -> None:
     while s.info[0] > base:
         unplace(g, s)
@@ -1170,7 +1192,7 @@ def _vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
     found = -1
     while True:
         if ctx.stat[2]:
-            _unwind(g, s, base)
+            _unwind_counts(g, s, base)
             return -1
         p = ply + 2 * lv
         if mode == _ENTER:
@@ -1217,11 +1239,11 @@ def _vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
                 continue
             _select_at(ctx.movebuf[p], ctx.scorebuf[p], i, vf[lv, V_N])
             four = ctx.movebuf[p, i]
-            place(g, s, four, att)
+            place_counts(g, s, four, att)
             threats = ctx.wbuf[p + 1]
             nt = win_cells_near(g, s, four, att, threats)  # att had no winning cell here
             if nt == 0:
-                unplace(g, s)
+                unplace_counts(g, s)
                 vf[lv, V_I] = i + 1
                 continue
             vf[lv, V_NR] = blocks(g, s, ctx, att, threats, nt, ctx.bbuf[p])
@@ -1230,22 +1252,22 @@ def _vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
         elif mode == _REPLY:
             j = vf[lv, V_J]
             if j >= vf[lv, V_NR]:
-                unplace(g, s)
+                unplace_counts(g, s)
                 ok, found, mode = True, ctx.movebuf[p, vf[lv, V_I]], _RETURN
                 continue
-            place(g, s, ctx.bbuf[p, j], dfn)
+            place_counts(g, s, ctx.bbuf[p, j], dfn)
             lv += 1
             mode = _ENTER
         else:
             if lv == 0:
                 return int(found) if ok else -1
             lv -= 1
-            unplace(g, s)  # the defender's reply
+            unplace_counts(g, s)  # the defender's reply
             if ok:
                 vf[lv, V_J] += 1
                 mode = _REPLY
             else:
-                unplace(g, s)  # the attacker's four
+                unplace_counts(g, s)  # the attacker's four
                 vf[lv, V_I] += 1
                 mode = _TRY
 
@@ -1398,7 +1420,7 @@ def _vct(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
     found = -1
     while True:
         if ctx.stat[2]:
-            _unwind(g, s, base)
+            _unwind_counts(g, s, base)
             return -1
         p = ply + 2 * lv
         if mode == _ENTER:
@@ -1447,7 +1469,7 @@ def _vct(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
                 ok, mode = False, _RETURN
                 continue
             threat = ctx.movebuf[p, i]
-            place(g, s, threat, att)
+            place_counts(g, s, threat, att)
             replies = ctx.bbuf[p + 1]
             nr = 0
             three = False
@@ -1458,14 +1480,14 @@ def _vct(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
                     nr = blocks(g, s, ctx, att, threats, nw, replies)
                     if nr == 0:
                         # Renju: black may block on no cell, so white's four wins.
-                        unplace(g, s)
+                        unplace_counts(g, s)
                         ok, found, mode = True, threat, _RETURN
                         continue
                 elif forced or vf[lv, V_DEPTH] > 0:
                     nr = _fork_defences(g, s, ctx, att, replies)
                     three = True
             if nr == 0:
-                unplace(g, s)  # not a threat (or it lets the defender win): next one
+                unplace_counts(g, s)  # not a threat (or it lets the defender win): next one
                 vf[lv, V_I] = i + 1
                 continue
             if is_three:
@@ -1477,10 +1499,10 @@ def _vct(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
         elif mode == _REPLY:
             j = vf[lv, V_J]
             if j >= vf[lv, V_NR]:
-                unplace(g, s)
+                unplace_counts(g, s)
                 ok, found, mode = True, ctx.movebuf[p, vf[lv, V_I]], _RETURN
                 continue
-            place(g, s, ctx.bbuf[p + 1, j], dfn)
+            place_counts(g, s, ctx.bbuf[p + 1, j], dfn)
             vf[lv + 1, V_DEPTH] = vf[lv, V_CD]
             lv += 1
             mode = _ENTER
@@ -1488,12 +1510,12 @@ def _vct(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
             if lv == 0:
                 return int(found) if ok else -1
             lv -= 1
-            unplace(g, s)  # the defender's reply
+            unplace_counts(g, s)  # the defender's reply
             if ok:
                 vf[lv, V_J] += 1
                 mode = _REPLY
             else:
-                unplace(g, s)  # the attacker's threat
+                unplace_counts(g, s)  # the attacker's threat
                 vf[lv, V_I] += 1
                 mode = _TRY
 

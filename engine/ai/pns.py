@@ -44,19 +44,22 @@ from .core import (
     _next_stamp,
     _select_at,
     _tick,
-    _unwind,
+    _unwind_counts,
     blocks,
     cycles,
     forbidden_at,
     has_win,
     jit,
     jit_inline,
+    jit_inner,
     jit_spliced,
     line_wins,
     makes_fork,
     place,
+    place_counts,
     threat_moves,
     unplace,
+    unplace_counts,
     vcf,
     win_cells,
     win_cells_near,
@@ -131,7 +134,7 @@ def _init_child(tab: PnTable, p: int, i: int, key: int, is_and: int, bud: int, p
 def _real_fork(g: Geo, s: State, ctx: Ctx, f: int, att: int, wins: I32, out: I32) -> bool:
     """Under caro: does att's stone on the fork cell f leave winning cells that no single stone
     of the defender stops (a stone past the end of a five can block it)?"""
-    place(g, s, f, att)
+    place_counts(g, s, f, att)
     nw = win_cells_near(g, s, f, att, wins)
     real = False
     if nw >= 2:
@@ -146,7 +149,7 @@ def _real_fork(g: Geo, s: State, ctx: Ctx, f: int, att: int, wins: I32, out: I32
                 real = True
                 break
         grid[y] = 0
-    unplace(g, s)
+    unplace_counts(g, s)
     return real
 
 
@@ -226,12 +229,15 @@ def _defences(g: Geo, s: State, ctx: Ctx, att: int, out: I32, wins: I32, tmp: I3
     return nr
 
 
-@jit_inline
+@jit_inner
 def _replies(g: Geo, s: State, ctx: Ctx, att: int, cell: int, allow_three: bool, out: I32,
              wins: I32, tmp: I32) -> tuple[int, bool]:
     """After att's stone on cell (att had no winning cell before it): the defender's replies
     into out and whether the move was a three; 0 replies when it is no threat (or leaves the
-    defender a five)."""
+    defender a five).
+
+    Called, not inlined (jit_inner): it has two callers, and an inlined copy in each, with the
+    blocks and the three's defences in it, made the build optimise all of it twice more."""
     if has_win(g, s, 3 - att):
         return 0, False
     nw = win_cells_near(g, s, cell, att, wins)
@@ -272,7 +278,7 @@ def _expand_or(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, p: int, bud: 
             if scores[i] < FOUR_BONUS and threes >= THREE_WIDTH:
                 break  # fours come first: the rest are threes
         c = moves[i]
-        place(g, s, c, att)
+        place_counts(g, s, c, att)
         nr, three = _replies(g, s, ctx, att, c, allow, replies, wins, tmp)
         if nr > 0:
             cb = bud - 1 if three and not forced else bud
@@ -283,7 +289,7 @@ def _expand_or(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, p: int, bud: 
             # An AND child: disproof number 1, proof number its replies (all must be proved).
             _init_child(tab, p, m, _key(s.info[1], att, 1), 1, cb, 1, nr)
             m += 1
-        unplace(g, s)
+        unplace_counts(g, s)
     return m, forced
 
 
@@ -324,7 +330,7 @@ def _dfpn(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, max_threes: int, p
     mode = _ENTER
     while True:
         if ctx.stat[2]:
-            _unwind(g, s, base)
+            _unwind_counts(g, s, base)
             return -1
         p = ply + lv
         if mode == _ENTER:
@@ -413,7 +419,7 @@ def _dfpn(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, max_threes: int, p
             is_and = lv & 1
             if is_and == 0:
                 fr[lv + 1, F_ALLOW] = 1 if fr[lv, F_FORCED] == 1 or fr[lv, F_BUD] > 0 else 0
-            place(g, s, ctx.movebuf[p, best], dfn if is_and else att)
+            place_counts(g, s, ctx.movebuf[p, best], dfn if is_and else att)
             lv += 1
             mode = _ENTER
         else:
@@ -423,7 +429,7 @@ def _dfpn(g: Geo, s: State, ctx: Ctx, tab: PnTable, att: int, max_threes: int, p
             phi = fr[lv, F_PHI]
             delta = fr[lv, F_DELTA]
             lv -= 1
-            unplace(g, s)
+            unplace_counts(g, s)
             p = ply + lv
             i = fr[lv, F_SEL]
             tab.cphi[p, i] = phi

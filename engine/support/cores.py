@@ -94,6 +94,9 @@ def configure_numba() -> None:
     """Point numba at the portable target and at cache_dir(), unless the operator chose: numba
     reads these when it is imported, so this runs before any core module imports it."""
     os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir()))
+    # LLVM's level 2, not numba's 3: the core runs as fast (docs/benchmarks.md) for less of the
+    # build's CPU. An operator's NUMBA_OPT wins.
+    os.environ.setdefault("NUMBA_OPT", "2")
     if "NUMBA_CPU_NAME" not in os.environ:
         os.environ["NUMBA_CPU_NAME"] = cpu_target()
         # Empty: the features are the target's own, not the host's (numba adds the host's).

@@ -172,6 +172,16 @@ def test_the_stamp_records_what_the_build_cost():
     assert record["seconds"] >= 0 and record["cpu_seconds"] >= 0 and record["peak_mb"] > 0
 
 
+def test_the_cores_compile_at_llvm_level_2_unless_the_operator_chose_a_level():
+    code = "import engine, numba; print(int(numba.config.OPT))"
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_OPT"}
+    chosen = {**env, "NUMBA_OPT": "3"}
+    for environment, level in ((env, "2"), (chosen, "3")):
+        run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=environment,
+                             capture_output=True, text=True, check=True)
+        assert run.stdout.strip() == level
+
+
 def test_a_recent_failed_build_is_not_retried_at_every_start(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     assert cores.recently_failed() is None
