@@ -7,7 +7,8 @@ four, a four-three, ...). The compiled core keeps both up to date as stones come
 (engine.ai.core) and values a position by the sum, over the empty cells, of a weight per cell
 pattern for the side to move and another for the side waiting: the weights are fitted on caro's
 own games (training.fit) and shipped in engine/ai/data/ with a version: a rule's own fit
-(weights-RULE.npz) where a match under that rule has shown it better, else weights.npz.
+(weights-RULE.npz), or another rule's (BORROWED), where a match under that rule has shown it
+better, else weights.npz.
 
 This module loads the tables and lays them out for the core, reads the same patterns from a
 Board in plain Python (for the training pipeline and the tests), and keeps a pattern board of
@@ -169,12 +170,20 @@ class Weights:
     windows: int
 
 
+# The rules that play with another rule's fit, having none of their own: a match under the rule
+# showed that fit better than the patterns alone (docs/benchmarks.md). Renju's games are
+# freestyle's but for black's forbidden points, which its tables read.
+BORROWED = {Rule.RENJU: Rule.FREESTYLE}
+
+
 def weights_file(rule: Rule) -> Path:
-    """The rule's own fit (weights-RULE.npz) where one has been shipped, else the fit of the cell
-    patterns alone that every other rule plays with (weights.npz): a fit on one rule's games
-    is only shipped for that rule once a match under it says so."""
-    own = DATA / f"weights-{rule.value}.npz"
-    return own if own.exists() else DATA / "weights.npz"
+    """The rule's own fit (weights-RULE.npz) where one has been shipped, else the fit it borrows
+    (BORROWED), else the fit of the cell patterns alone that every other rule plays with
+    (weights.npz): a fit is only played under a rule once a match under it says so."""
+    for name in (rule, BORROWED.get(rule)):
+        if name is not None and (DATA / f"weights-{name.value}.npz").exists():
+            return DATA / f"weights-{name.value}.npz"
+    return DATA / "weights.npz"
 
 
 @lru_cache(maxsize=8)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -177,13 +178,25 @@ def test_a_cell_is_worth_its_pattern_plus_its_combination_and_a_forbidden_point_
         assert values[1, 0, double_three] == values[1, 1, double_three] == 0
 
 
-def test_freestyle_plays_with_its_own_fit_of_combinations_and_the_other_rules_with_patterns_alone():
-    # A fit is shipped for a rule once a match under that rule says so (docs/benchmarks.md).
-    assert patterns.weights_file(Rule.FREESTYLE).name == "weights-freestyle.npz"
-    assert patterns.weights(Rule.FREESTYLE).combo.any()
-    for rule in (Rule.EXACT, Rule.CARO, Rule.RENJU):
+def test_freestyle_and_renju_play_with_freestyles_fit_and_the_other_rules_with_patterns_alone():
+    # A fit is played under a rule once a match under that rule says so (docs/benchmarks.md).
+    for rule in (Rule.FREESTYLE, Rule.RENJU):
+        assert patterns.weights_file(rule).name == "weights-freestyle.npz"
+        assert patterns.weights(rule).combo.any()
+    for rule in (Rule.EXACT, Rule.CARO):
         assert patterns.weights_file(rule).name == "weights.npz"
         assert not patterns.weights(rule).combo.any()
+
+
+def test_a_rules_own_fit_comes_before_the_one_it_borrows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A fit made later on renju's own games (training.fit writes weights-renju.npz) is played.
+    for name in ("weights.npz", "weights-freestyle.npz", "weights-renju.npz"):
+        (tmp_path / name).write_bytes(b"")
+    monkeypatch.setattr(patterns, "DATA", tmp_path)
+    assert patterns.weights_file(Rule.RENJU).name == "weights-renju.npz"
+    assert patterns.weights_file(Rule.EXACT).name == "weights.npz"
 
 
 def test_boards_other_than_five_in_a_row_keep_the_window_evaluation():

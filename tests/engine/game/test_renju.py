@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from bench.renju import random_position
-from engine import Board, Cell, Mark, Rule
+from engine import Board, Cell, Mark, Outcome, Rule
 from engine.game import renju
 from engine.game._renju_reference import (
     reference_forbidden,
@@ -360,3 +360,37 @@ def test_renju_agrees_with_the_brute_force_reference_on_random_positions() -> No
     assert cells > 5000
     assert min(shapes[s] for s in Shape) >= 10, shapes
     assert fake >= 3, fake
+
+
+# A game of 15x15 renju between two engines (a self-play match of 2026-11-30), every cell taken
+# but one after white's last move: an overline for black, who is to move.
+SHUT_OUT = (
+    "G8 H8 I6 H7 G7 G6 I8 I7 H9 G10 H6 G9 J6 F10 E11 K6 J7 I10 H10 I5 G11 F12 J8 J9 K7 I9 "
+    "K8 H5 L8 M8 F11 H11 K9 G12 F13 M10 L7 N7 M9 N10 L6 L9 M5 N4 K10 K11 J10 M7 E12 D11 E13 "
+    "E10 D13 D10 C10 C13 C14 B15 E14 E15 D14 B14 D12 F14 C12 B11 B12 A12 K5 L5 I12 F7 H13 "
+    "G13 I11 H12 J11 G14 E8 I4 J3 F5 G5 N9 N11 N6 N8 D15 C15 L11 K12 F4 F6 H4 G4 G3 F2 H3 "
+    "E5 G2 J5 K4 L4 M6 O8 D8 E4 E3 F3 D7 D9 E7 L13 D4 B7 C5 D6 B6 A7 N3 N5 C7 E9 H2 H1 C6 "
+    "C8 C3 C4 C9 J12 K14 K13 L14 M13 J13 M12 L12 M14 N15 M4 K2 J2 I1 B10 M3 A6 A9 A4 A5 M11 "
+    "M15 O13 N13 N12 L2 D2 K3 M1 D3 J1 A11 A10 L15 J15 O3 L3 B3 A3 A13 O4 B2 I13 I14 F15 M2 "
+    "H14 D1 O6 O7 B1 L1 O15 C1 O9 E1 O11 O14 O10 G15 A1 N1 O1 A2 C2 E2 D5 E6 A8 B8 F8 B9 F9 "
+    "C11 B13 J14 N14 H15 I15 K15 F1 G1 I3 N2 O2 A15 A14 I2 B5 B4 O5 J4 K1 L10"
+)
+
+
+def test_a_game_is_drawn_when_black_to_move_may_play_no_empty_cell() -> None:
+    board = Board(15, 15, 5, Rule.RENJU)
+    *before, last = SHUT_OUT.split()
+    for name in before:
+        board.push_name(name)
+    assert not board.is_over() and len(board.legal_moves) == 2
+    board.push_name(last)
+    (cell,) = [(r, c) for r in range(15) for c in range(15) if board[(r, c)] is None]
+    stones = board.renju_stones
+    assert stones is not None
+    forbidden = stones.forbidden(cell)
+    assert forbidden is not None and forbidden.shape is Shape.OVERLINE
+    # Drawn as a full board is, not a game where black must move and cannot.
+    assert board.outcome() == Outcome(winner=None, line=())
+    assert len(board.legal_moves) == 0
+    board.pop()
+    assert not board.is_over()
