@@ -80,7 +80,7 @@ class Ending(StrEnum):
     """How a game ended (or that it has not)."""
 
     LINE = "line"  # k in a row
-    FULL = "full"  # the board filled up (under renju, or black may play none of it): a draw
+    FULL = "full"  # the board filled up, or under renju black may play none of it: a draw
     RESIGN = "resign"
     TIMEOUT = "timeout"
     UNFINISHED = "unfinished"
