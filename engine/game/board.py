@@ -258,20 +258,11 @@ class Board:
         if line is not None:
             self._outcome = Outcome(winner=mark, line=line)
         elif len(self._moves) == len(self._grid) or (
-            stones is not None and mark is Mark.O and self._black_is_shut_out(stones)
+            # Under renju black, to move, may play none of the empty cells: the board is as
+            # full as it can be for black, and the game is drawn as a full board is.
+            stones is not None and mark is Mark.O and not self.legal_moves
         ):
             self._outcome = Outcome(winner=None, line=())
-
-    def _black_is_shut_out(self, stones: Stones) -> bool:
-        """Under renju, black to move: every empty cell is forbidden to black, so the board is
-        as full as it can be for black and the game is drawn, as a full board is. Stops at the
-        first cell black may play (the first empty one, in nearly every position)."""
-        cols = self.cols
-        return all(
-            stones.is_forbidden(divmod(index, cols))
-            for index, value in enumerate(self._grid)
-            if value == EMPTY
-        )
 
     def pop(self) -> Cell:
         """Take back the last move and return its cell. IndexError on an empty board."""
