@@ -171,9 +171,10 @@ class Weights:
 
 
 # The rules that play with another rule's fit, having none of their own: a match under the rule
-# showed that fit better than the patterns alone (docs/benchmarks.md). Renju's games are
-# freestyle's but for black's forbidden points, which its tables read.
-BORROWED = {Rule.RENJU: Rule.FREESTYLE}
+# showed that fit better than the patterns alone (docs/benchmarks.md). Renju's and exact's
+# games are freestyle's but for the overlines and black's forbidden points, which their tables
+# read.
+BORROWED = {Rule.RENJU: Rule.FREESTYLE, Rule.EXACT: Rule.FREESTYLE}
 
 
 def weights_file(rule: Rule) -> Path:

@@ -178,14 +178,13 @@ def test_a_cell_is_worth_its_pattern_plus_its_combination_and_a_forbidden_point_
         assert values[1, 0, double_three] == values[1, 1, double_three] == 0
 
 
-def test_freestyle_and_renju_play_with_freestyles_fit_and_the_other_rules_with_patterns_alone():
+def test_freestyle_renju_and_exact_play_with_freestyles_fit_and_caro_with_patterns_alone():
     # A fit is played under a rule once a match under that rule says so (docs/benchmarks.md).
-    for rule in (Rule.FREESTYLE, Rule.RENJU):
+    for rule in (Rule.FREESTYLE, Rule.RENJU, Rule.EXACT):
         assert patterns.weights_file(rule).name == "weights-freestyle.npz"
         assert patterns.weights(rule).combo.any()
-    for rule in (Rule.EXACT, Rule.CARO):
-        assert patterns.weights_file(rule).name == "weights.npz"
-        assert not patterns.weights(rule).combo.any()
+    assert patterns.weights_file(Rule.CARO).name == "weights.npz"
+    assert not patterns.weights(Rule.CARO).combo.any()
 
 
 def test_a_rules_own_fit_comes_before_the_one_it_borrows(
@@ -196,7 +195,8 @@ def test_a_rules_own_fit_comes_before_the_one_it_borrows(
         (tmp_path / name).write_bytes(b"")
     monkeypatch.setattr(patterns, "DATA", tmp_path)
     assert patterns.weights_file(Rule.RENJU).name == "weights-renju.npz"
-    assert patterns.weights_file(Rule.EXACT).name == "weights.npz"
+    assert patterns.weights_file(Rule.EXACT).name == "weights-freestyle.npz"
+    assert patterns.weights_file(Rule.CARO).name == "weights.npz"
 
 
 def test_boards_other_than_five_in_a_row_keep_the_window_evaluation():
