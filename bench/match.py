@@ -433,7 +433,8 @@ def main(argv: list[str] | None = None) -> int:
                 done.append(game)
                 if log:
                     log.write(json.dumps({
-                        "index": game.index, "opening": game.opening, "black": game.black,
+                        "index": game.index, "size": args.size, "rule": rule.value,
+                        "opening": game.opening, "black": game.black,
                         "white": game.white, "winner": game.winner, "reason": game.reason,
                         "moves": game.moves}) + "\n")
                     log.flush()

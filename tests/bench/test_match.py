@@ -69,6 +69,7 @@ def run(tmp_path: Path, *extra: str) -> tuple[list[dict[str, object]], int]:
 def test_kept_brains_are_started_once_per_job_and_play_the_same_games(tmp_path: Path) -> None:
     fresh, started = run(tmp_path)
     assert len(fresh) == 6
+    assert {(g["size"], g["rule"]) for g in fresh} == {(7, "freestyle")}  # for bench.losses
     assert started == 12  # by default each game starts its own two brains
     (tmp_path / "games.jsonl").unlink()
     (tmp_path / "starts.txt").unlink()
