@@ -8,10 +8,11 @@ sequential test (SPRT) between two builds of caro.
 
 Each brain runs as its own process, one per game in progress, started in its command's folder
 (Rapfi reads its config.toml from there) and spoken to as a Gomocup manager does: START, the
-INFO lines (turn time, no match clock, rule), the opening and each move after it as BOARD, then
-TURN. With `--keep-brains` each of the `--jobs` keeps its two brains running from one game to
-the next (RESTART between games, as piskvork does), where starting a process would cost more
-than the moves of a fast game; a brain that failed in a game is started afresh for the next.
+INFO lines (turn time, no match clock, rule, and any given with `--info NAME=KEY VALUE`, such as
+Rapfi's "STRENGTH 60"), the opening and each move after it as BOARD, then TURN. With
+`--keep-brains` each of the `--jobs` keeps its two brains running from one game to the next
+(RESTART between games, as piskvork does), where starting a process would cost more than the
+moves of a fast game; a brain that failed in a game is started afresh for the next.
 Openings are seeded random stones in the centre; each is played twice, once with each brain on
 each colour, so neither gets the luckier side. `--balanced` keeps only openings whose
 value, by caro's own search at a node limit, is within that many points of even. `--openings FILE`
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import math
 import os
@@ -66,6 +68,7 @@ class Brain:
     name: str
     argv: list[str]
     cwd: str
+    info: tuple[str, ...] = ()  # more INFO lines for each game, such as "STRENGTH 60" (Rapfi)
 
 
 def parse_brain(text: str) -> Brain:
@@ -231,7 +234,8 @@ def play(game: Game, brains: dict[str, Brain], size: int, rule: Rule, turn: floa
         for name in order:
             _open(procs, kept, brains, name, size)
             procs[name].send(f"INFO timeout_turn {int(turn * 1000)}", "INFO timeout_match 0",
-                             "INFO max_memory 0", f"INFO rule {RULE_BITS[rule]}")
+                             "INFO max_memory 0", f"INFO rule {RULE_BITS[rule]}",
+                             *(f"INFO {line}" for line in brains[name].info))
         while not board.is_over():
             name = order[(board.ply - len(game.opening)) % 2]
             proc = procs[name]
@@ -388,6 +392,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log", default=None, help="a JSON line per game to this file")
     parser.add_argument("--openings", default=None,
                         help="a JSON file of openings: read if it exists, else written once found")
+    parser.add_argument("--info", action="append", default=[], metavar="NAME=KEY VALUE",
+                        help="one more INFO line for that brain each game (Rapfi: "
+                             "\"rapfi=STRENGTH 60\"); may be repeated")
     parser.add_argument("--keep-brains", action="store_true",
                         help="keep each brain's process from one game to the next (RESTART)")
     args = parser.parse_args(argv)
@@ -395,6 +402,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("the two brains need different names")
     rule = Rule(args.rule)
     brains = {args.first.name: args.first, args.second.name: args.second}
+    for extra in args.info:
+        name, sep, line = extra.partition("=")
+        if not sep or name not in brains or not line.strip():
+            parser.error(f"--info wants NAME=KEY VALUE for one of the brains, got {extra!r}")
+        brains[name] = dataclasses.replace(brains[name], info=(*brains[name].info, line.strip()))
     pairs = max(1, args.games // 2)
     opens = stored_openings(args.openings, pairs, args.size)
     if opens is None:

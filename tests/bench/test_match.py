@@ -43,6 +43,9 @@ for line in lines:
         x, y = rest.split(",")
         taken.add((int(y), int(x)))
         answer()
+    elif word == "INFO" and len(sys.argv) > 2:
+        with open(sys.argv[2], "a") as infos:
+            infos.write(rest + "\n")
     elif word == "END":
         break
 '''
@@ -100,6 +103,29 @@ def test_a_kept_brain_that_exits_is_started_again_for_the_next_game(tmp_path: Pa
     kept.close()
     assert again.winner == other.name
     assert len(starts.read_text().split()) == 4
+
+
+def test_info_lines_asked_for_reach_their_brain_each_game(tmp_path: Path) -> None:
+    program = tmp_path / "brain.py"
+    program.write_text(BRAIN)
+    starts = tmp_path / "starts.txt"
+    heard = {name: tmp_path / f"{name}.txt" for name in ("one", "two")}
+    assert match.main([
+        f"--first=one={sys.executable} {program} {starts} {heard['one']}",
+        f"--second=two={sys.executable} {program} {starts} {heard['two']}",
+        "--info", "two=STRENGTH 60", "--games", "2", "--jobs", "1", "--turn", "5",
+        "--stones", "2", "--size", "7", "--keep-brains"]) == 0
+    one = heard["one"].read_text().splitlines()
+    two = heard["two"].read_text().splitlines()
+    assert "rule 0" in one and "STRENGTH 60" not in one
+    assert two.count("STRENGTH 60") == 2  # once a game, after the standard lines
+    assert two.index("STRENGTH 60") > two.index("rule 0")
+
+
+def test_info_for_a_brain_not_in_the_match_is_refused(tmp_path: Path) -> None:
+    args, _ = brains(tmp_path)
+    with pytest.raises(SystemExit):
+        match.main([*args, "--info", "three=STRENGTH 60"])
 
 
 def test_openings_written_once_are_read_back_by_the_next_match(tmp_path: Path) -> None:
