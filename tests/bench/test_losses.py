@@ -1,5 +1,6 @@
 """bench.losses on logs written here: the opponent's values read from its MESSAGE lines, the
-turning move of each lost game found, and the brains asked again on it."""
+turning move of each lost game found, and the brains (tests.bench.toy_brain) asked again on
+it."""
 
 from __future__ import annotations
 
@@ -12,31 +13,7 @@ import pytest
 from bench import losses
 from bench.losses import Turn, Value, line_said, value_said
 from engine.game.types import Rule
-
-# A brain that plays the first empty cell in reading order and says the value given to it.
-BRAIN = r'''
-import sys
-said = sys.argv[1]
-size, taken = 0, set()
-lines = iter(sys.stdin)
-for line in lines:
-    word, _, rest = line.strip().partition(" ")
-    if word == "START":
-        size = int(rest)
-        print("OK", flush=True)
-    elif word == "BOARD":
-        taken = set()
-        for row in lines:
-            if row.strip() == "DONE":
-                break
-            x, y, _ = row.strip().split(",")
-            taken.add((int(y), int(x)))
-        cell = next((r, c) for r in range(size) for c in range(size) if (r, c) not in taken)
-        print(f"MESSAGE Depth 9 | Eval {said} | Node 1", flush=True)
-        print(f"{cell[1]},{cell[0]}", flush=True)
-    elif word == "END":
-        break
-'''
+from tests.bench import toy_brain
 
 
 def said(value: str) -> list[str]:
@@ -140,13 +117,12 @@ def test_the_report_counts_the_turning_moves_and_the_threat_searchs_proofs(
 
 def test_the_brain_asked_again_and_the_judge_are_counted(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    program = tmp_path / "brain.py"
-    program.write_text(BRAIN)
+    brain = f"{sys.executable} {toy_brain.__file__}"
     log = write(tmp_path, LOST)
     # The brains play the first empty cell, (0, 0): the turning move itself.
     assert losses.main([str(log), "--name", "caro",
-                        "--again", f"{sys.executable} {program} 0", "--again-turn", "0.1",
-                        "--judge", f"{sys.executable} {program} -M7", "--judge-turn", "0.1"]) == 0
+                        "--again", f"{brain} say=0", "--again-turn", "0.1",
+                        "--judge", f"{brain} say=-M7", "--judge-turn", "0.1"]) == 0
     out = capsys.readouterr().out
     assert "asked again at 0.1 s: another move at 0 of 1" in out
     assert "already a forced loss at 1 of 1, a move that holds at 0" in out

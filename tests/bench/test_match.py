@@ -1,5 +1,6 @@
-"""bench.match against two small Gomocup brains written here: each plays the first empty cell
-of the board in reading order (the one moving first wins on a diagonal), and notes its start."""
+"""bench.match against two small Gomocup brains (tests.bench.toy_brain): each plays the first
+empty cell of the board in reading order (the one moving first wins on a diagonal), and notes
+its start."""
 
 from __future__ import annotations
 
@@ -10,52 +11,14 @@ from pathlib import Path
 import pytest
 
 from bench import match
+from tests.bench import toy_brain
 
-BRAIN = r'''
-import os, sys
-with open(sys.argv[1], "a") as starts:
-    starts.write(f"{os.getpid()}\n")
-size, taken = 0, set()
-
-def answer():
-    cell = next((r, c) for r in range(size) for c in range(size) if (r, c) not in taken)
-    taken.add(cell)
-    print(f"{cell[1]},{cell[0]}", flush=True)
-
-lines = iter(sys.stdin)
-for line in lines:
-    word, _, rest = line.strip().partition(" ")
-    if word == "START":
-        size, taken = int(rest), set()
-        print("OK", flush=True)
-    elif word == "RESTART":
-        taken = set()
-        print("OK", flush=True)
-    elif word == "BOARD":
-        taken = set()
-        for row in lines:
-            if row.strip() == "DONE":
-                break
-            x, y, _ = row.strip().split(",")
-            taken.add((int(y), int(x)))
-        answer()
-    elif word == "TURN":
-        x, y = rest.split(",")
-        taken.add((int(y), int(x)))
-        answer()
-    elif word == "INFO" and len(sys.argv) > 2:
-        with open(sys.argv[2], "a") as infos:
-            infos.write(rest + "\n")
-    elif word == "END":
-        break
-'''
+BRAIN = f"{sys.executable} {toy_brain.__file__}"
 
 
 def brains(tmp_path: Path) -> tuple[list[str], Path]:
-    program = tmp_path / "brain.py"
-    program.write_text(BRAIN)
     starts = tmp_path / "starts.txt"
-    args = [f"--{side}={name}={sys.executable} {program} {starts}"
+    args = [f"--{side}={name}={BRAIN} starts={starts}"
             for side, name in (("first", "one"), ("second", "two"))]
     return args, starts
 
@@ -106,13 +69,10 @@ def test_a_kept_brain_that_exits_is_started_again_for_the_next_game(tmp_path: Pa
 
 
 def test_info_lines_asked_for_reach_their_brain_each_game(tmp_path: Path) -> None:
-    program = tmp_path / "brain.py"
-    program.write_text(BRAIN)
-    starts = tmp_path / "starts.txt"
     heard = {name: tmp_path / f"{name}.txt" for name in ("one", "two")}
     assert match.main([
-        f"--first=one={sys.executable} {program} {starts} {heard['one']}",
-        f"--second=two={sys.executable} {program} {starts} {heard['two']}",
+        f"--first=one={BRAIN} infos={heard['one']}",
+        f"--second=two={BRAIN} infos={heard['two']}",
         "--info", "two=STRENGTH 60", "--games", "2", "--jobs", "1", "--turn", "5",
         "--stones", "2", "--size", "7", "--keep-brains"]) == 0
     one = heard["one"].read_text().splitlines()
