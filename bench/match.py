@@ -404,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     brains = {args.first.name: args.first, args.second.name: args.second}
     for extra in args.info:
         name, sep, line = extra.partition("=")
-        if not sep or name not in brains or not line.strip():
+        if not sep or name not in brains or not line.strip() or "\n" in line:
             parser.error(f"--info wants NAME=KEY VALUE for one of the brains, got {extra!r}")
         brains[name] = dataclasses.replace(brains[name], info=(*brains[name].info, line.strip()))
     pairs = max(1, args.games // 2)

@@ -82,10 +82,12 @@ def test_info_lines_asked_for_reach_their_brain_each_game(tmp_path: Path) -> Non
     assert two.index("STRENGTH 60") > two.index("rule 0")
 
 
-def test_info_for_a_brain_not_in_the_match_is_refused(tmp_path: Path) -> None:
+def test_info_for_a_brain_not_in_the_match_or_of_two_lines_is_refused(tmp_path: Path) -> None:
     args, _ = brains(tmp_path)
     with pytest.raises(SystemExit):
         match.main([*args, "--info", "three=STRENGTH 60"])
+    with pytest.raises(SystemExit):  # one INFO line, never a second command
+        match.main([*args, "--info", "two=STRENGTH 60\nEND"])
 
 
 def test_openings_written_once_are_read_back_by_the_next_match(tmp_path: Path) -> None:
