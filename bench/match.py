@@ -222,8 +222,8 @@ def _open(procs: dict[str, Process], kept: Kept | None, brains: dict[str, Brain]
 def play(game: Game, brains: dict[str, Brain], size: int, rule: Rule, turn: float,
          grace: float, kept: Kept | None = None) -> Game:
     board = Board(size, size, 5, rule)
-    for cell in game.opening:
-        board.push(cell)
+    for stone in game.opening:
+        board.push(stone)
     # The first mover after the opening plays the stones of the player to move.
     order = [game.black, game.white] if board.ply % 2 == 0 else [game.white, game.black]
     procs: dict[str, Process] = {}
