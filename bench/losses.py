@@ -31,14 +31,14 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from bench.match import RULE_BITS, BrainError, Process, parse_brain
+from bench.match import BrainError, Process, board_request, info_lines, parse_brain, reply_cell
 from engine.game.board import Board
-from engine.game.types import Cell, Rule
+from engine.game.notation import parse_cell
+from engine.game.types import Cell, InvalidMoveError, Rule
 from engine.support.stats import percentile
 
 _EVAL = re.compile(r"\bEval\s+([+-]?)(M?)(\d+)", re.IGNORECASE)
 _LINE = re.compile(r"\bBestline\b(.*)", re.IGNORECASE)
-_CELL = re.compile(r"([A-Za-z])(\d+)")
 START_WAIT = 60.0  # seconds a brain may take to answer START (caro loads its compiled core)
 ANSWER_GRACE = 30.0  # seconds past the turn time before a brain asked here counts as silent
 
@@ -64,16 +64,20 @@ class Value:
         return f"{self.points:+d}"
 
 
-def line_said(said: Iterable[str]) -> tuple[Cell, ...]:
-    """The principal variation in a move's MESSAGE lines (Rapfi's "Bestline H8 G9 ...": a
-    column letter from A, a row number from 1), or nothing."""
-    found: tuple[Cell, ...] = ()
+def line_said(said: Iterable[str], size: int) -> tuple[Cell, ...]:
+    """The principal variation in a move's MESSAGE lines (Rapfi's "Bestline H8 G9 ...", caro's
+    own notation), up to its first name that is no cell of the board; or nothing."""
+    found: list[Cell] = []
     for text in said:
         match = _LINE.search(text)
         if match:
-            found = tuple((int(row) - 1, ord(col.upper()) - ord("A"))
-                          for col, row in _CELL.findall(match[1]))
-    return found
+            found = []
+            for name in match[1].split():
+                try:
+                    found.append(parse_cell(name, size, size))
+                except InvalidMoveError:
+                    break
+    return tuple(found)
 
 
 def value_said(said: Iterable[str]) -> Value | None:
@@ -94,6 +98,8 @@ class Turn:
     """The brain's move after which the opponent first claimed a forced win."""
 
     game: int
+    size: int
+    rule: Rule
     before: tuple[Cell, ...]  # every stone in the order played, the opening first
     move: Cell
     value_before: Value  # the opponent's value when it made its move before
@@ -111,9 +117,11 @@ class Loss:
     turn: Turn | None
 
 
-def _cell(reply: str) -> Cell:
-    x, y = (int(part) for part in reply.split(","))
-    return (y, x)
+def _cell(reply: str, size: int) -> Cell:
+    cell = reply_cell(reply, size)
+    if cell is None:
+        raise ValueError(f"{reply!r} is no cell of a {size}x{size} board")
+    return cell
 
 
 def losses(records: Iterable[dict[str, object]], name: str, edge: int) -> tuple[list[Loss], int]:
@@ -128,6 +136,9 @@ def losses(records: Iterable[dict[str, object]], name: str, edge: int) -> tuple[
         if winner is None or winner == name:
             continue
         moves: list[dict[str, object]] = record["moves"]  # type: ignore[assignment]
+        # Logs written before bench.match named them are of 15x15 freestyle games.
+        size = int(record.get("size", 15))  # type: ignore[call-overload]
+        rule = Rule(str(record.get("rule", Rule.FREESTYLE.value)))
         opening = [tuple(cell) for cell in record["opening"]]  # type: ignore[attr-defined]
         loss = Loss(int(record["index"]), len(moves), None, None, None)  # type: ignore[call-overload]
         last: tuple[int, Value] | None = None
@@ -142,10 +153,10 @@ def losses(records: Iterable[dict[str, object]], name: str, edge: int) -> tuple[
             if value.won:
                 loss.win_at = i + 1
                 if last is not None and not last[1].won and last[0] == i - 2:
-                    cells = [*opening, *(_cell(str(m["move"])) for m in moves[: i - 1])]
-                    loss.turn = Turn(loss.game, tuple(cells),
-                                     _cell(str(moves[i - 1]["move"])), last[1], value, i,
-                                     line_said(move["said"]))  # type: ignore[arg-type]
+                    cells = [*opening, *(_cell(str(m["move"]), size) for m in moves[: i - 1])]
+                    loss.turn = Turn(loss.game, size, rule, tuple(cells),
+                                     _cell(str(moves[i - 1]["move"]), size), last[1], value, i,
+                                     line_said(move["said"], size))  # type: ignore[arg-type]
                 break
             last = (i, value)
         out.append(loss)
@@ -158,53 +169,49 @@ THREES = "an open three"
 QUIET = "neither"
 
 
-def line_kinds(rule: Rule, size: int, turn: Turn) -> list[str]:
+def line_kinds(turn: Turn) -> list[str]:
     """For each of the attacker's moves in `turn.line` (the opponent's principal variation,
-    its own move first), read until the line leaves the board or meets a stone: whether it
-    makes a four (or five), an open three (or a double three), or neither."""
+    its own move first), read until the line meets a stone: whether it makes a four (or five),
+    an open three (or a double three), or neither, by its cell pattern."""
     from engine.ai import patterns as pat
 
-    four = pat.E_B4
-    three = pat.H_F3
-    grid = [0] * (size * size)
+    size = turn.size
+    board = pat.PatternBoard(size, size, turn.rule)
     for i, (r, c) in enumerate([*turn.before, turn.move]):
-        grid[r * size + c] = 1 if i % 2 == 0 else 2
+        board.add(r * size + c, 1 if i % 2 == 0 else 2)
     attacker = 1 if (len(turn.before) + 1) % 2 == 0 else 2
     kinds = []
     for j, (r, c) in enumerate(turn.line):
-        if not (0 <= r < size and 0 <= c < size) or grid[r * size + c]:
+        cell = r * size + c
+        if board.grid[cell]:
             break
         mark = attacker if j % 2 == 0 else 3 - attacker
         if mark == attacker:
-            made = int(pat.cell_patterns(grid, size, size, rule, mark)[r * size + c])
-            kinds.append(FOURS if made >= four else THREES if made >= three else QUIET)
-        grid[r * size + c] = mark
+            made = board.p4[mark][cell]
+            kinds.append(FOURS if made >= pat.E_B4 else THREES if made >= pat.H_F3 else QUIET)
+        board.add(cell, mark)
     return kinds
 
 
-def _board(rule: Rule, size: int, cells: Sequence[Cell]) -> Board:
-    board = Board(size, size, 5, rule)
+def _board(turn: Turn, cells: Sequence[Cell]) -> Board:
+    board = Board(turn.size, turn.size, 5, turn.rule)
     for cell in cells:
         board.push(cell)
     return board
 
 
-def ask(command: str, size: int, rule: Rule, cells: Sequence[Cell], turn: float
-        ) -> tuple[Cell, Value | None]:
-    """A Gomocup brain's move on the position of `cells` (the side to move's), at `turn`
-    seconds, and the value it said."""
+def ask(command: str, board: Board, turn: float) -> tuple[Cell, Value | None]:
+    """A Gomocup brain's move on `board` (for the side to move), at `turn` seconds, and the
+    value it said."""
     proc = Process(parse_brain(f"brain={command}"))
     try:
-        proc.send(f"START {size}")
+        proc.send(f"START {board.rows}")
         proc.answer(time.perf_counter() + START_WAIT, [])
-        proc.send(f"INFO timeout_turn {int(turn * 1000)}", "INFO timeout_match 0",
-                  "INFO max_memory 0", f"INFO rule {RULE_BITS[rule]}")
-        mover = len(cells) % 2
-        stones = [f"{c},{r},{1 if i % 2 == mover else 2}" for i, (r, c) in enumerate(cells)]
+        proc.send(*info_lines(turn, board.rule))
         chatter: list[str] = []
-        proc.send("BOARD", *stones, "DONE")
+        proc.send(*board_request(board))
         reply = proc.answer(time.perf_counter() + turn + ANSWER_GRACE, chatter)
-        return _cell(reply), value_said(chatter)
+        return _cell(reply, board.rows), value_said(chatter)
     finally:
         proc.close()
 
@@ -274,8 +281,6 @@ def main(argv: list[str] | None = None) -> int:
             records.extend(json.loads(line) for line in log if line.strip())
     if not records:
         parser.error("the logs hold no game")
-    size = int(records[0].get("size", 15))  # type: ignore[call-overload]
-    rule = Rule(str(records[0].get("rule", Rule.FREESTYLE.value)))
     lost, played = losses(records, args.name, args.edge)
     if not played:
         parser.error(f"no game of {args.name!r} in the logs")
@@ -292,34 +297,33 @@ def main(argv: list[str] | None = None) -> int:
         print(f"    the opponent's value before: {_spread([t.value_before.points for t in turns if not t.value_before.plies])}"
               f"; {sum(t.value_before.lost for t in turns)} from a forced loss of its own")
         print(f"    the win claimed, plies: {_spread([t.claimed.plies for t in turns])}")
-        kinds = [kind for t in turns for kind in line_kinds(rule, size, t)]
+        kinds = [kind for t in turns for kind in line_kinds(t)]
         if kinds:
             shares = ", ".join(f"{kind} {kinds.count(kind)} ({kinds.count(kind) / len(kinds):.0%})"
                                for kind in (FOURS, THREES, QUIET))
             print(f"    the attacker's {len(kinds)} moves in the opponent's lines after them "
                   f"make: {shares}")
 
+    if args.prove:
+        from engine.ai import compiled
     checked: list[Checked] = []
     for t in turns:
         seen = Checked()
         notes = []
         if args.prove:
-            from engine.ai import compiled
-
-            board = _board(rule, size, [*t.before, t.move])
-            result = compiled.threat_win(board, args.prove, args.threes)
+            result = compiled.threat_win(_board(t, [*t.before, t.move]), args.prove, args.threes)
             seen.proved = result.kind != "none"
             notes.append(f"threat search: {result.kind} ({result.nodes} nodes)")
         try:
             if args.again:
-                seen.again, _ = ask(args.again, size, rule, t.before, args.again_turn)
+                seen.again, _ = ask(args.again, _board(t, t.before), args.again_turn)
                 notes.append(f"again: {seen.again}"
                              + (" (the same)" if seen.again == t.move else ""))
             if args.judge:
-                best, seen.judged = ask(args.judge, size, rule, t.before, args.judge_turn)
+                best, seen.judged = ask(args.judge, _board(t, t.before), args.judge_turn)
                 notes.append(f"judge: {best} {seen.judged}")
                 if seen.again is not None and seen.again != t.move:
-                    _, seen.after = ask(args.judge, size, rule, [*t.before, seen.again],
+                    _, seen.after = ask(args.judge, _board(t, [*t.before, seen.again]),
                                         args.judge_turn)
                     notes.append(f"judge after again: {seen.after}")
         except BrainError as error:

@@ -48,6 +48,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import IO
@@ -233,17 +234,13 @@ def play(game: Game, brains: dict[str, Brain], size: int, rule: Rule, turn: floa
     try:
         for name in order:
             _open(procs, kept, brains, name, size)
-            procs[name].send(f"INFO timeout_turn {int(turn * 1000)}", "INFO timeout_match 0",
-                             "INFO max_memory 0", f"INFO rule {RULE_BITS[rule]}",
-                             *(f"INFO {line}" for line in brains[name].info))
+            procs[name].send(*info_lines(turn, rule, brains[name].info))
         while not board.is_over():
             name = order[(board.ply - len(game.opening)) % 2]
             proc = procs[name]
             first = name not in started
             if first:
-                mover = board.turn
-                stones = [f"{c},{r},{1 if board[(r, c)] is mover else 2}" for r, c in board.moves]
-                request = ["BOARD", *stones, "DONE"]
+                request = board_request(board)
                 started.add(name)
             else:
                 r, c = board.last_move  # type: ignore[misc]
@@ -263,7 +260,7 @@ def play(game: Game, brains: dict[str, Brain], size: int, rule: Rule, turn: floa
                 return game
             answered[name] = time.perf_counter()
             spent = answered[name] - sent
-            cell = _cell(reply, size)
+            cell = reply_cell(reply, size)
             game.moves.append({"by": name, "move": reply, "seconds": round(spent, 4),
                                "said": chatter})
             try:
@@ -292,7 +289,22 @@ def play(game: Game, brains: dict[str, Brain], size: int, rule: Rule, turn: floa
                 kept.give_back(proc)
 
 
-def _cell(reply: str, size: int) -> Cell | None:
+def info_lines(turn: float, rule: Rule, extra: Sequence[str] = ()) -> list[str]:
+    """What a brain is told before a game: the turn time, no match clock, no memory limit, the
+    rule, then `extra` (such as Rapfi's "STRENGTH 60")."""
+    return [f"INFO timeout_turn {int(turn * 1000)}", "INFO timeout_match 0", "INFO max_memory 0",
+            f"INFO rule {RULE_BITS[rule]}", *(f"INFO {line}" for line in extra)]
+
+
+def board_request(board: Board) -> list[str]:
+    """The position as a BOARD request to the side to move (1: its stones, 2: the other's)."""
+    mover = board.turn
+    stones = [f"{c},{r},{1 if board[(r, c)] is mover else 2}" for r, c in board.moves]
+    return ["BOARD", *stones, "DONE"]
+
+
+def reply_cell(reply: str, size: int) -> Cell | None:
+    """The cell of a brain's answer "x,y", or None when it is no cell of the board."""
     match = re.fullmatch(r"\s*(\d+)\s*,\s*(\d+)\s*", reply)
     if not match:
         return None

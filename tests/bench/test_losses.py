@@ -65,17 +65,19 @@ def test_a_move_that_says_no_value_has_none() -> None:
 
 
 def test_rapfis_principal_variation_is_read_as_cells() -> None:
-    assert line_said(["MESSAGE Bestline H8 G9 A15"]) == ((7, 7), (8, 6), (14, 0))
-    assert line_said(["MESSAGE Eval 5"]) == ()
+    assert line_said(["MESSAGE Bestline H8 G9 A15"], 15) == ((7, 7), (8, 6), (14, 0))
+    assert line_said(["MESSAGE Bestline H8 P3 G9"], 15) == ((7, 7),)  # up to the board's edge
+    assert line_said(["MESSAGE Eval 5"], 15) == ()
 
 
 def test_each_attacker_move_of_a_winning_line_is_called_a_four_an_open_three_or_neither() -> None:
     # Black (to move after white's (0, 4)) has two in a row on row 7.
-    turn = Turn(0, ((7, 7), (0, 0), (7, 8), (0, 2), (14, 0)), (0, 4), Value(points=400),
+    turn = Turn(0, 15, Rule.FREESTYLE, ((7, 7), (0, 0), (7, 8), (0, 2), (14, 0)), (0, 4),
+                Value(points=400),
                 Value(plies=9), 4,
                 line=((7, 9), (0, 6), (7, 10), (14, 14), (14, 12), (0, 8), (7, 8), (1, 1)))
     # The seventh cell of the line is taken: the line is read up to it.
-    assert losses.line_kinds(Rule.FREESTYLE, 15, turn) == [
+    assert losses.line_kinds(turn) == [
         losses.THREES, losses.FOURS, losses.QUIET]
 
 
@@ -90,6 +92,7 @@ def test_the_turning_move_is_the_one_after_which_the_opponent_first_claims_a_for
     assert turn.move == (0, 0)
     assert turn.value_before == Value(points=350) and turn.claimed == Value(plies=21)
     assert turn.before == ((7, 7), (7, 8), (8, 7), (6, 6), (9, 9), (10, 10))
+    assert (turn.size, turn.rule) == (15, Rule.FREESTYLE)
     assert turn.after_opening == 4
 
 
