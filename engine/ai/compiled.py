@@ -136,7 +136,8 @@ def _pattern_geometry(rows: int, cols: int, k: int, rule: Rule) -> tuple[Any, ..
         return (0, 3, np.full((size, 4, patterns.DIGITS), -1, dtype=np.int32),
                 np.ones(patterns.DIGITS, dtype=np.int64), np.zeros((3, 1), dtype=np.int8),
                 np.zeros((3, 1), dtype=np.int8), np.zeros((3, 2, 1), dtype=np.int64),
-                1024, 2)
+                1024, 2, np.zeros((3, 1, 0), dtype=np.int32), np.zeros(0, dtype=np.int64),
+                np.zeros(0, dtype=np.int64))
     tables = patterns.tables(rule)
     weights = patterns.weights(rule)
     ln = np.full((size, 4, patterns.DIGITS), -1, dtype=np.int32)
@@ -150,8 +151,19 @@ def _pattern_geometry(rows: int, cols: int, k: int, rule: Rule) -> tuple[Any, ..
                         ln[r * cols + c, d, j] = rr * cols + cc
     ppow = np.array([tables.base ** j for j in range(patterns.DIGITS)], dtype=np.int64)
     edge = 3 if tables.base == 4 else 2
+    net = weights.net
+    units = (np.zeros(0, dtype=np.int64),) * 2 if net is None else (net.bias, net.out)
     return (1, tables.base, ln, ppow, tables.line, tables.comb, patterns.key_values(rule),
-            weights.windows, edge)
+            weights.windows, edge, net_rows(patterns.net_key_values(rule)), *units)
+
+
+def net_rows(values: npt.NDArray[np.int64]) -> npt.NDArray[np.int32]:
+    """engine.ai.patterns.net_key_values laid out for the core: [mark, key, side * units + unit],
+    so that a cell's change of key moves both sides' sums in one short loop over one row (in
+    32 bits: the sums stay below a few million)."""
+    marks, sides, keys, units = values.shape
+    rows = values.transpose(0, 2, 1, 3).reshape(marks, keys, sides * units)
+    return np.ascontiguousarray(rows, dtype=np.int32)
 
 
 def new_state(g: Geo, moves: list[int] | None = None) -> State:
@@ -177,6 +189,7 @@ def new_state(g: Geo, moves: list[int] | None = None) -> State:
         pkey=np.zeros((3, size), dtype=np.int32),
         p4=np.zeros((3, size), dtype=np.int8),
         psum=np.zeros((3, 2), dtype=np.int64),
+        nacc=np.zeros((3, 2 * g.nb1.shape[0]), dtype=np.int32),
     )
     core.load(g, s, np.array(moves or [], dtype=np.int32))
     return s

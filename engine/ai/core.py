@@ -108,7 +108,10 @@ class Geo(NamedTuple):
     # digit's weight (pbase ** j), pline[mark, code] the line class, pcomb[mark, key] the cell
     # pattern of four classes (key = the four classes as base-9 digits), pkv[mark, side, key]
     # what such a cell is worth to mark as the side to move (0) or waiting (1), pwin the window
-    # term's weight in 1/1024ths.
+    # term's weight in 1/1024ths. The hidden layer (engine.ai.patterns.Net; no units where
+    # there is none): nkv[mark, key, side * units + unit] what such a cell adds to each unit's
+    # sum for each side (engine.ai.compiled.net_rows), nb1[unit] the units' biases, nw2[unit]
+    # their weights in the evaluation.
     pat: int
     pbase: int
     ln: I32
@@ -118,6 +121,9 @@ class Geo(NamedTuple):
     pkv: I64
     pwin: int
     pedge: int
+    nkv: I32
+    nb1: I64
+    nw2: I64
 
 
 class State(NamedTuple):
@@ -151,6 +157,7 @@ class State(NamedTuple):
     pkey: I32
     p4: I8
     psum: I64
+    nacc: I32  # [mark, side * units + unit]: the sum over empty cells of nkv[mark, key, ...]
 
 
 class Ctx(NamedTuple):
@@ -503,6 +510,10 @@ def _pat_cell(g: Geo, s: State, m: int, e: int) -> None:
     if s.grid[e] == 0:
         s.psum[m, 0] += g.pkv[m, 0, key] - g.pkv[m, 0, old]
         s.psum[m, 1] += g.pkv[m, 1, key] - g.pkv[m, 1, old]
+        nkv = g.nkv
+        nacc = s.nacc
+        for h in range(nkv.shape[2]):
+            nacc[m, h] += nkv[m, key, h] - nkv[m, old, h]
 
 
 @jit_inline
@@ -518,6 +529,8 @@ def _pat_apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
             q = _nonneg(pkey[m, cell])
             psum[m, 0] -= pkv[m, 0, q]
             psum[m, 1] -= pkv[m, 1, q]
+            for h in range(g.nkv.shape[2]):
+                s.nacc[m, h] -= g.nkv[m, q, h]
     ln = g.ln
     pline = g.pline
     pcode = s.pcode
@@ -540,6 +553,8 @@ def _pat_apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
             q = _nonneg(pkey[m, cell])
             psum[m, 0] += pkv[m, 0, q]
             psum[m, 1] += pkv[m, 1, q]
+            for h in range(g.nkv.shape[2]):
+                s.nacc[m, h] += g.nkv[m, q, h]
 
 
 @jit_inline
@@ -612,6 +627,7 @@ def reset(g: Geo, s: State) -> None:
             if s.t3[m, c] > 0:
                 s.t3m[m, c >> 6] |= 1 << (c & 63)
     s.psum[:, :] = 0
+    s.nacc[:, :] = 0
     if g.pat:
         # Every neighbour off the board is an edge; every cell is empty.
         for m in (1, 2):
@@ -629,6 +645,8 @@ def reset(g: Geo, s: State) -> None:
                 s.p4[m, c] = g.pcomb[m, key]
                 s.psum[m, 0] += g.pkv[m, 0, key]
                 s.psum[m, 1] += g.pkv[m, 1, key]
+                for h in range(g.nkv.shape[2]):
+                    s.nacc[m, h] += g.nkv[m, key, h]
 
 
 @jit
@@ -1543,11 +1561,18 @@ def vct(g: Geo, s: State, ctx: Ctx, att: int, max_threes: int, ply: int) -> int:
 def evaluate(g: Geo, s: State, me: int) -> int:
     """The position's value for me, the side to move. Five in a row: what the cell patterns of
     the empty cells are worth to me (to move) and to the opponent (waiting), plus the window
-    term at its fitted weight. Other k: the window term alone."""
+    term at its fitted weight, plus the hidden layer's units above zero where the rule has a
+    net. Other k: the window term alone."""
     # The side to move is a tempo ahead: its lines count a little more.
     windows = s.sums[me] * 9 // 8 - s.sums[3 - me]
     if g.pat:
-        return int(s.psum[me, 0] - s.psum[3 - me, 1] + ((windows * g.pwin) >> 10))
+        net = 0
+        units = g.nb1.shape[0]
+        for h in range(units):
+            a = g.nb1[h] + s.nacc[me, h] + s.nacc[3 - me, units + h]
+            if a > 0:
+                net += a * g.nw2[h]
+        return int(s.psum[me, 0] - s.psum[3 - me, 1] + ((windows * g.pwin) >> 10) + (net >> 16))
     return int(windows)
 
 

@@ -8,7 +8,8 @@ four, a four-three, ...). The compiled core keeps both up to date as stones come
 pattern for the side to move and another for the side waiting: the weights are fitted on caro's
 own games (training.fit) and shipped in engine/ai/data/ with a version: a rule's own fit
 (weights-RULE.npz), or another rule's (BORROWED), where a match under that rule has shown it
-better, else weights.npz.
+better, else weights.npz. A rule's own net-RULE.npz (training.net) comes first: the same
+weights with a hidden layer beside them (Net).
 
 This module loads the tables and lays them out for the core, reads the same patterns from a
 Board in plain Python (for the training pipeline and the tests), and keeps a pattern board of
@@ -17,6 +18,7 @@ its own for the pure-Python search (PatternBoard).
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -168,6 +170,26 @@ class Weights:
     # The old window term (engine.ai.core.evaluate's sums) is kept as a feature: its weight in
     # 1/1024ths.
     windows: int
+    net: Net | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Net:
+    """A hidden layer over the same cells (training.net): each of `hidden` units sums, over the
+    empty cells, a weight per cell pattern and per combination for the side to move ([0]) and
+    for the side waiting ([1]), plus its bias, all in 1/1024ths; the units above zero, times
+    `out` (in 1/64ths of an evaluation unit per unit), are added to the evaluation. Kept as
+    stones come and go like the sums of the weights above, it lets the evaluation weigh one
+    cell against the others (a four-three to make is worth more when the opponent has no four)."""
+
+    cell: npt.NDArray[np.int64]  # [2, NCAT, hidden]
+    combo: npt.NDArray[np.int64]  # [2, NCOMBO, hidden]
+    bias: npt.NDArray[np.int64]  # [hidden]
+    out: npt.NDArray[np.int64]  # [hidden]
+
+    @property
+    def hidden(self) -> int:
+        return int(self.bias.shape[0])
 
 
 # The rules that play with another rule's fit, having none of their own: a match under the rule
@@ -178,9 +200,13 @@ BORROWED = {Rule.RENJU: Rule.FREESTYLE, Rule.EXACT: Rule.FREESTYLE}
 
 
 def weights_file(rule: Rule) -> Path:
-    """The rule's own fit (weights-RULE.npz) where one has been shipped, else the fit it borrows
-    (BORROWED), else the fit of the cell patterns alone that every other rule plays with
-    (weights.npz): a fit is only played under a rule once a match under it says so."""
+    """The rule's own evaluation with a hidden layer (net-RULE.npz, training.net) where one has
+    been shipped, else its own fit (weights-RULE.npz), else the fit it borrows (BORROWED), else
+    the fit of the cell patterns alone that every other rule plays with (weights.npz): an
+    evaluation is only played under a rule once a match under it says so, so no rule borrows a
+    net."""
+    if (DATA / f"net-{rule.value}.npz").exists():
+        return DATA / f"net-{rule.value}.npz"
     for name in (rule, BORROWED.get(rule)):
         if name is not None and (DATA / f"weights-{name.value}.npz").exists():
             return DATA / f"weights-{name.value}.npz"
@@ -202,7 +228,17 @@ def weights(rule: Rule) -> Weights:
                 raise ValueError(
                     f"{name}: combination weights of shape {combo.shape}, not (2, {NCOMBO})"
                 )
-        return Weights(str(data["version"]), cell, combo, int(data["windows"]))
+        net = None
+        if "net_bias" in data.files:
+            bias = np.asarray(data["net_bias"], dtype=np.int64)
+            net = Net(np.asarray(data["net_cell"], dtype=np.int64),
+                      np.asarray(data["net_combo"], dtype=np.int64), bias,
+                      np.asarray(data["net_out"], dtype=np.int64))
+            h = bias.shape
+            if (net.cell.shape, net.combo.shape, net.out.shape) != ((2, NCAT, *h), (2, NCOMBO, *h), h):
+                raise ValueError(f"{name}: hidden-layer tables of shapes {net.cell.shape}, "
+                                 f"{net.combo.shape}, {net.out.shape} for {h} units")
+        return Weights(str(data["version"]), cell, combo, int(data["windows"]), net)
 
 
 @lru_cache(maxsize=8)
@@ -217,6 +253,23 @@ def key_values(rule: Rule) -> npt.NDArray[np.int64]:
         for side in (0, 1):
             value = w.cell[side][comb[mark]] + w.combo[side][COMBO]
             out[mark, side] = np.where(comb[mark] == FORBID_P, 0, value)
+    return out
+
+
+@lru_cache(maxsize=8)
+def net_key_values(rule: Rule) -> npt.NDArray[np.int64]:
+    """[mark, side, key, unit]: what a cell whose four classes make `key` adds to each hidden
+    unit (Net), as key_values for the weights; no units when the rule plays without a net."""
+    net = weights(rule).net
+    if net is None:
+        return np.zeros((3, 2, 1, 0), dtype=np.int64)
+    comb = tables(rule).comb
+    out = np.zeros((3, 2, CLASSES**4, net.hidden), dtype=np.int64)
+    for mark in (1, 2):
+        for side in (0, 1):
+            value = net.cell[side][comb[mark]] + net.combo[side][COMBO]
+            value[comb[mark] == FORBID_P] = 0
+            out[mark, side] = value
     return out
 
 
@@ -264,6 +317,18 @@ def features(grid: list[int] | tuple[int, ...], rows: int, cols: int, rule: Rule
         counts = np.bincount(cell_patterns(grid, rows, cols, rule, mark), minlength=NCAT)
         out[side] = counts
     return out
+
+
+@lru_cache(maxsize=8)
+def _flat_net_key_values(rule: Rule) -> tuple[tuple[array[int], ...], ...]:
+    """net_key_values for PatternBoard: [mark][side] one flat array of key * units + unit
+    (plain Python reads those faster than numpy's, and they take a fifth of a tuple's memory);
+    empty without a net."""
+    values = net_key_values(rule)
+    if not values.shape[3]:
+        return ()
+    return ((), *(tuple(array("q", values[m, side].ravel().tolist()) for side in (0, 1))
+                  for m in (1, 2)))
 
 
 @lru_cache(maxsize=16)
@@ -314,6 +379,13 @@ class PatternBoard:
         self.key: tuple[list[int], ...] = ([], [0] * size, [0] * size)
         self.p4: tuple[list[int], ...] = ([], [0] * size, [0] * size)
         self.psum = [[0, 0], [0, 0], [0, 0]]
+        # The hidden layer's sums (Net), [mark][side][unit], kept beside psum when there is one.
+        net = weights(rule).net
+        units = 0 if net is None else net.hidden
+        self.nbias = [] if net is None else [int(b) for b in net.bias]
+        self.nout = [] if net is None else [int(o) for o in net.out]
+        self.nkv = _flat_net_key_values(rule)
+        self.nacc = [[[0] * units, [0] * units] for _ in range(3)]
         for m in (1, 2):
             line, cls = self.line[m], self.cls[m]
             for slot in range(size * 4):
@@ -325,6 +397,24 @@ class PatternBoard:
                 self.p4[m][cell] = self.comb[m][key]
                 self.psum[m][0] += kv0[key]
                 self.psum[m][1] += kv1[key]
+                self._units(m, key, 1)
+
+    def _units(self, m: int, key: int, sign: int, old: int = -1) -> None:
+        """An empty cell of mark m's key counts (sign 1) or stops counting (-1) in the hidden
+        layer's sums; with `old`, the cell's key changed from old to key."""
+        if not self.nkv:
+            return
+        for side in (0, 1):
+            acc, row = self.nacc[m][side], self.nkv[m][side]
+            units = len(acc)
+            at = key * units
+            if old >= 0:
+                was = old * units
+                for h in range(units):
+                    acc[h] += row[at + h] - row[was + h]
+            else:
+                for h in range(units):
+                    acc[h] += sign * row[at + h]
 
     def _key(self, m: int, cell: int) -> int:
         cls = self.cls[m]
@@ -351,6 +441,7 @@ class PatternBoard:
                     if not grid[e]:
                         psum[0] += kv0[key] - kv0[old]
                         psum[1] += kv1[key] - kv1[old]
+                        self._units(m, key, 1, old)
 
     def add(self, cell: int, mark: int) -> None:
         """A stone of mark arrives on the empty cell."""
@@ -358,6 +449,7 @@ class PatternBoard:
             key = self.key[m][cell]
             self.psum[m][0] -= self.kv[m][0][key]
             self.psum[m][1] -= self.kv[m][1][key]
+            self._units(m, key, -1)
         self.grid[cell] = mark
         self._move(cell, mark, 1)
 
@@ -369,7 +461,15 @@ class PatternBoard:
             key = self.key[m][cell]
             self.psum[m][0] += self.kv[m][0][key]
             self.psum[m][1] += self.kv[m][1][key]
+            self._units(m, key, 1)
 
     def value(self, me: int, windows: int) -> int:
         """engine.ai.core.evaluate's value for me, the side to move, given its window term."""
-        return self.psum[me][0] - self.psum[3 - me][1] + ((windows * self.windows) >> 10)
+        base = self.psum[me][0] - self.psum[3 - me][1] + ((windows * self.windows) >> 10)
+        if not self.nkv:
+            return base
+        net = 0
+        for a, b, bias, out in zip(self.nacc[me][0], self.nacc[3 - me][1], self.nbias, self.nout, strict=True):
+            if a + b + bias > 0:
+                net += (a + b + bias) * out
+        return base + (net >> 16)

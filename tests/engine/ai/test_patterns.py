@@ -90,6 +90,7 @@ def test_the_core_pattern_board_equals_a_recount_after_moves_and_undos(rule):
     board = Board(15, 15, 5, rule)
     g, s = compiled.state_of(board)
     values = patterns.key_values(rule)
+    units = patterns.net_key_values(rule)
     placed = 0
     while placed < 60 and not board.is_over():
         cell = rng.choice(list(board.legal_moves))
@@ -107,10 +108,12 @@ def test_the_core_pattern_board_equals_a_recount_after_moves_and_undos(rule):
                 assert np.array_equal(patterns.tables(rule).comb[mark][keys], expected[empty])
                 assert s.psum[mark, 0] == values[mark, 0][keys].sum()
                 assert s.psum[mark, 1] == values[mark, 1][keys].sum()
+                if units.shape[3]:
+                    assert np.array_equal(s.nacc[mark], units[mark][:, keys].sum(axis=1).ravel())
     fresh = compiled.new_state(g, [])
     for _ in range(placed):
         core.unplace(g, s)
-    for name in ("pcode", "pcls", "pkey", "p4", "psum"):
+    for name in ("pcode", "pcls", "pkey", "p4", "psum", "nacc"):
         assert np.array_equal(getattr(s, name), getattr(fresh, name)), name
 
 
@@ -178,25 +181,46 @@ def test_a_cell_is_worth_its_pattern_plus_its_combination_and_a_forbidden_point_
         assert values[1, 0, double_three] == values[1, 1, double_three] == 0
 
 
-def test_freestyle_renju_and_exact_play_with_freestyles_fit_and_caro_with_patterns_alone():
-    # A fit is played under a rule once a match under that rule says so (docs/benchmarks.md).
-    for rule in (Rule.FREESTYLE, Rule.RENJU, Rule.EXACT):
+def test_freestyle_plays_with_its_net_renju_and_exact_with_its_fit_and_caro_with_patterns_alone():
+    # An evaluation is played under a rule once a match under that rule says so
+    # (docs/benchmarks.md); no rule borrows another's net.
+    assert patterns.weights_file(Rule.FREESTYLE).name == "net-freestyle.npz"
+    net = patterns.weights(Rule.FREESTYLE).net
+    assert net is not None and net.hidden == 16
+    for rule in (Rule.RENJU, Rule.EXACT):
         assert patterns.weights_file(rule).name == "weights-freestyle.npz"
-        assert patterns.weights(rule).combo.any()
+        assert patterns.weights(rule).combo.any() and patterns.weights(rule).net is None
+        assert compiled.geometry(15, 15, 5, rule).nb1.shape == (0,)
     assert patterns.weights_file(Rule.CARO).name == "weights.npz"
     assert not patterns.weights(Rule.CARO).combo.any()
+
+
+def test_the_net_adds_its_units_above_zero_to_the_evaluation() -> None:
+    board = Board.from_text("15x15 k5 freestyle H8 H9 I8 I9 J8")
+    g, s = compiled.state_of(board)
+    net = patterns.weights(Rule.FREESTYLE).net
+    assert net is not None
+    me = 2
+    windows = int(s.sums[me] * 9 // 8 - s.sums[3 - me])
+    linear = int(s.psum[me, 0] - s.psum[3 - me, 1] + ((windows * g.pwin) >> 10))
+    units = s.nacc[me, :net.hidden] + s.nacc[3 - me, net.hidden:] + net.bias
+    assert (units > 0).any() and (units <= 0).any()
+    assert core.evaluate(g, s, me) == linear + (int(np.maximum(units, 0) @ net.out) >> 16)
 
 
 def test_a_rules_own_fit_comes_before_the_one_it_borrows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A fit made later on renju's own games (training.fit writes weights-renju.npz) is played.
-    for name in ("weights.npz", "weights-freestyle.npz", "weights-renju.npz"):
+    # A fit made later on renju's own games (training.fit writes weights-renju.npz) is played,
+    # and a net of its own (training.net's net-renju.npz) before it; freestyle's net is not lent.
+    for name in ("weights.npz", "weights-freestyle.npz", "net-freestyle.npz", "weights-renju.npz"):
         (tmp_path / name).write_bytes(b"")
     monkeypatch.setattr(patterns, "DATA", tmp_path)
     assert patterns.weights_file(Rule.RENJU).name == "weights-renju.npz"
     assert patterns.weights_file(Rule.EXACT).name == "weights-freestyle.npz"
     assert patterns.weights_file(Rule.CARO).name == "weights.npz"
+    (tmp_path / "net-renju.npz").write_bytes(b"")
+    assert patterns.weights_file(Rule.RENJU).name == "net-renju.npz"
 
 
 def test_boards_other_than_five_in_a_row_keep_the_window_evaluation():

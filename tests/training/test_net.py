@@ -1,0 +1,75 @@
+"""training.net: the model fitted is the evaluation the core plays with, once exported to its
+integer tables."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from engine.ai import compiled, core, patterns
+from engine.game.types import Rule
+from training import net, selfplay
+
+# A game's first moves: X builds in the centre, O answers around it.
+MOVES = [112, 113, 97, 127, 98, 82, 126, 96, 128, 140, 111, 141, 83]
+
+
+def game_data(plies: list[int]) -> dict[str, np.ndarray]:
+    """training.selfplay's data for positions of one game."""
+    rows = [selfplay._features(MOVES[:ply], Rule.FREESTYLE) for ply in plies]
+    return {"counts": np.array([r[0] for r in rows]), "windows": np.array([r[1] for r in rows]),
+            "result": np.array([1.0 if p % 2 == 0 else 0.0 for p in plies]),
+            "game": np.array([5] * len(plies)), "ply": np.array(plies), "game_seed": np.array([5]),
+            "game_start": np.array([0]), "game_moves": np.array(MOVES, dtype=np.int16),
+            "rule": np.array("freestyle")}
+
+
+def test_the_core_values_a_position_as_the_fitted_model_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    plies = [4, 7, 10, 13]
+    x, w = net.features(game_data(plies))
+    rng = np.random.default_rng(7)
+    # Parameters that the core's integers hold exactly (whole 1/400ths of a logit, 1/1024ths of
+    # a unit, ...), so that only the core's own rounding down of two sums is left to differ.
+    scale = rng.choice([1.0, 2.0, 4.0], x.shape[1])
+    model = net.Model(x.shape[1], 6, rng)
+    model.p["linear"][:-1] = rng.integers(-150, 150, x.shape[1]) * scale / net.fit.SCALE
+    model.p["linear"][-1] = 50 * net.fit.WINDOW_UNIT / (net.fit.SCALE * 1024)
+    model.p["hidden"] = rng.integers(-400, 400, model.p["hidden"].shape) * scale[:, None] / net.UNIT
+    model.p["b1"] = rng.integers(-2000, 2000, 6) / net.UNIT
+    model.p["out"] = rng.integers(-300, 300, 6) / (net.fit.SCALE * net.OUT_UNIT)
+    xs = (x @ sp.diags(1.0 / scale)).tocsr()
+    logits, units = model.forward(sp.hstack([xs, sp.csr_matrix(w)]).tocsr(), xs)
+    assert (units > 0).any() and (units < 0).any()
+
+    t = net.export(model.p, scale)
+    weights = patterns.Weights("test", t["cell"], t["combo"], int(t["windows"]),
+                               patterns.Net(t["net_cell"], t["net_combo"], t["net_bias"], t["net_out"]))
+    monkeypatch.setattr(patterns, "weights", lambda rule: weights)
+    rule = Rule.FREESTYLE
+    g = compiled.geometry(15, 15, 5, rule)._replace(
+        pkv=patterns.key_values.__wrapped__(rule), pwin=weights.windows,
+        nkv=compiled.net_rows(patterns.net_key_values.__wrapped__(rule)), nb1=t["net_bias"],
+        nw2=t["net_out"])
+    for ply, logit in zip(plies, logits, strict=True):
+        s = compiled.new_state(g, MOVES[:ply])
+        value = core.evaluate(g, s, 1 if ply % 2 == 0 else 2)
+        # The model's bias is the fit's intercept, which the evaluation leaves out.
+        assert value == pytest.approx((logit - model.p["bias"][0]) * net.fit.SCALE, abs=2)
+
+
+def test_training_keeps_the_epoch_best_on_the_held_out_games() -> None:
+    x, w = net.features(game_data([4, 5, 6, 7, 8, 9, 10, 11, 12, 13]))
+    held = np.array([False] * 7 + [True] * 3)
+    args = argparse.Namespace(hidden=3, seed=1, epochs=4, batch=4, lr=0.05, l2=1e-4)
+    params, loss = net.train(x.tocsr(), w, game_data(list(range(4, 14)))["result"], held, args)
+    assert set(params) == {"linear", "bias", "hidden", "b1", "out"}
+    assert params["hidden"].shape == (x.shape[1], 3)
+    assert 0.0 < loss < 10.0
+
+
+def test_bad_sizes_are_refused(tmp_path) -> None:
+    with pytest.raises(SystemExit):
+        net.main([str(tmp_path / "missing.npz"), "--hidden", "0"])

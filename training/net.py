@@ -1,0 +1,176 @@
+"""Fit the core's evaluation with a hidden layer on self-play positions.
+
+    python -m training.net /tmp/caro-selfplay.npz [...] [--out engine/ai/data/net-RULE.npz]
+
+The model is the evaluation of training.fit (a weight per cell pattern and per combination of a
+cell's four line classes, for the side to move and the side waiting, summed over the empty
+cells, plus the window term) with a hidden layer beside it: each of `--hidden` units sums its own
+weights over the same cells, and the units above zero add to the evaluation, each at a weight
+of its own (engine.ai.patterns.Net). So the layer is kept as the weights' sums are, stone by
+stone, and can weigh one cell against the others, which a sum of cells cannot: a four-three to
+make counts for more when the opponent has no four of their own. The chance that the side to
+move wins is sigmoid(evaluation / 400), as in training.fit; all of it is fitted at once by
+minibatch gradient descent (Adam) on the log-loss, the features scaled to unit size and a small
+L2 penalty, in numpy: no library model has this shape (a linear part beside a layer over the
+same per-cell counts) or exports it as the core's integer tables.
+
+The last tenth of each file's games is held out; each epoch prints the held-out log-loss and
+the weights of the best epoch are kept (training.fit's figure for the same files is the one to
+beat). They are written in the core's integers with a version (`net-DATE-POSITIONS-hUNITS`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+
+from engine.ai import patterns
+from training import fit
+
+FREE = [c for c in range(patterns.NCAT) if c not in fit.FIXED]
+UNIT = 1024  # the hidden units' sums, in 1/1024ths
+OUT_UNIT = 64  # the units' weights, in 1/64ths of an evaluation unit
+Params = dict[str, npt.NDArray[np.float64]]
+
+
+def features(part: dict[str, npt.NDArray[np.generic]]) -> tuple[sp.csr_matrix, npt.NDArray[np.float64]]:
+    """Per position, the counts of each cell pattern (FREE ones) and each combination, the
+    side to move's then the side waiting's, and the window term in thousands."""
+    counts = np.asarray(part["counts"], dtype=np.float64).reshape(-1, 2, patterns.NCAT)
+    cells = np.hstack([counts[:, 0, FREE], counts[:, 1, FREE]])
+    combos = abs(fit.combos(part))  # training.fit negates the side waiting's
+    windows = np.asarray(part["windows"], dtype=np.float64)[:, None] / fit.WINDOW_UNIT
+    return sp.hstack([sp.csr_matrix(cells), combos]).tocsr(), windows
+
+
+class Model:
+    """logit = [counts / scale, windows]·linear + bias + out·relu((counts / scale)·hidden + b1)."""
+
+    def __init__(self, nfeat: int, hidden: int, rng: np.random.Generator) -> None:
+        self.p: Params = {
+            "linear": np.zeros(nfeat + 1), "bias": np.zeros(1),
+            "hidden": rng.normal(0.0, 0.1 / np.sqrt(40), (nfeat, hidden)), "b1": np.zeros(hidden),
+            "out": rng.normal(0.0, 0.1, hidden),
+        }
+
+    def forward(self, xa: sp.csr_matrix, x: sp.csr_matrix
+                ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """The logits and the units' sums, from the counts with the window term (xa) and without (x)."""
+        pre = x @ self.p["hidden"] + self.p["b1"]
+        return xa @ self.p["linear"] + self.p["bias"][0] + np.maximum(pre, 0.0) @ self.p["out"], pre
+
+    def grads(self, xa: sp.csr_matrix, x: sp.csr_matrix, y: npt.NDArray[np.float64], l2: float) -> Params:
+        z, pre = self.forward(xa, x)
+        dz = (1.0 / (1.0 + np.exp(-z)) - y) / len(y)
+        dpre = dz[:, None] * self.p["out"][None, :] * (pre > 0)
+        return {
+            "linear": xa.T @ dz + l2 * self.p["linear"], "bias": np.array([dz.sum()]),
+            "out": np.maximum(pre, 0.0).T @ dz + l2 * self.p["out"],
+            "hidden": x.T @ dpre + l2 * self.p["hidden"], "b1": dpre.sum(axis=0),
+        }
+
+    def loss(self, xa: sp.csr_matrix, x: sp.csr_matrix, y: npt.NDArray[np.float64]) -> float:
+        z = self.forward(xa, x)[0]
+        return fit.log_loss(1.0 / (1.0 + np.exp(-z)), y)
+
+
+def train(x: sp.csr_matrix, w: npt.NDArray[np.float64], y: npt.NDArray[np.float64],
+          held: npt.NDArray[np.bool_], args: argparse.Namespace) -> tuple[Params, float]:
+    """Adam over minibatches of the positions not held out (x the scaled counts, w the window
+    term); the best epoch's parameters on the held-out ones, and their log-loss."""
+    xa = sp.hstack([x, sp.csr_matrix(w)]).tocsr()
+    rng = np.random.default_rng(args.seed)
+    model = Model(x.shape[1], args.hidden, rng)
+    m = {k: np.zeros_like(v) for k, v in model.p.items()}
+    v = {k: np.zeros_like(v) for k, v in model.p.items()}
+    train_rows, held_rows = np.flatnonzero(~held), np.flatnonzero(held)
+    best: tuple[float, Params] = (np.inf, {})
+    step = 0
+    for epoch in range(1, args.epochs + 1):
+        rng.shuffle(train_rows)
+        for b in range(0, len(train_rows), args.batch):
+            rows = train_rows[b:b + args.batch]
+            step += 1
+            for k, g in model.grads(xa[rows], x[rows], y[rows], args.l2).items():
+                m[k] = 0.9 * m[k] + 0.1 * g
+                v[k] = 0.999 * v[k] + 0.001 * g * g
+                model.p[k] -= args.lr * (m[k] / (1 - 0.9**step)) / (np.sqrt(v[k] / (1 - 0.999**step)) + 1e-8)
+        loss = model.loss(xa[held_rows], x[held_rows], y[held_rows]) if len(held_rows) else np.nan
+        print(f"epoch {epoch}: held-out log-loss {loss:.4f}", flush=True)
+        if not loss >= best[0]:  # the first epoch, a better one, or nothing held out
+            best = (loss, {k: p.copy() for k, p in model.p.items()})
+    return best[1], best[0]
+
+
+def export(p: Params, scale: npt.NDArray[np.float64]) -> dict[str, npt.NDArray[np.int64]]:
+    """The core's integers: training.fit's weights for the linear part, engine.ai.patterns.Net's
+    tables for the layer."""
+    nf, nc = len(FREE), patterns.NCOMBO
+    linear = p["linear"][:-1] / scale * fit.SCALE
+    hidden = p["hidden"] / scale[:, None] * UNIT
+    units = hidden.shape[1]
+    cell = np.zeros((2, patterns.NCAT))
+    cell[0, FREE], cell[1, FREE] = linear[:nf], -linear[nf:2 * nf]  # the side waiting's count against
+    combo = np.stack([linear[2 * nf:2 * nf + nc], -linear[2 * nf + nc:]])
+    net_cell = np.zeros((2, patterns.NCAT, units))
+    net_cell[0, FREE], net_cell[1, FREE] = hidden[:nf], hidden[nf:2 * nf]
+    net_combo = np.stack([hidden[2 * nf:2 * nf + nc], hidden[2 * nf + nc:]])
+    return {
+        "cell": np.round(cell).astype(np.int64), "combo": np.round(combo).astype(np.int64),
+        "windows": np.array(round(float(p["linear"][-1]) * fit.SCALE * 1024 / fit.WINDOW_UNIT)),
+        "net_cell": np.round(net_cell).astype(np.int64),
+        "net_combo": np.round(net_combo).astype(np.int64),
+        "net_bias": np.round(p["b1"] * UNIT).astype(np.int64),
+        "net_out": np.round(p["out"] * fit.SCALE * OUT_UNIT).astype(np.int64),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", nargs="+", help="training.selfplay files, of one rule")
+    parser.add_argument("--out", help="default: engine/ai/data/net-RULE.npz, for the data's rule")
+    parser.add_argument("--hidden", type=int, default=16, help="hidden units")
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--lr", type=float, default=2e-3, help="Adam's step")
+    parser.add_argument("--l2", type=float, default=1e-4, help="the weights' L2 penalty")
+    parser.add_argument("--batch", type=int, default=512)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if args.hidden < 1 or args.epochs < 1 or args.batch < 1:
+        parser.error("--hidden, --epochs and --batch must be at least 1")
+    start = time.perf_counter()
+    parts = [dict(np.load(path)) for path in args.data]
+    rules = {str(p["rule"]) for p in parts}
+    if len(rules) != 1:
+        parser.error(f"the data mixes rules ({', '.join(sorted(rules))})")
+    xs, ws, ys, held = [], [], [], []
+    for part in parts:
+        x, w = features(part)
+        xs.append(x)
+        ws.append(w)
+        ys.append(np.asarray(part["result"], dtype=np.float64))
+        games = np.unique(part["game"])
+        held.append(np.isin(part["game"], games[int(len(games) * 0.9):]))
+    x, w, y, out = sp.vstack(xs).tocsr(), np.vstack(ws), np.concatenate(ys), np.concatenate(held)
+    print(f"{len(y)} positions, {int(out.sum())} held out; features read in "
+          f"{time.perf_counter() - start:.0f} s", flush=True)
+    scale = np.sqrt(np.asarray(x.multiply(x).mean(axis=0)).ravel()) + 1e-6
+    params, loss = train((x @ sp.diags(1.0 / scale)).tocsr(), w, y, out, args)
+    tables = export(params, scale)
+    version = f"net-{datetime.date.today():%Y%m%d}-{len(y)}-h{args.hidden}"
+    path = Path(args.out or fit.DATA / f"net-{rules.pop()}.npz")
+    np.savez_compressed(path, version=np.array(version), **tables)  # type: ignore[arg-type]
+    print(f"best held-out log-loss {loss:.4f}; wrote {path} ({version}) in "
+          f"{time.perf_counter() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
