@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..game.board import DIRECTIONS, Board, zobrist_keys
+from ..game.notation import MAX_SIDE
 from ..game.renju import Shape
 from ..game.types import Cell, Rule
 from . import core, patterns, pns
@@ -161,6 +162,9 @@ def net_rows(values: npt.NDArray[np.int64]) -> npt.NDArray[np.int32]:
     """engine.ai.patterns.net_key_values laid out for the core: [mark, key, side * units + unit],
     so that a cell's change of key moves both sides' sums in one short loop over one row (in
     32 bits: the sums stay below a few million)."""
+    # Every cell of the largest board at a key's largest number must still fit.
+    if values.size and int(np.abs(values).max()) * MAX_SIDE * MAX_SIDE >= 2**31:
+        raise ValueError("the hidden layer's numbers are too large for the core's 32-bit sums")
     marks, sides, keys, units = values.shape
     rows = values.transpose(0, 2, 1, 3).reshape(marks, keys, sides * units)
     return np.ascontiguousarray(rows, dtype=np.int32)

@@ -253,3 +253,12 @@ def test_the_easier_levels_keep_the_window_evaluation():
     board = Board.from_text("15x15 k5 freestyle H8 H9 I8")
     assert Position(board).pboard is None
     assert Position(board, patterns=True).pboard is not None
+
+
+def test_a_net_too_large_for_the_cores_32_bit_sums_is_refused() -> None:
+    values = np.zeros((3, 2, 4, 2), dtype=np.int64)
+    values[1, 0, 3, 1] = 2**31 // (26 * 26) + 1
+    with pytest.raises(ValueError, match="32-bit"):
+        compiled.net_rows(values)
+    values[1, 0, 3, 1] -= 1
+    assert compiled.net_rows(values)[1, 3, 1] == values[1, 0, 3, 1]
