@@ -43,11 +43,10 @@ Params = dict[str, npt.NDArray[np.float64]]
 def features(part: dict[str, npt.NDArray[np.generic]]) -> tuple[sp.csr_matrix, npt.NDArray[np.float64]]:
     """Per position, the counts of each cell pattern (FREE ones) and each combination, the
     side to move's then the side waiting's, and the window term in thousands."""
-    counts = np.asarray(part["counts"], dtype=np.float64).reshape(-1, 2, patterns.NCAT)
-    cells = np.hstack([counts[:, 0, FREE], counts[:, 1, FREE]])
-    combos = abs(fit.combos(part))  # training.fit negates the side waiting's
-    windows = np.asarray(part["windows"], dtype=np.float64)[:, None] / fit.WINDOW_UNIT
-    return sp.hstack([sp.csr_matrix(cells), combos]).tocsr(), windows
+    # training.fit's columns, with the side waiting's counts, which it negates, made positive.
+    design = fit.design(part)
+    cells, windows = abs(design[:, :-1]), design[:, -1:]
+    return sp.hstack([sp.csr_matrix(cells), abs(fit.combos(part))]).tocsr(), windows
 
 
 class Model:

@@ -155,7 +155,13 @@ def _pattern_geometry(rows: int, cols: int, k: int, rule: Rule) -> tuple[Any, ..
     net = weights.net
     units = (np.zeros(0, dtype=np.int64),) * 2 if net is None else (net.bias, net.out)
     return (1, tables.base, ln, ppow, tables.line, tables.comb, patterns.key_values(rule),
-            weights.windows, edge, net_rows(patterns.net_key_values(rule)), *units)
+            weights.windows, edge, _rule_net_rows(rule), *units)
+
+
+@lru_cache(maxsize=8)
+def _rule_net_rows(rule: Rule) -> npt.NDArray[np.int32]:
+    """One copy of the rule's rows for every board size's geometry."""
+    return net_rows(patterns.net_key_values(rule))
 
 
 def net_rows(values: npt.NDArray[np.int64]) -> npt.NDArray[np.int32]:

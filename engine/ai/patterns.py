@@ -241,19 +241,27 @@ def weights(rule: Rule) -> Weights:
         return Weights(str(data["version"]), cell, combo, int(data["windows"]), net)
 
 
+def _by_key(rule: Rule, cell: npt.NDArray[np.int64], combo: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """[mark, side, key, ...]: for each key of four classes, the cell pattern's row of `cell`
+    ([side, pattern, ...]) plus the combination's row of `combo` ([side, combination, ...]); a
+    forbidden point is worth nothing to black, whatever its lines."""
+    comb = tables(rule).comb
+    out = np.zeros((3, 2, CLASSES**4, *cell.shape[2:]), dtype=np.int64)
+    for mark in (1, 2):
+        for side in (0, 1):
+            value = cell[side][comb[mark]] + combo[side][COMBO]
+            value[comb[mark] == FORBID_P] = 0
+            out[mark, side] = value
+    return out
+
+
 @lru_cache(maxsize=8)
 def key_values(rule: Rule) -> npt.NDArray[np.int64]:
     """[mark, side, key]: what a cell whose four classes make `key` is worth to mark as the side
     to move (side 0) or waiting (1): its pattern's weight plus its combination's. A forbidden
     point is worth nothing to black, whatever its lines."""
     w = weights(rule)
-    comb = tables(rule).comb
-    out = np.zeros((3, 2, CLASSES**4), dtype=np.int64)
-    for mark in (1, 2):
-        for side in (0, 1):
-            value = w.cell[side][comb[mark]] + w.combo[side][COMBO]
-            out[mark, side] = np.where(comb[mark] == FORBID_P, 0, value)
-    return out
+    return _by_key(rule, w.cell, w.combo)
 
 
 @lru_cache(maxsize=8)
@@ -263,14 +271,7 @@ def net_key_values(rule: Rule) -> npt.NDArray[np.int64]:
     net = weights(rule).net
     if net is None:
         return np.zeros((3, 2, 1, 0), dtype=np.int64)
-    comb = tables(rule).comb
-    out = np.zeros((3, 2, CLASSES**4, net.hidden), dtype=np.int64)
-    for mark in (1, 2):
-        for side in (0, 1):
-            value = net.cell[side][comb[mark]] + net.combo[side][COMBO]
-            value[comb[mark] == FORBID_P] = 0
-            out[mark, side] = value
-    return out
+    return _by_key(rule, net.cell, net.combo)
 
 
 # ------------------------------------------------------------------- from a Board, in Python
