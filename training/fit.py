@@ -71,7 +71,7 @@ def combos(data: dict[str, npt.NDArray[np.generic]]) -> sp.csr_matrix:
         me = 1 if ply % 2 == 0 else 2
         empty = state.grid == 0
         for side, mark in enumerate((me, 3 - me)):
-            counts = np.bincount(patterns.COMBO[state.pkey[mark][empty]], minlength=patterns.NCOMBO)
+            counts = np.bincount(state.pkey[mark][empty], minlength=patterns.NCOMBO)
             (nz,) = np.nonzero(counts)
             rows += [row] * len(nz)
             cols += list(nz + side * patterns.NCOMBO)

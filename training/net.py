@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from engine.ai import patterns
+from engine.ai import core, patterns
 from training import fit
 
 FREE = [c for c in range(patterns.NCAT) if c not in fit.FIXED]
@@ -144,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.hidden < 1 or args.epochs < 1 or args.batch < 1:
         parser.error("--hidden, --epochs and --batch must be at least 1")
+    if args.hidden > core.NET_UNITS:
+        parser.error(f"--hidden: the core plays at most {core.NET_UNITS} units")
     start = time.perf_counter()
     parts = [dict(np.load(path)) for path in args.data]
     rules = {str(p["rule"]) for p in parts}

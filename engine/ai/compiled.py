@@ -129,6 +129,9 @@ def geometry(rows: int, cols: int, k: int, rule: Rule) -> Geo:
     )
 
 
+_COMBO32 = patterns.COMBO.astype(np.int32)
+
+
 def _pattern_geometry(rows: int, cols: int, k: int, rule: Rule) -> tuple[Any, ...]:
     """Geo's pattern-board fields (engine.ai.patterns): on for five in a row, else off with
     empty tables of the same types."""
@@ -136,7 +139,8 @@ def _pattern_geometry(rows: int, cols: int, k: int, rule: Rule) -> tuple[Any, ..
     if k != patterns.K:
         return (0, 3, np.full((size, 4, patterns.DIGITS), -1, dtype=np.int32),
                 np.ones(patterns.DIGITS, dtype=np.int64), np.zeros((3, 1), dtype=np.int8),
-                np.zeros((3, 1), dtype=np.int8), np.zeros((3, 2, 1), dtype=np.int64),
+                np.zeros(1, dtype=np.int32), np.zeros((3, 1), dtype=np.int8),
+                np.zeros((3, 2, 1), dtype=np.int64),
                 1024, 2, np.zeros((3, 1, 0), dtype=np.int32), np.zeros(0, dtype=np.int64),
                 np.zeros(0, dtype=np.int64))
     tables = patterns.tables(rule)
@@ -152,28 +156,44 @@ def _pattern_geometry(rows: int, cols: int, k: int, rule: Rule) -> tuple[Any, ..
                         ln[r * cols + c, d, j] = rr * cols + cc
     ppow = np.array([tables.base ** j for j in range(patterns.DIGITS)], dtype=np.int64)
     edge = 3 if tables.base == 4 else 2
-    net = weights.net
-    units = (np.zeros(0, dtype=np.int64),) * 2 if net is None else (net.bias, net.out)
-    return (1, tables.base, ln, ppow, tables.line, tables.comb, patterns.key_values(rule),
-            weights.windows, edge, _rule_net_rows(rule), *units)
+    return (1, tables.base, ln, ppow, tables.line, _COMBO32,
+            np.ascontiguousarray(tables.comb[:, patterns.FIRST_KEY]), patterns.combo_values(rule),
+            weights.windows, edge, *_rule_net(rule))
 
 
 @lru_cache(maxsize=8)
-def _rule_net_rows(rule: Rule) -> npt.NDArray[np.int32]:
-    """One copy of the rule's rows for every board size's geometry."""
-    return net_rows(patterns.net_key_values(rule))
+def _rule_net(rule: Rule) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """One copy of the rule's hidden-layer tables for every board size's geometry."""
+    net = patterns.weights(rule).net
+    if net is None:
+        return net_tables(patterns.net_combo_values(rule), np.zeros(0, dtype=np.int64),
+                          np.zeros(0, dtype=np.int64))
+    return net_tables(patterns.net_combo_values(rule), net.bias, net.out)
 
 
-def net_rows(values: npt.NDArray[np.int64]) -> npt.NDArray[np.int32]:
-    """engine.ai.patterns.net_key_values laid out for the core: [mark, key, side * units + unit],
-    so that a cell's change of key moves both sides' sums in one short loop over one row (in
-    32 bits: the sums stay below a few million)."""
+def net_tables(values: npt.NDArray[np.int64], bias: npt.NDArray[np.int64], out: npt.NDArray[np.int64]
+               ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Geo's nkv, nb1 and nw2 from engine.ai.patterns.net_combo_values and the units' biases and
+    weights: the rows laid out [mark, combination, side * NET_UNITS + unit], so that a cell's
+    change of combination moves both sides' sums in one short loop over one row, in 32 bits (the
+    sums stay below a few million); a narrower net padded with units that add nothing (the
+    core's loops have core.NET_UNITS turns); no units at all without a net."""
+    marks, sides, combos, units = values.shape
+    if units == 0:
+        return (np.zeros((marks, combos, 0), dtype=np.int32), np.zeros(0, dtype=np.int64),
+                np.zeros(0, dtype=np.int64))
+    if units > core.NET_UNITS:
+        raise ValueError(f"a net of {units} hidden units: the core plays at most {core.NET_UNITS}")
     # Every cell of the largest board at a key's largest number must still fit.
-    if values.size and int(np.abs(values).max()) * MAX_SIDE * MAX_SIDE >= 2**31:
+    if int(np.abs(values).max()) * MAX_SIDE * MAX_SIDE >= 2**31:
         raise ValueError("the hidden layer's numbers are too large for the core's 32-bit sums")
-    marks, sides, keys, units = values.shape
-    rows = values.transpose(0, 2, 1, 3).reshape(marks, keys, sides * units)
-    return np.ascontiguousarray(rows, dtype=np.int32)
+    padded = np.zeros((marks, sides, combos, core.NET_UNITS), dtype=np.int64)
+    padded[..., :units] = values
+    rows = padded.transpose(0, 2, 1, 3).reshape(marks, combos, sides * core.NET_UNITS)
+    nb1 = np.zeros(core.NET_UNITS, dtype=np.int64)
+    nw2 = np.zeros(core.NET_UNITS, dtype=np.int64)
+    nb1[:units], nw2[:units] = bias, out
+    return np.ascontiguousarray(rows, dtype=np.int32), nb1, nw2
 
 
 def new_state(g: Geo, moves: list[int] | None = None) -> State:
@@ -199,7 +219,7 @@ def new_state(g: Geo, moves: list[int] | None = None) -> State:
         pkey=np.zeros((3, size), dtype=np.int32),
         p4=np.zeros((3, size), dtype=np.int8),
         psum=np.zeros((3, 2), dtype=np.int64),
-        nacc=np.zeros((3, 2 * g.nb1.shape[0]), dtype=np.int32),
+        nacc=np.zeros((size + 1, 3, 2 * g.nb1.shape[0]), dtype=np.int32),
     )
     core.load(g, s, np.array(moves or [], dtype=np.int32))
     return s

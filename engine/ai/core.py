@@ -105,18 +105,21 @@ class Geo(NamedTuple):
     lw: I32
     # The pattern board (engine.ai.patterns), on when pat is 1 (five in a row): ln[cell, d, j]
     # the cell at digit j of cell's line code in direction d (-1 off the board), ppow[j] the
-    # digit's weight (pbase ** j), pline[mark, code] the line class, pcomb[mark, key] the cell
-    # pattern of four classes (key = the four classes as base-9 digits), pkv[mark, side, key]
-    # what such a cell is worth to mark as the side to move (0) or waiting (1), pwin the window
-    # term's weight in 1/1024ths. The hidden layer (engine.ai.patterns.Net; no units where
-    # there is none): nkv[mark, key, side * units + unit] what such a cell adds to each unit's
-    # sum for each side (engine.ai.compiled.net_rows), nb1[unit] the units' biases, nw2[unit]
-    # their weights in the evaluation.
+    # digit's weight (pbase ** j), pline[mark, code] the line class, pcix[key] the combination
+    # of four classes (key = the four classes as base-9 digits; patterns.COMBO), pcomb[mark,
+    # combination] the cell pattern, pkv[mark, side, combination] what such a cell is worth to
+    # mark as the side to move (0) or waiting (1), pwin the window term's weight in 1/1024ths.
+    # The hidden layer (engine.ai.patterns.Net; no units where there is none): nkv[mark,
+    # combination, side * units + unit] what such a cell adds to each unit's sum for each side
+    # (engine.ai.compiled.net_tables), nb1[unit] the units' biases, nw2[unit] their weights in
+    # the evaluation; NET_UNITS units, or none. The tables are keyed by the combination rather than the key, which a cell's
+    # worth depends on alone, so that they are small enough to stay in the processor's cache.
     pat: int
     pbase: int
     ln: I32
     ppow: I64
     pline: I8
+    pcix: I32
     pcomb: I8
     pkv: I64
     pwin: int
@@ -149,15 +152,17 @@ class State(NamedTuple):
     # [level, column]: renju_verdict's stack (RF_* columns), one level per nested real-three
     # check; size + 1 levels, as each holds one more stone than the one before.
     rf: I32
-    # The pattern board: [mark, cell, d] the line code and class, [mark, cell] the key of the
-    # four classes and the cell pattern, [mark, side] the sum over empty cells of
-    # pkv[mark, side, key].
+    # The pattern board: [mark, cell, d] the line code and class, [mark, cell] the combination
+    # of the four classes and the cell pattern, [mark, side] the sum over empty cells of
+    # pkv[mark, side, combination].
     pcode: I32
     pcls: I8
     pkey: I32
     p4: I8
     psum: I64
-    nacc: I32  # [mark, side * units + unit]: the sum over empty cells of nkv[mark, key, ...]
+    # [ply, mark, side * units + unit]: the sum over empty cells of nkv[mark, combination, ...], in the
+    # row of the stones placed so far (rows above it are stale).
+    nacc: I32
 
 
 class Ctx(NamedTuple):
@@ -499,38 +504,55 @@ def _apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
     s.n3[other] += n3_other
 
 
+# The hidden units the core plays (engine.ai.compiled pads a narrower net's tables with units
+# that add nothing): its loops over them then have a constant number of turns, which the compiler
+# lays out as a few vector operations, where a count read from the tables cost a fifth of the
+# search's speed.
+NET_UNITS = 16
+
+
 @jit_inline
-def _pat_cell(g: Geo, s: State, m: int, e: int) -> None:
-    """Read cell e's key and pattern for mark m again from its four classes, and move the sums."""
+def _pat_cell(g: Geo, s: State, m: int, e: int, row: int) -> None:
+    """Read cell e's combination and pattern for mark m again from its four classes, and move
+    the sums: the units' sums of nacc[row], none when row is -1 (a stone taken back)."""
     pcls = s.pcls
-    key = _nonneg(((pcls[m, e, 0] * 9 + pcls[m, e, 1]) * 9 + pcls[m, e, 2]) * 9 + pcls[m, e, 3])
+    four = ((pcls[m, e, 0] * 9 + pcls[m, e, 1]) * 9 + pcls[m, e, 2]) * 9 + pcls[m, e, 3]
+    key = _nonneg(g.pcix[_nonneg(four)])
     old = _nonneg(s.pkey[m, e])
     s.pkey[m, e] = key
     s.p4[m, e] = g.pcomb[m, key]
     if s.grid[e] == 0:
         s.psum[m, 0] += g.pkv[m, 0, key] - g.pkv[m, 0, old]
         s.psum[m, 1] += g.pkv[m, 1, key] - g.pkv[m, 1, old]
-        nkv = g.nkv
-        nacc = s.nacc
-        for h in range(nkv.shape[2]):
-            nacc[m, h] += nkv[m, key, h] - nkv[m, old, h]
+        if row >= 0 and g.nb1.shape[0] != 0:
+            nkv = g.nkv
+            nacc = s.nacc
+            for h in range(2 * NET_UNITS):
+                nacc[row, m, h] += nkv[m, key, h] - nkv[m, old, h]
 
 
 @jit_inline
 def _pat_apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
     """A stone of mark arrives on cell (delta 1) or leaves it (-1): the line codes of the cells
     within REACH on its four lines change by one digit, and with them their classes and
-    patterns. The cell's own patterns stop (or start again) counting in the sums."""
+    patterns. The cell's own patterns stop (or start again) counting in the sums. The units'
+    sums are a stack, a row per ply: a stone placed fills the next row from the one below, and a
+    stone taken back leaves the row below as it was, which halves their work."""
     pkv = g.pkv
     psum = s.psum
     pkey = s.pkey
+    row = -1
     if delta > 0:
+        row = _nonneg(s.info[0] + 1)
+        nacc = s.nacc
+        nkv = g.nkv
         for m in (1, 2):
             q = _nonneg(pkey[m, cell])
             psum[m, 0] -= pkv[m, 0, q]
             psum[m, 1] -= pkv[m, 1, q]
-            for h in range(g.nkv.shape[2]):
-                s.nacc[m, h] -= g.nkv[m, q, h]
+            if g.nb1.shape[0] != 0:
+                for h in range(2 * NET_UNITS):
+                    nacc[row, m, h] = nacc[row - 1, m, h] - nkv[m, q, h]
     ln = g.ln
     pline = g.pline
     pcode = s.pcode
@@ -547,14 +569,12 @@ def _pat_apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
                 cls = pline[m, _nonneg(code)]
                 if cls != pcls[m, e, d]:
                     pcls[m, e, d] = cls
-                    _pat_cell(g, s, m, e)
+                    _pat_cell(g, s, m, e, row)
     if delta < 0:
         for m in (1, 2):
             q = _nonneg(pkey[m, cell])
             psum[m, 0] += pkv[m, 0, q]
             psum[m, 1] += pkv[m, 1, q]
-            for h in range(g.nkv.shape[2]):
-                s.nacc[m, h] += g.nkv[m, q, h]
 
 
 @jit_inline
@@ -627,7 +647,7 @@ def reset(g: Geo, s: State) -> None:
             if s.t3[m, c] > 0:
                 s.t3m[m, c >> 6] |= 1 << (c & 63)
     s.psum[:, :] = 0
-    s.nacc[:, :] = 0
+    s.nacc[:, :, :] = 0
     if g.pat:
         # Every neighbour off the board is an edge; every cell is empty.
         for m in (1, 2):
@@ -640,13 +660,14 @@ def reset(g: Geo, s: State) -> None:
                     s.pcode[m, c, d] = code
                     s.pcls[m, c, d] = g.pline[m, code]
                 pcls = s.pcls
-                key = ((pcls[m, c, 0] * 9 + pcls[m, c, 1]) * 9 + pcls[m, c, 2]) * 9 + pcls[m, c, 3]
+                four = ((pcls[m, c, 0] * 9 + pcls[m, c, 1]) * 9 + pcls[m, c, 2]) * 9 + pcls[m, c, 3]
+                key = g.pcix[four]
                 s.pkey[m, c] = key
                 s.p4[m, c] = g.pcomb[m, key]
                 s.psum[m, 0] += g.pkv[m, 0, key]
                 s.psum[m, 1] += g.pkv[m, 1, key]
                 for h in range(g.nkv.shape[2]):
-                    s.nacc[m, h] += g.nkv[m, key, h]
+                    s.nacc[0, m, h] += g.nkv[m, key, h]
 
 
 @jit
@@ -1567,11 +1588,12 @@ def evaluate(g: Geo, s: State, me: int) -> int:
     windows = s.sums[me] * 9 // 8 - s.sums[3 - me]
     if g.pat:
         net = 0
-        units = g.nb1.shape[0]
-        for h in range(units):
-            a = g.nb1[h] + s.nacc[me, h] + s.nacc[3 - me, units + h]
-            if a > 0:
-                net += a * g.nw2[h]
+        if g.nb1.shape[0] != 0:
+            acc = s.nacc[_nonneg(s.info[0])]
+            for h in range(NET_UNITS):
+                a = g.nb1[h] + acc[me, h] + acc[3 - me, NET_UNITS + h]
+                if a > 0:
+                    net += a * g.nw2[h]
         return int(s.psum[me, 0] - s.psum[3 - me, 1] + ((windows * g.pwin) >> 10) + (net >> 16))
     return int(windows)
 

@@ -155,6 +155,9 @@ def _combos() -> tuple[npt.NDArray[np.int64], int]:
 
 
 COMBO, NCOMBO = _combos()
+# [combination]: its first key. What a cell makes depends only on its combination (the tables
+# are built so; tests/engine/ai/test_patterns.py checks it), so one key stands for them all.
+FIRST_KEY = np.unique(COMBO, return_index=True)[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,37 +244,44 @@ def weights(rule: Rule) -> Weights:
         return Weights(str(data["version"]), cell, combo, int(data["windows"]), net)
 
 
-def _by_key(rule: Rule, cell: npt.NDArray[np.int64], combo: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """[mark, side, key, ...]: for each key of four classes, the cell pattern's row of `cell`
-    ([side, pattern, ...]) plus the combination's row of `combo` ([side, combination, ...]); a
-    forbidden point is worth nothing to black, whatever its lines."""
-    comb = tables(rule).comb
-    out = np.zeros((3, 2, CLASSES**4, *cell.shape[2:]), dtype=np.int64)
+def _by_combination(rule: Rule, cell: npt.NDArray[np.int64],
+                    combo: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """[mark, side, combination, ...]: for each combination of four classes, the cell pattern's
+    row of `cell` ([side, pattern, ...]) plus the combination's row of `combo` ([side,
+    combination, ...]); a forbidden point is worth nothing to black, whatever its lines."""
+    comb = tables(rule).comb[:, FIRST_KEY]
+    out = np.zeros((3, 2, NCOMBO, *cell.shape[2:]), dtype=np.int64)
     for mark in (1, 2):
         for side in (0, 1):
-            value = cell[side][comb[mark]] + combo[side][COMBO]
+            value = cell[side][comb[mark]] + combo[side]
             value[comb[mark] == FORBID_P] = 0
             out[mark, side] = value
     return out
 
 
 @lru_cache(maxsize=8)
-def key_values(rule: Rule) -> npt.NDArray[np.int64]:
-    """[mark, side, key]: what a cell whose four classes make `key` is worth to mark as the side
-    to move (side 0) or waiting (1): its pattern's weight plus its combination's. A forbidden
-    point is worth nothing to black, whatever its lines."""
+def combo_values(rule: Rule) -> npt.NDArray[np.int64]:
+    """[mark, side, combination]: what a cell whose four classes make `combination` is worth to
+    mark as the side to move (side 0) or waiting (1): its pattern's weight plus its
+    combination's. A forbidden point is worth nothing to black, whatever its lines."""
     w = weights(rule)
-    return _by_key(rule, w.cell, w.combo)
+    return _by_combination(rule, w.cell, w.combo)
+
+
+def key_values(rule: Rule) -> npt.NDArray[np.int64]:
+    """combo_values by key ([mark, side, key]): what a cell whose four classes make `key` is worth."""
+    return combo_values(rule)[:, :, COMBO]
 
 
 @lru_cache(maxsize=8)
-def net_key_values(rule: Rule) -> npt.NDArray[np.int64]:
-    """[mark, side, key, unit]: what a cell whose four classes make `key` adds to each hidden
-    unit (Net), as key_values for the weights; no units when the rule plays without a net."""
+def net_combo_values(rule: Rule) -> npt.NDArray[np.int64]:
+    """[mark, side, combination, unit]: what a cell whose four classes make `combination` adds
+    to each hidden unit (Net), as combo_values for the weights; no units when the rule plays
+    without a net."""
     net = weights(rule).net
     if net is None:
         return np.zeros((3, 2, 1, 0), dtype=np.int64)
-    return _by_key(rule, net.cell, net.combo)
+    return _by_combination(rule, net.cell, net.combo)
 
 
 # ------------------------------------------------------------------- from a Board, in Python
@@ -320,12 +330,15 @@ def features(grid: list[int] | tuple[int, ...], rows: int, cols: int, rule: Rule
     return out
 
 
+_COMBO = tuple(int(c) for c in COMBO)  # for PatternBoard: plain Python reads tuples faster
+
+
 @lru_cache(maxsize=8)
-def _flat_net_key_values(rule: Rule) -> tuple[tuple[array[int], ...], ...]:
-    """net_key_values for PatternBoard: [mark][side] one flat array of key * units + unit
-    (plain Python reads those faster than numpy's, and they take a fifth of a tuple's memory);
-    empty without a net."""
-    values = net_key_values(rule)
+def _flat_net_combo_values(rule: Rule) -> tuple[tuple[array[int], ...], ...]:
+    """net_combo_values for PatternBoard: [mark][side] one flat array of combination * units +
+    unit (plain Python reads those faster than numpy's, and they take a fifth of a tuple's
+    memory); empty without a net."""
+    values = net_combo_values(rule)
     if not values.shape[3]:
         return ()
     return ((), *(tuple(array("q", values[m, side].ravel().tolist()) for side in (0, 1))
@@ -385,7 +398,7 @@ class PatternBoard:
         units = 0 if net is None else net.hidden
         self.nbias = [] if net is None else [int(b) for b in net.bias]
         self.nout = [] if net is None else [int(o) for o in net.out]
-        self.nkv = _flat_net_key_values(rule)
+        self.nkv = _flat_net_combo_values(rule)
         self.nacc = [[[0] * units, [0] * units] for _ in range(3)]
         for m in (1, 2):
             line, cls = self.line[m], self.cls[m]
@@ -405,6 +418,9 @@ class PatternBoard:
         layer's sums; with `old`, the cell's key changed from old to key."""
         if not self.nkv:
             return
+        key = _COMBO[key]
+        if old >= 0:
+            old = _COMBO[old]
         for side in (0, 1):
             acc, row = self.nacc[m][side], self.nkv[m][side]
             units = len(acc)

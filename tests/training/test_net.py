@@ -49,10 +49,10 @@ def test_the_core_values_a_position_as_the_fitted_model_does(monkeypatch: pytest
                                patterns.Net(t["net_cell"], t["net_combo"], t["net_bias"], t["net_out"]))
     monkeypatch.setattr(patterns, "weights", lambda rule: weights)
     rule = Rule.FREESTYLE
+    nkv, nb1, nw2 = compiled.net_tables(patterns.net_combo_values.__wrapped__(rule), t["net_bias"],
+                                        t["net_out"])
     g = compiled.geometry(15, 15, 5, rule)._replace(
-        pkv=patterns.key_values.__wrapped__(rule), pwin=weights.windows,
-        nkv=compiled.net_rows(patterns.net_key_values.__wrapped__(rule)), nb1=t["net_bias"],
-        nw2=t["net_out"])
+        pkv=patterns.combo_values.__wrapped__(rule), pwin=weights.windows, nkv=nkv, nb1=nb1, nw2=nw2)
     for ply, logit in zip(plies, logits, strict=True):
         s = compiled.new_state(g, MOVES[:ply])
         value = core.evaluate(g, s, 1 if ply % 2 == 0 else 2)
@@ -70,6 +70,9 @@ def test_training_keeps_the_epoch_best_on_the_held_out_games() -> None:
     assert 0.0 < loss < 10.0
 
 
-def test_bad_sizes_are_refused(tmp_path) -> None:
+def test_bad_sizes_are_refused(tmp_path, capsys) -> None:
     with pytest.raises(SystemExit):
         net.main([str(tmp_path / "missing.npz"), "--hidden", "0"])
+    with pytest.raises(SystemExit):
+        net.main([str(tmp_path / "missing.npz"), "--hidden", str(core.NET_UNITS + 1)])
+    assert f"at most {core.NET_UNITS} units" in capsys.readouterr().err

@@ -89,8 +89,9 @@ def test_the_core_pattern_board_equals_a_recount_after_moves_and_undos(rule):
     rng = random.Random(f"patterns/{rule.value}")
     board = Board(15, 15, 5, rule)
     g, s = compiled.state_of(board)
-    values = patterns.key_values(rule)
-    units = patterns.net_key_values(rule)
+    values = patterns.combo_values(rule)
+    units = patterns.net_combo_values(rule)
+    comb = patterns.tables(rule).comb[:, patterns.FIRST_KEY]
     placed = 0
     while placed < 60 and not board.is_over():
         cell = rng.choice(list(board.legal_moves))
@@ -104,17 +105,21 @@ def test_the_core_pattern_board_equals_a_recount_after_moves_and_undos(rule):
             for mark in (1, 2):
                 expected = patterns.cell_patterns(list(board.grid), 15, 15, rule, mark)
                 assert np.array_equal(s.p4[mark][empty], expected[empty])
-                keys = s.pkey[mark][empty]
-                assert np.array_equal(patterns.tables(rule).comb[mark][keys], expected[empty])
+                keys = s.pkey[mark][empty]  # the cells' combinations
+                assert np.array_equal(comb[mark][keys], expected[empty])
                 assert s.psum[mark, 0] == values[mark, 0][keys].sum()
                 assert s.psum[mark, 1] == values[mark, 1][keys].sum()
                 if units.shape[3]:
-                    assert np.array_equal(s.nacc[mark], units[mark][:, keys].sum(axis=1).ravel())
+                    assert np.array_equal(
+                        s.nacc[s.info[0], mark], units[mark][:, keys].sum(axis=1).ravel()
+                    )
     fresh = compiled.new_state(g, [])
     for _ in range(placed):
         core.unplace(g, s)
-    for name in ("pcode", "pcls", "pkey", "p4", "psum", "nacc"):
+    for name in ("pcode", "pcls", "pkey", "p4", "psum"):
         assert np.array_equal(getattr(s, name), getattr(fresh, name)), name
+    # The units' sums are a stack a row per ply: the empty board's row is as it was.
+    assert s.info[0] == 0 and np.array_equal(s.nacc[0], fresh.nacc[0])
 
 
 def test_a_threat_search_leaves_the_pattern_board_as_it_found_it():
@@ -149,6 +154,15 @@ def test_the_shipped_weights_name_their_fit_and_rank_the_threats_as_a_player_wou
     nothing = worth(0)
     assert worth(0, patterns.F4) > worth(0, patterns.F3) > nothing
     assert worth(0, patterns.B4, patterns.F3) > worth(0, patterns.F3)
+
+
+@pytest.mark.parametrize("rule", list(Rule))
+def test_a_cells_pattern_depends_on_its_combination_alone(rule):
+    # The core keys its tables by the combination (engine.ai.core.Geo).
+    comb = patterns.tables(rule).comb
+    for mark in (1, 2):
+        assert np.array_equal(comb[mark], comb[mark][patterns.FIRST_KEY][patterns.COMBO])
+    assert np.array_equal(patterns.COMBO[patterns.FIRST_KEY], np.arange(patterns.NCOMBO))
 
 
 def test_a_combination_of_classes_is_the_same_whatever_the_order_of_the_directions():
@@ -203,7 +217,8 @@ def test_the_net_adds_its_units_above_zero_to_the_evaluation() -> None:
     me = 2
     windows = int(s.sums[me] * 9 // 8 - s.sums[3 - me])
     linear = int(s.psum[me, 0] - s.psum[3 - me, 1] + ((windows * g.pwin) >> 10))
-    units = s.nacc[me, :net.hidden] + s.nacc[3 - me, net.hidden:] + net.bias
+    acc = s.nacc[board.ply]
+    units = acc[me, :net.hidden] + acc[3 - me, net.hidden:] + net.bias
     assert (units > 0).any() and (units <= 0).any()
     assert core.evaluate(g, s, me) == linear + (int(np.maximum(units, 0) @ net.out) >> 16)
 
@@ -257,8 +272,22 @@ def test_the_easier_levels_keep_the_window_evaluation():
 
 def test_a_net_too_large_for_the_cores_32_bit_sums_is_refused() -> None:
     values = np.zeros((3, 2, 4, 2), dtype=np.int64)
+    bias, out = np.array([5, 6]), np.array([7, 8])
     values[1, 0, 3, 1] = 2**31 // (26 * 26) + 1
     with pytest.raises(ValueError, match="32-bit"):
-        compiled.net_rows(values)
+        compiled.net_tables(values, bias, out)
     values[1, 0, 3, 1] -= 1
-    assert compiled.net_rows(values)[1, 3, 1] == values[1, 0, 3, 1]
+    assert compiled.net_tables(values, bias, out)[0][1, 3, 1] == values[1, 0, 3, 1]
+
+
+def test_a_narrower_net_is_padded_with_units_that_add_nothing_and_a_wider_one_refused() -> None:
+    values = np.arange(3 * 2 * 4 * 2, dtype=np.int64).reshape(3, 2, 4, 2)
+    rows, bias, out = compiled.net_tables(values, np.array([5, 6]), np.array([7, 8]))
+    units = core.NET_UNITS
+    assert rows.shape == (3, 4, 2 * units) and bias.shape == out.shape == (units,)
+    assert rows[1, 3, 1] == values[1, 0, 3, 1] and rows[1, 3, units + 1] == values[1, 1, 3, 1]
+    assert not rows[:, :, 2:units].any() and not rows[:, :, units + 2:].any()
+    assert list(bias[:3]) == [5, 6, 0] and list(out[:3]) == [7, 8, 0] and not out[2:].any()
+    wide = np.zeros((3, 2, 4, units + 1), dtype=np.int64)
+    with pytest.raises(ValueError, match=f"at most {units}"):
+        compiled.net_tables(wide, np.zeros(units + 1, dtype=np.int64), np.zeros(units + 1, dtype=np.int64))
