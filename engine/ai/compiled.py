@@ -130,6 +130,7 @@ def geometry(rows: int, cols: int, k: int, rule: Rule) -> Geo:
 
 
 _COMBO32 = patterns.COMBO.astype(np.int32)
+NetTables = tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.int64]]
 
 
 def _pattern_geometry(rows: int, cols: int, k: int, rule: Rule) -> tuple[Any, ...]:
@@ -162,7 +163,7 @@ def _pattern_geometry(rows: int, cols: int, k: int, rule: Rule) -> tuple[Any, ..
 
 
 @lru_cache(maxsize=8)
-def _rule_net(rule: Rule) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+def _rule_net(rule: Rule) -> NetTables:
     """One copy of the rule's hidden-layer tables for every board size's geometry."""
     net = patterns.weights(rule).net
     if net is None:
@@ -171,8 +172,8 @@ def _rule_net(rule: Rule) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64],
     return net_tables(patterns.net_combo_values(rule), net.bias, net.out)
 
 
-def net_tables(values: npt.NDArray[np.int64], bias: npt.NDArray[np.int64], out: npt.NDArray[np.int64]
-               ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+def net_tables(values: npt.NDArray[np.int64], bias: npt.NDArray[np.int64],
+               out: npt.NDArray[np.int64]) -> NetTables:
     """Geo's nkv, nb1 and nw2 from engine.ai.patterns.net_combo_values and the units' biases and
     weights: the rows laid out [mark, combination, side * NET_UNITS + unit], so that a cell's
     change of combination moves both sides' sums in one short loop over one row, in 32 bits (the

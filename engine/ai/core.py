@@ -112,8 +112,8 @@ class Geo(NamedTuple):
     # The hidden layer (engine.ai.patterns.Net; no units where there is none): nkv[mark,
     # combination, side * units + unit] what such a cell adds to each unit's sum for each side
     # (engine.ai.compiled.net_tables), nb1[unit] the units' biases, nw2[unit] their weights in
-    # the evaluation; NET_UNITS units, or none. The tables are keyed by the combination rather than the key, which a cell's
-    # worth depends on alone, so that they are small enough to stay in the processor's cache.
+    # the evaluation; NET_UNITS units, or none. The tables are keyed by the combination, which
+    # alone decides a cell's worth, rather than by the key: small enough to stay in the cache.
     pat: int
     pbase: int
     ln: I32
@@ -160,8 +160,8 @@ class State(NamedTuple):
     pkey: I32
     p4: I8
     psum: I64
-    # [ply, mark, side * units + unit]: the sum over empty cells of nkv[mark, combination, ...], in the
-    # row of the stones placed so far (rows above it are stale).
+    # [ply, mark, side * units + unit]: the sum over empty cells of nkv[mark, combination, ...],
+    # in the row of the stones placed so far (rows above it are stale).
     nacc: I32
 
 
@@ -506,8 +506,8 @@ def _apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
 
 # The hidden units the core plays (engine.ai.compiled pads a narrower net's tables with units
 # that add nothing): its loops over them then have a constant number of turns, which the compiler
-# lays out as a few vector operations, where a count read from the tables cost a fifth of the
-# search's speed.
+# lays out as a few vector operations; a count read from the tables made each a general loop,
+# much slower (docs/benchmarks.md).
 NET_UNITS = 16
 
 

@@ -268,8 +268,9 @@ def combo_values(rule: Rule) -> npt.NDArray[np.int64]:
     return _by_combination(rule, w.cell, w.combo)
 
 
+@lru_cache(maxsize=8)
 def key_values(rule: Rule) -> npt.NDArray[np.int64]:
-    """combo_values by key ([mark, side, key]): what a cell whose four classes make `key` is worth."""
+    """combo_values by key ([mark, side, key]): what a cell whose classes make `key` is worth."""
     return combo_values(rule)[:, :, COMBO]
 
 

@@ -52,7 +52,8 @@ def test_the_core_values_a_position_as_the_fitted_model_does(monkeypatch: pytest
     nkv, nb1, nw2 = compiled.net_tables(patterns.net_combo_values.__wrapped__(rule), t["net_bias"],
                                         t["net_out"])
     g = compiled.geometry(15, 15, 5, rule)._replace(
-        pkv=patterns.combo_values.__wrapped__(rule), pwin=weights.windows, nkv=nkv, nb1=nb1, nw2=nw2)
+        pkv=patterns.combo_values.__wrapped__(rule), pwin=weights.windows, nkv=nkv, nb1=nb1,
+        nw2=nw2)
     for ply, logit in zip(plies, logits, strict=True):
         s = compiled.new_state(g, MOVES[:ply])
         value = core.evaluate(g, s, 1 if ply % 2 == 0 else 2)

@@ -305,5 +305,6 @@ def test_a_narrower_net_is_padded_with_units_that_add_nothing_and_a_wider_one_re
     assert not rows[:, :, 2:units].any() and not rows[:, :, units + 2:].any()
     assert list(bias[:3]) == [5, 6, 0] and list(out[:3]) == [7, 8, 0] and not out[2:].any()
     wide = np.zeros((3, 2, 4, units + 1), dtype=np.int64)
+    none = np.zeros(units + 1, dtype=np.int64)
     with pytest.raises(ValueError, match=f"at most {units}"):
-        compiled.net_tables(wide, np.zeros(units + 1, dtype=np.int64), np.zeros(units + 1, dtype=np.int64))
+        compiled.net_tables(wide, none, none)
