@@ -8,8 +8,8 @@ four, a four-three, ...). The compiled core keeps both up to date as stones come
 pattern for the side to move and another for the side waiting: the weights are fitted on caro's
 own games (training.fit) and shipped in engine/ai/data/ with a version: a rule's own fit
 (weights-RULE.npz), or another rule's (BORROWED), where a match under that rule has shown it
-better, else weights.npz. A rule's own net-RULE.npz (training.net) comes first: the same
-weights with a hidden layer beside them (Net).
+better, else weights.npz. A rule's own net-RULE.npz (training.net), or another rule's
+(BORROWED_NET), comes first: the same weights with a hidden layer beside them (Net).
 
 This module loads the tables and lays them out for the core, reads the same patterns from a
 Board in plain Python (for the training pipeline and the tests), and keeps a pattern board of
@@ -200,16 +200,20 @@ class Net:
 # games are freestyle's but for the overlines and black's forbidden points, which their tables
 # read.
 BORROWED = {Rule.RENJU: Rule.FREESTYLE, Rule.EXACT: Rule.FREESTYLE}
+# The rules that play with another rule's net, having none of their own, each since a match
+# under the rule showed it better than the fit they borrow (docs/benchmarks.md).
+BORROWED_NET = {Rule.RENJU: Rule.FREESTYLE, Rule.EXACT: Rule.FREESTYLE}
 
 
 def weights_file(rule: Rule) -> Path:
     """The rule's own evaluation with a hidden layer (net-RULE.npz, training.net) where one has
-    been shipped, else its own fit (weights-RULE.npz), else the fit it borrows (BORROWED), else
-    the fit of the cell patterns alone that every other rule plays with (weights.npz): an
-    evaluation is only played under a rule once a match under it says so, so no rule borrows a
-    net."""
-    if (DATA / f"net-{rule.value}.npz").exists():
-        return DATA / f"net-{rule.value}.npz"
+    been shipped, else the net it borrows (BORROWED_NET), else its own fit (weights-RULE.npz),
+    else the fit it borrows (BORROWED), else the fit of the cell patterns alone that every other
+    rule plays with (weights.npz): an evaluation is only played under a rule once a match under
+    it says so."""
+    for name in (rule, BORROWED_NET.get(rule)):
+        if name is not None and (DATA / f"net-{name.value}.npz").exists():
+            return DATA / f"net-{name.value}.npz"
     for name in (rule, BORROWED.get(rule)):
         if name is not None and (DATA / f"weights-{name.value}.npz").exists():
             return DATA / f"weights-{name.value}.npz"

@@ -211,18 +211,18 @@ def test_a_cell_is_worth_its_pattern_plus_its_combination_and_a_forbidden_point_
         assert values[1, 0, double_three] == values[1, 1, double_three] == 0
 
 
-def test_freestyle_plays_with_its_net_renju_and_exact_with_its_fit_and_caro_with_patterns_alone():
+def test_freestyle_exact_and_renju_play_with_freestyles_net_and_caro_with_patterns_alone():
     # An evaluation is played under a rule once a match under that rule says so
-    # (docs/benchmarks.md); no rule borrows another's net.
-    assert patterns.weights_file(Rule.FREESTYLE).name == "net-freestyle.npz"
+    # (docs/benchmarks.md): exact and renju borrow freestyle's net.
     net = patterns.weights(Rule.FREESTYLE).net
     assert net is not None and net.hidden == 16
-    for rule in (Rule.RENJU, Rule.EXACT):
-        assert patterns.weights_file(rule).name == "weights-freestyle.npz"
-        assert patterns.weights(rule).combo.any() and patterns.weights(rule).net is None
-        assert compiled.geometry(15, 15, 5, rule).nb1.shape == (0,)
+    for rule in (Rule.FREESTYLE, Rule.EXACT, Rule.RENJU):
+        assert patterns.weights_file(rule).name == "net-freestyle.npz"
+        assert patterns.weights(rule).version == patterns.weights(Rule.FREESTYLE).version
+        assert compiled.geometry(15, 15, 5, rule).nb1.shape == (core.NET_UNITS,)
     assert patterns.weights_file(Rule.CARO).name == "weights.npz"
-    assert not patterns.weights(Rule.CARO).combo.any()
+    assert not patterns.weights(Rule.CARO).combo.any() and patterns.weights(Rule.CARO).net is None
+    assert compiled.geometry(15, 15, 5, Rule.CARO).nb1.shape == (0,)
 
 
 def test_the_net_adds_its_units_above_zero_to_the_evaluation() -> None:
@@ -239,19 +239,28 @@ def test_the_net_adds_its_units_above_zero_to_the_evaluation() -> None:
     assert core.evaluate(g, s, me) == linear + (int(np.maximum(units, 0) @ net.out) >> 16)
 
 
-def test_a_rules_own_fit_comes_before_the_one_it_borrows(
+def test_a_rules_own_evaluation_comes_before_the_one_it_borrows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A fit made later on renju's own games (training.fit writes weights-renju.npz) is played,
-    # and a net of its own (training.net's net-renju.npz) before it; freestyle's net is not lent.
-    for name in ("weights.npz", "weights-freestyle.npz", "net-freestyle.npz", "weights-renju.npz"):
+    # Without freestyle's net, renju and exact play freestyle's fit (BORROWED); with it, its net
+    # (BORROWED_NET); a net of their own (training.net's net-RULE.npz) comes before either, and a
+    # fit of their own (training.fit's weights-RULE.npz) before the fit they borrow. Caro borrows
+    # nothing.
+    for name in ("weights.npz", "weights-freestyle.npz"):
         (tmp_path / name).write_bytes(b"")
     monkeypatch.setattr(patterns, "DATA", tmp_path)
+    assert patterns.weights_file(Rule.RENJU).name == "weights-freestyle.npz"
+    (tmp_path / "weights-renju.npz").write_bytes(b"")
     assert patterns.weights_file(Rule.RENJU).name == "weights-renju.npz"
     assert patterns.weights_file(Rule.EXACT).name == "weights-freestyle.npz"
+    (tmp_path / "net-freestyle.npz").write_bytes(b"")
+    for rule in (Rule.RENJU, Rule.EXACT):
+        assert patterns.weights_file(rule).name == "net-freestyle.npz"
     assert patterns.weights_file(Rule.CARO).name == "weights.npz"
     (tmp_path / "net-renju.npz").write_bytes(b"")
+    (tmp_path / "net-exact.npz").write_bytes(b"")
     assert patterns.weights_file(Rule.RENJU).name == "net-renju.npz"
+    assert patterns.weights_file(Rule.EXACT).name == "net-exact.npz"
 
 
 def test_boards_other_than_five_in_a_row_keep_the_window_evaluation():
