@@ -34,12 +34,14 @@ from engine.game.notation import parse_size
 from engine.game.types import LEVELS, Mark, Rule
 from engine.programs.arena import LevelPlayer, run_games, schedule
 
-# The adjacent levels, easy-hard, and a bridge between hard and impossible: impossible wins every
-# game against hard, and a clean sweep only says "stronger by at least so much", so impossible at
-# 0.01 s a move (which loses some games to both) ties the two together with finite scores.
+# The adjacent levels, easy-hard, and bridges between hard and impossible: impossible wins
+# (nearly) every game against hard, and a clean sweep only says "stronger by at least so much",
+# so impossible at 0.002 s and at 0.01 s a move (each of which loses some games to its neighbours)
+# tie the two together with finite scores.
 BRIDGE = "impossible@0.01"
-DEFAULT_PAIRS = (f"normal-easy,hard-normal,hard-easy:100,impossible-hard,{BRIDGE}-hard,"
-                 f"impossible-{BRIDGE}")
+LOW_BRIDGE = "impossible@0.002"
+DEFAULT_PAIRS = (f"normal-easy,hard-normal,hard-easy:100,impossible-hard,{LOW_BRIDGE}-hard,"
+                 f"{BRIDGE}-hard,{BRIDGE}-{LOW_BRIDGE},impossible-{BRIDGE}")
 # Games per pair unless a pair names its own (hard-easy:100): impossible thinks for up to its
 # 0.8 s a move, the others for milliseconds.
 DEFAULT_GAMES = 200

@@ -77,27 +77,32 @@ class Rating:
 LADDER_SIZE = "15x15"
 
 # 15x15 freestyle, each level at its own default time a move (DEFAULT_TIME_LIMITS: what players meet),
-# random openings of 2 stones each played with both colours, one game at a time; impossible@0.01
-# is impossible at 0.01 s a move, a bridge: impossible beat hard in 99 games of 100, a score that
-# bounds their gap from below only, and the bridge loses games to both, which ties them together.
-# Rapfi (the Gomocup champion's engine, GPL-3.0, never part of caro) at full strength with its
-# classical evaluation, 1 s a move for both, from docs/benchmarks.md ("Impossible against Rapfi").
+# random openings of 2 stones each played with both colours, one game at a time; impossible@0.002
+# and impossible@0.01 are impossible at 0.002 s and 0.01 s a move, bridges: impossible beat hard
+# in every game, a score that bounds their gap from below only, and the bridges lose games to
+# their neighbours, which ties the two together. Rapfi (the Gomocup champion's engine, GPL-3.0,
+# never part of caro) at full strength with its classical evaluation, 1 s a move for both, from
+# docs/benchmarks.md ("Impossible against Rapfi").
 # Re-measure with `python -m bench.ladder` and paste the table it prints here.
 MEASURED: tuple[Pairing, ...] = (
     Pairing(Level.NORMAL, Level.EASY, 194, 0, 6,
-            "15x15 k5 freestyle, default times, openings 2, 2026-11-28, load 8.9-9.2"),
+            "15x15 k5 freestyle, default times, openings 2, 2026-12-01, load 0.6-0.6"),
     Pairing(Level.HARD, Level.NORMAL, 161, 0, 39,
-            "15x15 k5 freestyle, default times, openings 2, 2026-11-28, load 9.2-9.4"),
+            "15x15 k5 freestyle, default times, openings 2, 2026-12-01, load 0.6-0.7"),
     Pairing(Level.HARD, Level.EASY, 100, 0, 0,
-            "15x15 k5 freestyle, default times, openings 2, 2026-11-28, load 9.4-9.6"),
-    Pairing(Level.IMPOSSIBLE, Level.HARD, 99, 0, 1,
-            "15x15 k5 freestyle, default times, openings 2, 2026-11-28, load 9.6-13.4"),
-    Pairing("impossible@0.01", Level.HARD, 88, 0, 12,
-            "15x15 k5 freestyle, default times, openings 2, 2026-11-28, load 13.4-13.7"),
-    Pairing(Level.IMPOSSIBLE, "impossible@0.01", 65, 0, 35,
-            "15x15 k5 freestyle, default times, openings 2, 2026-11-28, load 13.7-12.5"),
-    Pairing("rapfi", Level.IMPOSSIBLE, 45, 0, 5,
-            "15x15 freestyle, 1 s a move, balanced openings of 3, 2026-11-29, load 2"),
+            "15x15 k5 freestyle, default times, openings 2, 2026-12-01, load 0.7-0.7"),
+    Pairing(Level.IMPOSSIBLE, Level.HARD, 100, 0, 0,
+            "15x15 k5 freestyle, default times, openings 2, 2026-12-01, load 0.7-1.0"),
+    Pairing("impossible@0.002", Level.HARD, 89, 0, 11,
+            "15x15 k5 freestyle, default times, openings 2, 2026-12-01, load 1.0-1.0"),
+    Pairing("impossible@0.01", Level.HARD, 98, 0, 2,
+            "15x15 k5 freestyle, default times, openings 2, 2026-12-01, load 1.0-1.0"),
+    Pairing("impossible@0.01", "impossible@0.002", 74, 1, 25,
+            "15x15 k5 freestyle, default times, openings 2, 2026-12-01, load 1.0-1.0"),
+    Pairing(Level.IMPOSSIBLE, "impossible@0.01", 54, 0, 46,
+            "15x15 k5 freestyle, default times, openings 2, 2026-12-01, load 1.0-1.0"),
+    Pairing("rapfi", Level.IMPOSSIBLE, 71, 1, 28,
+            "15x15 freestyle, 1 s a move, balanced openings of 3, 2026-12-01, load 2"),
 )
 
 
