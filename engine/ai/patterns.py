@@ -222,8 +222,14 @@ def weights_file(rule: Rule) -> Path:
 
 @lru_cache(maxsize=8)
 def weights(rule: Rule) -> Weights:
-    with np.load(weights_file(rule)) as data:
-        name = weights_file(rule).name
+    return _read_weights(weights_file(rule))
+
+
+@lru_cache(maxsize=8)
+def _read_weights(path: Path) -> Weights:
+    """One file's evaluation, read once however many rules play it (BORROWED, BORROWED_NET)."""
+    with np.load(path) as data:
+        name = path.name
         cell = np.asarray(data["cell"], dtype=np.int64)
         if cell.shape != (2, NCAT):
             raise ValueError(f"{name}: cell weights of shape {cell.shape}, not (2, {NCAT})")
