@@ -64,11 +64,25 @@ def test_the_core_values_a_position_as_the_fitted_model_does(monkeypatch: pytest
 def test_training_keeps_the_epoch_best_on_the_held_out_games() -> None:
     x, w = net.features(game_data([4, 5, 6, 7, 8, 9, 10, 11, 12, 13]))
     held = np.array([False] * 7 + [True] * 3)
-    args = argparse.Namespace(hidden=3, seed=1, epochs=4, batch=4, lr=0.05, l2=1e-4)
+    args = argparse.Namespace(hidden=3, seed=1, epochs=4, batch=4, lr=0.05, l2=1e-4, decay=0.6)
     params, loss = net.train(x.tocsr(), w, game_data(list(range(4, 14)))["result"], held, args)
     assert set(params) == {"linear", "bias", "hidden", "b1", "out"}
     assert params["hidden"].shape == (x.shape[1], 3)
     assert 0.0 < loss < 10.0
+
+
+def test_the_step_shrinks_by_the_decay_after_each_epoch() -> None:
+    data = game_data([4, 5, 6, 7, 8, 9, 10, 11, 12, 13])
+    x, w = net.features(data)
+    held = np.array([False] * 10)  # nothing held out: every epoch is kept, the last one returned
+    def fitted(epochs: int, decay: float) -> net.Params:
+        args = argparse.Namespace(hidden=3, seed=1, epochs=epochs, batch=4, lr=0.05, l2=1e-4,
+                                  decay=decay)
+        return net.train(x.tocsr(), w, data["result"], held, args)[0]
+    one, stopped, going = fitted(1, 0.6), fitted(3, 0.0), fitted(3, 0.6)
+    # With no step after the first epoch, three epochs end where one did; with one, they move on.
+    assert all(np.array_equal(one[k], stopped[k]) for k in one)
+    assert not np.allclose(one["hidden"], going["hidden"])
 
 
 def test_bad_sizes_are_refused(tmp_path, capsys) -> None:
@@ -77,3 +91,7 @@ def test_bad_sizes_are_refused(tmp_path, capsys) -> None:
     with pytest.raises(SystemExit):
         net.main([str(tmp_path / "missing.npz"), "--hidden", str(core.NET_UNITS + 1)])
     assert f"at most {core.NET_UNITS} units" in capsys.readouterr().err
+    for decay in ("0", "1.5"):
+        with pytest.raises(SystemExit):
+            net.main([str(tmp_path / "missing.npz"), "--decay", decay])
+    assert "--decay must be above 0 and at most 1" in capsys.readouterr().err
