@@ -94,8 +94,8 @@ def train(x: sp.csr_matrix, w: npt.NDArray[np.float64], y: npt.NDArray[np.float6
     best: tuple[float, Params] = (np.inf, {})
     step = 0
     for epoch in range(1, args.epochs + 1):
-        # A step that shrinks settles on a minimum; at a fixed step the held-out loss of the
-        # last epochs jumped about by more than two seeds' nets differed.
+        # At a fixed step the held-out loss jumped from epoch to epoch and two seeds ended far
+        # apart; a step that shrinks lets the fit settle.
         lr = args.lr * args.decay ** (epoch - 1)
         rng.shuffle(train_rows)
         for b in range(0, len(train_rows), args.batch):

@@ -75,6 +75,7 @@ def test_the_step_shrinks_by_the_decay_after_each_epoch() -> None:
     data = game_data([4, 5, 6, 7, 8, 9, 10, 11, 12, 13])
     x, w = net.features(data)
     held = np.array([False] * 10)  # nothing held out: every epoch is kept, the last one returned
+
     def fitted(epochs: int, decay: float) -> net.Params:
         args = argparse.Namespace(hidden=3, seed=1, epochs=epochs, batch=4, lr=0.05, l2=1e-4,
                                   decay=decay)
