@@ -80,11 +80,24 @@ class Model:
         return fit.log_loss(1.0 / (1.0 + np.exp(-z)), y)
 
 
+def targets(part: dict[str, npt.NDArray[np.generic]], share: float) -> npt.NDArray[np.float64]:
+    """What the fit aims at per position: the game's result, with `share` of it taken instead
+    from the search's chance where the data has one (training.selfplay's `search`)."""
+    result = np.asarray(part["result"], dtype=np.float64)
+    if share == 0.0 or "search" not in part:
+        return result
+    chance = np.asarray(part["search"], dtype=np.float64)
+    return np.where(np.isnan(chance), result, (1.0 - share) * result + share * chance)
+
+
 def train(x: sp.csr_matrix, w: npt.NDArray[np.float64], y: npt.NDArray[np.float64],
-          held: npt.NDArray[np.bool_], args: argparse.Namespace) -> tuple[Params, float]:
+          held: npt.NDArray[np.bool_], args: argparse.Namespace,
+          outcome: npt.NDArray[np.float64] | None = None) -> tuple[Params, float]:
     """Adam over minibatches of the positions not held out (x the scaled counts, w the window
-    term), its step shrunk by args.decay after each epoch; the best epoch's parameters on the
-    held-out ones, and their log-loss."""
+    term, y the targets), its step shrunk by args.decay after each epoch; the best epoch's
+    parameters on the held-out ones, and their log-loss against `outcome` (the games' results;
+    y when not given)."""
+    outcome = y if outcome is None else outcome
     xa = sp.hstack([x, sp.csr_matrix(w)]).tocsr()
     rng = np.random.default_rng(args.seed)
     model = Model(x.shape[1], args.hidden, rng)
@@ -105,7 +118,7 @@ def train(x: sp.csr_matrix, w: npt.NDArray[np.float64], y: npt.NDArray[np.float6
                 m[k] = 0.9 * m[k] + 0.1 * g
                 v[k] = 0.999 * v[k] + 0.001 * g * g
                 model.p[k] -= lr * (m[k] / (1 - 0.9**step)) / (np.sqrt(v[k] / (1 - 0.999**step)) + 1e-8)
-        loss = model.loss(xa[held_rows], x[held_rows], y[held_rows]) if len(held_rows) else np.nan
+        loss = model.loss(xa[held_rows], x[held_rows], outcome[held_rows]) if len(held_rows) else np.nan
         print(f"epoch {epoch}: held-out log-loss {loss:.4f}", flush=True)
         if not loss >= best[0]:  # the first epoch, a better one, or nothing held out
             best = (loss, {k: p.copy() for k, p in model.p.items()})
@@ -146,11 +159,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--l2", type=float, default=1e-3, help="the weights' L2 penalty")
     parser.add_argument("--batch", type=int, default=512)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--search", type=float, default=0.0,
+                        help="share of each target taken from the search's chance, not the result")
     args = parser.parse_args(argv)
     if args.hidden < 1 or args.epochs < 1 or args.batch < 1:
         parser.error("--hidden, --epochs and --batch must be at least 1")
     if not 0.0 < args.decay <= 1.0:
         parser.error("--decay must be above 0 and at most 1")
+    if not 0.0 <= args.search <= 1.0:
+        parser.error("--search must be from 0 to 1")
     if args.hidden > core.NET_UNITS:
         parser.error(f"--hidden: the core plays at most {core.NET_UNITS} units")
     start = time.perf_counter()
@@ -158,19 +175,20 @@ def main(argv: list[str] | None = None) -> int:
     rules = {str(p["rule"]) for p in parts}
     if len(rules) != 1:
         parser.error(f"the data mixes rules ({', '.join(sorted(rules))})")
-    xs, ws, ys, held = [], [], [], []
+    xs, ws, ys, results, held = [], [], [], [], []
     for part in parts:
         x, w = features(part)
         xs.append(x)
         ws.append(w)
-        ys.append(np.asarray(part["result"], dtype=np.float64))
+        ys.append(targets(part, args.search))
+        results.append(np.asarray(part["result"], dtype=np.float64))
         games = np.unique(part["game"])
         held.append(np.isin(part["game"], games[int(len(games) * 0.9):]))
     x, w, y, out = sp.vstack(xs).tocsr(), np.vstack(ws), np.concatenate(ys), np.concatenate(held)
     print(f"{len(y)} positions, {int(out.sum())} held out; features read in "
           f"{time.perf_counter() - start:.0f} s", flush=True)
     scale = np.sqrt(np.asarray(x.multiply(x).mean(axis=0)).ravel()) + 1e-6
-    params, loss = train((x @ sp.diags(1.0 / scale)).tocsr(), w, y, out, args)
+    params, loss = train((x @ sp.diags(1.0 / scale)).tocsr(), w, y, out, args, np.concatenate(results))
     tables = export(params, scale)
     version = f"net-{datetime.date.today():%Y%m%d}-{len(y)}-h{args.hidden}"
     path = Path(args.out or fit.DATA / f"net-{rules.pop()}.npz")

@@ -96,3 +96,49 @@ def test_bad_sizes_are_refused(tmp_path, capsys) -> None:
         with pytest.raises(SystemExit):
             net.main([str(tmp_path / "missing.npz"), "--decay", decay])
     assert "--decay must be above 0 and at most 1" in capsys.readouterr().err
+
+
+def test_the_targets_take_their_share_from_the_search_where_it_searched() -> None:
+    data = game_data([4, 5, 6])
+    data["search"] = np.array([0.8, np.nan, 0.5])
+    # Without a share, or without the search's chances, the targets are the results.
+    assert np.array_equal(net.targets(data, 0.0), data["result"])
+    assert np.array_equal(net.targets({k: v for k, v in data.items() if k != "search"}, 0.5),
+                          data["result"])
+    # A forced reply, which the search did not value, keeps its result.
+    assert net.targets(data, 0.5).tolist() == pytest.approx([0.9, 0.0, 0.75])
+
+
+def test_the_held_out_loss_is_read_against_the_results() -> None:
+    data = game_data([4, 5, 6, 7, 8, 9, 10, 11, 12, 13])
+    x, w = net.features(data)
+    held = np.array([False] * 7 + [True] * 3)
+    args = argparse.Namespace(hidden=3, seed=1, epochs=2, batch=4, lr=0.05, l2=1e-4, decay=0.6)
+    halves = np.full(10, 0.5)
+    params, loss = net.train(x.tocsr(), w, halves, held, args, data["result"])
+    model = net.Model(x.shape[1], 3, np.random.default_rng(0))
+    model.p = params
+    xa = sp.hstack([x, sp.csr_matrix(w)]).tocsr()
+    assert loss == pytest.approx(model.loss(xa[7:], x.tocsr()[7:], data["result"][7:]))
+    assert loss != pytest.approx(model.loss(xa[7:], x.tocsr()[7:], halves[7:]))
+
+
+def test_a_search_share_outside_0_to_1_is_refused(tmp_path, capsys) -> None:
+    for share in ("-0.1", "1.5"):
+        with pytest.raises(SystemExit):
+            net.main([str(tmp_path / "missing.npz"), "--search", share])
+    assert "--search must be from 0 to 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "depth", "chance"),
+    [("vcf", core.WON, 0, 1.0), ("vct", 0, 0, 1.0), ("search", -core.WON - 5, 7, 0.0),
+     ("search", 0, 6, 0.5), ("search", 400, 6, 1 / (1 + np.exp(-1))), ("search", 0, 0, None)],
+)
+def test_the_searchs_chance_reads_its_value_as_the_fit_does(kind, value, depth, chance) -> None:
+    result = compiled.CoreResult(112, value, depth, 100, kind, ())
+    got = selfplay.search_chance(result)
+    if chance is None:  # a forced reply: no value to read
+        assert np.isnan(got)
+    else:
+        assert got == pytest.approx(chance)
