@@ -28,9 +28,10 @@ def positions(data: dict[str, npt.NDArray[np.generic]]) -> list[npt.NDArray[np.i
     if "game_moves" not in data:
         raise ValueError("the data has no game moves (made before training.selfplay kept them)")
     starts = np.asarray(data["game_start"], dtype=np.int64)
-    where = {int(seed): i for i, seed in enumerate(np.asarray(data["game_seed"]))}
+    # Where each game's moves start, by the game's seed (the positions name their game by it).
+    first = {int(seed): int(starts[i]) for i, seed in enumerate(np.asarray(data["game_seed"]))}
     moves = np.asarray(data["game_moves"], dtype=np.int64)
-    return [moves[starts[where[int(seed)]]:starts[where[int(seed)]] + int(ply)]
+    return [moves[first[int(seed)]:first[int(seed)] + int(ply)]
             for seed, ply in zip(np.asarray(data["game"]), np.asarray(data["ply"]), strict=True)]
 
 

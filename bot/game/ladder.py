@@ -78,9 +78,9 @@ LADDER_SIZE = "15x15"
 
 # 15x15 freestyle, each level at its own default time a move (DEFAULT_TIME_LIMITS: what players meet),
 # random openings of 2 stones each played with both colours, one game at a time; impossible@0.002
-# and impossible@0.01 are impossible at 0.002 s and 0.01 s a move, bridges: impossible beat hard
-# in every game, a score that bounds their gap from below only, and the bridges lose games to
-# their neighbours, which ties the two together. Rapfi (the Gomocup champion's engine, GPL-3.0,
+# and impossible@0.01 are impossible at 0.002 s and 0.01 s a move, bridges: impossible beats
+# hard in (nearly) every game, a score that bounds their gap from below only, and the bridges
+# lose games to their neighbours, which ties the two together. Rapfi (the Gomocup champion's engine, GPL-3.0,
 # never part of caro) at full strength with its classical evaluation, 1 s a move for both, from
 # docs/benchmarks.md ("Impossible against Rapfi").
 # Re-measure with `python -m bench.ladder` and paste the table it prints here.
