@@ -382,7 +382,8 @@ def _think(
         _ctx_cache.clear()
     ctx, tab = _ctx_for(board)
     if node_limit is not None:
-        # A move under a node limit comes out the same whatever this process searched before.
+        # The threat searches read afresh under a node limit; with `fresh` the main table starts
+        # empty too, and the move comes out the same whatever this process searched before.
         _forget_threat_reads(ctx, tab)
     start = time.perf_counter()
     end = math.inf if deadline is None or node_limit is not None else deadline
