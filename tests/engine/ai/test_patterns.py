@@ -211,18 +211,19 @@ def test_a_cell_is_worth_its_pattern_plus_its_combination_and_a_forbidden_point_
         assert values[1, 0, double_three] == values[1, 1, double_three] == 0
 
 
-def test_freestyle_exact_and_renju_play_with_freestyles_net_and_caro_with_patterns_alone():
+def test_freestyle_exact_and_renju_play_with_freestyles_net_and_caro_with_its_own():
     # An evaluation is played under a rule once a match under that rule says so
-    # (docs/benchmarks.md): exact and renju borrow freestyle's net.
+    # (docs/benchmarks.md): exact and renju borrow freestyle's net, caro has a net of its own.
     net = patterns.weights(Rule.FREESTYLE).net
     assert net is not None and net.hidden == 16
     for rule in (Rule.FREESTYLE, Rule.EXACT, Rule.RENJU):
         assert patterns.weights_file(rule).name == "net-freestyle.npz"
         assert patterns.weights(rule).version == patterns.weights(Rule.FREESTYLE).version
         assert compiled.geometry(15, 15, 5, rule).nb1.shape == (core.NET_UNITS,)
-    assert patterns.weights_file(Rule.CARO).name == "weights.npz"
-    assert not patterns.weights(Rule.CARO).combo.any() and patterns.weights(Rule.CARO).net is None
-    assert compiled.geometry(15, 15, 5, Rule.CARO).nb1.shape == (0,)
+    assert patterns.weights_file(Rule.CARO).name == "net-caro.npz"
+    caro = patterns.weights(Rule.CARO)
+    assert caro.net is not None and caro.version != patterns.weights(Rule.FREESTYLE).version
+    assert compiled.geometry(15, 15, 5, Rule.CARO).nb1.shape == (core.NET_UNITS,)
 
 
 def test_the_net_adds_its_units_above_zero_to_the_evaluation() -> None:
