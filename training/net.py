@@ -17,6 +17,8 @@ same per-cell counts) or exports it as the core's integer tables.
 The last tenth of each file's games is held out; each epoch prints the held-out log-loss and
 the weights of the best epoch are kept (training.fit's figure for the same files is the one to
 beat). They are written in the core's integers with a version (`net-DATE-POSITIONS-hUNITS`).
+`--init` starts from a shipped net instead of random weights (another rule's, to fit it to a
+rule with fewer games of its own); its held-out loss is epoch 0's, kept if no epoch beats it.
 """
 
 from __future__ import annotations
@@ -92,19 +94,27 @@ def targets(part: dict[str, npt.NDArray[np.generic]], share: float) -> npt.NDArr
 
 def train(x: sp.csr_matrix, w: npt.NDArray[np.float64], y: npt.NDArray[np.float64],
           held: npt.NDArray[np.bool_], args: argparse.Namespace,
-          outcome: npt.NDArray[np.float64] | None = None) -> tuple[Params, float]:
+          outcome: npt.NDArray[np.float64] | None = None,
+          start: Params | None = None) -> tuple[Params, float]:
     """Adam over minibatches of the positions not held out (x the scaled counts, w the window
-    term, y the targets), its step shrunk by args.decay after each epoch; the best epoch's
-    parameters on the held-out ones, and their log-loss against `outcome` (the games' results;
-    y when not given)."""
+    term, y the targets), its step shrunk by args.decay after each epoch, from random weights or
+    from `start`; the best epoch's parameters on the held-out ones (`start` itself among them),
+    and their log-loss against `outcome` (the games' results; y when not given)."""
     outcome = y if outcome is None else outcome
     xa = sp.hstack([x, sp.csr_matrix(w)]).tocsr()
     rng = np.random.default_rng(args.seed)
     model = Model(x.shape[1], args.hidden, rng)
-    m = {k: np.zeros_like(v) for k, v in model.p.items()}
-    v = {k: np.zeros_like(v) for k, v in model.p.items()}
     train_rows, held_rows = np.flatnonzero(~held), np.flatnonzero(held)
     best: tuple[float, Params] = (np.inf, {})
+    if start is not None:
+        model.p = {k: p.copy() for k, p in start.items()}
+        if len(held_rows):
+            # A fit that only makes the net it starts from worse on the held-out games keeps it.
+            loss = model.loss(xa[held_rows], x[held_rows], outcome[held_rows])
+            print(f"epoch 0 (--init): held-out log-loss {loss:.4f}", flush=True)
+            best = (loss, {k: p.copy() for k, p in model.p.items()})
+    m = {k: np.zeros_like(v) for k, v in model.p.items()}
+    v = {k: np.zeros_like(v) for k, v in model.p.items()}
     step = 0
     for epoch in range(1, args.epochs + 1):
         # At a fixed step the held-out loss jumped from epoch to epoch and two seeds ended far
@@ -148,6 +158,28 @@ def export(p: Params, scale: npt.NDArray[np.float64]) -> dict[str, npt.NDArray[n
     }
 
 
+def imported(tables: dict[str, npt.NDArray[np.generic]], scale: npt.NDArray[np.float64]) -> Params:
+    """The parameters that export() turns into these tables, for features of this scale: a
+    shipped net to start a fit from (`--init`). The intercept, which export() leaves out, is 0."""
+    nc = patterns.NCOMBO
+    cell, combo = np.asarray(tables["cell"], np.float64), np.asarray(tables["combo"], np.float64)
+    if "net_cell" not in tables:
+        raise ValueError("not a net: it has no hidden layer (training.fit's weights?)")
+    if cell.shape != (2, patterns.NCAT) or combo.shape != (2, nc):
+        raise ValueError(f"tables of shape {cell.shape} and {combo.shape}, not of these patterns")
+    linear = np.concatenate([cell[0, FREE], -cell[1, FREE], combo[0], -combo[1]])
+    net_cell = np.asarray(tables["net_cell"], np.float64)
+    net_combo = np.asarray(tables["net_combo"], np.float64)
+    hidden = np.concatenate([net_cell[0, FREE], net_cell[1, FREE], net_combo[0], net_combo[1]])
+    windows = float(tables["windows"]) * fit.WINDOW_UNIT / (fit.SCALE * 1024)
+    return {
+        "linear": np.append(linear * scale / fit.SCALE, windows), "bias": np.zeros(1),
+        "hidden": hidden * scale[:, None] / UNIT,
+        "b1": np.asarray(tables["net_bias"], np.float64) / UNIT,
+        "out": np.asarray(tables["net_out"], np.float64) / (fit.SCALE * OUT_UNIT),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="+", help="training.selfplay files, of one rule")
@@ -161,7 +193,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--search", type=float, default=0.0,
                         help="share of each target taken from the search's chance, not the result")
+    parser.add_argument("--init", help="a net-*.npz to start from (its units set --hidden)")
     args = parser.parse_args(argv)
+    start_from = None
+    if args.init:
+        try:
+            with np.load(args.init) as shipped:
+                start_from = {k: shipped[k] for k in shipped.files}
+            args.hidden = int(start_from["net_bias"].shape[0])
+        except (OSError, ValueError, KeyError) as error:
+            parser.error(f"--init {args.init}: not a net file ({error})")
     if args.hidden < 1 or args.epochs < 1 or args.batch < 1:
         parser.error("--hidden, --epochs and --batch must be at least 1")
     if not 0.0 < args.decay <= 1.0:
@@ -188,7 +229,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(y)} positions, {int(out.sum())} held out; features read in "
           f"{time.perf_counter() - start:.0f} s", flush=True)
     scale = np.sqrt(np.asarray(x.multiply(x).mean(axis=0)).ravel()) + 1e-6
-    params, loss = train((x @ sp.diags(1.0 / scale)).tocsr(), w, y, out, args, np.concatenate(results))
+    try:
+        init = None if start_from is None else imported(start_from, scale)
+    except ValueError as error:
+        parser.error(f"--init {args.init}: {error}")
+    params, loss = train((x @ sp.diags(1.0 / scale)).tocsr(), w, y, out, args, np.concatenate(results),
+                         init)
     tables = export(params, scale)
     version = f"net-{datetime.date.today():%Y%m%d}-{len(y)}-h{args.hidden}"
     path = Path(args.out or fit.DATA / f"net-{rules.pop()}.npz")

@@ -200,8 +200,8 @@ class Net:
 # games are freestyle's but for the overlines and black's forbidden points, which their tables
 # read.
 BORROWED = {Rule.RENJU: Rule.FREESTYLE, Rule.EXACT: Rule.FREESTYLE}
-# The rules that play with another rule's net, having none of their own, each since a match
-# under the rule showed it better than the fit they borrow (docs/benchmarks.md).
+# The rules that play with another rule's net, each since a match under the rule showed it
+# better than the fit they borrow and than a net fitted on their own games (docs/benchmarks.md).
 BORROWED_NET = {Rule.RENJU: Rule.FREESTYLE, Rule.EXACT: Rule.FREESTYLE}
 
 

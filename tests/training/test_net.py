@@ -142,3 +142,33 @@ def test_the_searchs_chance_reads_its_value_as_the_fit_does(kind, value, depth, 
         assert np.isnan(got)
     else:
         assert got == pytest.approx(chance)
+
+
+def test_a_shipped_net_read_back_exports_to_the_same_tables() -> None:
+    shipped = dict(np.load(patterns.DATA / "net-freestyle.npz"))
+    scale = np.random.default_rng(3).uniform(0.1, 5.0, 2 * len(net.FREE) + 2 * patterns.NCOMBO)
+    tables = net.export(net.imported(shipped, scale), scale)
+    assert all(np.array_equal(tables[k], shipped[k]) for k in tables)
+
+
+def test_a_fit_from_a_net_keeps_it_when_no_epoch_beats_it() -> None:
+    data = game_data([4, 5, 6, 7, 8, 9, 10, 11, 12, 13])
+    x, w = net.features(data)
+    held = np.array([False] * 7 + [True] * 3)
+    start = net.Model(x.shape[1], 3, np.random.default_rng(2)).p
+    # A step this large throws every epoch far off: the net started from is what is left.
+    args = argparse.Namespace(hidden=3, seed=1, epochs=2, batch=4, lr=50.0, l2=1e-4, decay=1.0)
+    with np.errstate(over="ignore"):
+        params, loss = net.train(x.tocsr(), w, data["result"], held, args, start=start)
+    assert all(np.array_equal(params[k], start[k]) for k in start)
+    model = net.Model(x.shape[1], 3, np.random.default_rng(0))
+    model.p = start
+    xa = sp.hstack([x, sp.csr_matrix(w)]).tocsr()
+    assert loss == pytest.approx(model.loss(xa[7:], x.tocsr()[7:], data["result"][7:]))
+
+
+def test_a_start_that_is_not_a_net_is_refused(tmp_path, capsys) -> None:
+    for start in (patterns.DATA / "weights.npz", tmp_path / "missing.npz"):
+        with pytest.raises(SystemExit):
+            net.main([str(tmp_path / "data.npz"), "--init", str(start)])
+        assert "not a net file" in capsys.readouterr().err
