@@ -184,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="+", help="training.selfplay files, of one rule")
     parser.add_argument("--out", help="default: engine/ai/data/net-RULE.npz, for the data's rule")
-    parser.add_argument("--hidden", type=int, default=16, help="hidden units")
+    parser.add_argument("--hidden", type=int, default=None,
+                        help="hidden units (16; with --init, the net's)")
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--lr", type=float, default=2e-3, help="Adam's first step")
     parser.add_argument("--decay", type=float, default=0.6, help="the step's factor after each epoch")
@@ -200,9 +201,13 @@ def main(argv: list[str] | None = None) -> int:
         try:
             with np.load(args.init) as shipped:
                 start_from = {k: shipped[k] for k in shipped.files}
-            args.hidden = int(start_from["net_bias"].shape[0])
+            units = int(start_from["net_bias"].shape[0])
         except (OSError, ValueError, KeyError) as error:
             parser.error(f"--init {args.init}: not a net file ({error})")
+        if args.hidden not in (None, units):
+            parser.error(f"--hidden {args.hidden}: the net of --init has {units} units")
+        args.hidden = units
+    args.hidden = 16 if args.hidden is None else args.hidden
     if args.hidden < 1 or args.epochs < 1 or args.batch < 1:
         parser.error("--hidden, --epochs and --batch must be at least 1")
     if not 0.0 < args.decay <= 1.0:
@@ -231,8 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     scale = np.sqrt(np.asarray(x.multiply(x).mean(axis=0)).ravel()) + 1e-6
     try:
         init = None if start_from is None else imported(start_from, scale)
-    except ValueError as error:
-        parser.error(f"--init {args.init}: {error}")
+    except (ValueError, KeyError) as error:
+        parser.error(f"--init {args.init}: not a net file ({error})")
     params, loss = train((x @ sp.diags(1.0 / scale)).tocsr(), w, y, out, args, np.concatenate(results),
                          init)
     tables = export(params, scale)

@@ -172,3 +172,8 @@ def test_a_start_that_is_not_a_net_is_refused(tmp_path, capsys) -> None:
         with pytest.raises(SystemExit):
             net.main([str(tmp_path / "data.npz"), "--init", str(start)])
         assert "not a net file" in capsys.readouterr().err
+    # The net's units are what it starts from: another count is refused, not silently replaced.
+    with pytest.raises(SystemExit):
+        net.main([str(tmp_path / "data.npz"), "--init", str(patterns.DATA / "net-freestyle.npz"),
+                  "--hidden", "8"])
+    assert "the net of --init has 16 units" in capsys.readouterr().err
