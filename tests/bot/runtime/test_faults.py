@@ -246,7 +246,9 @@ async def test_a_board_discord_refused_to_redraw_is_drawn_again_shortly(
 
     double = running_bot.double
     alice = double.add_member("alice")
-    start = await alice.slash("caro start", difficulty="easy", size="3x3")
+    # Not easy: a quick level's answer that comes within the click's short wait is drawn with
+    # the move in the click's own response, and no edit would be left to refuse.
+    start = await alice.slash("caro start", difficulty="normal", size="3x3")
     # Both ways of drawing the AI's answer fail once: the interaction's token is refused, then
     # the message endpoint answers 404 (Discord having a bad moment).
     double.fail_next("PATCH", r"/messages/", status=401, times=1)
