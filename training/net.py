@@ -158,14 +158,14 @@ def export(p: Params, scale: npt.NDArray[np.float64]) -> dict[str, npt.NDArray[n
     }
 
 
-def imported(tables: dict[str, npt.NDArray[np.generic]], scale: npt.NDArray[np.float64]) -> Params:
-    """The parameters that export() turns into these tables, for features of this scale: a
-    shipped net to start a fit from (`--init`). The intercept, which export() leaves out, is 0."""
-    nc = patterns.NCOMBO
-    cell, combo = np.asarray(tables["cell"], np.float64), np.asarray(tables["combo"], np.float64)
+def imported(tables: dict[str, npt.NDArray[np.generic]]) -> Params:
+    """The parameters that export() turns into these tables, for features of unit scale (see
+    scaled): a shipped net to start a fit from (`--init`). The intercept, which export() leaves
+    out, is 0. ValueError or KeyError for tables that are not a net of these patterns."""
     if "net_cell" not in tables:
         raise ValueError("not a net: it has no hidden layer (training.fit's weights?)")
-    if cell.shape != (2, patterns.NCAT) or combo.shape != (2, nc):
+    cell, combo = np.asarray(tables["cell"], np.float64), np.asarray(tables["combo"], np.float64)
+    if cell.shape != (2, patterns.NCAT) or combo.shape != (2, patterns.NCOMBO):
         raise ValueError(f"tables of shape {cell.shape} and {combo.shape}, not of these patterns")
     linear = np.concatenate([cell[0, FREE], -cell[1, FREE], combo[0], -combo[1]])
     net_cell = np.asarray(tables["net_cell"], np.float64)
@@ -173,11 +173,17 @@ def imported(tables: dict[str, npt.NDArray[np.generic]], scale: npt.NDArray[np.f
     hidden = np.concatenate([net_cell[0, FREE], net_cell[1, FREE], net_combo[0], net_combo[1]])
     windows = float(tables["windows"]) * fit.WINDOW_UNIT / (fit.SCALE * 1024)
     return {
-        "linear": np.append(linear * scale / fit.SCALE, windows), "bias": np.zeros(1),
-        "hidden": hidden * scale[:, None] / UNIT,
+        "linear": np.append(linear / fit.SCALE, windows), "bias": np.zeros(1),
+        "hidden": hidden / UNIT,
         "b1": np.asarray(tables["net_bias"], np.float64) / UNIT,
         "out": np.asarray(tables["net_out"], np.float64) / (fit.SCALE * OUT_UNIT),
     }
+
+
+def scaled(p: Params, scale: npt.NDArray[np.float64]) -> Params:
+    """Parameters for features of unit scale made the same model for features divided by
+    `scale` (the fit's scaled counts; the window term is not scaled)."""
+    return {**p, "linear": p["linear"] * np.append(scale, 1.0), "hidden": p["hidden"] * scale[:, None]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -196,14 +202,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="share of each target taken from the search's chance, not the result")
     parser.add_argument("--init", help="a net-*.npz to start from (its units set --hidden)")
     args = parser.parse_args(argv)
-    start_from = None
+    start_params = None
     if args.init:
         try:
             with np.load(args.init) as shipped:
-                start_from = {k: shipped[k] for k in shipped.files}
-            units = int(start_from["net_bias"].shape[0])
+                start_params = imported({k: shipped[k] for k in shipped.files})
         except (OSError, ValueError, KeyError) as error:
             parser.error(f"--init {args.init}: not a net file ({error})")
+        units = int(start_params["b1"].shape[0])
         if args.hidden not in (None, units):
             parser.error(f"--hidden {args.hidden}: the net of --init has {units} units")
         args.hidden = units
@@ -234,10 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(y)} positions, {int(out.sum())} held out; features read in "
           f"{time.perf_counter() - start:.0f} s", flush=True)
     scale = np.sqrt(np.asarray(x.multiply(x).mean(axis=0)).ravel()) + 1e-6
-    try:
-        init = None if start_from is None else imported(start_from, scale)
-    except (ValueError, KeyError) as error:
-        parser.error(f"--init {args.init}: not a net file ({error})")
+    init = None if start_params is None else scaled(start_params, scale)
     params, loss = train((x @ sp.diags(1.0 / scale)).tocsr(), w, y, out, args, np.concatenate(results),
                          init)
     tables = export(params, scale)

@@ -147,7 +147,7 @@ def test_the_searchs_chance_reads_its_value_as_the_fit_does(kind, value, depth, 
 def test_a_shipped_net_read_back_exports_to_the_same_tables() -> None:
     shipped = dict(np.load(patterns.DATA / "net-freestyle.npz"))
     scale = np.random.default_rng(3).uniform(0.1, 5.0, 2 * len(net.FREE) + 2 * patterns.NCOMBO)
-    tables = net.export(net.imported(shipped, scale), scale)
+    tables = net.export(net.scaled(net.imported(shipped), scale), scale)
     assert all(np.array_equal(tables[k], shipped[k]) for k in tables)
 
 
