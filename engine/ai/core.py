@@ -1812,17 +1812,25 @@ def _enter(g: Geo, s: State, ctx: Ctx, ply: int) -> bool:
     key = s.info[1]
     hint = -1
     slot = _tt_probe(ctx, key)
+    tv = 0
+    tf = -1
     if slot >= 0:
         hint = ctx.tt_move[slot]
-        if ctx.tt_depth[slot] >= depth:
-            v = _from_tt(ctx.tt_val[slot], ply)
-            f = ctx.tt_flag[slot]
-            if f == EXACT_FLAG or (f == LOWER_FLAG and v >= beta) or (f == UPPER_FLAG and v <= alpha):
-                fr[ply, P_RET] = v
-                return True
+        tv = _from_tt(ctx.tt_val[slot], ply)
+        tf = ctx.tt_flag[slot]
+        if ctx.tt_depth[slot] >= depth and (
+            tf == EXACT_FLAG or (tf == LOWER_FLAG and tv >= beta) or (tf == UPPER_FLAG and tv <= alpha)
+        ):
+            fr[ply, P_RET] = tv
+            return True
     if beta - alpha == 1 and not in_check and depth <= FUTILITY_DEPTH and abs(beta) < WON:
         # Far below alpha or far above beta: a few more plies would rarely turn it around.
         static = evaluate(g, s, me)
+        # A shallower search's bound on the node says more than the static value, on its side.
+        if abs(tv) < WON and (
+            tf == EXACT_FLAG or (tf == LOWER_FLAG and tv > static) or (tf == UPPER_FLAG and tv < static)
+        ):
+            static = tv
         if depth <= RAZOR_DEPTH and static + RAZOR_BASE + RAZOR_STEP * depth < alpha:
             fr[ply, P_RET] = static
             if s.info[0] < g.size - 1 and _leaf_vcf(g, s, ctx, me, ply):
@@ -1892,9 +1900,10 @@ def pvs(g: Geo, s: State, ctx: Ctx, depth: int, alpha: int, beta: int, ply: int)
     a null window, quiet late ones first at a depth reduced by log(depth) * log(move number)
     (late-move reductions), re-searched at full depth and then with the full window when they
     beat alpha. Past a depth-dependent count, quiet moves are not searched at all (move-count
-    pruning). Near the leaves, a node off the principal variation whose static value lies far
-    below alpha or far above beta ends at once (razoring, futility pruning); a deeper one
-    without a move from the table is searched a ply shallower (internal iterative reduction).
+    pruning). Near the leaves, a node off the principal variation whose static value (or the
+    table's bound from a shallower search, where it says more) lies far below alpha or far
+    above beta ends at once (razoring, futility pruning); a deeper one without a move from the
+    table is searched a ply shallower (internal iterative reduction).
     Cut-offs feed the killers, the counter-moves and the history."""
     fr = ctx.frames
     base = s.info[0]
