@@ -221,6 +221,9 @@ def new_state(g: Geo, moves: list[int] | None = None) -> State:
         p4=np.zeros((3, size), dtype=np.int8),
         psum=np.zeros((3, 2), dtype=np.int64),
         nacc=np.zeros((size + 1, 3, 2 * g.nb1.shape[0]), dtype=np.int32),
+        plog=np.zeros((size + 1, 2 * 4 * patterns.DIGITS), dtype=np.int64),
+        plogn=np.zeros(size + 1, dtype=np.int32),
+        psave=np.zeros((size + 1, 3, 2), dtype=np.int64),
     )
     core.load(g, s, np.array(moves or [], dtype=np.int32))
     return s

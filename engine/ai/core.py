@@ -154,7 +154,8 @@ class State(NamedTuple):
     rf: I32
     # The pattern board: [mark, cell, d] the line code and class, [mark, cell] the combination
     # of the four classes and the cell pattern, [mark, side] the sum over empty cells of
-    # pkv[mark, side, combination].
+    # pkv[mark, side, combination]. Classes, combinations and patterns are kept for the empty
+    # cells only: an occupied cell's are those it had when its stone came.
     pcode: I32
     pcls: I8
     pkey: I32
@@ -163,6 +164,12 @@ class State(NamedTuple):
     # [ply, mark, side * units + unit]: the sum over empty cells of nkv[mark, combination, ...],
     # in the row of the stones placed so far (rows above it are stale).
     nacc: I32
+    # The undo log of the pattern board, a row per ply like nacc: plog[ply, i] one cell whose
+    # class changed when that ply's stone came (PLOG_* fields: what it was before), plogn[ply]
+    # how many, psave[ply] the sums before.
+    plog: I64
+    plogn: I32
+    psave: I64
 
 
 class Ctx(NamedTuple):
@@ -511,70 +518,112 @@ def _apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
 NET_UNITS = 16
 
 
-@jit_inline
-def _pat_cell(g: Geo, s: State, m: int, e: int, row: int) -> None:
-    """Read cell e's combination and pattern for mark m again from its four classes, and move
-    the sums: the units' sums of nacc[row], none when row is -1 (a stone taken back)."""
-    pcls = s.pcls
-    four = ((pcls[m, e, 0] * 9 + pcls[m, e, 1]) * 9 + pcls[m, e, 2]) * 9 + pcls[m, e, 3]
-    key = _nonneg(g.pcix[_nonneg(four)])
-    old = _nonneg(s.pkey[m, e])
-    s.pkey[m, e] = key
-    s.p4[m, e] = g.pcomb[m, key]
-    if s.grid[e] == 0:
-        s.psum[m, 0] += g.pkv[m, 0, key] - g.pkv[m, 0, old]
-        s.psum[m, 1] += g.pkv[m, 1, key] - g.pkv[m, 1, old]
-        if row >= 0 and g.nb1.shape[0] != 0:
-            nkv = g.nkv
-            nacc = s.nacc
-            for h in range(2 * NET_UNITS):
-                nacc[row, m, h] += nkv[m, key, h] - nkv[m, old, h]
+# Fields of State.plog: the cell, the mark, the direction whose class changed, then the class,
+# the combination and the cell pattern it had.
+PLOG_MARK, PLOG_DIR, PLOG_CLS, PLOG_KEY, PLOG_P4 = 16, 18, 20, 24, 48
 
 
 @jit_inline
 def _pat_apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
     """A stone of mark arrives on cell (delta 1) or leaves it (-1): the line codes of the cells
-    within REACH on its four lines change by one digit, and with them their classes and
-    patterns. The cell's own patterns stop (or start again) counting in the sums. The units'
-    sums are a stack, a row per ply: a stone placed fills the next row from the one below, and a
-    stone taken back leaves the row below as it was, which halves their work."""
-    pkv = g.pkv
+    within REACH on its four lines change by one digit, and with them the classes and patterns
+    of the empty ones. The cell's own patterns stop counting in the sums. Each ply keeps a row of
+    the units' sums (a stone placed fills the next row from the one below) and an undo log of
+    the classes it changed and the sums before: a stone taken back restores them from there,
+    and the row below is as it was, so only the codes are computed again."""
     psum = s.psum
     pkey = s.pkey
-    row = -1
+    p4 = s.p4
+    ln = g.ln
+    pcode = s.pcode
+    pcls = s.pcls
+    grid = s.grid
+    mine = 1 if mark == 1 else 2  # the digit of the stone in mark 1's codes, and in mark 2's
+    theirs = 3 - mine
+    row = _nonneg(s.info[0] + (1 if delta > 0 else 0))
+    pkv = g.pkv
+    nacc = s.nacc
+    nkv = g.nkv
     if delta > 0:
-        row = _nonneg(s.info[0] + 1)
-        nacc = s.nacc
-        nkv = g.nkv
         for m in (1, 2):
+            s.psave[row, m, 0] = psum[m, 0]
+            s.psave[row, m, 1] = psum[m, 1]
             q = _nonneg(pkey[m, cell])
             psum[m, 0] -= pkv[m, 0, q]
             psum[m, 1] -= pkv[m, 1, q]
             if g.nb1.shape[0] != 0:
                 for h in range(2 * NET_UNITS):
                     nacc[row, m, h] = nacc[row - 1, m, h] - nkv[m, q, h]
-    ln = g.ln
     pline = g.pline
-    pcode = s.pcode
-    pcls = s.pcls
+    pcix = g.pcix
+    pcomb = g.pcomb
+    log = s.plog[row]
+    n = 0
+    # The sums move in locals, written once: through the array every change would store them
+    # again (the compiler cannot tell the arrays apart).
+    s10 = psum[1, 0]
+    s11 = psum[1, 1]
+    s20 = psum[2, 0]
+    s21 = psum[2, 1]
     for d in range(4):
         for j in range(10):
             e = ln[cell, d, j]
             if e < 0:
                 continue
             step = g.ppow[j + 5 if j < 5 else j - 5] * delta
+            c1 = pcode[1, e, d] + step * mine
+            c2 = pcode[2, e, d] + step * theirs
+            pcode[1, e, d] = c1
+            pcode[2, e, d] = c2
+            if delta < 0 or grid[e] != 0:
+                continue
             for m in (1, 2):
-                code = pcode[m, e, d] + step * (1 if m == mark else 2)
-                pcode[m, e, d] = code
-                cls = pline[m, _nonneg(code)]
-                if cls != pcls[m, e, d]:
+                cls = pline[m, _nonneg(c1 if m == 1 else c2)]
+                was = pcls[m, e, d]
+                if cls != was:
+                    log[n] = (
+                        e
+                        | (m << PLOG_MARK)
+                        | (d << PLOG_DIR)
+                        | (np.int64(was) << PLOG_CLS)
+                        | (np.int64(pkey[m, e]) << PLOG_KEY)
+                        | (np.int64(p4[m, e]) << PLOG_P4)
+                    )
+                    n += 1
                     pcls[m, e, d] = cls
-                    _pat_cell(g, s, m, e, row)
-    if delta < 0:
-        for m in (1, 2):
-            q = _nonneg(pkey[m, cell])
-            psum[m, 0] += pkv[m, 0, q]
-            psum[m, 1] += pkv[m, 1, q]
+                    # The cell's combination and pattern again, from its four classes.
+                    four = ((pcls[m, e, 0] * 9 + pcls[m, e, 1]) * 9 + pcls[m, e, 2]) * 9 + pcls[m, e, 3]
+                    key = _nonneg(pcix[_nonneg(four)])
+                    old = _nonneg(pkey[m, e])
+                    pkey[m, e] = key
+                    p4[m, e] = pcomb[m, key]
+                    if m == 1:
+                        s10 += pkv[1, 0, key] - pkv[1, 0, old]
+                        s11 += pkv[1, 1, key] - pkv[1, 1, old]
+                    else:
+                        s20 += pkv[2, 0, key] - pkv[2, 0, old]
+                        s21 += pkv[2, 1, key] - pkv[2, 1, old]
+                    if g.nb1.shape[0] != 0:
+                        for h in range(2 * NET_UNITS):
+                            nacc[row, m, h] += nkv[m, key, h] - nkv[m, old, h]
+    if delta > 0:
+        psum[1, 0] = s10
+        psum[1, 1] = s11
+        psum[2, 0] = s20
+        psum[2, 1] = s21
+        s.plogn[row] = n
+        return
+    # Taken back: what the stone changed, as it was.
+    for i in range(s.plogn[row]):
+        v = log[i]
+        e = _nonneg(v & 0xFFFF)
+        m = _nonneg((v >> PLOG_MARK) & 3)
+        pcls[m, e, (v >> PLOG_DIR) & 3] = (v >> PLOG_CLS) & 15
+        pkey[m, e] = (v >> PLOG_KEY) & 0xFFFFFF
+        p4[m, e] = (v >> PLOG_P4) & 0xFF
+    for m in (1, 2):
+        psum[m, 0] = s.psave[row, m, 0]
+        psum[m, 1] = s.psave[row, m, 1]
 
 
 @jit_inline
