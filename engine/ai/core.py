@@ -518,6 +518,13 @@ def _apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
 NET_UNITS = 16
 
 
+@jit_inline
+def _combination(pcix: I32, pcls: I8, m: int, e: int) -> int:
+    """The combination of cell e's four line classes for mark m (its row in the per-cell tables)."""
+    four = ((pcls[m, e, 0] * 9 + pcls[m, e, 1]) * 9 + pcls[m, e, 2]) * 9 + pcls[m, e, 3]
+    return _nonneg(pcix[_nonneg(four)])
+
+
 # Fields of State.plog: the cell, the mark, the direction whose class changed, then the class,
 # the combination and the cell pattern it had.
 PLOG_MARK, PLOG_DIR, PLOG_CLS, PLOG_KEY, PLOG_P4 = 16, 18, 20, 24, 48
@@ -538,8 +545,7 @@ def _pat_apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
     pcode = s.pcode
     pcls = s.pcls
     grid = s.grid
-    mine = 1 if mark == 1 else 2  # the digit of the stone in mark 1's codes, and in mark 2's
-    theirs = 3 - mine
+    other = 3 - mark  # a stone is digit 1 in its own mark's codes, 2 in the other's
     row = _nonneg(s.info[0] + (1 if delta > 0 else 0))
     pkv = g.pkv
     nacc = s.nacc
@@ -571,8 +577,8 @@ def _pat_apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
             if e < 0:
                 continue
             step = g.ppow[j + 5 if j < 5 else j - 5] * delta
-            c1 = pcode[1, e, d] + step * mine
-            c2 = pcode[2, e, d] + step * theirs
+            c1 = pcode[1, e, d] + step * mark
+            c2 = pcode[2, e, d] + step * other
             pcode[1, e, d] = c1
             pcode[2, e, d] = c2
             if delta < 0 or grid[e] != 0:
@@ -591,9 +597,7 @@ def _pat_apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
                     )
                     n += 1
                     pcls[m, e, d] = cls
-                    # The cell's combination and pattern again, from its four classes.
-                    four = ((pcls[m, e, 0] * 9 + pcls[m, e, 1]) * 9 + pcls[m, e, 2]) * 9 + pcls[m, e, 3]
-                    key = _nonneg(pcix[_nonneg(four)])
+                    key = _combination(pcix, pcls, m, e)
                     old = _nonneg(pkey[m, e])
                     pkey[m, e] = key
                     p4[m, e] = pcomb[m, key]
@@ -708,9 +712,7 @@ def reset(g: Geo, s: State) -> None:
                             code += g.pedge * g.ppow[j]
                     s.pcode[m, c, d] = code
                     s.pcls[m, c, d] = g.pline[m, code]
-                pcls = s.pcls
-                four = ((pcls[m, c, 0] * 9 + pcls[m, c, 1]) * 9 + pcls[m, c, 2]) * 9 + pcls[m, c, 3]
-                key = g.pcix[four]
+                key = _combination(g.pcix, s.pcls, m, c)
                 s.pkey[m, c] = key
                 s.p4[m, c] = g.pcomb[m, key]
                 s.psum[m, 0] += g.pkv[m, 0, key]
