@@ -34,6 +34,7 @@ def main() -> int:
         (15, 15, 5, Rule.FREESTYLE, args.positions),
         (15, 15, 5, Rule.CARO, max(1, args.positions // 4)),
         (15, 15, 5, Rule.EXACT, max(1, args.positions // 4)),
+        (15, 15, 5, Rule.RENJU, max(1, args.positions // 4)),
     ]
     for rows, cols, k, rule, count in cases:
         positions = [b for b in sample_positions(rows, cols, k, rule, count, 7) if b.ply > 0]

@@ -382,7 +382,7 @@ def _window(g: Geo, s: State, w: int, sign: int) -> None:
 
 
 @jit_inline
-def _apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
+def _apply(g: Geo, s: State, cell: int, mark: int, delta: int, full: bool) -> None:
     """Every window through cell gains (delta 1) or loses (delta -1) a stone of mark: each
     window's contribution changes by what its new counts are worth minus what the old ones
     were, and only the counters that change are written (the same totals as taking the window
@@ -398,8 +398,14 @@ def _apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
     Indices read from arrays (window numbers, counts, cells) go through np.uint32, which none
     of them needs: numba checks every signed index for a negative value to wrap it, a compare
     and a select per access that the compiler cannot drop for a value it loaded. Unsigned, the
-    check is gone."""
+    check is gone.
+
+    With full False (a constant at each call, so the compiler drops what it turns off) only the
+    counts, the four and three tiers and their totals change, and the two-stone tier under renju
+    only: the windows' worth and the attack values stay as they were, for a search that reads
+    neither and takes back every stone it places the same way (see place_bare)."""
     k = g.k
+    twos = full or g.rule == RENJU
     other = 3 - mark
     worth = g.worth
     gain = g.gain
@@ -436,11 +442,12 @@ def _apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
             dm = 0
             if b == 0:
                 # Mark's window stays live: its worth, its cells' attack and its tier change.
-                sum_mine += worth[np.uint32(a2)] - worth[np.uint32(a)]
-                dm = gain[np.uint32(a2)] - gain[np.uint32(a)]
+                if full:
+                    sum_mine += worth[np.uint32(a2)] - worth[np.uint32(a)]
+                    dm = gain[np.uint32(a2)] - gain[np.uint32(a)]
                 d4 = int(a2 == k - 1) - int(a == k - 1)
                 d3 = int(a2 == k - 2) - int(a == k - 2)
-                d2 = int(a2 == k - 3) - int(a == k - 3)
+                d2 = int(a2 == k - 3) - int(a == k - 3) if twos else 0
                 n4_mine += d4
                 n3_mine += d3
                 if d4 != 0 or d3 != 0 or d2 != 0:
@@ -455,14 +462,16 @@ def _apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
                                 t3m[mark, c >> 6] ^= 1 << (c & 63)
                         if d2 != 0:
                             t2[mark, c] += d2
-            wd[0, i] = dm
+            if full:
+                wd[0, i] = dm
             # The other mark's window (count b) is live while mark has no stone in it: it is
             # switched off by mark's first stone and on again when that stone goes.
             sw = int(a2 == 0) - int(a == 0)
             do = 0
             if sw != 0:
-                sum_other += sw * worth[np.uint32(b)]
-                do = sw * gain[np.uint32(b)]
+                if full:
+                    sum_other += sw * worth[np.uint32(b)]
+                    do = sw * gain[np.uint32(b)]
                 if b == k - 1:
                     n4_other += sw
                     for j in range(k):
@@ -475,10 +484,13 @@ def _apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
                         t3[other, c] = v
                         if v == 0 or v == sw:
                             t3m[other, c >> 6] ^= 1 << (c & 63)
-                elif b == k - 3:
+                elif b == k - 3 and twos:
                     for j in range(k):
                         t2[other, np.uint32(wcells[w, j])] += sw
-            wd[1, i] = do
+            if full:
+                wd[1, i] = do
+        if not full:
+            continue
         # Cell q of the line lies in the windows max(lo, q-k+1)..min(whi, q): up to whi the
         # run only gains windows, after it only loses them (from q = lo + k on).
         step = g.stride[d]
@@ -630,37 +642,85 @@ def _pat_apply(g: Geo, s: State, cell: int, mark: int, delta: int) -> None:
         psum[m, 1] = s.psave[row, m, 1]
 
 
-@jit_inline
-def place_counts(g: Geo, s: State, cell: int, mark: int) -> None:
-    """place, less the pattern board: for the threat searches, which read only the window
-    counters and take back every stone they place (unplace_counts). Their inlined copies of
-    place then carry no pattern code, which the build would optimise again in each."""
-    _apply(g, s, cell, mark, 1)
+@jit_spliced
+def _place_counted(g: Geo, s: State, cell: int, mark: int, full: bool) -> None:
+    """place_counts (full True) or place_bare (full False)."""
+    _apply(g, s, cell, mark, 1, full)
     s.grid[cell] = mark
-    near = s.near
-    nearc = g.nearc
-    for j in range(g.nearn[cell]):
-        near[np.uint32(nearc[cell, j])] += 1
+    if full:
+        near = s.near
+        nearc = g.nearc
+        for j in range(g.nearn[cell]):
+            near[np.uint32(nearc[cell, j])] += 1
     ply = s.info[0]
     s.moves[ply] = cell
     s.info[0] = ply + 1
     s.info[1] ^= g.zob[mark, cell]
 
 
-@jit_inline
-def unplace_counts(g: Geo, s: State) -> None:
-    """unplace, less the pattern board: the undo of place_counts."""
+@jit_spliced
+def _unplace_counted(g: Geo, s: State, full: bool) -> None:
+    """unplace_counts (full True) or unplace_bare (full False)."""
     ply = s.info[0] - 1
     cell = _nonneg(s.moves[ply])
     mark = _nonneg(s.grid[cell])
-    _apply(g, s, cell, mark, -1)
+    _apply(g, s, cell, mark, -1, full)
     s.grid[cell] = 0
-    near = s.near
-    nearc = g.nearc
-    for j in range(g.nearn[cell]):
-        near[np.uint32(nearc[cell, j])] -= 1
+    if full:
+        near = s.near
+        nearc = g.nearc
+        for j in range(g.nearn[cell]):
+            near[np.uint32(nearc[cell, j])] -= 1
     s.info[0] = ply
     s.info[1] ^= g.zob[mark, cell]
+
+
+@jit_inline
+def place_counts(g: Geo, s: State, cell: int, mark: int) -> None:
+    """place, less the pattern board: for the threat searches, which read only the window
+    counters and take back every stone they place (unplace_counts). Their inlined copies of
+    place then carry no pattern code, which the build would optimise again in each."""
+    _place_counted(g, s, cell, mark, True)
+
+
+@jit_inline
+def unplace_counts(g: Geo, s: State) -> None:
+    """unplace, less the pattern board: the undo of place_counts."""
+    _unplace_counted(g, s, True)
+
+
+@jit_inline
+def place_bare(g: Geo, s: State, cell: int, mark: int) -> None:
+    """place_counts, less the windows' worth, the attack values (most of its work) and the
+    cells near a stone: for the VCF, which reads only the four and three tiers, computes the attack values it orders by
+    (attack_at) and takes back every stone it places (unplace_bare), so the values it left alone
+    are right again when it returns."""
+    _place_counted(g, s, cell, mark, False)
+
+
+@jit_inline
+def unplace_bare(g: Geo, s: State) -> None:
+    """The undo of place_bare."""
+    _unplace_counted(g, s, False)
+
+
+@jit_inline_public
+def attack_at(g: Geo, s: State, mark: int, cell: int) -> int:
+    """s.attack[mark, cell] as the full counters would hold it, computed from the windows'
+    counts: what each of mark's live windows through cell adds to it (see _window)."""
+    k = g.k
+    other = 3 - mark
+    cnt = s.cnt
+    gain = g.gain
+    total = 0
+    for d in range(4):
+        lo = _nonneg(g.lspan[cell, d, 0])
+        whi = min(k - 1, _nonneg(g.lspan[cell, d, 1]) - k + 1)
+        for i in range(lo, whi + 1):
+            w = np.uint32(g.lw[cell, d, i])
+            if cnt[other, w] == 0:
+                total += gain[np.uint32(cnt[mark, w])]
+    return int(total)
 
 
 @jit_inline_public
@@ -1250,6 +1310,13 @@ def _unwind_counts(g: Geo, s: State, base: int) -> None:
 
 
 @jit_inline
+def _unwind_bare(g: Geo, s: State, base: int) -> None:
+    """_unwind, for the VCF (place_bare)."""
+    while s.info[0] > base:
+        unplace_bare(g, s)
+
+
+@jit_inline
 def _unwind(g: Geo, s: State, base: int) -> None:
     while s.info[0] > base:
         unplace(g, s)
@@ -1282,7 +1349,7 @@ def _vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
     found = -1
     while True:
         if ctx.stat[2]:
-            _unwind_counts(g, s, base)
+            _unwind_bare(g, s, base)
             return -1
         p = ply + 2 * lv
         if mode == _ENTER:
@@ -1306,7 +1373,6 @@ def _vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
             n = 0
             grid = s.grid
             t3 = s.t3
-            attack = s.attack
             bits = s.t3m
             for word in range(bits.shape[1]):  # the cells with t3[att] > 0, in order
                 b = bits[att, word]
@@ -1315,7 +1381,7 @@ def _vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
                     b &= b - 1
                     if grid[c] == 0 and not forbidden_at(g, s, c, att):
                         moves[n] = c
-                        scores[n] = attack[att, c] + t3[att, c] * FOUR_BONUS
+                        scores[n] = attack_at(g, s, att, c) + t3[att, c] * FOUR_BONUS
                         n += 1
             vf[lv, V_N] = n
             vf[lv, V_I] = 0
@@ -1329,11 +1395,11 @@ def _vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
                 continue
             _select_at(ctx.movebuf[p], ctx.scorebuf[p], i, vf[lv, V_N])
             four = ctx.movebuf[p, i]
-            place_counts(g, s, four, att)
+            place_bare(g, s, four, att)
             threats = ctx.wbuf[p + 1]
             nt = win_cells_near(g, s, four, att, threats)  # att had no winning cell here
             if nt == 0:
-                unplace_counts(g, s)
+                unplace_bare(g, s)
                 vf[lv, V_I] = i + 1
                 continue
             vf[lv, V_NR] = blocks(g, s, ctx, att, threats, nt, ctx.bbuf[p])
@@ -1342,22 +1408,22 @@ def _vcf(g: Geo, s: State, ctx: Ctx, att: int, depth: int, ply: int) -> int:
         elif mode == _REPLY:
             j = vf[lv, V_J]
             if j >= vf[lv, V_NR]:
-                unplace_counts(g, s)
+                unplace_bare(g, s)
                 ok, found, mode = True, ctx.movebuf[p, vf[lv, V_I]], _RETURN
                 continue
-            place_counts(g, s, ctx.bbuf[p, j], dfn)
+            place_bare(g, s, ctx.bbuf[p, j], dfn)
             lv += 1
             mode = _ENTER
         else:
             if lv == 0:
                 return int(found) if ok else -1
             lv -= 1
-            unplace_counts(g, s)  # the defender's reply
+            unplace_bare(g, s)  # the defender's reply
             if ok:
                 vf[lv, V_J] += 1
                 mode = _REPLY
             else:
-                unplace_counts(g, s)  # the attacker's four
+                unplace_bare(g, s)  # the attacker's four
                 vf[lv, V_I] += 1
                 mode = _TRY
 

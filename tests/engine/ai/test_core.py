@@ -119,6 +119,38 @@ def test_taking_moves_back_restores_every_counter_exactly():
         assert np.array_equal(old, new), name
 
 
+@pytest.mark.parametrize("rule", K_RULES)
+def test_the_vcf_leaves_every_counter_as_it_found_it(rule):
+    # The VCF places its stones without the attack values and the windows' worth (place_bare):
+    # taking them all back must leave the position exactly as it was, wins found or not.
+    rng = random.Random(f"core-vcf-undo/{rule.value}")
+    found = 0
+    for board in random_positions(15, 15, 5, rule, 60, rng)[::6]:
+        g, s = compiled.state_of(board)
+        ctx, _ = compiled._ctx_for(board)
+        compiled._begin(ctx, float("inf"), 200_000)
+        before = [a.copy() for a in s]
+        for att in (1, 2):
+            found += core.vcf(g, s, ctx, att, 8, 0) >= 0
+        ply = int(s.info[0])
+        for name, old, new in zip(s._fields, before, s, strict=True):
+            if name == "moves":  # a stack: what lies above its top is not part of the position
+                old, new = old[:ply], new[:ply]
+            assert np.array_equal(old, new), name
+    assert found > 0  # some of the positions hold a win by fours, so stones were placed
+
+
+@pytest.mark.parametrize("rule", K_RULES)
+def test_attack_values_computed_from_the_window_counts_match_the_kept_ones(rule):
+    rng = random.Random(f"core-attack-at/{rule.value}")
+    for rows, cols, k in SHAPES:
+        board = random_positions(rows, cols, k, rule, 12, rng)[-1]
+        g, s = compiled.state_of(board)
+        for mark in (1, 2):
+            for cell in range(g.size):
+                assert core.attack_at(g, s, mark, cell) == s.attack[mark, cell], (rows, cols, k)
+
+
 def test_core_hash_follows_the_board_zobrist_hash():
     board = Board.from_text("15x15 k5 freestyle H8 H9 I9 G7 J10")
     _, s = compiled.state_of(board)
