@@ -285,13 +285,16 @@ def jit_inline(func: F) -> F:
 
 
 def jit_spliced(func: F) -> F:
-    """A helper with one caller, copied into it by numba before typing (inline="always"): it is
-    typed and lowered once, as part of its caller, and has no library of its own.
+    """A helper with one caller (or two, where its body is small), copied into it by numba
+    before typing (inline="always"): it is typed and lowered as part of its caller, and has no
+    library of its own.
 
     A forceinline helper (jit_inline) is compiled into a library of its own first, optimised
     and turned into machine code there, and that library, with everything it links (a helper
     that calls the VCF links the VCF's whole body), is linked into each caller and optimised
-    again. For a helper called from one place that library is pure cost."""
+    again. For a helper called from one place that library is pure cost; so it is for a small
+    body shared by two thin helpers (placing a stone with or without the attack values), where
+    it would add one more round of optimising the window counters' code to each."""
     return _dispatcher(func, inline="always", no_cpython_wrapper=True)
 
 
