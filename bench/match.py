@@ -13,8 +13,8 @@ Rapfi's "STRENGTH 60"), the opening and each move after it as BOARD, then TURN. 
 `--keep-brains` each of the `--jobs` keeps its two brains running from one game to the next
 (RESTART between games, as piskvork does), where starting a process would cost more than the
 moves of a fast game; a brain that failed in a game is started afresh for the next.
-Openings are seeded random stones in the centre; each is played twice, once with each brain on
-each colour, so neither gets the luckier side. `--balanced` keeps only openings whose
+Openings are seeded random stones in the centre (`--square N`: in the central N×N square); each
+is played twice, once with each brain on each colour, so neither gets the luckier side. `--balanced` keeps only openings whose
 value, by caro's own search at a node limit, is within that many points of even. `--openings FILE`
 keeps them: the first match writes the file, later ones read it (a match between other builds
 plays the same openings without searching for them again).
@@ -328,11 +328,14 @@ def stored_openings(path: str | None, count: int, size: int) -> list[tuple[Cell,
 
 
 def openings(count: int, size: int, rule: Rule, stones: int, seed: int, balanced: int | None,
-             nodes: int) -> list[tuple[Cell, ...]]:
+             nodes: int, square: int | None = None) -> list[tuple[Cell, ...]]:
     """`count` distinct seeded openings; with `balanced`, only those caro's search values within
-    that many points of even for the side to move (at `nodes` nodes, from empty tables)."""
+    that many points of even for the side to move (at `nodes` nodes, from empty tables); with
+    `square`, their stones in the central square of that side (see random_opening)."""
     empty = Board(size, size, 5, rule)
-    rng = random.Random(f"bench.match/{size}/{rule.value}/{stones}/{seed}")
+    # The seed without a square is the one earlier matches drew with: their openings stay.
+    tail = "" if square is None else f"/square{square}"
+    rng = random.Random(f"bench.match/{size}/{rule.value}/{stones}/{seed}{tail}")
     found: list[tuple[Cell, ...]] = []
     seen: set[frozenset[Cell]] = set()
     tries = 0
@@ -340,7 +343,7 @@ def openings(count: int, size: int, rule: Rule, stones: int, seed: int, balanced
         tries += 1
         if tries > 100 * count + 1000:
             raise SystemExit(f"could not find {count} balanced openings; raise --balanced")
-        cells = random_opening(empty, stones, rng)
+        cells = random_opening(empty, stones, rng, square)
         key = frozenset(cells)
         if key in seen:
             continue
@@ -394,6 +397,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=15)
     parser.add_argument("--rule", choices=[r.value for r in RULE_BITS], default="freestyle")
     parser.add_argument("--stones", type=int, default=3, help="stones of each opening")
+    parser.add_argument("--square", type=int, default=None,
+                        help="the openings' stones in the central square of this (odd) side")
     parser.add_argument("--balanced", type=int, default=None,
                         help="keep openings caro values within this many points of even")
     parser.add_argument("--balance-nodes", type=int, default=200_000)
@@ -419,11 +424,15 @@ def main(argv: list[str] | None = None) -> int:
         if not sep or name not in brains or not line.strip() or "\n" in line:
             parser.error(f"--info wants NAME=KEY VALUE for one of the brains, got {extra!r}")
         brains[name] = dataclasses.replace(brains[name], info=(*brains[name].info, line.strip()))
+    if args.square is not None and not (
+        0 < args.square <= args.size and args.square % 2 == 1 and args.stones < args.square ** 2
+    ):
+        parser.error(f"--square wants an odd side up to --size that holds --stones, got {args.square}")
     pairs = max(1, args.games // 2)
     opens = stored_openings(args.openings, pairs, args.size)
     if opens is None:
         opens = openings(pairs, args.size, rule, args.stones, args.seed, args.balanced,
-                         args.balance_nodes)
+                         args.balance_nodes, args.square)
         if args.openings:
             with open(args.openings, "w") as out:
                 json.dump([[list(cell) for cell in cells] for cells in opens], out)

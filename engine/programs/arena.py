@@ -293,18 +293,27 @@ def play_game(spec: GameSpec) -> GameResult:
     )
 
 
-def random_opening(board: Board, plies: int, rng: random.Random) -> tuple[Cell, ...]:
-    """`plies` random stones in the central area, leaving the game undecided."""
+def random_opening(board: Board, plies: int, rng: random.Random,
+                   square: int | None = None) -> tuple[Cell, ...]:
+    """`plies` random stones in the central area, leaving the game undecided; with `square`
+    (odd), in the central square of that side."""
     if plies <= 0:
         return ()
     if plies >= board.rows * board.cols:
         raise ValueError(f"an opening of {plies} stones does not fit a {board.rows}x{board.cols} board")
-    # A central square with room to spare for the stones (about a third of the side on big
-    # boards): openings vary, yet stay where real games start rather than scattered.
-    half = 1
-    while (2 * half + 1) ** 2 < 2 * plies and half < max(board.rows, board.cols):
-        half += 1
-    half = max(half, min(board.rows, board.cols) // 6)
+    if square is not None:
+        if square < 1 or square % 2 == 0 or square > min(board.rows, board.cols):
+            raise ValueError(f"the central square's side must be odd and fit the board, got {square}")
+        if plies >= square * square:
+            raise ValueError(f"an opening of {plies} stones does not fit a {square}x{square} square")
+        half = square // 2
+    else:
+        # A central square with room to spare for the stones (about a third of the side on
+        # big boards): openings vary, yet stay where real games start rather than scattered.
+        half = 1
+        while (2 * half + 1) ** 2 < 2 * plies and half < max(board.rows, board.cols):
+            half += 1
+        half = max(half, min(board.rows, board.cols) // 6)
     cr, cc = board.rows // 2, board.cols // 2
     area = [
         (r, c)

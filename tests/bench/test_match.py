@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bench import match
+from engine.game.types import Rule
 from tests.bench import toy_brain
 
 BRAIN = f"{sys.executable} {toy_brain.__file__}"
@@ -106,3 +107,21 @@ def test_an_openings_file_with_too_few_is_refused(tmp_path: Path) -> None:
     stored.write_text(json.dumps([[[3, 3]]]))
     with pytest.raises(SystemExit, match="holds 1 openings; 3 are needed"):
         run(tmp_path, "--openings", str(stored))
+
+
+def test_openings_in_a_given_square_keep_every_stone_inside_it_and_the_default_ones_as_they_were(
+) -> None:
+    default = match.openings(20, 15, Rule.FREESTYLE, 3, 1, None, 0)
+    assert default == match.openings(20, 15, Rule.FREESTYLE, 3, 1, None, 0, None)
+    wide = match.openings(20, 15, Rule.FREESTYLE, 3, 1, None, 0, 11)
+    assert all(2 <= r <= 12 and 2 <= c <= 12 for cells in wide for r, c in cells)
+    assert any(not (5 <= r <= 9 and 5 <= c <= 9) for cells in wide for r, c in cells)
+    assert wide != default
+
+
+@pytest.mark.parametrize("square", ["4", "17", "1"])
+def test_a_square_that_is_even_too_big_or_too_small_for_the_stones_is_refused(
+    tmp_path: Path, square: str
+) -> None:
+    with pytest.raises(SystemExit):
+        run(tmp_path, "--square", square)
