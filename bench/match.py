@@ -14,10 +14,11 @@ Rapfi's "STRENGTH 60"), the opening and each move after it as BOARD, then TURN. 
 (RESTART between games, as piskvork does), where starting a process would cost more than the
 moves of a fast game; a brain that failed in a game is started afresh for the next.
 Openings are seeded random stones in the centre (`--square N`: in the central N×N square); each
-is played twice, once with each brain on each colour, so neither gets the luckier side. `--balanced` keeps only openings whose
-value, by caro's own search at a node limit, is within that many points of even. `--openings FILE`
-keeps them: the first match writes the file, later ones read it (a match between other builds
-plays the same openings without searching for them again).
+is played twice, once with each brain on each colour, so neither gets the luckier side.
+`--balanced` keeps only openings whose value, by caro's own search at a node limit, is within
+that many points of even. `--openings FILE` keeps them: the first match writes the file, later
+ones read it (a match between other builds plays the same openings without searching for them
+again).
 
 A move counts from the line sent to the answer read back. One later than the turn time plus
 `--grace` loses the game (a time-out; a brain's first move of a game, which also pays for its
