@@ -379,12 +379,42 @@ def build(
     return seconds
 
 
+def numba_cache_folders() -> list[Path]:
+    """numba's cache folders of SOURCES' modules under cache_dir(), named as numba names them
+    (the source folder's name and the SHA-1 of its absolute path), for the folder as imported
+    and as resolved (they differ under a symbolic link)."""
+    here = Path(os.path.abspath(__file__)).parent.parent
+    folders = {
+        str(base / Path(name).parent)
+        for base in (here, _ENGINE_DIR)
+        for name in SOURCES
+    }
+    return [
+        cache_dir() / f"{Path(folder).name}_{hashlib.sha1(folder.encode()).hexdigest()}"
+        for folder in sorted(folders)
+    ]
+
+
+def _clear_compiled() -> None:
+    """Remove SOURCES' compiled functions from numba's cache before a build. numba checks a
+    cached function against its own file only, and a function keeps the code of what it calls:
+    after core.py changed, pns.py's functions would load unchanged with core.py's old code in
+    them (and the old layout of its arrays)."""
+    stems = {Path(name).stem for name in SOURCES}
+    for folder in numba_cache_folders():
+        for stem in stems:
+            for path in [*folder.glob(f"{stem}.*.nbi"), *folder.glob(f"{stem}.*.nbc")]:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+
+
 def _build_locked(exercise: Exercise, say: Callable[[str], None], parts: Sequence[str]) -> float:
     stamp_path, _lock, failed_path = _files()
     if built():
         return 0.0
     with contextlib.suppress(OSError):
         stamp_path.unlink()
+    _clear_compiled()
     target = os.environ.get("NUMBA_CPU_NAME", "")
     say(f"search core: compiling for {target} (once per host: a few minutes of CPU)")
     started, cpu, children = time.perf_counter(), time.process_time(), _children_cpu()

@@ -322,3 +322,35 @@ def test_a_brain_on_a_host_with_a_build_loads_it_before_it_reads_start(tmp_path)
     out, err = worker.communicate(timeout=180)
     assert worker.returncode == 0, err
     assert out.split() == ["True", "True"], err
+
+
+def test_the_cache_folders_cleared_before_a_build_are_those_numba_writes_to(tmp_path, monkeypatch):
+    """Fails loudly if numba names its cache folders differently."""
+    from numba.core.caching import _CacheLocator
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    engine = Path(cores.__file__).resolve().parent.parent
+    for name in cores.SOURCES:
+        folder = _CacheLocator.get_suitable_cache_subpath(str(engine / name))
+        assert tmp_path / folder in cores.numba_cache_folders()
+
+
+def test_a_build_first_removes_the_compiled_functions_of_the_engine_sources_only(
+    tmp_path, monkeypatch
+):
+    """A function of pns.py keeps the code of the core.py functions it calls, and numba checks it
+    against pns.py alone: a build for changed sources starts from none of theirs."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    ai_folder = next(f for f in cores.numba_cache_folders() if f.name.startswith("ai_"))
+    ai_folder.mkdir(parents=True)
+    ours = [ai_folder / "pns.threats-452.py311.nbi", ai_folder / "pns.threats-452.py311.1.nbc",
+            ai_folder / "core.vcf-1258.py311.nbi"]
+    kept = [ai_folder / "other.f-1.py311.nbi", tmp_path / "cache" / "ai_0000" / "pns.g-1.py311.nbi"]
+    for path in [*ours, *kept]:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("stale")
+    monkeypatch.setattr(cores, "part_command", lambda name: [sys.executable, "-c", "pass"])
+    assert cores.build(_never, parts=("first",)) >= 0
+    assert cores.built()
+    assert not any(path.exists() for path in ours)
+    assert all(path.exists() for path in kept)
