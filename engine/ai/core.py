@@ -695,9 +695,9 @@ def unplace_counts(g: Geo, s: State) -> None:
 @jit_inline
 def place_bare(g: Geo, s: State, cell: int, mark: int) -> None:
     """place_counts, less the windows' worth, the attack values (most of its work) and the
-    cells near a stone: for the VCF, which reads only the four and three tiers, computes the attack values it orders by
-    (attack_at) and takes back every stone it places (unplace_bare), so the values it left alone
-    are right again when it returns."""
+    cells near a stone: for the VCF, which reads only the four and three tiers, computes the
+    attack values it orders by (attack_at) and takes back every stone it places (unplace_bare),
+    so the values it left alone are right again when it returns."""
     _place_counted(g, s, cell, mark, False)
 
 
