@@ -425,15 +425,14 @@ def main(argv: list[str] | None = None) -> int:
         if not sep or name not in brains or not line.strip() or "\n" in line:
             parser.error(f"--info wants NAME=KEY VALUE for one of the brains, got {extra!r}")
         brains[name] = dataclasses.replace(brains[name], info=(*brains[name].info, line.strip()))
-    if args.square is not None and not (
-        0 < args.square <= args.size and args.square % 2 == 1 and args.stones < args.square ** 2
-    ):
-        parser.error(f"--square wants an odd side up to --size that holds --stones, got {args.square}")
     pairs = max(1, args.games // 2)
     opens = stored_openings(args.openings, pairs, args.size)
     if opens is None:
-        opens = openings(pairs, args.size, rule, args.stones, args.seed, args.balanced,
-                         args.balance_nodes, args.square)
+        try:
+            opens = openings(pairs, args.size, rule, args.stones, args.seed, args.balanced,
+                             args.balance_nodes, args.square)
+        except ValueError as exc:  # a --square or --stones the board cannot hold
+            parser.error(str(exc))
         if args.openings:
             with open(args.openings, "w") as out:
                 json.dump([[list(cell) for cell in cells] for cells in opens], out)
