@@ -34,6 +34,11 @@ from numba.core import cgutils, types
 from numba.core.registry import CPUDispatcher
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from ..support import splice
+
+# The build copies each spliced helper (jit_spliced) once, not once per block (speed only).
+splice.install()
+
 I8 = npt.NDArray[np.int8]
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
