@@ -7,7 +7,7 @@ block refers to the function's one scope, which holds every variable of the func
 block's copy takes a new copy of the whole scope: the work grows with blocks times variables,
 and the core's largest bodies (the main search's, the threat searches') have thousands of
 both. With one memo for the whole splice, the scope and its variables are copied once and the
-copied blocks share them, as the blocks being copied do. The compiled code is the same.
+copied blocks share them, as the blocks being copied do: the same IR, for less work.
 
 numba has no option for this, so `install` wraps the one method that splices
 (`InlineWorker.inline_ir`) and, while it runs, gives numba's inliner module a stand-in for the
@@ -81,12 +81,14 @@ def install() -> bool:
 
     @functools.wraps(original)
     def inline_ir(self: Any, *args: Any, **kwargs: Any) -> Any:
-        # numba compiles under its global compiler lock, so no other splice runs meanwhile.
-        setattr(inliner, "copy", _SharedMemo())  # noqa: B010 - a module numba does not export
+        # numba compiles under its global compiler lock, so no other thread splices meanwhile;
+        # a splice inside this one gets its own memo and gives this one's back.
+        previous = getattr(inliner, "copy")  # noqa: B009 - a name numba does not export
+        setattr(inliner, "copy", _SharedMemo())  # noqa: B010
         try:
             return original(self, *args, **kwargs)
         finally:
-            setattr(inliner, "copy", copy)  # noqa: B010
+            setattr(inliner, "copy", previous)  # noqa: B010
 
     worker.inline_ir = inline_ir
     _installed = True
