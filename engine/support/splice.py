@@ -13,7 +13,8 @@ numba has no option for this, so `install` wraps the one method that splices
 (`InlineWorker.inline_ir`) and, while it runs, gives numba's inliner module a stand-in for the
 `copy` module whose `deepcopy` shares one memo. A test checks that the inliner still copies
 that way (tests/engine/support/test_splice.py): if a numba upgrade changes it, the test fails
-and `install` leaves numba alone.
+and the wrapper lets numba copy as it does. That check reads numba's source, so it runs at the
+first splice, in a build, not in every process that imports the core.
 """
 
 from __future__ import annotations
@@ -54,11 +55,16 @@ def applies() -> bool:
     helper's blocks with the inliner module's `copy.deepcopy`."""
     from numba.core import inline_closurecall as inliner
 
-    worker = getattr(inliner, "InlineWorker", None)
-    method = getattr(worker, "inline_ir", None)
-    if method is None or getattr(inliner, "copy", None) is not copy:
+    method = getattr(getattr(inliner, "InlineWorker", None), "inline_ir", None)
+    return method is not None and _copies_block_by_block(getattr(method, "__wrapped__", method))
+
+
+def _copies_block_by_block(method: Any) -> bool:
+    """`applies`, for numba's own `inline_ir` given as `method`."""
+    from numba.core import inline_closurecall as inliner
+
+    if getattr(inliner, "copy", None) is not copy:
         return False
-    method = getattr(method, "__wrapped__", method)
     try:
         source = inspect.getsource(method)
     except (OSError, TypeError):
@@ -67,20 +73,27 @@ def applies() -> bool:
 
 
 def install() -> bool:
-    """Share one memo per splice in numba's inliner (once per process); False when switched off
-    or when numba's inliner no longer copies as `applies` expects (numba is then left alone)."""
+    """Share one memo per splice in numba's inliner (once per process); False when switched
+    off. Where numba's inliner no longer copies as `applies` expects (checked at the first
+    splice), the wrapper calls it unchanged."""
     global _installed
     if _installed:
         return True
-    if not enabled() or not applies():
+    if not enabled():
         return False
     from numba.core import inline_closurecall as inliner
 
-    worker: Any = inliner.InlineWorker
-    original: Callable[..., Any] = worker.inline_ir
+    worker: Any = getattr(inliner, "InlineWorker", None)
+    original: Callable[..., Any] | None = getattr(worker, "inline_ir", None)
+    if original is None:
+        return False
+    # Asked at the first splice, while the inliner module still holds the real `copy` module.
+    fits = functools.cache(functools.partial(_copies_block_by_block, original))
 
     @functools.wraps(original)
     def inline_ir(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not fits():
+            return original(self, *args, **kwargs)
         # numba compiles under its global compiler lock, so no other thread splices meanwhile;
         # a splice inside this one gets its own memo and gives this one's back.
         previous = getattr(inliner, "copy")  # noqa: B009 - a name numba does not export
