@@ -581,7 +581,10 @@ async def test_a_game_between_servers_on_two_clusters_shows_each_move_on_both_bo
     # Every turn ping, in either server, was removed when its turn passed (by the cluster that
     # holds its server, whichever cluster drew the move).
     pings = [m for m in double.store.order if str(text_of(m)).endswith(", your move.")]
-    assert pings and all(m.deleted for m in pings), [(m.channel_id, m.deleted) for m in pings]
+    assert pings, pings
+    # The game's end removes the last one after the boards' last edits: it may still be going.
+    for ping in pings:
+        await ping.wait_for(lambda m: m.deleted, timeout=15)
     assert double.violations == []
 
 
