@@ -100,14 +100,36 @@ def _board(d: Deviation, extra: tuple[Cell, ...] = ()) -> Board:
 
 def _value_of(board: Board, seconds: float) -> int:
     """The compiled search's value of the position for the side that just moved."""
+    return -_to_move(board, seconds)
+
+
+def _to_move(board: Board, seconds: float, forced: int = 0) -> int:
+    """The compiled search's value of the position for the side to move: a threat search's
+    proof is a won value (the search says 0 for a win by threes), and a single reply (the
+    search says no value) is played and the position after it read."""
     from engine.ai import compiled, core
 
     outcome = board.outcome()
     if outcome is not None:
-        # The side to move did not make the last move: a win for it is a loss for the mover.
-        return 0 if outcome.winner is None else -core.WIN if outcome.winner == board.turn else core.WIN
+        return 0 if outcome.winner is None else core.WIN if outcome.winner == board.turn else -core.WIN
     result = compiled.think(board, time.perf_counter() + seconds, fresh=True)
-    return -result.value
+    if result.kind == "vct":
+        return core.WON
+    if result.kind == "search" and len(result.ranking) < 2 and forced < 30:
+        board.push(divmod(result.move, board.cols))
+        return -_to_move(board, seconds, forced + 1)
+    return result.value
+
+
+def _shown(value: int) -> str:
+    """A value as the report prints it: points, or a forced win or loss."""
+    from engine.ai import core
+
+    if value >= core.WON:
+        return "a forced win"
+    if value <= -core.WON:
+        return "a forced loss"
+    return f"{value:+d}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,9 +160,9 @@ def main(argv: list[str] | None = None) -> int:
           f"at {same} ({same / max(1, read):.0%}); deviations of {args.jump}+ points: {len(found)}")
     if args.limit:
         found = found[: args.limit]
-    from engine.ai import compiled
+    from engine.ai import compiled, core
 
-    prefers_expected = chosen_expected = 0
+    prefers_expected = chosen_expected = chosen_played = 0
     ranks: list[int] = []
     unranked = 0
     gaps: list[int] = []
@@ -156,22 +178,26 @@ def main(argv: list[str] | None = None) -> int:
             ranks.append(rank)
         chose = (result.move // size, result.move % size)
         chosen_expected += chose == d.expected
+        chosen_played += chose == d.played
         mine = _value_of(_board(d, (d.played,)), args.seconds)
         theirs = _value_of(_board(d, (d.expected,)), args.seconds)
         prefers_expected += theirs > mine
-        gaps.append(theirs - mine)
+        if max(abs(mine), abs(theirs)) < core.WON:
+            gaps.append(theirs - mine)
         print(f"  game {d.game + 1} move {d.after_opening}: played {cell_name(d.played)}, "
               f"expected {cell_name(d.expected)} ({d.value_before:+d} -> {d.value_after:+d}); "
-              f"now {cell_name(chose)} depth {result.depth}, expected ranked "
-              f"{rank or 'unranked'} of {len(result.ranking)}; values: played {mine:+d}, "
-              f"expected {theirs:+d}", flush=True)
+              f"now {cell_name(chose)} ({result.kind}, depth {result.depth}), expected ranked "
+              f"{rank or 'unranked'} of {len(result.ranking)}; values: played {_shown(mine)}, "
+              f"expected {_shown(theirs)}", flush=True)
     n = len(found)
     if n:
         ordered = sorted(ranks)
-        print(f"asked {n}: the search now chooses the expected reply at {chosen_expected}; "
+        print(f"asked {n}: the search now chooses the expected reply at {chosen_expected}, the "
+              f"move played at {chosen_played}; "
               f"ranks it median {percentile(ordered, 0.5) if ordered else 0:g} "
               f"(unranked {unranked}); made to read both, values the expected reply higher at "
-              f"{prefers_expected} of {n} (the gap, median {percentile(sorted(gaps), 0.5):+g})")
+              f"{prefers_expected} of {n} (the gap where neither is a forced result, median "
+              f"{percentile(sorted(gaps), 0.5) if gaps else 0:+g})")
     return 0
 
 

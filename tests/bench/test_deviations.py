@@ -90,6 +90,7 @@ def test_the_report_asks_the_compiled_search_on_each_deviation(
            "deviations of 100+ points: 1" in out
     assert "game 1 move 1: played A1, expected" in out
     assert "asked 1: the search now chooses the expected reply at" in out
+    assert "values: played " in out
 
 
 def test_logs_without_the_brain_are_refused(tmp_path: Path) -> None:
