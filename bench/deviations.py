@@ -21,12 +21,11 @@ For each deviation, the brain's compiled search (this tree's, in this process) i
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bench.losses import line_said, value_said
+from bench.losses import line_said, read_logs, value_said
 from bench.match import reply_cell
 from engine.game.board import Board
 from engine.game.notation import cell_name
@@ -145,14 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="ask on the first N deviations")
     args = parser.parse_args(argv)
 
-    records: list[dict[str, object]] = []
-    for path in args.logs:
-        with open(path) as log:
-            records.extend(json.loads(line) for line in log if line.strip())
-    if not records:
-        parser.error("the logs hold no game")
-    if not any(args.name in (r["black"], r["white"]) for r in records):
-        parser.error(f"no game of {args.name!r} in the logs")
+    records = read_logs(parser, args.logs, args.name)
     found, read, same = deviations(records, args.name, args.jump, args.plies)
     if args.only_lost:
         found = [d for d in found if d.lost]

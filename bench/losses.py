@@ -80,6 +80,21 @@ def line_said(said: Iterable[str], size: int) -> tuple[Cell, ...]:
     return tuple(found)
 
 
+def read_logs(parser: argparse.ArgumentParser, paths: Iterable[str],
+              name: str) -> list[dict[str, object]]:
+    """The records of `bench.match --log` files; a usage error where they hold no game of
+    `name`."""
+    records: list[dict[str, object]] = []
+    for path in paths:
+        with open(path) as log:
+            records.extend(json.loads(line) for line in log if line.strip())
+    if not records:
+        parser.error("the logs hold no game")
+    if not any(name in (r["black"], r["white"]) for r in records):
+        parser.error(f"no game of {name!r} in the logs")
+    return records
+
+
 def value_said(said: Iterable[str]) -> Value | None:
     """The last value in a move's MESSAGE lines, or None where it said none."""
     found = None
@@ -275,15 +290,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="a line per lost game")
     args = parser.parse_args(argv)
 
-    records: list[dict[str, object]] = []
-    for path in args.logs:
-        with open(path) as log:
-            records.extend(json.loads(line) for line in log if line.strip())
-    if not records:
-        parser.error("the logs hold no game")
+    records = read_logs(parser, args.logs, args.name)
     lost, played = losses(records, args.name, args.edge)
-    if not played:
-        parser.error(f"no game of {args.name!r} in the logs")
     turns = [loss.turn for loss in lost if loss.turn is not None]
     print(f"{args.name}: {played} games, {len(lost)} lost")
     edges = [loss.edge_at for loss in lost if loss.edge_at is not None]
