@@ -1,4 +1,4 @@
-"""Where a brain's quiet moves lose ground against a Gomocup engine, read from a `bench.match`
+"""Where a brain's moves lose ground against a Gomocup engine, read from a `bench.match`
 log and the engine's own values and lines (Rapfi's MESSAGE lines "Eval 54", "Bestline H8 G9").
 
     python -m bench.deviations /tmp/caro-rapfi.jsonl --name caro --jump 100 --seconds 1
@@ -6,14 +6,16 @@ log and the engine's own values and lines (Rapfi's MESSAGE lines "Eval 54", "Bes
 A *deviation* is a move of the brain (`--name`) that is not the reply the opponent expected
 (the second cell of the opponent's principal variation at its move before), after which the
 opponent's value rose by `--jump` points or more at its next move, both values short of a forced
-result. The opponent's expected reply is then the move it feared less, read deeper than the
+result. The opponent's expected reply is then the move it feared more, read deeper than the
 brain read its own.
 
 For each deviation, the brain's compiled search (this tree's, in this process) is asked:
 - on the position, at `--seconds`: the move it chooses, and where the expected reply stands
-  in its root ranking (moves best first; "unranked" where the search did not rank it);
+  in its root ranking (moves best first, those that failed low in their order of search;
+  "unranked" where the search did not rank it);
 - after each of the two moves, at `--seconds` each, from empty tables: its value of each
-  (for the side that made it). Where it values the expected reply higher once made to read it,
+  (for the side that made it; a threat search's proof is a forced win, and a single forced
+  reply is played and the position after it read). Where it values the expected reply higher once made to read it,
   the search did not find it in time (its order, pruning or depth); where it still values its
   own move higher, its evaluation and horizon disagree with the opponent's.
 """
