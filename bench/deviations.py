@@ -15,9 +15,9 @@ For each deviation, the brain's compiled search (this tree's, in this process) i
   "unranked" where the search did not rank it);
 - after each of the two moves, at `--seconds` each, from empty tables: its value of each
   (for the side that made it; a threat search's proof is a forced win, and a single forced
-  reply is played and the position after it read). Where it values the expected reply higher once made to read it,
-  the search did not find it in time (its order, pruning or depth); where it still values its
-  own move higher, its evaluation and horizon disagree with the opponent's.
+  reply is played and the position after it read). Where it values the expected reply higher
+  once made to read it, the search did not find it in time (its order, pruning or depth); where
+  it still values its own move higher, its evaluation and horizon disagree with the opponent's.
 """
 
 from __future__ import annotations
@@ -112,7 +112,9 @@ def _to_move(board: Board, seconds: float, forced: int = 0) -> int:
 
     outcome = board.outcome()
     if outcome is not None:
-        return 0 if outcome.winner is None else core.WIN if outcome.winner == board.turn else -core.WIN
+        if outcome.winner is None:
+            return 0
+        return core.WIN if outcome.winner == board.turn else -core.WIN
     result = compiled.think(board, time.perf_counter() + seconds, fresh=True)
     if result.kind == "vct":
         return core.WON
