@@ -38,6 +38,7 @@ import numpy.typing as npt
 from bench.losses import Value, value_said
 from bench.match import reply_cell
 from engine.game.types import Rule
+from training import fit
 from training.selfplay import SIZE
 
 ENDED = ("five", "draw")  # the reasons of a game that ended on the board
@@ -55,6 +56,10 @@ class Game:
     movers: tuple[str, ...]
     rule: Rule
     said: tuple[Value | None, ...]  # per move after the opening: the value its brain said
+
+    def score(self, i: int) -> float:
+        """The result for the side to move before move `i` after the opening."""
+        return self.first_score if i % 2 == 0 else 1.0 - self.first_score
 
 
 class LogError(ValueError):
@@ -83,9 +88,9 @@ def parse(line: str) -> Game | None:
         said = tuple(value_said(str(line) for line in move.get("said", [])) for move in moves)
         winner = record["winner"]
         rule = Rule(record["rule"])
+    except LogError:
+        raise
     except (KeyError, TypeError, ValueError) as error:
-        if isinstance(error, LogError):
-            raise
         raise LogError(f"not a game of bench.match's log: {error}") from error
     if len(set(cells)) != len(cells):
         raise LogError("a cell played twice")
@@ -130,7 +135,7 @@ def positions(game: Game) -> Positions:
             continue
         feats.append(f)
         windows.append(w)
-        labels.append(game.first_score if i % 2 == 0 else 1.0 - game.first_score)
+        labels.append(game.score(i))
         plies.append(ply)
         movers.append(mover)
     return feats, windows, labels, plies, movers
@@ -162,14 +167,13 @@ def value_scale(games: Iterable[Game], brain: str) -> tuple[float, float, int]:
         for i, value in _said(game, brain):
             if not (value.won or value.lost):
                 points.append(value.points)
-                results.append(game.first_score if i % 2 == 0 else 1.0 - game.first_score)
+                results.append(game.score(i))
     if not points:
         raise ValueError(f"{brain} said no values short of a proven result")
     x, y = np.array(points, dtype=np.float64), np.array(results)
     best = (math.inf, 0.0)
     for scale in np.arange(5.0, 2000.0 + 1.0, 5.0):
-        p = np.clip(1.0 / (1.0 + np.exp(-x / scale)), 1e-9, 1.0 - 1e-9)
-        loss = float(-np.mean(y * np.log(p) + (1.0 - y) * np.log(1.0 - p)))
+        loss = fit.log_loss(1.0 / (1.0 + np.exp(-x / scale)), y)
         best = min(best, (loss, float(scale)))
     return best[1], best[0], len(points)
 
