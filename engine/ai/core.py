@@ -1706,21 +1706,34 @@ def vct(g: Geo, s: State, ctx: Ctx, att: int, max_threes: int, ply: int) -> int:
 @jit_inline_public
 def evaluate(g: Geo, s: State, me: int) -> int:
     """The position's value for me, the side to move. Five in a row: what the cell patterns of
-    the empty cells are worth to me (to move) and to the opponent (waiting), plus the window
-    term at its fitted weight, plus the hidden layer's units above zero where the rule has a
-    net. Other k: the window term alone."""
+    the empty cells are worth to me (to move) and to the opponent (waiting), plus the hidden
+    layer's units above zero where the rule has a net, averaged with the same before the last
+    stone, plus the window term at its fitted weight. Other k: the window term alone."""
     # The side to move is a tempo ahead: its lines count a little more.
     windows = s.sums[me] * 9 // 8 - s.sums[3 - me]
     if g.pat:
-        net = 0
-        if g.nb1.shape[0] != 0:
-            acc = s.nacc[_nonneg(s.info[0])]
-            for h in range(NET_UNITS):
-                a = g.nb1[h] + acc[me, h] + acc[3 - me, NET_UNITS + h]
-                if a > 0:
-                    net += a * g.nw2[h]
-        return int(s.psum[me, 0] - s.psum[3 - me, 1] + ((windows * g.pwin) >> 10) + (net >> 16))
+        them = 3 - me
+        ply = _nonneg(s.info[0])
+        cells = s.psum[me, 0] - s.psum[them, 1] + _net_value(g, s.nacc[ply], me)
+        if ply > 0:
+            # The cells' value averaged with the one before the last stone (for the side that
+            # was to move then, negated): alone it swings with whose turn it is.
+            before = s.psave[ply, them, 0] - s.psave[ply, me, 1] + _net_value(g, s.nacc[ply - 1], them)
+            cells = (cells - before) >> 1
+        return int(cells + ((windows * g.pwin) >> 10))
     return int(windows)
+
+
+@jit_inline
+def _net_value(g: Geo, acc: I32, me: int) -> int:
+    """What the hidden layer adds for me, the side to move, from one row of its sums."""
+    net = 0
+    if g.nb1.shape[0] != 0:
+        for h in range(NET_UNITS):
+            a = g.nb1[h] + acc[me, h] + acc[3 - me, NET_UNITS + h]
+            if a > 0:
+                net += a * g.nw2[h]
+    return net >> 16
 
 
 @jit_inline

@@ -411,6 +411,9 @@ class PatternBoard:
         self.nout = [] if net is None else [int(o) for o in net.out]
         self.nkv = _flat_net_combo_values(rule)
         self.nacc = [[[0] * units, [0] * units] for _ in range(3)]
+        # The sums as they were before each stone, in the order of the stones: value() averages
+        # with the last of them, as the core does.
+        self.before: list[tuple[list[list[int]], list[list[list[int]]]]] = []
         for m in (1, 2):
             line, cls = self.line[m], self.cls[m]
             for slot in range(size * 4):
@@ -473,6 +476,9 @@ class PatternBoard:
 
     def add(self, cell: int, mark: int) -> None:
         """A stone of mark arrives on the empty cell."""
+        self.before.append(
+            ([row.copy() for row in self.psum], [[a.copy() for a in acc] for acc in self.nacc])
+        )
         for m in (1, 2):
             key = self.key[m][cell]
             self.psum[m][0] -= self.kv[m][0][key]
@@ -482,7 +488,7 @@ class PatternBoard:
         self._move(cell, mark, 1)
 
     def remove(self, cell: int, mark: int) -> None:
-        """mark's stone leaves the cell."""
+        """mark's stone leaves the cell (the last one that came)."""
         self._move(cell, mark, -1)
         self.grid[cell] = 0
         for m in (1, 2):
@@ -490,14 +496,22 @@ class PatternBoard:
             self.psum[m][0] += self.kv[m][0][key]
             self.psum[m][1] += self.kv[m][1][key]
             self._units(m, key, 1)
+        self.before.pop()
 
     def value(self, me: int, windows: int) -> int:
         """engine.ai.core.evaluate's value for me, the side to move, given its window term."""
-        base = self.psum[me][0] - self.psum[3 - me][1] + ((windows * self.windows) >> 10)
+        them = 3 - me
+        cells = self.psum[me][0] - self.psum[them][1] + self._net(self.nacc, me)
+        if self.before:
+            psum, nacc = self.before[-1]
+            cells = (cells - (psum[them][0] - psum[me][1] + self._net(nacc, them))) >> 1
+        return cells + ((windows * self.windows) >> 10)
+
+    def _net(self, nacc: list[list[list[int]]], me: int) -> int:
         if not self.nkv:
-            return base
+            return 0
         net = 0
-        for a, b, bias, out in zip(self.nacc[me][0], self.nacc[3 - me][1], self.nbias, self.nout, strict=True):
+        for a, b, bias, out in zip(nacc[me][0], nacc[3 - me][1], self.nbias, self.nout, strict=True):
             if a + b + bias > 0:
                 net += (a + b + bias) * out
-        return base + (net >> 16)
+        return net >> 16

@@ -136,8 +136,10 @@ class Position:
         self.pboard: PatternBoard | None = None
         if patterns and self.k == K and self.size > EVERY_CELL_UP_TO:
             self.pboard = PatternBoard(self.rows, self.cols, self.rule)
-        for index, mark in [(i, v) for i, v in enumerate(self.grid) if v]:
-            self._add(index, mark)
+        # In the order they were played: the pattern board's value reads the one before the last.
+        for row, col in self.board.moves:
+            index = row * self.cols + col
+            self._add(index, self.grid[index])
 
     # ------------------------------------------------------------------ bookkeeping
     def _add(self, index: int, mark: int) -> None:

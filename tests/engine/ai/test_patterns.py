@@ -226,18 +226,28 @@ def test_freestyle_exact_and_renju_play_with_freestyles_net_and_caro_with_its_ow
     assert compiled.geometry(15, 15, 5, Rule.CARO).nb1.shape == (core.NET_UNITS,)
 
 
-def test_the_net_adds_its_units_above_zero_to_the_evaluation() -> None:
+def test_the_net_adds_its_units_above_zero_averaged_with_the_position_before_the_last_stone() -> None:
     board = Board.from_text("15x15 k5 freestyle H8 H9 I8 I9 J8")
     g, s = compiled.state_of(board)
     net = patterns.weights(Rule.FREESTYLE).net
     assert net is not None
+
+    def cells(psum: np.ndarray, acc: np.ndarray, me: int) -> int:
+        # The cells' part of the value for me to move: patterns, combinations and the layer.
+        units = acc[me, :net.hidden] + acc[3 - me, net.hidden:] + net.bias
+        assert (units > 0).any() and (units <= 0).any()
+        return int(psum[me, 0] - psum[3 - me, 1]) + (int(np.maximum(units, 0) @ net.out) >> 16)
+
     me = 2
     windows = int(s.sums[me] * 9 // 8 - s.sums[3 - me])
-    linear = int(s.psum[me, 0] - s.psum[3 - me, 1] + ((windows * g.pwin) >> 10))
-    acc = s.nacc[board.ply]
-    units = acc[me, :net.hidden] + acc[3 - me, net.hidden:] + net.bias
-    assert (units > 0).any() and (units <= 0).any()
-    assert core.evaluate(g, s, me) == linear + (int(np.maximum(units, 0) @ net.out) >> 16)
+    now = cells(s.psum, s.nacc[board.ply], me)
+    before = cells(s.psave[board.ply], s.nacc[board.ply - 1], 3 - me)
+    assert now != -before
+    assert core.evaluate(g, s, me) == ((now - before) >> 1) + ((windows * g.pwin) >> 10)
+    # What was saved is the position before the last stone (J8), valued for X, then to move.
+    prior = Board.from_text("15x15 k5 freestyle H8 H9 I8 I9")
+    _, t = compiled.state_of(prior)
+    assert cells(t.psum, t.nacc[prior.ply], 3 - me) == before
 
 
 def test_a_rules_own_evaluation_comes_before_the_one_it_borrows(
@@ -282,6 +292,9 @@ def test_the_pure_python_search_values_positions_as_the_compiled_core_does(rule)
         if pos.board.ply % 8 == 0 and not pos.board.is_over():
             g, s = compiled.state_of(pos.board)
             assert pos.evaluate() == core.evaluate(g, s, pos.turn)
+    # Made at once from the board, the position reads its stones in the order they were played.
+    built = Position(pos.board, patterns=True)
+    assert built.evaluate() == pos.evaluate()
     while pos.board.ply:
         pos.pop()
     assert pos.pboard is not None
