@@ -6,7 +6,8 @@ The model is the evaluation itself read as a logistic regression: the chance tha
 move wins is sigmoid(evaluation / SCALE), where the evaluation is the sum over empty cells of a
 weight per cell pattern and one per combination of its four line classes
 (engine.ai.patterns.COMBO) of the side to move, minus the same of the side waiting, plus a
-weight times the window term (engine.ai.core.evaluate). The combinations are read from the
+weight times the window term (engine.ai.core.position_value; the search averages it with the
+position before the last stone). The combinations are read from the
 positions themselves (the data's game moves); `--patterns-only` fits the patterns alone, as
 the first shipped weights were. A draw counts as half a win and half a loss. The fit (scikit-learn's LogisticRegression, lightly regularised) gives the weights
 in units of the logit; times SCALE and rounded they are the core's integers. The last tenth of

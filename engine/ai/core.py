@@ -1705,35 +1705,45 @@ def vct(g: Geo, s: State, ctx: Ctx, att: int, max_threes: int, ply: int) -> int:
 # ----------------------------------------------------------------------------- the search
 @jit_inline_public
 def evaluate(g: Geo, s: State, me: int) -> int:
-    """The position's value for me, the side to move. Five in a row: what the cell patterns of
-    the empty cells are worth to me (to move) and to the opponent (waiting), plus the hidden
-    layer's units above zero where the rule has a net, averaged with the same before the last
-    stone, plus the window term at its fitted weight. Other k: the window term alone."""
+    """The search's value of the position for me, the side to move. Five in a row: the cells'
+    part (_cells) averaged with the same before the last stone, for the side that was to move
+    then and negated, plus the window term at its fitted weight. Other k: the window term
+    alone."""
     # The side to move is a tempo ahead: its lines count a little more.
     windows = s.sums[me] * 9 // 8 - s.sums[3 - me]
     if g.pat:
-        them = 3 - me
         ply = _nonneg(s.info[0])
-        cells = s.psum[me, 0] - s.psum[them, 1] + _net_value(g, s.nacc[ply], me)
+        cells = _cells(g, s.psum, s.nacc[ply], me)
         if ply > 0:
-            # The cells' value averaged with the one before the last stone (for the side that
-            # was to move then, negated): alone it swings with whose turn it is.
-            before = s.psave[ply, them, 0] - s.psave[ply, me, 1] + _net_value(g, s.nacc[ply - 1], them)
-            cells = (cells - before) >> 1
+            # Alone, the cells' part swings with whose turn it is; the average holds steadier.
+            cells = (cells - _cells(g, s.psave[ply], s.nacc[ply - 1], 3 - me)) >> 1
         return int(cells + ((windows * g.pwin) >> 10))
     return int(windows)
 
 
+@jit_inline_public
+def position_value(g: Geo, s: State, me: int) -> int:
+    """The position's own value for me, the side to move, as training.fit and training.net
+    model it: evaluate's without the average."""
+    windows = s.sums[me] * 9 // 8 - s.sums[3 - me]
+    if g.pat:
+        return int(_cells(g, s.psum, s.nacc[_nonneg(s.info[0])], me) + ((windows * g.pwin) >> 10))
+    return int(windows)
+
+
 @jit_inline
-def _net_value(g: Geo, acc: I32, me: int) -> int:
-    """What the hidden layer adds for me, the side to move, from one row of its sums."""
+def _cells(g: Geo, psum: I64, acc: I32, me: int) -> int:
+    """From the pattern board's sums (psum) and a row of the hidden layer's (acc): what the
+    empty cells are worth to me, to move, less what they are worth to the opponent, waiting,
+    plus the hidden layer's units above zero where the rule has a net."""
+    them = 3 - me
     net = 0
     if g.nb1.shape[0] != 0:
         for h in range(NET_UNITS):
-            a = g.nb1[h] + acc[me, h] + acc[3 - me, NET_UNITS + h]
+            a = g.nb1[h] + acc[me, h] + acc[them, NET_UNITS + h]
             if a > 0:
                 net += a * g.nw2[h]
-    return net >> 16
+    return int(psum[me, 0] - psum[them, 1] + (net >> 16))
 
 
 @jit_inline

@@ -56,7 +56,7 @@ def test_the_core_values_a_position_as_the_fitted_model_does(monkeypatch: pytest
         nw2=nw2)
     for ply, logit in zip(plies, logits, strict=True):
         s = compiled.new_state(g, MOVES[:ply])
-        value = core.evaluate(g, s, 1 if ply % 2 == 0 else 2)
+        value = core.position_value(g, s, 1 if ply % 2 == 0 else 2)
         # The model's bias is the fit's intercept, which the evaluation leaves out.
         assert value == pytest.approx((logit - model.p["bias"][0]) * net.fit.SCALE, abs=2)
 
