@@ -54,12 +54,6 @@ DEFAULT_TIME_LIMITS: dict[Level, float] = {
 SEARCH_SHARE = 0.85
 # Scores are clipped to this much either way; a forced win or loss counts as the clip.
 SCORE_CAP = 1 << 20
-# The score the side to move needs for an even game, on the compiled core's scale. Every
-# position an opening hands over has O to move, and in the AI's own games X still wins most of
-# those the core scores 0 or a little for O (it credits O's move with more than it is worth in
-# play), so "balanced" is measured from here, not from 0 (bench.openings_balance,
-# docs/benchmarks.md). The pure-Python search's scores are not measured: they count from 0.
-EVEN_SCORE = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,11 +132,6 @@ class _Judge:
     def left(self) -> float:
         return self.deadline - time.perf_counter()
 
-    @property
-    def even(self) -> int:
-        """The score of an even game for the side to move, on this judge's scale."""
-        return EVEN_SCORE if self.compiled else 0
-
     def score(self, board: Board, seconds: float) -> int:
         """The score of `board` for its side to move, searched for about `seconds`."""
         if board.is_over():
@@ -206,7 +195,7 @@ def _clip(value: int) -> int:
 def _balance_score(board: Board, judge: _Judge, seconds: float) -> int:
     """How far from an even game `board` is, either way."""
     score = judge.score(board, seconds)
-    return abs(score - judge.even)
+    return abs(score)
 
 
 # ------------------------------------------------------------------------------ placing stones
@@ -400,13 +389,12 @@ def _choose(state: OpeningState, step: Step, judge: _Judge, rng: random.Random) 
     board = state.board
     # Searched with the whole time: this one score decides the choice.
     score = judge.score(board, judge.left())
-    edge = score - judge.even
-    if Choice.PLACE_TWO in step.choices and abs(edge) <= judge.manner.near_zero:
+    if Choice.PLACE_TWO in step.choices and abs(score) <= judge.manner.near_zero:
         return Action.choose(Choice.PLACE_TWO)
     # The score is the side to move's: O's in every choice of these openings, but read from
     # the board so that nothing here depends on it.
     mover_is_x = board.turn is Mark.X
-    favoured_x = rng.random() < 0.5 if edge == 0 else (edge > 0) == mover_is_x
+    favoured_x = rng.random() < 0.5 if score == 0 else (score > 0) == mover_is_x
     return Action.choose(Choice.TAKE_X if favoured_x else Choice.TAKE_O)
 
 

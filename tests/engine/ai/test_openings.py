@@ -9,7 +9,7 @@ import time
 import pytest
 
 from engine.ai import openings as ai_openings
-from engine.ai.openings import EVEN_SCORE, MANNERS, SCORE_CAP, canonical_rif_openings, decide
+from engine.ai.openings import MANNERS, SCORE_CAP, canonical_rif_openings, decide
 from engine.game.openings import (
     Action,
     Choice,
@@ -165,7 +165,7 @@ def test_the_placer_leaves_positions_nearer_balance_than_the_average_candidate()
     def balance(cell: tuple[int, int]) -> int:
         board.push(cell)
         try:
-            return abs(judge.score(board, 0.2) - judge.even)
+            return abs(judge.score(board, 0.2))
         finally:
             board.pop()
 
@@ -243,14 +243,13 @@ def test_nothing_to_decide_after_the_opening_and_bad_arguments_are_refused() -> 
     assert decide(state, "Easy", rng=random.Random(0)).kind is StepKind.PLACE
 
 
-@pytest.mark.parametrize(("edge", "taken"), [(-100, Choice.TAKE_X), (100, Choice.TAKE_O)])
-def test_the_chooser_counts_an_even_game_from_the_measured_even_score_not_from_zero(
-    monkeypatch: pytest.MonkeyPatch, edge: int, taken: Choice
+@pytest.mark.parametrize(("score", "taken"), [(-100, Choice.TAKE_X), (100, Choice.TAKE_O)])
+def test_the_chooser_takes_the_colour_that_a_score_from_zero_favours(
+    monkeypatch: pytest.MonkeyPatch, score: int, taken: Choice
 ) -> None:
-    # A score a little for O (the side to move) but short of the even score still favours X.
-    assert usable()  # the compiled core judges impossible's choices, on the even score's scale
-    monkeypatch.setattr(
-        ai_openings._Judge, "score", lambda self, board, seconds: EVEN_SCORE + edge
-    )
+    # The compiled core's evaluation no longer leans to the side to move (O here), so a score a
+    # little below zero favours X and one a little above favours O.
+    assert usable()  # the compiled core judges impossible's choices
+    monkeypatch.setattr(ai_openings._Judge, "score", lambda self, board, seconds: score)
     state = swap_state("H8", "H9", "J9")
     assert decide(state, Level.IMPOSSIBLE, rng=random.Random(0)) == Action.choose(taken)
