@@ -40,6 +40,7 @@ FREE = [c for c in range(patterns.NCAT) if c not in fit.FIXED]
 UNIT = 1024  # the hidden units' sums, in 1/1024ths
 OUT_UNIT = 64  # the units' weights, in 1/64ths of an evaluation unit
 Params = dict[str, npt.NDArray[np.float64]]
+Before = tuple[sp.csr_matrix, npt.NDArray[np.float64]]
 
 
 def features(part: dict[str, npt.NDArray[np.generic]]) -> tuple[sp.csr_matrix, npt.NDArray[np.float64]]:
@@ -52,7 +53,12 @@ def features(part: dict[str, npt.NDArray[np.generic]]) -> tuple[sp.csr_matrix, n
 
 
 class Model:
-    """logit = [counts / scale, windows]·linear + bias + out·relu((counts / scale)·hidden + b1)."""
+    """logit = [counts / scale, windows]·linear + bias + out·relu((counts / scale)·hidden + b1).
+
+    With the position before the last stone (`before`: its scaled counts and a share m per row),
+    the cells' part (all but the window term and the bias) is (1 - m) of the position's own less
+    m of the one before, valued for the side that was to move there: m = 1/2 is the search's
+    average (engine.ai.core.evaluate), m = 0 the position's own value."""
 
     def __init__(self, nfeat: int, hidden: int, rng: np.random.Generator) -> None:
         self.p: Params = {
@@ -61,25 +67,67 @@ class Model:
             "out": rng.normal(0.0, 0.1, hidden),
         }
 
-    def forward(self, xa: sp.csr_matrix, x: sp.csr_matrix
+    def cells(self, x: sp.csr_matrix) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """The cells' part of the logit and the units' sums, from the scaled counts."""
+        pre = x @ self.p["hidden"] + self.p["b1"]
+        return x @ self.p["linear"][:-1] + np.maximum(pre, 0.0) @ self.p["out"], pre
+
+    def forward(self, xa: sp.csr_matrix, x: sp.csr_matrix, before: Before | None = None
                 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """The logits and the units' sums, from the counts with the window term (xa) and without (x)."""
-        pre = x @ self.p["hidden"] + self.p["b1"]
-        return xa @ self.p["linear"] + self.p["bias"][0] + np.maximum(pre, 0.0) @ self.p["out"], pre
+        own, pre = self.cells(x)
+        rest = xa[:, -1].toarray().ravel() * self.p["linear"][-1] + self.p["bias"][0]
+        if before is None:
+            return rest + own, pre
+        xq, m = before
+        return rest + (1.0 - m) * own - m * self.cells(xq)[0], pre
 
-    def grads(self, xa: sp.csr_matrix, x: sp.csr_matrix, y: npt.NDArray[np.float64], l2: float) -> Params:
-        z, pre = self.forward(xa, x)
+    def grads(self, xa: sp.csr_matrix, x: sp.csr_matrix, y: npt.NDArray[np.float64], l2: float,
+              before: Before | None = None) -> Params:
+        z, pre = self.forward(xa, x, before)
         dz = (1.0 / (1.0 + np.exp(-z)) - y) / len(y)
-        dpre = dz[:, None] * self.p["out"][None, :] * (pre > 0)
-        return {
-            "linear": xa.T @ dz + l2 * self.p["linear"], "bias": np.array([dz.sum()]),
-            "out": np.maximum(pre, 0.0).T @ dz + l2 * self.p["out"],
-            "hidden": x.T @ dpre + l2 * self.p["hidden"], "b1": dpre.sum(axis=0),
+        sides = [(x, pre, dz)]
+        if before is not None:
+            xq, m = before
+            sides = [(x, pre, (1.0 - m) * dz), (xq, self.cells(xq)[1], -m * dz)]
+        g: Params = {
+            "linear": l2 * self.p["linear"], "bias": np.array([dz.sum()]),
+            "out": l2 * self.p["out"], "hidden": l2 * self.p["hidden"],
+            "b1": np.zeros_like(self.p["b1"]),
         }
+        g["linear"][-1] += xa[:, -1].toarray().ravel() @ dz
+        for counts, units, dc in sides:
+            dpre = dc[:, None] * self.p["out"][None, :] * (units > 0)
+            g["linear"][:-1] += counts.T @ dc
+            g["out"] += np.maximum(units, 0.0).T @ dc
+            g["hidden"] += counts.T @ dpre
+            g["b1"] += dpre.sum(axis=0)
+        return g
 
-    def loss(self, xa: sp.csr_matrix, x: sp.csr_matrix, y: npt.NDArray[np.float64]) -> float:
-        z = self.forward(xa, x)[0]
+    def loss(self, xa: sp.csr_matrix, x: sp.csr_matrix, y: npt.NDArray[np.float64],
+             before: Before | None = None) -> float:
+        z = self.forward(xa, x, before)[0]
         return fit.log_loss(1.0 / (1.0 + np.exp(-z)), y)
+
+
+def previous(part: dict[str, npt.NDArray[np.generic]]) -> npt.NDArray[np.int64]:
+    """Per position, the row of the position before its last stone (the same game, a ply
+    fewer), or -1 where the data does not hold it (a game's first position after the opening)."""
+    game, ply = np.asarray(part["game"]), np.asarray(part["ply"])
+    prev = np.full(len(game), -1, dtype=np.int64)
+    if len(game) > 1:
+        follows = (game[1:] == game[:-1]) & (ply[1:] == ply[:-1] + 1)
+        prev[1:][follows] = np.flatnonzero(follows)
+    return prev
+
+
+def _before(x: sp.csr_matrix, prev: npt.NDArray[np.int64] | None, rows: npt.NDArray[np.int64]
+            ) -> Before | None:
+    """The rows' positions before the last stone, for the averaged model (None: the own value)."""
+    if prev is None:
+        return None
+    q = prev[rows]
+    return x[np.maximum(q, 0)], np.where(q >= 0, 0.5, 0.0)
 
 
 def targets(part: dict[str, npt.NDArray[np.generic]], share: float) -> npt.NDArray[np.float64]:
@@ -95,11 +143,13 @@ def targets(part: dict[str, npt.NDArray[np.generic]], share: float) -> npt.NDArr
 def train(x: sp.csr_matrix, w: npt.NDArray[np.float64], y: npt.NDArray[np.float64],
           held: npt.NDArray[np.bool_], args: argparse.Namespace,
           outcome: npt.NDArray[np.float64] | None = None,
-          start: Params | None = None) -> tuple[Params, float]:
+          start: Params | None = None,
+          prev: npt.NDArray[np.int64] | None = None) -> tuple[Params, float]:
     """Adam over minibatches of the positions not held out (x the scaled counts, w the window
     term, y the targets), its step shrunk by args.decay after each epoch, from random weights or
     from `start`; the best epoch's parameters on the held-out ones (`start` itself among them),
-    and their log-loss against `outcome` (the games' results; y when not given)."""
+    and their log-loss against `outcome` (the games' results; y when not given). With `prev`
+    (previous()'s rows), the model fitted is the search's average with the position before."""
     outcome = y if outcome is None else outcome
     xa = sp.hstack([x, sp.csr_matrix(w)]).tocsr()
     rng = np.random.default_rng(args.seed)
@@ -110,7 +160,8 @@ def train(x: sp.csr_matrix, w: npt.NDArray[np.float64], y: npt.NDArray[np.float6
         model.p = {k: p.copy() for k, p in start.items()}
         if len(held_rows):
             # A fit that only makes the net it starts from worse on the held-out games keeps it.
-            loss = model.loss(xa[held_rows], x[held_rows], outcome[held_rows])
+            loss = model.loss(xa[held_rows], x[held_rows], outcome[held_rows],
+                              _before(x, prev, held_rows))
             print(f"epoch 0 (--init): held-out log-loss {loss:.4f}", flush=True)
             best = (loss, {k: p.copy() for k, p in model.p.items()})
     m = {k: np.zeros_like(v) for k, v in model.p.items()}
@@ -124,11 +175,13 @@ def train(x: sp.csr_matrix, w: npt.NDArray[np.float64], y: npt.NDArray[np.float6
         for b in range(0, len(train_rows), args.batch):
             rows = train_rows[b:b + args.batch]
             step += 1
-            for k, g in model.grads(xa[rows], x[rows], y[rows], args.l2).items():
+            for k, g in model.grads(xa[rows], x[rows], y[rows], args.l2,
+                                    _before(x, prev, rows)).items():
                 m[k] = 0.9 * m[k] + 0.1 * g
                 v[k] = 0.999 * v[k] + 0.001 * g * g
                 model.p[k] -= lr * (m[k] / (1 - 0.9**step)) / (np.sqrt(v[k] / (1 - 0.999**step)) + 1e-8)
-        loss = model.loss(xa[held_rows], x[held_rows], outcome[held_rows]) if len(held_rows) else np.nan
+        loss = (model.loss(xa[held_rows], x[held_rows], outcome[held_rows],
+                           _before(x, prev, held_rows)) if len(held_rows) else np.nan)
         print(f"epoch {epoch}: held-out log-loss {loss:.4f}", flush=True)
         if not loss >= best[0]:  # the first epoch, a better one, or nothing held out
             best = (loss, {k: p.copy() for k, p in model.p.items()})
@@ -201,6 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--search", type=float, default=0.0,
                         help="share of each target taken from the search's chance, not the result")
     parser.add_argument("--init", help="a net-*.npz to start from (its units set --hidden)")
+    parser.add_argument("--averaged", action="store_true",
+                        help="fit the search's value: the cells' part averaged with the position "
+                             "before the last stone")
     args = parser.parse_args(argv)
     start_params = None
     if args.init:
@@ -227,9 +283,13 @@ def main(argv: list[str] | None = None) -> int:
     rules = {str(p["rule"]) for p in parts}
     if len(rules) != 1:
         parser.error(f"the data mixes rules ({', '.join(sorted(rules))})")
-    xs, ws, ys, results, held = [], [], [], [], []
+    xs, ws, ys, results, held, prevs = [], [], [], [], [], []
+    rows = 0
     for part in parts:
         x, w = features(part)
+        prev = previous(part)
+        prevs.append(np.where(prev >= 0, prev + rows, -1))
+        rows += x.shape[0]
         xs.append(x)
         ws.append(w)
         ys.append(targets(part, args.search))
@@ -242,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     scale = np.sqrt(np.asarray(x.multiply(x).mean(axis=0)).ravel()) + 1e-6
     init = None if start_params is None else scaled(start_params, scale)
     params, loss = train((x @ sp.diags(1.0 / scale)).tocsr(), w, y, out, args, np.concatenate(results),
-                         init)
+                         init, np.concatenate(prevs) if args.averaged else None)
     tables = export(params, scale)
     version = f"net-{datetime.date.today():%Y%m%d}-{len(y)}-h{args.hidden}"
     path = Path(args.out or fit.DATA / f"net-{rules.pop()}.npz")

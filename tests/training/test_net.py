@@ -27,23 +27,22 @@ def game_data(plies: list[int]) -> dict[str, np.ndarray]:
             "rule": np.array("freestyle")}
 
 
-def test_the_core_values_a_position_as_the_fitted_model_does(monkeypatch: pytest.MonkeyPatch) -> None:
-    plies = [4, 7, 10, 13]
-    x, w = net.features(game_data(plies))
-    rng = np.random.default_rng(7)
-    # Parameters that the core's integers hold exactly (whole 1/400ths of a logit, 1/1024ths of
-    # a unit, ...), so that only the core's own rounding down of two sums is left to differ.
-    scale = rng.choice([1.0, 2.0, 4.0], x.shape[1])
-    model = net.Model(x.shape[1], 6, rng)
-    model.p["linear"][:-1] = rng.integers(-150, 150, x.shape[1]) * scale / net.fit.SCALE
+def exact_net(nfeat: int, rng: np.random.Generator) -> tuple[net.Model, np.ndarray]:
+    """A model whose parameters the core's integers hold exactly (whole 1/400ths of a logit,
+    1/1024ths of a unit, ...), so that only the core's own rounding down is left to differ, and
+    the features' scale it is for."""
+    scale = rng.choice([1.0, 2.0, 4.0], nfeat)
+    model = net.Model(nfeat, 6, rng)
+    model.p["linear"][:-1] = rng.integers(-150, 150, nfeat) * scale / net.fit.SCALE
     model.p["linear"][-1] = 50 * net.fit.WINDOW_UNIT / (net.fit.SCALE * 1024)
     model.p["hidden"] = rng.integers(-400, 400, model.p["hidden"].shape) * scale[:, None] / net.UNIT
     model.p["b1"] = rng.integers(-2000, 2000, 6) / net.UNIT
     model.p["out"] = rng.integers(-300, 300, 6) / (net.fit.SCALE * net.OUT_UNIT)
-    xs = (x @ sp.diags(1.0 / scale)).tocsr()
-    logits, units = model.forward(sp.hstack([xs, sp.csr_matrix(w)]).tocsr(), xs)
-    assert (units > 0).any() and (units < 0).any()
+    return model, scale
 
+
+def core_geometry(model: net.Model, scale: np.ndarray, monkeypatch: pytest.MonkeyPatch) -> core.Geo:
+    """The core's geometry for 15x15 freestyle, playing the model's exported tables."""
     t = net.export(model.p, scale)
     weights = patterns.Weights("test", t["cell"], t["combo"], int(t["windows"]),
                                patterns.Net(t["net_cell"], t["net_combo"], t["net_bias"], t["net_out"]))
@@ -51,14 +50,66 @@ def test_the_core_values_a_position_as_the_fitted_model_does(monkeypatch: pytest
     rule = Rule.FREESTYLE
     nkv, nb1, nw2 = compiled.net_tables(patterns.net_combo_values.__wrapped__(rule), t["net_bias"],
                                         t["net_out"])
-    g = compiled.geometry(15, 15, 5, rule)._replace(
+    return compiled.geometry(15, 15, 5, rule)._replace(
         pkv=patterns.combo_values.__wrapped__(rule), pwin=weights.windows, nkv=nkv, nb1=nb1,
         nw2=nw2)
+
+
+def test_the_core_values_a_position_as_the_fitted_model_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    plies = [4, 7, 10, 13]
+    x, w = net.features(game_data(plies))
+    model, scale = exact_net(x.shape[1], np.random.default_rng(7))
+    xs = (x @ sp.diags(1.0 / scale)).tocsr()
+    logits, units = model.forward(sp.hstack([xs, sp.csr_matrix(w)]).tocsr(), xs)
+    assert (units > 0).any() and (units < 0).any()
+    g = core_geometry(model, scale, monkeypatch)
     for ply, logit in zip(plies, logits, strict=True):
         s = compiled.new_state(g, MOVES[:ply])
         value = core.position_value(g, s, 1 if ply % 2 == 0 else 2)
         # The model's bias is the fit's intercept, which the evaluation leaves out.
         assert value == pytest.approx((logit - model.p["bias"][0]) * net.fit.SCALE, abs=2)
+
+
+def test_the_averaged_model_is_the_searchs_evaluation(monkeypatch: pytest.MonkeyPatch) -> None:
+    plies = [3, 4, 6, 7, 9, 10, 12, 13]
+    data = game_data(plies)
+    prev = net.previous(data)
+    # A game's first position has none before it in the data; the others, the row before.
+    assert prev.tolist() == [-1, 0, -1, 2, -1, 4, -1, 6]
+    x, w = net.features(data)
+    model, scale = exact_net(x.shape[1], np.random.default_rng(11))
+    xs = (x @ sp.diags(1.0 / scale)).tocsr()
+    xa = sp.hstack([xs, sp.csr_matrix(w)]).tocsr()
+    rows = np.arange(len(plies))
+    averaged = model.forward(xa, xs, net._before(xs, prev, rows))[0]
+    own = model.forward(xa, xs)[0]
+    assert averaged[0] == own[0] and not np.allclose(averaged[1::2], own[1::2])
+    g = core_geometry(model, scale, monkeypatch)
+    for ply, logit in zip(plies[1::2], averaged[1::2], strict=True):
+        s = compiled.new_state(g, MOVES[:ply])
+        value = core.evaluate(g, s, 1 if ply % 2 == 0 else 2)
+        assert value == pytest.approx((logit - model.p["bias"][0]) * net.fit.SCALE, abs=3)
+
+
+def test_the_averaged_fit_follows_its_gradient() -> None:
+    data = game_data([4, 5, 6, 7, 8, 9, 10, 11, 12, 13])
+    x, w = net.features(data)
+    xs = (x @ sp.diags(1.0 / (abs(x).max(axis=0).toarray().ravel() + 1.0))).tocsr()
+    xa = sp.hstack([xs, sp.csr_matrix(w / 1000.0)]).tocsr()
+    model = net.Model(x.shape[1], 3, np.random.default_rng(5))
+    before = net._before(xs, net.previous(data), np.arange(10))
+    y = data["result"]
+    grads = model.grads(xa, xs, y, 0.0, before)
+    for key in ("linear", "hidden", "out", "b1"):
+        flat = model.p[key].reshape(-1)
+        for i in np.random.default_rng(1).choice(flat.size, 3, replace=False):
+            keep = flat[i]
+            flat[i] = keep + 1e-5
+            up = model.loss(xa, xs, y, before)
+            flat[i] = keep - 1e-5
+            down = model.loss(xa, xs, y, before)
+            flat[i] = keep
+            assert grads[key].reshape(-1)[i] == pytest.approx((up - down) / 2e-5, abs=1e-6)
 
 
 def test_training_keeps_the_epoch_best_on_the_held_out_games() -> None:
