@@ -41,6 +41,7 @@ UNIT = 1024  # the hidden units' sums, in 1/1024ths
 OUT_UNIT = 64  # the units' weights, in 1/64ths of an evaluation unit
 Params = dict[str, npt.NDArray[np.float64]]
 Before = tuple[sp.csr_matrix, npt.NDArray[np.float64]]
+Side = tuple[sp.csr_matrix, npt.NDArray[np.float64], npt.NDArray[np.float64]]
 
 
 def features(part: dict[str, npt.NDArray[np.generic]]) -> tuple[sp.csr_matrix, npt.NDArray[np.float64]]:
@@ -75,28 +76,36 @@ class Model:
     def forward(self, xa: sp.csr_matrix, x: sp.csr_matrix, before: Before | None = None
                 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """The logits and the units' sums, from the counts with the window term (xa) and without (x)."""
+        z, pre, _, _ = self._forward(xa, x, before)
+        return z, pre
+
+    def _forward(self, xa: sp.csr_matrix, x: sp.csr_matrix, before: Before | None
+                 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64],
+                            npt.NDArray[np.float64], list[Side]]:
+        """forward's logits and units' sums, the window term, and for each position read (the
+        own, and the one before where averaged) its counts, units' sums and share of the logit."""
         own, pre = self.cells(x)
-        rest = xa[:, -1].toarray().ravel() * self.p["linear"][-1] + self.p["bias"][0]
+        windows = xa[:, -1].toarray().ravel()
+        rest = windows * self.p["linear"][-1] + self.p["bias"][0]
         if before is None:
-            return rest + own, pre
+            return rest + own, pre, windows, [(x, pre, np.ones(len(windows)))]
         xq, m = before
-        return rest + (1.0 - m) * own - m * self.cells(xq)[0], pre
+        other, other_pre = self.cells(xq)
+        return (rest + (1.0 - m) * own - m * other, pre, windows,
+                [(x, pre, 1.0 - m), (xq, other_pre, -m)])
 
     def grads(self, xa: sp.csr_matrix, x: sp.csr_matrix, y: npt.NDArray[np.float64], l2: float,
               before: Before | None = None) -> Params:
-        z, pre = self.forward(xa, x, before)
+        z, _, windows, sides = self._forward(xa, x, before)
         dz = (1.0 / (1.0 + np.exp(-z)) - y) / len(y)
-        sides = [(x, pre, dz)]
-        if before is not None:
-            xq, m = before
-            sides = [(x, pre, (1.0 - m) * dz), (xq, self.cells(xq)[1], -m * dz)]
         g: Params = {
             "linear": l2 * self.p["linear"], "bias": np.array([dz.sum()]),
             "out": l2 * self.p["out"], "hidden": l2 * self.p["hidden"],
             "b1": np.zeros_like(self.p["b1"]),
         }
-        g["linear"][-1] += xa[:, -1].toarray().ravel() @ dz
-        for counts, units, dc in sides:
+        g["linear"][-1] += windows @ dz
+        for counts, units, share in sides:
+            dc = share * dz
             dpre = dc[:, None] * self.p["out"][None, :] * (units > 0)
             g["linear"][:-1] += counts.T @ dc
             g["out"] += np.maximum(units, 0.0).T @ dc
