@@ -32,6 +32,10 @@ players (a mention for the member of its own server, name and rating for the oth
 language; they are not compared. Also counted: boards posted twice (two messages of one game in
 one channel; the target is 0).
 
+On PostgreSQL the database's transactions during the run are counted too (pg_stat_database:
+every statement outside a transaction is one), of every process and every loop, and given per
+move played: what the queue's games cost the database.
+
 Exit status 1 when a target is missed: a member not paired within 30 s of a partner existing,
 one paired twice, two boards that differed after a move, a board posted twice, or a process that
 logged a traceback or broke a Discord rule.
@@ -168,6 +172,7 @@ class Report:
     problems: list[str] = field(default_factory=list)
     load: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None
     seconds: float = 0.0
+    transactions: int | None = None  # the database's, during the run (PostgreSQL)
 
     def failures(self) -> list[str]:
         found = [f"not paired within {PAIRED_WITHIN_S:.0f} s of a partner: {s}" for s in self.slow]
@@ -229,9 +234,13 @@ class QueueLoad:
         self.start = started
         self.stop_joining = started + self.seconds
         self.stop_waiting = self.stop_joining + self.grace
+        transactions = await self._transactions()
         results = await asyncio.gather(*(self._life(p) for p in self.players),
                                        return_exceptions=True)
         report = Report(members=len(self.players), seconds=time.monotonic() - started)
+        after = await self._transactions()
+        if transactions is not None and after is not None:
+            report.transactions = after - transactions
         report.load = (load_before, os.getloadavg())
         for player, result in zip(self.players, results, strict=True):
             if isinstance(result, BaseException):
@@ -241,6 +250,18 @@ class QueueLoad:
         await self._check_queue(report)
         await self._check_boards(report)
         return report
+
+    async def _transactions(self) -> int | None:
+        """The transactions PostgreSQL has counted so far in the bot's database (every
+        statement outside a transaction is one): None on SQLite."""
+        db = self.deployment.database
+        if db.path is not None:
+            return None
+        # The counters are flushed by each backend now and then, not at every commit.
+        await asyncio.sleep(1.5)
+        rows = await db.rows("SELECT xact_commit + xact_rollback FROM pg_stat_database"
+                             " WHERE datname = current_database()")
+        return int(rows[0][0])
 
     # ----------------------------------------------------------------- the members
 
@@ -530,6 +551,9 @@ def summary(report: Report) -> list[str]:
         f"  a move before the other board's post  {ms(report.before_posted_ms)}",
         f"click -> the board updated (one server) {ms(report.one_board_ms)}",
         f"refused                                 {report.refused or 'none'}",
+        *([f"database transactions                   {report.transactions:,}"
+           f" ({report.transactions / max(1, report.moves):.1f} a move played), every process"]
+          if report.transactions is not None else []),
         f"wall time                               {report.seconds:.0f} s",
     ]
     if report.load is not None:

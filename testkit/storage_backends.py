@@ -98,13 +98,23 @@ class Backend:
 
 @asynccontextmanager
 async def listening(
-    backend: Backend, listen: Callable[[Callable[[], None]], Awaitable[None]]
+    backend: Backend,
+    listen: Callable[[Callable[..., None]], Awaitable[None]],
+    heard: list[tuple[Any, ...]] | None = None,
 ) -> AsyncIterator[asyncio.Event | None]:
     """`listen(wake)` running (a store's signal from other processes) for the block: the event
     its wake sets, once the wake it makes when it starts listening was heard and cleared. None on
-    SQLite, where there is no such signal and `listen` must return at once."""
+    SQLite, where there is no such signal and `listen` must return at once. Each call's
+    arguments after that first one are appended to `heard`."""
     woken = asyncio.Event()
-    task = asyncio.create_task(listen(woken.set))
+    started = False
+
+    def wake(*args: Any) -> None:
+        if started and heard is not None:
+            heard.append(args)
+        woken.set()
+
+    task = asyncio.create_task(listen(wake))
     try:
         if backend.name == "sqlite":
             await asyncio.wait_for(task, 1.0)
@@ -113,6 +123,7 @@ async def listening(
         # Told once when it starts listening (a signal may have been sent before).
         await asyncio.wait_for(woken.wait(), 10.0)
         woken.clear()
+        started = True
         yield woken
     finally:
         task.cancel()

@@ -24,7 +24,7 @@ from bot.cogs.host import keep_listening
 from bot.cogs.queue import QueueCog
 from bot.cogs.takeback import TakebackCog
 from bot.cogs.tournament import TournamentCog
-from bot.game.outbox_model import PostKind, PostRow
+from bot.game.outbox_model import Heard, PostKind, PostRow
 from bot.game.ports import UNAVAILABLE_RETRY_SECONDS, StorageUnavailable
 from bot.ui.posts import MessageEdit, NewMessage, Rendered
 
@@ -78,10 +78,28 @@ class OutboxCog(commands.Cog, name="Outbox"):
         self.bot.spawn(self.listen())
 
     async def listen(self) -> None:
-        """Wake the sender when another process writes a row (the other board of a game between
-        two servers, drawn by the process holding its server)."""
+        """Hear the rows any process writes (the other board of a game between two servers,
+        drawn by the process holding its server)."""
+        outbox = self.bot.services.outbox
         await keep_listening(
-            self.bot, self.bot.services.outbox.listen, "outbox: listening for new posts")
+            self.bot, lambda: outbox.listen(self.heard), "outbox: listening for new posts")
+
+    def heard(self, heard: Heard) -> None:
+        """Rows written by any process: the edits of this process's servers go to their
+        channels' senders at once, each claimed as in a pass; the rest wake the pass. A move on
+        a board in another process's server is drawn on this one's without a read of the rows
+        due first."""
+        if heard.others:
+            self.bot.services.outbox.wake()
+        if not heard.rows or self.bot.is_closed() or self._lost is not None:
+            return
+        count = self.bot.shard_count or 1
+        held = set(self.bot.held_shards())
+        for shard_id in sorted(held):
+            rows = [row for row in heard.rows if (row.guild_id >> 22) % count == shard_id]
+            if rows:
+                with self.bot.working_for(shard_id):
+                    self.send_by_channel(rows)
 
     async def send_posts(self) -> None:
         await self.bot.wait_until_ready()
@@ -188,26 +206,41 @@ class OutboxCog(commands.Cog, name="Outbox"):
         self._let_go.add(row.id)
 
     async def send(self, row: PostRow) -> None:
-        """Claim, render, send and mark one row (or count its failed try)."""
+        """Claim, render, send and mark one row (or count its failed try). An edit is drawn
+        from the database while its claim is asked, the two at once: the other board of a game
+        between two servers waits for one trip to the database here, not two."""
         outbox = self.bot.services.outbox
-        if not await outbox.claim(row):
-            return  # another sender holds it
         owner = self.owner(row)
+        drawing = (
+            asyncio.ensure_future(self._render(owner, row))
+            if owner is not None and row.kind.is_edit else None
+        )
+        try:
+            claimed = await outbox.claim(row)
+        except BaseException:
+            if drawing is not None:
+                drawing.cancel()
+                drawing.add_done_callback(_unheard)
+            raise
+        if not claimed:
+            if drawing is not None:
+                await asyncio.gather(drawing, return_exceptions=True)
+            return  # another sender holds it
         if owner is None:
             # The cog that draws it was unloaded: the bot is stopping. The row waits, and the
             # next start takes its claim over.
             return
-        try:
-            rendered = await owner.render_post(row)
-        except StorageUnavailable:
-            raise
-        except Exception as exc:
+        rendered = await (drawing if drawing is not None else self._render(owner, row))
+        if isinstance(rendered, Exception):
+            error = f"cannot be drawn: {rendered!r}"
             if row.attempts + 1 >= MAX_RENDER_ATTEMPTS:
-                log.exception("outbox: post %d (%s) given up: it cannot be drawn", row.id, row.kind)
-                await outbox.failed(row, f"cannot be drawn: {exc!r}")
+                log.error("outbox: post %d (%s) given up: it cannot be drawn", row.id, row.kind,
+                          exc_info=rendered)
+                await outbox.failed(row, error)
             else:
-                log.exception("outbox: post %d (%s) could not be drawn", row.id, row.kind)
-                await outbox.retry(row, f"cannot be drawn: {exc!r}")
+                log.error("outbox: post %d (%s) could not be drawn", row.id, row.kind,
+                          exc_info=rendered)
+                await outbox.retry(row, error)
             return
         try:
             async with asyncio.timeout(SEND_TIMEOUT_S):
@@ -228,6 +261,17 @@ class OutboxCog(commands.Cog, name="Outbox"):
             return
         if await outbox.sent(row, message_id):
             log.info("outbox: post %d (%s) sent", row.id, row.kind)
+
+    @staticmethod
+    async def _render(owner: Renderer, row: PostRow) -> Rendered | Exception:
+        """The row drawn by its cog, or why it could not be (the database lost is raised: the
+        sender waits for it)."""
+        try:
+            return await owner.render_post(row)
+        except StorageUnavailable:
+            raise
+        except Exception as exc:
+            return exc
 
     async def _later(self, row: PostRow, error: str) -> None:
         delay = await self.bot.services.outbox.retry(row, error)
@@ -302,6 +346,12 @@ class OutboxCog(commands.Cog, name="Outbox"):
         pruned = await self.bot.services.outbox.prune()
         if pruned:
             log.info("outbox: pruned %d posts done with", pruned)
+
+
+def _unheard(task: asyncio.Future[Any]) -> None:
+    """A drawing no longer wanted: its failure, if any, is not said."""
+    if not task.cancelled():
+        task.exception()
 
 
 __all__ = ["OutboxCog", "never_passes"]

@@ -50,9 +50,9 @@ class Mirrors:
         ]
 
     def written(self, posts: list[NewPost]) -> None:
-        """Rows of `posts` were written with a change: wake this process's sender."""
+        """Rows of `posts` were written with a change: the sender is told."""
         if posts:
-            self._outbox.wake()
+            self._outbox.written()
 
     def forget(self, game_id: int) -> None:
         """Forget the boards of a game that is over."""

@@ -9,7 +9,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from bot.game.outbox_model import NewPost, PostKind, PostRow
+from bot.game.outbox_model import Heard, NewPost, PostKind, PostRow
 from bot.game.ports import OutboxStore
 
 # How long a sender holds a row it is sending: longer than discord.py's own retries of one call
@@ -35,6 +35,8 @@ class OutboxService:
         self._clock = clock
         # Set when a change wrote a row, so the sender wakes without waiting for its next look.
         self.changed = asyncio.Event()
+        # Whether the sender hears the rows every process writes (a listener is connected).
+        self._hearing = False
         # The posts this process sent or gave up lately, by kind and tournament, and who waits
         # for one: a tournament's boards wait for its "has begun" post.
         self._settled: deque[tuple[PostKind, object]] = deque(maxlen=256)
@@ -52,10 +54,25 @@ class OutboxService:
     def wake(self) -> None:
         self.changed.set()
 
-    async def listen(self) -> None:
-        """Wake the sender whenever any process writes rows, until cancelled (at once on a
+    def written(self) -> None:
+        """Rows were written with a change: wake the sender, unless it hears every write (the
+        signal carries the rows to the process holding their server; a wake would only make
+        this one's pass read its shards' rows again)."""
+        if not self._hearing:
+            self.wake()
+
+    async def listen(self, heard: Callable[[Heard], None]) -> None:
+        """Call `heard` whenever any process writes rows, until cancelled (at once on a
         database with no such signal)."""
-        await self._store.listen_posts(self.wake)
+
+        def hear(signal: Heard) -> None:
+            self._hearing = True
+            heard(signal)
+
+        try:
+            await self._store.listen_posts(hear)
+        finally:
+            self._hearing = False
 
     async def add(self, posts: list[NewPost]) -> None:
         await self._store.add_posts(posts)

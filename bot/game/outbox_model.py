@@ -116,8 +116,21 @@ def payload_of(text: str) -> Payload:
     return value
 
 
+@dataclass(frozen=True, slots=True)
+class Heard:
+    """What a sender hears when any process writes rows. `rows`: the edits among them, whole (a
+    row just written is known in full), so the process holding each one's server hands it to its
+    channel's sender at once rather than at its next pass over the shard's rows. `others`:
+    whether rows were written that it does not carry (new messages, which wait for their
+    channel's earlier ones, or more than one signal holds), which the pass finds."""
+
+    rows: tuple[PostRow, ...] = ()
+    others: bool = True
+
+
 __all__ = [
     "NONCE_LENGTH",
+    "Heard",
     "NewPost",
     "Payload",
     "PostKind",

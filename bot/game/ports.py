@@ -29,7 +29,7 @@ from bot.game.model import (
     Standing,
     UserStats,
 )
-from bot.game.outbox_model import NewPost, PostRow
+from bot.game.outbox_model import Heard, NewPost, PostRow
 from bot.game.pairings import Outcome
 from bot.game.puzzle_model import (
     AttemptOutcome,
@@ -647,9 +647,11 @@ class OutboxStore(Protocol):
         """Write `posts` on their own (a change with no row of its own to guard them)."""
         ...
 
-    async def listen_posts(self, wake: Callable[[], None]) -> None:
-        """Call `wake` whenever any process writes rows (and once after each (re)connection),
-        until cancelled; returns at once where there is no such signal (SQLite)."""
+    async def listen_posts(self, heard: Callable[[Heard], None]) -> None:
+        """Call `heard` whenever any process writes rows, with the edits among them whole where
+        the signal carries them (and with none after each (re)connection: rows may have been
+        written meanwhile), until cancelled; returns at once where there is no such signal
+        (SQLite)."""
         ...
 
     async def due_posts(

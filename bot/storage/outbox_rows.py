@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from bot.game.outbox_model import NewPost, PostKind, PostRow, new_nonce, payload_of
+import json
+from collections.abc import Sequence
+
+from bot.game.outbox_model import Heard, NewPost, PostKind, PostRow, new_nonce, payload_of
 from bot.storage.rows import Row
 
 POST_COLUMNS = (
@@ -12,6 +15,8 @@ POST_INSERT_COLUMNS = "guild_id, channel_id, kind, payload, nonce, created_at, d
 # A row a sender may take: neither sent nor failed for good.
 WAITING = "sent_at IS NULL AND failed_at IS NULL"
 _EDITS = "(" + ", ".join(f"'{kind.value}'" for kind in PostKind if kind.is_edit) + ")"
+# What a signal of rows written may carry: PostgreSQL's NOTIFY payload holds under 8,000 bytes.
+HEARD_BYTES = 7000
 # A channel's new messages are sent in the order they were written: one waits while an earlier
 # one of its channel is not sent (nor given up), so a retry never lets a later post overtake it.
 # An edit is drawn from the database when it is sent, so it waits for nothing.
@@ -45,11 +50,84 @@ def post_of(row: Row) -> PostRow:
     )
 
 
+def written_row(post: NewPost, post_id: int, nonce: str) -> PostRow:
+    """The row `post` became, as a read of it would give it (not tried yet)."""
+    return PostRow(
+        id=post_id,
+        guild_id=post.guild_id,
+        channel_id=post.channel_id,
+        kind=post.kind,
+        payload=payload_of(post.payload_json()),
+        nonce=nonce,
+        created_at=post.at,
+        attempts=0,
+        last_error=None,
+    )
+
+
+def heard_payload(rows: Sequence[PostRow]) -> str:
+    """The signal of `rows` just written: the edits among them whole, as many as fit, and
+    whether any other was written (see Heard)."""
+    carried: list[list[object]] = []
+    size = 0
+    others = False
+    for row in rows:
+        if not row.kind.is_edit:
+            others = True
+            continue
+        item: list[object] = [row.id, row.guild_id, row.channel_id, row.kind.value,
+                              dict(row.payload), row.nonce, row.created_at]
+        length = len(json.dumps(item, separators=(",", ":"))) + 1
+        if size + length > HEARD_BYTES:
+            others = True
+            continue
+        carried.append(item)
+        size += length
+    return json.dumps({"rows": carried, "others": others}, separators=(",", ":"))
+
+
+def heard_of(payload: str) -> Heard:
+    """The rows a signal carries (heard_payload's); a signal that carries none, or that this
+    version cannot read, only wakes the sender (its pass finds the rows)."""
+    try:
+        value = json.loads(payload)
+        rows = tuple(_heard_row(item) for item in value["rows"])
+        others = value["others"]
+    except (ValueError, TypeError, KeyError, IndexError):
+        return Heard()
+    if not isinstance(others, bool):
+        return Heard()
+    return Heard(rows, others)
+
+
+def _heard_row(item: object) -> PostRow:
+    if not isinstance(item, list) or len(item) != 7:
+        raise ValueError("not a row")
+    post_id, guild_id, channel_id, kind, payload, nonce, created_at = item
+    numbers = (post_id, guild_id, channel_id)
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
+        raise ValueError("not an id")
+    if not (isinstance(payload, dict) and isinstance(nonce, str)
+            and isinstance(created_at, int | float) and not isinstance(created_at, bool)):
+        raise ValueError("not a row")
+    post_kind = PostKind(kind)
+    if not post_kind.is_edit:
+        raise ValueError("not an edit")
+    return PostRow(
+        id=post_id, guild_id=guild_id, channel_id=channel_id, kind=post_kind, payload=payload,
+        nonce=nonce, created_at=float(created_at), attempts=0, last_error=None,
+    )
+
+
 __all__ = [
+    "HEARD_BYTES",
     "IN_ORDER",
     "POST_COLUMNS",
     "POST_INSERT_COLUMNS",
     "WAITING",
+    "heard_of",
+    "heard_payload",
     "post_of",
     "post_values",
+    "written_row",
 ]

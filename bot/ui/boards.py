@@ -300,7 +300,9 @@ class Boards:
     async def board_edit(self, game_id: int, guild_id: int) -> MessageEdit | None:
         """The game's board in `guild_id` drawn as the game is stored now (an outbox row of
         mirror's); None if it has no posted board there."""
-        state = await self.games.state(game_id)
+        # The game and its boards read at once: which server's board this is, the game says.
+        state, boards = await asyncio.gather(
+            self.games.state(game_id), self._host.services.queue.boards(game_id))
         if state is None:
             return None
         # This process holds that server: a call to move it posted there goes if its turn
@@ -309,7 +311,6 @@ class Boards:
         if guild_id == state.row.guild_id:
             message_id = state.row.message_id
         else:
-            boards = await self._host.services.queue.boards(game_id)
             message_id = next((b.message_id for b in boards if b.guild_id == guild_id), None)
         if message_id is None:
             return None

@@ -149,10 +149,11 @@ class Connection:
     async def close(self) -> None:
         await self.pool.close()
 
-    async def listening(self, channel: str, heard: Callable[[], None]) -> None:
-        """Call `heard` for each NOTIFY on `channel`, on a connection of its own (a listener
-        cannot live in the pool), until cancelled; connected again after a loss, `heard` called
-        once then (a notification may have been missed meanwhile)."""
+    async def listening(self, channel: str, heard: Callable[[str], None]) -> None:
+        """Call `heard` with the payload of each NOTIFY on `channel`, on a connection of its own
+        (a listener cannot live in the pool), until cancelled; connected again after a loss,
+        `heard` called once then with no payload ("": a notification may have been missed
+        meanwhile)."""
         while True:
             try:
                 con = await asyncpg.connect(self._dsn, timeout=CONNECT_TIMEOUT)
@@ -163,8 +164,8 @@ class Connection:
             lost = asyncio.Event()
             con.add_termination_listener(lambda _, lost=lost: lost.set())
             try:
-                await con.add_listener(channel, lambda *_: heard())
-                heard()
+                await con.add_listener(channel, lambda *args: heard(str(args[-1])))
+                heard("")
                 while not con.is_closed():
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(lost.wait(), LISTEN_AGAIN_SECONDS * 10)

@@ -7,39 +7,55 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bot.game.outbox_model import NewPost, PostRow
+from bot.game.outbox_model import Heard, NewPost, PostRow
 from bot.storage.outbox_rows import (
     IN_ORDER,
     POST_COLUMNS,
     POST_INSERT_COLUMNS,
     WAITING,
+    heard_of,
+    heard_payload,
     post_of,
     post_values,
+    written_row,
 )
 from bot.storage.postgres.connection import Connection, check_shard, row_count, shard_filter
 
 # The NOTIFY channel of new rows: every process's sender listens, so a row written by one
-# process for a server another holds is sent at once, not at the other's next look.
+# process for a server another holds is sent at once, not at the other's next look. The
+# payload carries the edits written whole (bot.storage.outbox_rows.heard_payload): the process
+# holding their server sends them without reading the rows due first.
 NEW_POSTS = "caro_outbox"
+# One statement for any number of rows, each column an array.
+_INSERT = (
+    f"INSERT INTO outbox ({POST_INSERT_COLUMNS})"
+    " SELECT g, c, k, p::jsonb, n, a, d FROM unnest($1::bigint[], $2::bigint[], $3::text[],"
+    " $4::text[], $5::text[], $6::float8[], $7::float8[]) AS r(g, c, k, p, n, a, d)"
+    " RETURNING id, nonce"
+)
 
 
 async def insert_posts(con: Any, posts: Sequence[NewPost]) -> None:
     """Write `posts` on connection `con` (usually in the caller's transaction); the senders
     listening are told when it commits."""
-    if posts:
-        await con.executemany(
-            f"INSERT INTO outbox ({POST_INSERT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            [post_values(post) for post in posts],
-        )
-        await con.execute(f"NOTIFY {NEW_POSTS}")
+    if not posts:
+        return
+    values = [post_values(post) for post in posts]
+    written = await con.fetch(_INSERT, *(list(column) for column in zip(*values, strict=True)))
+    ids = {str(row["nonce"]): int(row["id"]) for row in written}
+    rows = [
+        written_row(post, ids[nonce], nonce)
+        for post, nonce in zip(posts, (str(v[4]) for v in values), strict=True)
+    ]
+    await con.execute("SELECT pg_notify($1, $2)", NEW_POSTS, heard_payload(rows))
 
 
 class OutboxQueries:
     def __init__(self, con: Connection) -> None:
         self._con = con
 
-    async def listen_posts(self, wake: Callable[[], None]) -> None:
-        await self._con.listening(NEW_POSTS, wake)
+    async def listen_posts(self, heard: Callable[[Heard], None]) -> None:
+        await self._con.listening(NEW_POSTS, lambda payload: heard(heard_of(payload)))
 
     async def add_posts(self, posts: Sequence[NewPost]) -> None:
         async with self._con.transaction() as (con, _):

@@ -199,7 +199,7 @@ class QueueQueries:
             return stored
 
     async def listen_pairings(self, wake: Callable[[], None]) -> None:
-        await self._con.listening(PAIRED, wake)
+        await self._con.listening(PAIRED, lambda _payload: wake())
 
     async def unposted_queue_games(self, *, shard_id: int = 0, shard_count: int = 1) -> list[int]:
         check_shard(shard_id, shard_count)

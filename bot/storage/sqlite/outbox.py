@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from bot.game.outbox_model import NewPost, PostRow
+from bot.game.outbox_model import Heard, NewPost, PostRow
 from bot.storage.outbox_rows import (
     IN_ORDER,
     POST_COLUMNS,
@@ -30,7 +30,7 @@ class OutboxQueries:
     def __init__(self, con: Connection) -> None:
         self._con = con
 
-    async def listen_posts(self, wake: Callable[[], None]) -> None:
+    async def listen_posts(self, heard: Callable[[Heard], None]) -> None:
         """Nothing to listen to: this process's writes wake its sender themselves, and another
         process on the file is seen at the sender's next look."""
         return

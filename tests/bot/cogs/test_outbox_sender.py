@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -16,7 +17,7 @@ import pytest
 
 import bot.cogs.outbox as outbox_cog
 from bot.cogs.outbox import OutboxCog
-from bot.game.outbox_model import PostKind, PostRow
+from bot.game.outbox_model import Heard, PostKind, PostRow
 from bot.game.ports import StorageUnavailable
 from bot.ui.posts import Rendered
 
@@ -237,3 +238,30 @@ async def test_stopping_cuts_a_held_channel_short_and_leaves_no_task(
     await sender.stop()
     assert worker.cancelled() and sender.cog._workers == {}
     assert sender.delivered == [] and "Traceback" not in caplog.text
+
+
+async def test_a_heard_edit_of_a_held_server_is_sent_without_a_pass_and_anothers_is_left(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sender = _Sender(monkeypatch)
+    sender.bot.shard_count = 2  # this process holds shard 0 of 2
+    try:
+        await sender.passes(1)
+        monkeypatch.setattr(outbox_cog, "LOOK_EVERY_S", 60.0)
+        await sender.passes(1)
+        passes = sender.outbox.calls.count("due")
+        # Rows no pass reads (none is waiting in the fake outbox): only the signal carries them.
+        mine, theirs = row(1, FAST), replace(row(2, SLOW), guild_id=1 << 22)
+        sender.cog.heard(Heard((mine, theirs), others=False))
+        await sender.until(lambda: sender.delivered == [1])
+        await asyncio.sleep(0.05)
+        assert sender.delivered == [1] and sender.outbox.calls.count("due") == passes
+        # A signal that carries no rows (a new message written, a listener connected again)
+        # wakes the pass, which finds them.
+        sender.outbox.add(row(3, FAST))
+        sender.outbox.changed.clear()
+        sender.cog.heard(Heard())
+        await sender.until(lambda: 3 in sender.delivered)
+        assert sender.delivered == [1, 3]
+    finally:
+        await sender.stop()

@@ -7,8 +7,11 @@ tests/bot/game/test_clocks.py.)"""
 
 from __future__ import annotations
 
-from bot.game.outbox import LAST_RETRY_SECONDS, retry_delay
-from bot.game.outbox_model import PostKind
+import asyncio
+from collections.abc import Callable
+
+from bot.game.outbox import LAST_RETRY_SECONDS, OutboxService, retry_delay
+from bot.game.outbox_model import Heard, PostKind
 from bot.game.services import Services
 from bot.game.tournament_model import TournamentStatus
 from bot.game.tournaments import Organiser, TournamentOptions
@@ -100,3 +103,32 @@ async def test_a_tournament_with_too_few_entries_is_cancelled_with_its_post(worl
     assert progress is not None and progress.too_few
     assert progress.tournament.status is TournamentStatus.CANCELLED
     assert await written(svc) == [(T.TOURNAMENT_TOO_FEW, None), (T.TOURNAMENT_ANNOUNCEMENT, None)]
+
+
+class _Signalling:
+    """A store whose listener hears every write (PostgreSQL's), until cancelled."""
+
+    async def listen_posts(self, heard: Callable[[Heard], None]) -> None:
+        heard(Heard())
+        await asyncio.Event().wait()
+
+
+async def test_a_change_wakes_the_sender_until_it_hears_every_write_itself() -> None:
+    outbox = OutboxService(_Signalling())  # type: ignore[arg-type]
+    outbox.written()
+    assert outbox.changed.is_set()  # no listener yet (or SQLite, which has none): woken
+    outbox.changed.clear()
+    heard: list[Heard] = []
+    listener = asyncio.create_task(outbox.listen(heard.append))
+    try:
+        while not heard:
+            await asyncio.sleep(0)
+        # The signal carries the rows to the process holding their server: a wake would only
+        # read this process's rows again.
+        outbox.written()
+        assert not outbox.changed.is_set()
+    finally:
+        listener.cancel()
+        await asyncio.gather(listener, return_exceptions=True)
+    outbox.written()
+    assert outbox.changed.is_set()

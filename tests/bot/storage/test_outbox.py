@@ -6,8 +6,9 @@ with."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
-from bot.game.outbox_model import NONCE_LENGTH, NewPost, PostKind, PostRow
+from bot.game.outbox_model import NONCE_LENGTH, Heard, NewPost, PostKind, PostRow
 from bot.game.ports import Storage
 from bot.game.tournament_model import NewPairing, TournamentStatus
 from testkit.storage_backends import Backend, listening
@@ -166,3 +167,29 @@ async def test_rows_written_by_one_process_wake_the_senders_of_the_others(
         board = NewPost(GUILD, CHANNEL, PostKind.GAME_BOARD, {"game": 1, "guild": GUILD}, 100.0)
         await writer.outbox.add_posts([board])
         await asyncio.wait_for(woken.wait(), 5.0)
+
+
+async def test_an_edit_written_is_heard_whole_and_a_new_message_only_wakes(
+    backend: Backend,
+) -> None:
+    writer, other = await backend.open(), await backend.open()
+    heard: list[tuple[Any, ...]] = []
+    async with listening(backend, other.outbox.listen_posts, heard) as woken:
+        if woken is None:
+            return  # SQLite: no signal between processes on a file, the sender looks
+        board = NewPost(GUILD, CHANNEL, PostKind.GAME_BOARD, {"game": 1, "guild": GUILD}, 100.0)
+        await writer.outbox.add_posts([board, redraw(3)])
+        await asyncio.wait_for(woken.wait(), 5.0)
+        [(signal,)] = heard
+        # The rows as the sender's pass would read them: it need not read them.
+        assert signal == Heard(tuple(await other.outbox.due_posts(now=100.0)), others=False)
+        assert [row.kind for row in signal.rows] == [PostKind.GAME_BOARD,
+                                                     PostKind.TOURNAMENT_ANNOUNCEMENT]
+        woken.clear()
+        heard.clear()
+        # A new message waits for its channel's earlier ones: the signal only wakes the pass.
+        await writer.outbox.add_posts([final(4), board])
+        await asyncio.wait_for(woken.wait(), 5.0)
+        [(signal,)] = heard
+        assert signal.others
+        assert [row.kind for row in signal.rows] == [PostKind.GAME_BOARD]
