@@ -299,8 +299,7 @@ class Boards:
 
     async def board_edit(self, game_id: int, guild_id: int) -> MessageEdit | None:
         """The game's board in `guild_id` drawn as the game is stored now (an outbox row of
-        mirror's); None if it has no posted board there."""
-        # The game and its boards read at once: which server's board this is, the game says.
+        mirror's, the game and its boards read at once); None if it has no posted board there."""
         state, boards = await asyncio.gather(
             self.games.state(game_id), self._host.services.queue.boards(game_id))
         if state is None:
