@@ -34,7 +34,13 @@ one channel; the target is 0).
 
 On PostgreSQL the database's transactions during the run are counted too (pg_stat_database:
 every statement outside a transaction is one), of every process and every loop, and given per
-move played: what the queue's games cost the database.
+move played: what the queue's games cost the database. One database round trip (`SELECT 1` on a
+connection of the benchmark's own, four times a second) is timed beside the moves.
+
+The issue's target for a move between two servers is the single-server p99 plus one database
+round trip, under the same load: `--scope server` runs the same members queueing for their own
+server only, so every game is within one server and the run's click -> board figures are that
+baseline.
 
 Exit status 1 when a target is missed: a member not paired within 30 s of a partner existing,
 one paired twice, two boards that differed after a move, a board posted twice, or a process that
@@ -170,6 +176,7 @@ class Report:
     posted_twice: list[str] = field(default_factory=list)
     refused: dict[str, int] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    round_trips_ms: list[float] = field(default_factory=list)  # SELECT 1, during the run
     load: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None
     seconds: float = 0.0
     transactions: int | None = None  # the database's, during the run (PostgreSQL)
@@ -195,8 +202,10 @@ class QueueLoad:
     """The members' side of the run and its checks, on a running deployment."""
 
     def __init__(self, deployment: Deployment, *, members: int, seconds: float, grace: float,
-                 requeue: float, think: tuple[float, float], moves: str, seed: int) -> None:
+                 requeue: float, think: tuple[float, float], moves: str, seed: int,
+                 scope: str = "any") -> None:
         self.deployment = deployment
+        self.scope = scope
         self.double = deployment.double
         self.seconds = seconds
         self.grace = grace
@@ -235,9 +244,16 @@ class QueueLoad:
         self.stop_joining = started + self.seconds
         self.stop_waiting = self.stop_joining + self.grace
         transactions = await self._transactions()
-        results = await asyncio.gather(*(self._life(p) for p in self.players),
-                                       return_exceptions=True)
-        report = Report(members=len(self.players), seconds=time.monotonic() - started)
+        round_trips: list[float] = []
+        probe = asyncio.create_task(self._round_trips(round_trips))
+        try:
+            results = await asyncio.gather(*(self._life(p) for p in self.players),
+                                           return_exceptions=True)
+        finally:
+            probe.cancel()
+            await asyncio.gather(probe, return_exceptions=True)
+        report = Report(members=len(self.players), seconds=time.monotonic() - started,
+                        round_trips_ms=round_trips)
         after = await self._transactions()
         if transactions is not None and after is not None:
             report.transactions = after - transactions
@@ -263,12 +279,32 @@ class QueueLoad:
                              " WHERE datname = current_database()")
         return int(rows[0][0])
 
+    async def _round_trips(self, found: list[float]) -> None:
+        """One database round trip, timed four times a second on a connection of its own for
+        the whole run (PostgreSQL; SQLite has no round trip): the issue's allowance for the
+        other board, measured under the run's own load."""
+        db = self.deployment.database
+        if db.path is not None:
+            return
+        import asyncpg
+
+        con = await asyncpg.connect(db.url)
+        try:
+            while True:
+                began = time.perf_counter()
+                await con.fetchval("SELECT 1")
+                found.append((time.perf_counter() - began) * 1000)
+                await asyncio.sleep(0.25)
+        finally:
+            await con.close()
+
     # ----------------------------------------------------------------- the members
 
     async def _life(self, player: Player) -> None:
         await asyncio.sleep(max(0.0, self.start + player.join_at - time.monotonic()))
         while True:
-            queued = await player.member.slash("caro queue", channel_id=player.channel)
+            queued = await player.member.slash("caro queue", channel_id=player.channel,
+                                               scope=self.scope)
             if queued.ephemeral:
                 reason = str(queued.content or "")[:60]
                 self.refused[reason] = self.refused.get(reason, 0) + 1
@@ -356,16 +392,19 @@ class QueueLoad:
         db = self.deployment.database
         members = {p.member.id: p.member.name for p in self.players}
         rows = await db.rows(
-            "SELECT id, user_id, joined_at, status, paired_at, left_at, game_id"
+            "SELECT id, user_id, joined_at, status, paired_at, left_at, game_id, guild_id"
             " FROM queue_entries ORDER BY id")
         report.entries = len(rows)
         now = time.time()
-        spans = [(int(i), str(u), float(j), float(p if p is not None else (le or now)))
-                 for i, u, j, _, p, le, _ in rows]
-        for entry, user, joined, status, paired, _, _ in rows:
+        spans = [(int(i), str(u), float(j), float(p if p is not None else (le or now)), str(g))
+                 for i, u, j, _, p, le, _, g in rows]
+        # Queueing for their own server only, a member's partners are of that server.
+        anywhere = self.scope == "any"
+        for entry, user, joined, status, paired, _, _, guild in rows:
             end = float(paired) if paired is not None else now
-            others = [max(float(joined), j2) for i2, u2, j2, e2 in spans
-                      if i2 != entry and u2 != str(user) and j2 < end and e2 > float(joined)]
+            others = [max(float(joined), j2) for i2, u2, j2, e2, g2 in spans
+                      if i2 != entry and u2 != str(user) and j2 < end and e2 > float(joined)
+                      and (anywhere or g2 == str(guild))]
             name = members.get(str(user), str(user))
             if status == "paired":
                 report.waits.append(float(paired) - float(joined))
@@ -551,6 +590,9 @@ def summary(report: Report) -> list[str]:
         f"  a move before the other board's post  {ms(report.before_posted_ms)}",
         f"click -> the board updated (one server) {ms(report.one_board_ms)}",
         f"refused                                 {report.refused or 'none'}",
+        *([f"a database round trip (SELECT 1)        p50 {pct(report.round_trips_ms, 0.5):.1f}"
+           f" / p99 {pct(report.round_trips_ms, 0.99):.1f} ms ({len(report.round_trips_ms)}"
+           " timed during the run)"] if report.round_trips_ms else []),
         *([f"database transactions                   {report.transactions:,}"
            f" ({report.transactions / max(1, report.moves):.1f} a move played), every process"]
           if report.transactions is not None else []),
@@ -573,7 +615,8 @@ async def main(args: argparse.Namespace) -> int:
     try:
         load = QueueLoad(deployment, members=args.members, seconds=args.seconds,
                          grace=args.grace, requeue=args.requeue,
-                         think=(args.think[0], args.think[1]), moves=args.moves, seed=args.seed)
+                         think=(args.think[0], args.think[1]), moves=args.moves, seed=args.seed,
+                         scope=args.scope)
         report = await load.run()
         # The figures first: a process that fails to stop must not take them with it.
         for line in summary(report):
@@ -613,6 +656,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--database", default="postgresql",
                         help="postgresql (a throwaway server) or a postgresql:// URL of an "
                         "empty database")
+    parser.add_argument("--scope", choices=("any", "server"), default="any",
+                        help="the members' /caro queue scope: any server (the default), or "
+                        "their own only, so that every game is within one server: the same load's "
+                        "single-server figures, to set beside a run of games between two")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     if args.shards % args.clusters:

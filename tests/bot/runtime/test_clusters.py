@@ -668,6 +668,26 @@ async def test_members_queueing_at_random_on_two_clusters_are_paired_once_with_i
     assert report.games_across_clusters >= 1 and report.compared > 0, shown
     assert report.differing == [] and report.unseen == [], shown
     assert report.games_finished == report.pairs, shown
+    # The database's round trip was timed under the run's load, beside the moves.
+    assert report.round_trips_ms and min(report.round_trips_ms) > 0, shown
+
+
+async def test_members_queueing_for_their_own_server_only_play_one_board_games(
+    postgres_dsn: str, start_clusters: StartClusters
+) -> None:
+    """bench.queue_load --scope server: the same members' load with every game within one
+    server, whose click -> board figures are the baseline for games between two."""
+    from bench.queue_load import QueueLoad, summary
+
+    deployment = await start_clusters(TWO_CLUSTERS, 4, database=postgres_dsn)
+    load = QueueLoad(deployment, members=8, seconds=8, grace=15, requeue=0.0,
+                     think=(0.1, 0.3), moves="quick", seed=5, scope="server")
+    report = await load.run()
+    shown = "\n".join(summary(report))
+    assert report.failures() == [], shown
+    assert report.pairs >= 1 and report.games_across == 0, shown
+    assert report.one_board_ms and report.both_boards_ms == [], shown
+    assert report.games_finished == report.pairs, shown
 
 
 @pytest.mark.parametrize("killed", ["second", "first"])
