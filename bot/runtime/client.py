@@ -36,7 +36,7 @@ from bot.runtime.config import Settings
 from bot.runtime.logs import current_shard
 from bot.runtime.loop_lag import monitor_loop_lag
 from bot.storage import open_database
-from bot.ui import display_names, drawing
+from bot.ui import display_names, drawing, pictures
 from bot.ui.boards import Boards
 from bot.ui.buttons import Router
 from bot.ui.turns import Turns
@@ -150,6 +150,8 @@ class CaroBot(commands.AutoShardedBot):
         self.router.require_every_action()
         self.tree.add_command(self.caro)
         await self.sync_commands()
+        # Before the gateway: the first move after a start is drawn as fast as the next.
+        pictures.warm_up()
         self.spawn(self._warm_up())
         self.spawn(self._build_cores())
         self.spawn(self.resume_pending())

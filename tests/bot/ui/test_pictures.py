@@ -25,7 +25,9 @@ from bot.ui.pictures import (
     render_replay,
     render_step,
     render_turning_point,
+    warm_up,
 )
+from bot.ui.pictures import _empty_board as _empty_board
 from bot.ui.window import Window
 from engine import Board, Rule
 
@@ -231,6 +233,18 @@ def test_rendering_does_not_change_the_cached_empty_board() -> None:
     empty = render_board(Board(9, 9, 5))
     render_board(played(9, 9, 5, "E5", "D4"), window=Window(2, 2), highlight=[(0, 0)])
     assert render_board(Board(9, 9, 5)) == empty
+
+
+def test_the_warm_up_draws_the_common_board_ahead_and_changes_no_picture() -> None:
+    board = played(15, 15, 5, "H8", "H9")
+    clear_caches()
+    cold = render_board(board, players=("Alice", "Bob"))
+    clear_caches()
+    warm_up()
+    # The 15x15 board of the default theme is ready before the first move asks for it.
+    assert _empty_board.cache_info().currsize == 1
+    assert render_board(board, players=("Alice", "Bob")) == cold
+    assert _empty_board.cache_info().hits >= 1
 
 
 def test_bad_requests_are_explained() -> None:
