@@ -280,7 +280,7 @@ def clear_caches() -> None:
 def warm_up(rows: int = 15, cols: int = 15, theme: str = DEFAULT_THEME) -> None:
     """Draw one board of the most played size, with a legend, and throw it away: the fonts,
     the empty board and the stones are loaded here, at start, and not by the first move after
-    it (about 16 ms against 1 to 2 ms warm)."""
+    it."""
     board = Board(rows, cols, min(5, rows, cols))
     centre = (rows // 2, cols // 2)
     board.push(centre)
