@@ -24,6 +24,7 @@ from bot.cogs.host import keep_listening
 from bot.cogs.queue import QueueCog
 from bot.cogs.takeback import TakebackCog
 from bot.cogs.tournament import TournamentCog
+from bot.game.model import shard_of_guild
 from bot.game.outbox_model import Heard, PostKind, PostRow
 from bot.game.ports import UNAVAILABLE_RETRY_SECONDS, StorageUnavailable
 from bot.ui.posts import MessageEdit, NewMessage, Rendered
@@ -96,7 +97,7 @@ class OutboxCog(commands.Cog, name="Outbox"):
         count = self.bot.shard_count or 1
         held = set(self.bot.held_shards())
         for shard_id in sorted(held):
-            rows = [row for row in heard.rows if (row.guild_id >> 22) % count == shard_id]
+            rows = [row for row in heard.rows if shard_of_guild(row.guild_id, count) == shard_id]
             if rows:
                 with self.bot.working_for(shard_id):
                     self.send_by_channel(rows)

@@ -16,6 +16,7 @@ from discord.ext import commands
 
 from bot.cogs.group import text
 from bot.game.errors import UserError
+from bot.game.model import shard_of_guild
 from bot.game.ports import UNAVAILABLE_RETRY_SECONDS, StorageUnavailable
 from bot.game.puzzle_model import LEADERBOARD_MIN_ATTEMPTS, AttemptKind
 from bot.game.puzzles import Session, empty_cell
@@ -265,7 +266,7 @@ class PuzzleCog(commands.Cog, name="Puzzle"):
             if not puzzles.may_mine() or not self.bot.ai.cpu_pool.has_free_worker():
                 return seen
             seen = game.id
-            if (game.guild_id >> 22) % count not in held:
+            if shard_of_guild(game.guild_id, count) not in held:
                 continue
 
             async def run(fn: Any, *args: Any) -> Any:

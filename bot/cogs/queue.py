@@ -18,7 +18,7 @@ from discord.ext import commands
 from bot.cogs.group import choices, option_names, size_suggestions, text
 from bot.cogs.host import keep_listening
 from bot.game.errors import UserError
-from bot.game.model import GameState
+from bot.game.model import GameState, shard_of_guild
 from bot.game.options import RULES, parse_options
 from bot.game.outbox_model import NewPost, PostKind, PostRow
 from bot.game.ports import StorageUnavailable
@@ -313,7 +313,7 @@ class QueueCog(commands.Cog, name="Queue"):
         counts = await queue.waiting_counts(shard_id=shard_id, shard_count=shard_count)
         waiting = {entry.id for entry, _ in counts}
         for entry_id, (guild_id, _) in list(self._shown.items()):
-            if entry_id not in waiting and (guild_id >> 22) % shard_count == shard_id:
+            if entry_id not in waiting and shard_of_guild(guild_id, shard_count) == shard_id:
                 del self._shown[entry_id]
         for entry, count in counts:
             if self.bot.get_guild(entry.guild_id) is None:
@@ -366,7 +366,7 @@ class QueueCog(commands.Cog, name="Queue"):
         count = self.bot.shard_count or 1
         held = set(self.bot.held_shards())
         for entry in entries:
-            if (entry.guild_id >> 22) % count not in held:
+            if shard_of_guild(entry.guild_id, count) not in held:
                 # A server of another process's shards (an entry open to any server): only that
                 # process can ask about its members, and takes the entry out if they left.
                 found.add(entry.id)
@@ -401,7 +401,7 @@ class QueueCog(commands.Cog, name="Queue"):
             log.info("queue: the bot was removed from server %d; entries taken out of the"
                      " queue: %s", guild_id, ", ".join(str(e.id) for e in left))
         count = self.bot.shard_count or 1
-        for entry in await queue.cross_seats(shard_id=(guild_id >> 22) % count,
+        for entry in await queue.cross_seats(shard_id=shard_of_guild(guild_id, count),
                                              shard_count=count):
             if entry.guild_id == guild_id:
                 await self.forfeit(entry, bot_gone=True)

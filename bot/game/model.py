@@ -26,6 +26,11 @@ class External(StrEnum):
     ENGINE = "external"
 
 
+def shard_of_guild(guild_id: int, shard_count: int) -> int:
+    """The shard Discord sends a guild's events to (the process holding it does its work)."""
+    return (guild_id >> 22) % shard_count
+
+
 AiLevel = Level | External
 """An AI that can sit at a seat: a level of caro's own engine, or the external engine."""
 

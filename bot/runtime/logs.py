@@ -99,11 +99,6 @@ class ConnectionTrouble(logging.Filter):
         return True
 
 
-def shard_of_guild(guild_id: int, shard_count: int) -> int:
-    """The shard Discord sends a guild's events to."""
-    return (guild_id >> 22) % shard_count
-
-
 class ClusterTag(logging.Filter):
     """Gives every record the cluster (this process) and the shard it was logged for ("-" when
     no shard's work was running), so that the lines of N clusters can be told apart once they

@@ -41,7 +41,8 @@ from typing import Any
 import discord
 import yarl
 
-from bot.runtime.logs import current_shard, shard_of_guild
+from bot.game.model import shard_of_guild
+from bot.runtime.logs import current_shard
 
 log = logging.getLogger("caro.bot")
 
