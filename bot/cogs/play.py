@@ -181,9 +181,11 @@ class PlayCog(commands.Cog, name="Play"):
             moved = window.pan(click.direction, board.rows, board.cols)
         except WindowError:
             raise UserError("click.forged") from None
+        await self.bot.boards.look.panned(state, interaction.guild_id)
         await interaction.response.edit_message(
             **await self.bot.boards.look.drawing(
-                state, edit=True, window=moved, message=interaction.message
+                state, edit=True, window=moved, message=interaction.message,
+                guild_id=interaction.guild_id,
             )
         )
 

@@ -1,9 +1,10 @@
 """The boards of a queued game between two servers, and the outbox rows that redraw them.
 
 Each member sees such a game in their own server's channel. A change made on one board is
-drawn on the others by the process holding each one's server, through an outbox row written
-with the change, so a crash between the two cannot leave a board behind the game. No Discord
-code here.
+drawn on the others through an outbox row written with the change, so a crash between the two
+cannot leave a board behind the game: by the process holding each one's server, or, for a
+member's move, by the process of the click, which writes the rows held (bot.ui.other_boards).
+No Discord code here.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ class Mirrors:
         self._queue = queue
         self._outbox = outbox
         self._places: dict[int, Places] = {}
+        # Per game, the rows held by this process written with its last move, with that move's
+        # stage, until the move's drawing takes them.
+        self._held: dict[int, tuple[int, tuple[NewPost, ...]]] = {}
 
     async def places(self, state: GameState) -> Places:
         """Every board of a game between two servers; () for any other game."""
@@ -39,24 +43,45 @@ class Mirrors:
             self._places[state.id] = found
         return found
 
-    async def posts(self, state: GameState, drawn: int | None) -> list[NewPost]:
+    async def posts(
+        self, state: GameState, drawn: int | None, *, held: bool = False
+    ) -> list[NewPost]:
         """The outbox rows that redraw the game's boards in servers other than `drawn` (all of
         them if None), each from the game as stored when it is sent; none for a game of one
-        server."""
-        return [
+        server. `held`: written held by this process, which draws them itself right after the
+        change (see keep_held)."""
+        posts = [
             self._outbox.post(guild, channel, PostKind.GAME_BOARD, game=state.id, guild=guild)
             for guild, channel in await self.places(state)
             if guild != drawn
         ]
+        return [self._outbox.held(post) for post in posts] if held else posts
 
     def written(self, posts: list[NewPost]) -> None:
         """Rows of `posts` were written with a change: the sender is told."""
         if posts:
             self._outbox.written()
 
+    def keep_held(self, state: GameState, posts: list[NewPost]) -> None:
+        """Rows of `posts` were written with the change that made `state`: those held by this
+        process wait here for the drawing of `state` (take_held)."""
+        held = tuple(post for post in posts if post.claimed_until is not None)
+        if held:
+            self._held[state.id] = (state.stage, held)
+
+    def take_held(self, state: GameState) -> tuple[NewPost, ...]:
+        """The held rows written with the change that made `state`, once: the caller draws
+        them or hands them back."""
+        found = self._held.get(state.id)
+        if found is None or found[0] != state.stage:
+            return ()
+        del self._held[state.id]
+        return found[1]
+
     def forget(self, game_id: int) -> None:
         """Forget the boards of a game that is over."""
         self._places.pop(game_id, None)
+        self._held.pop(game_id, None)
 
 
 __all__ = ["Mirrors", "Places"]

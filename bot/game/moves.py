@@ -151,7 +151,13 @@ class Moves:
             raise UserError("click.taken", cell=ref.cell) from None
         now = self._clocks.now()
         answer = await self._searches.answer(state, board, user_id)
-        posts = [] if self._mirrors is None else await self._mirrors.posts(state, guild_id)
+        # A move that leaves the game running draws the other boards of a game between two
+        # servers from this process (Turns.answer_move): their rows are written held by it.
+        held = answer is None and finish_of(board) is None
+        posts = (
+            [] if self._mirrors is None
+            else await self._mirrors.posts(state, guild_id, held=held)
+        )
         after = await self._store_move(
             state, board, by_ai=False, reason=None, now=now, answer=answer, posts=posts
         )
@@ -341,6 +347,8 @@ class Moves:
         row = replace(state.row, ply=board.ply, deadline=deadline, moves=(*state.row.moves, *moves))
         after = GameState(row=row, board=board)
         self._cache.remember(after)
+        if posts and self._mirrors is not None:
+            self._mirrors.keep_held(after, posts)
         return after
 
     def quick_wait(self, level: AiLevel | None) -> float:

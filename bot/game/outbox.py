@@ -8,13 +8,19 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import replace
 
-from bot.game.outbox_model import Heard, NewPost, PostKind, PostRow
+from bot.game.outbox_model import Heard, NewPost, PostKind, PostRow, new_nonce
 from bot.game.ports import OutboxStore
 
 # How long a sender holds a row it is sending: longer than discord.py's own retries of one call
 # (five tries, 25 s of waits), so a slow send is not taken up by a second sender meanwhile.
 CLAIM_SECONDS = 60.0
+# How long a change's writer holds a row it sends itself (NewPost.claimed_until), and the longest
+# it tries: if it has not sent the row by then (it stopped, or Discord is slow), the process
+# holding the row's server takes it.
+HELD_SECONDS = 15.0
+HELD_SEND_SECONDS = 10.0
 # The waits between tries of one row: doubling from the first, up to the last.
 FIRST_RETRY_SECONDS = 1.0
 LAST_RETRY_SECONDS = 300.0
@@ -50,6 +56,26 @@ class OutboxService:
     ) -> NewPost:
         """A new row decided now (written by the caller, with the change that calls for it)."""
         return NewPost(guild_id, channel_id, kind, payload, self.now())
+
+    def held(self, post: NewPost) -> NewPost:
+        """`post` to be written held by its writer, which sends it itself right after the
+        change (see NewPost.claimed_until)."""
+        return replace(post, nonce=new_nonce(), claimed_until=self.now() + HELD_SECONDS)
+
+    async def sent_itself(self, post: NewPost, message_id: int | None) -> bool:
+        """A held row sent by its writer; False if it was marked already."""
+        if post.nonce is None:
+            raise ValueError("a row not held by its writer has no nonce to mark it by")
+        return await self._store.post_sent_by_nonce(
+            post.nonce, now=self.now(), message_id=message_id)
+
+    async def hand_back(self, post: NewPost) -> None:
+        """A held row its writer will not send: the sender of the process holding its server
+        takes it now (told through the signal of rows written, or woken here)."""
+        if post.nonce is None:
+            raise ValueError("a row not held by its writer has no nonce to hand back")
+        if await self._store.hand_back_post(post.nonce):
+            self.written()
 
     def wake(self) -> None:
         self.changed.set()
@@ -150,6 +176,8 @@ class OutboxService:
 
 __all__ = [
     "CLAIM_SECONDS",
+    "HELD_SECONDS",
+    "HELD_SEND_SECONDS",
     "KEEP_FAILED_SECONDS",
     "KEEP_SENT_SECONDS",
     "OutboxService",

@@ -77,6 +77,12 @@ class NewPost:
     kind: PostKind
     payload: Payload
     at: float  # when it was decided (unix seconds)
+    # Set for a row its writer sends itself right after the change (the other board of a game
+    # between two servers, drawn by the process of the click): the row is written with this
+    # nonce and held by its writer until `claimed_until`, so no other sender takes it meanwhile;
+    # if the writer stops or fails, the row goes to the server's own process after that.
+    nonce: str | None = None
+    claimed_until: float | None = None
 
     def payload_json(self) -> str:
         return json.dumps(dict(self.payload), sort_keys=True, separators=(",", ":"))

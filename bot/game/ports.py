@@ -679,6 +679,19 @@ class OutboxStore(Protocol):
         """Mark a row sent (with the message made, if any); False if it was marked already."""
         ...
 
+    async def post_sent_by_nonce(
+        self, nonce: str, *, now: float, message_id: int | None
+    ) -> bool:
+        """Mark the row of `nonce` sent: its writer sent it itself (NewPost.claimed_until);
+        False if it was marked already."""
+        ...
+
+    async def hand_back_post(self, nonce: str) -> bool:
+        """Release the row of `nonce`, which its writer held to send itself and did not: any
+        sender may take it now, and the processes listening are told of it as of a row just
+        written. False if it was sent or given up meanwhile."""
+        ...
+
     async def post_retry(self, post_id: int, *, error: str, retry_at: float) -> None:
         """Count a failed try of an unsent row, keep its reason, release it and try again at
         `retry_at`."""
@@ -795,6 +808,14 @@ class QueueStore(Protocol):
 
     async def game_boards(self, game_id: int) -> list[GameBoard]:
         """The game's boards in servers other than its own (posted or not), by server."""
+        ...
+
+    async def mark_panned(self, game_id: int, guild_id: int) -> None:
+        """The member of `guild_id` moved the pan window of their board of the game."""
+        ...
+
+    async def panned_boards(self, game_id: int) -> frozenset[int]:
+        """The servers whose member moved the pan window of their board of the game."""
         ...
 
     async def unposted_boards(self, *, shard_id: int = 0, shard_count: int = 1

@@ -152,6 +152,15 @@ class QueueService:
         """The game's boards in servers other than its own."""
         return await self._store.game_boards(game_id)
 
+    async def panned(self, game_id: int, guild_id: int) -> None:
+        """The member of `guild_id` moved the pan window of their board of the game: from now
+        on the process holding that server draws it (it remembers the window)."""
+        await self._store.mark_panned(game_id, guild_id)
+
+    async def panned_boards(self, game_id: int) -> frozenset[int]:
+        """The servers whose board of the game its member panned."""
+        return await self._store.panned_boards(game_id)
+
     async def listen(self, wake: Callable[[], None]) -> None:
         """Call `wake` whenever any process pairs two members of different servers, until
         cancelled (at once on a database with no such signal)."""

@@ -129,6 +129,7 @@ TABLES: dict[str, dict[str, Convert]] = {
         "rated": _flag, "turn_seconds": _number, "local": _flag, "rating": _number,
         "locale": _as_is, "joined_at": _number, "status": _as_is, "partner_id": _as_is,
         "paired_at": _number, "left_at": _number, "game_id": _as_is, "display_name": _as_is,
+        "panned": _flag,
     },
     "game_boards": {"game_id": _as_is, "guild_id": _as_is, "channel_id": _as_is,
                     "user_id": _as_is, "message_id": _as_is},

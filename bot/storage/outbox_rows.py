@@ -11,7 +11,9 @@ from bot.storage.rows import Row
 POST_COLUMNS = (
     "id, guild_id, channel_id, kind, payload, nonce, created_at, due_at, attempts, last_error"
 )
-POST_INSERT_COLUMNS = "guild_id, channel_id, kind, payload, nonce, created_at, due_at"
+POST_INSERT_COLUMNS = (
+    "guild_id, channel_id, kind, payload, nonce, created_at, due_at, claimed_until"
+)
 # A row a sender may take: neither sent nor failed for good.
 WAITING = "sent_at IS NULL AND failed_at IS NULL"
 _EDITS = "(" + ", ".join(f"'{kind.value}'" for kind in PostKind if kind.is_edit) + ")"
@@ -29,10 +31,11 @@ IN_ORDER = (
 
 
 def post_values(post: NewPost) -> tuple[object, ...]:
-    """The values of POST_INSERT_COLUMNS for `post`, with a nonce of its own; due at once."""
+    """The values of POST_INSERT_COLUMNS for `post`, with a nonce of its own (the one it was
+    given, if any); due at once."""
     return (
-        post.guild_id, post.channel_id, post.kind.value, post.payload_json(), new_nonce(),
-        post.at, post.at,
+        post.guild_id, post.channel_id, post.kind.value, post.payload_json(),
+        post.nonce or new_nonce(), post.at, post.at, post.claimed_until,
     )
 
 

@@ -104,6 +104,15 @@ def window_for(state: GameState, window: Window | None) -> Window | None:
     return (window or initial_window(state.board)).clamp(state.board.rows, state.board.cols)
 
 
+def followed_for(state: GameState) -> Window | None:
+    """The window that followed every move of a big board drawn as a picture; None for a board
+    drawn whole."""
+    if not (uses_image(state) and has_window(state)):
+        return None
+    board = state.board
+    return followed_window(board).clamp(board.rows, board.cols)
+
+
 def shown_window(message: discord.Message | None) -> Window | None:
     """The pan window a board's message shows, read from its arrows' ids (the bot's own)."""
     for row in message.components if message is not None else ():
@@ -151,14 +160,17 @@ class BoardLook:
 
     def __init__(self, host: LookHost) -> None:
         self._host = host
-        # The pan window last drawn per running big board: a move inside it leaves it in place.
-        self._windows: dict[int, Window] = {}
+        # The pan window last drawn per running big board (game, server): a move inside it
+        # leaves it in place. A game between two servers has a board in each.
+        self._windows: dict[tuple[int, int], Window] = {}
         # Boards that need no layout but whose message already is one (an older version drew a
         # small board as a V2 layout), as seen on clicks: a redraw through the channel, which
         # does not see the message, draws them as a layout too.
         self.layout_messages: set[int] = set()
         # game id -> what it has of two servers (None: a game of one server), read once.
         self._cross: dict[int, CrossServer | None] = {}
+        # Running big boards (game, server) whose member moved the window on this process.
+        self._panned: set[tuple[int, int]] = set()
 
     def as_layout(self, message: discord.Message | None) -> bool:
         """Whether `message` (the one being edited) is a layout, remembered when it is."""
@@ -179,10 +191,13 @@ class BoardLook:
         window: Window | None = None,
         message: discord.Message | None = None,
         guild_id: int | None = None,
+        elsewhere: bool = False,
     ) -> dict[str, Any]:
         """message_parts, with the rating changes of a finished game; on `message` (the one
         being edited) as a layout if it already is one; for the board in `guild_id` (the game's
-        own server if None), which calls the players of other servers by name."""
+        own server if None), which calls the players of other servers by name. `elsewhere`: a
+        board of a game between two servers that another process holds, never panned, drawn
+        with the window that followed every move (and none of this process's remembered)."""
         changes = () if state.active else await self._host.services.games.rating_changes(state.id)
         tournament = await self.tournament(state)
         names = await self.names(state, guild_id)
@@ -193,8 +208,11 @@ class BoardLook:
             # A board of a game between two servers that this process has not drawn yet (the
             # second board posted after the first move, or after a restart) shows the window
             # that followed every move, as the other board does unless its member panned.
-            window=self.window(state, window, message,
-                               followed=await self.cross(state) is not None),
+            window=(
+                followed_for(state) if elsewhere
+                else self.window(state, window, message, guild_id=guild_id,
+                                 followed=await self.cross(state) is not None)
+            ),
             changes=changes,
             layout=self.as_layout(message),
             # The picture's legend: every player of a game between two servers by the name
@@ -224,6 +242,13 @@ class BoardLook:
         found = None if not boards else CrossServer(await queue.entries_of(state.id), boards)
         self._cross[state.id] = found
         return found
+
+    async def panned(self, state: GameState, guild_id: int | None) -> None:
+        """The member panned the game's board in `guild_id`: in a game between two servers, a
+        move clicked on the other board no longer draws this one (only this process knows the
+        window); this process does."""
+        if guild_id is not None and await self.cross(state) is not None:
+            await self._host.services.queue.panned(state.id, guild_id)
 
     async def place(self, state: GameState, member: int) -> Place | None:
         """Where `member` sees a game between two servers: their server's board of it (its
@@ -261,24 +286,32 @@ class BoardLook:
 
     def window(
         self, state: GameState, window: Window | None, message: discord.Message | None,
-        *, followed: bool = False,
+        *, guild_id: int | None = None, followed: bool = False,
     ) -> Window | None:
-        """The window to draw a big board with: `window` when the member panned; else the one
-        shown before (remembered, or read off the message), moved only as far as the last move
-        needs; else the first window, around the last move, or with `followed` the window that
-        followed every move from the first (see followed_window)."""
+        """The window to draw a big board with: `window` when the member panned; else, with
+        `followed` (a game between two servers) and no pan on this process's board of it, the
+        window that followed every move from the first (see followed_window): either process
+        may draw a move on either board, so neither remembers the window; else the one shown
+        before (remembered, or read off the message), moved only as far as the last move needs;
+        else the first window, around the last move, or with `followed` the followed one. Of
+        the game's board in `guild_id` (the game's own server if None)."""
         board = state.board
         if not (uses_image(state) and has_window(state)):
             return window
+        key = (state.id, state.row.guild_id if guild_id is None else guild_id)
+        if window is not None:
+            self._panned.add(key)
+        elif followed and key not in self._panned:
+            window = followed_window(board)
         if window is None:
-            shown = self._windows.get(state.id) or shown_window(message)
+            shown = self._windows.get(key) or shown_window(message)
             if shown is not None and shown.fits(board.rows, board.cols):
                 last = board.last_move
                 window = shown if last is None else follow(shown, last, board)
         if window is None:
             window = followed_window(board) if followed else initial_window(board)
         window = window.clamp(board.rows, board.cols)
-        self._windows[state.id] = window
+        self._windows[key] = window
         return window
 
     async def players(
@@ -312,13 +345,15 @@ class BoardLook:
 
     def forget(self, game_id: int) -> None:
         """Forget the window of a game that is over."""
-        self._windows.pop(game_id, None)
+        self._windows = {k: w for k, w in self._windows.items() if k[0] != game_id}
         self._cross.pop(game_id, None)
+        self._panned = {k for k in self._panned if k[0] != game_id}
 
 
 __all__ = [
     "BoardLook",
     "CrossServer",
+    "followed_for",
     "LookHost",
     "is_layout",
     "message_parts",

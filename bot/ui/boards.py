@@ -168,7 +168,9 @@ class Boards:
         tournament = await self.look.tournament(state)
         players = await self.look.players(state, tournament, await self.look.names(state, 0))
         theme = await self.look.theme(state)
-        window = self.look.window(state, window, interaction.message if interaction else None)
+        window = self.look.window(state, window, interaction.message if interaction else None,
+                                  guild_id=interaction.guild_id if interaction else None,
+                                  followed=await self.look.cross(state) is not None)
         if (
             interaction is not None
             and _age(interaction) < INTERACTION_EDIT_WINDOW
@@ -278,9 +280,8 @@ class Boards:
         return jump_link(row.guild_id, row.channel_id, row.message_id)
 
     async def mirror(self, state: GameState, drawn: int | None) -> None:
-        """After a drawing of a game between two servers on its board in `drawn`: its boards in
-        the other servers are redrawn through the outbox (by the process holding each one's
-        server, from the game as stored when it is sent)."""
+        """After a drawing of a game between two servers on its board in `drawn`: its other
+        boards redrawn through the outbox (by the process holding each, from the game stored)."""
         posts = await self.mirror_posts(state, drawn)
         if posts:
             await self._host.services.outbox.add(posts)
@@ -293,8 +294,7 @@ class Boards:
             await self._host.services.outbox.add(posts)
 
     async def mirror_posts(self, state: GameState, drawn: int | None) -> list[NewPost]:
-        """The outbox rows of `mirror`, unwritten: one per board of a game between two servers
-        in another server than `drawn` (all of them if None); none for any other game."""
+        """The outbox rows of `mirror`, unwritten (see Mirrors.posts)."""
         return await self._host.services.mirrors.posts(state, drawn)
 
     async def board_edit(self, game_id: int, guild_id: int) -> MessageEdit | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import io
 import math
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 
 import discord
@@ -411,16 +412,34 @@ def board_file(
     """The board picture in `theme`: last move marked, the winning line, the button window
     outlined, and with `players` (who plays X, who plays O) a legend saying whose stones are
     which."""
-    outcome = state.board.outcome()
-    png = render_board(
-        state.board,
-        last_move=True,
-        highlight=outcome.line if outcome is not None else (_offered(state) or None),
-        window=window,
-        players=players,
-        theme=theme,
-    )
+    board = state.board
+    outcome = board.outcome()
+    highlight = outcome.line if outcome is not None else (_offered(state) or None)
+    key = (board.rows, board.cols, board.k, board.rule, board.moves, highlight, window, players,
+           theme)
+    png = _recent_pictures.get(key)
+    if png is None:
+        png = render_board(
+            board,
+            last_move=True,
+            highlight=highlight,
+            window=window,
+            players=players,
+            theme=theme,
+        )
+        _recent_pictures[key] = png
+        if len(_recent_pictures) > RECENT_PICTURES:
+            _recent_pictures.popitem(last=False)
+    else:
+        _recent_pictures.move_to_end(key)
     return discord.File(io.BytesIO(png), filename=BOARD_FILENAME)
+
+
+# The pictures drawn last, by what they show (render_board gives the same bytes for the same
+# input): the two boards of a game between two servers show one picture, and the process of a
+# move draws both (bot.ui.other_boards).
+RECENT_PICTURES = 16
+_recent_pictures: OrderedDict[tuple[object, ...], bytes] = OrderedDict()
 
 
 def uses_layout(state: GameState) -> bool:

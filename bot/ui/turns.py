@@ -20,6 +20,7 @@ from bot.game.searches import answered_within
 from bot.ui.board_look import message_parts
 from bot.ui.boards import Boards, Host
 from bot.ui.display_names import remember
+from bot.ui.other_boards import OtherBoards
 from bot.ui.replies import say
 
 log = logging.getLogger("caro.bot")
@@ -38,6 +39,7 @@ class Turns:
     def __init__(self, host: Host, boards: Boards) -> None:
         self._host = host
         self._boards = boards
+        self._others = OtherBoards(host, boards)
 
     async def post_new_game(
         self,
@@ -122,8 +124,12 @@ class Turns:
             self._host.spawn(self._boards.notices.turn(state, actor=interaction.user.id))
             self._host.spawn(self._show_reply(reply, interaction))
             return
-        # A game between two servers: its other board follows through the outbox row written
-        # with the move (Moves.play), drawn by the process holding it meanwhile.
+        # A game between two servers: this process draws its other boards too, beside this one,
+        # from the rows written held with the move (Moves.play); a board it cannot draw goes
+        # to the process holding that server (bot.ui.other_boards).
+        held = self._host.services.mirrors.take_held(state)
+        if held:
+            self._host.spawn(self._others.draw(state, held))
         # Under the game's drawing lock, as the newest position drawn: a drawing of an older
         # one still on its way lands first or not at all, and a resignation answered meanwhile
         # sees this one on its way and draws the end again behind it (redraw_if_drawing).

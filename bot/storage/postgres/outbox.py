@@ -29,8 +29,9 @@ NEW_POSTS = "caro_outbox"
 # One statement for any number of rows, each column an array.
 _INSERT = (
     f"INSERT INTO outbox ({POST_INSERT_COLUMNS})"
-    " SELECT g, c, k, p::jsonb, n, a, d FROM unnest($1::bigint[], $2::bigint[], $3::text[],"
-    " $4::text[], $5::text[], $6::float8[], $7::float8[]) AS r(g, c, k, p, n, a, d)"
+    " SELECT g, c, k, p::jsonb, n, a, d, h FROM unnest($1::bigint[], $2::bigint[], $3::text[],"
+    " $4::text[], $5::text[], $6::float8[], $7::float8[], $8::float8[])"
+    " AS r(g, c, k, p, n, a, d, h)"
     " RETURNING id, nonce"
 )
 
@@ -43,11 +44,14 @@ async def insert_posts(con: Any, posts: Sequence[NewPost]) -> None:
     values = [post_values(post) for post in posts]
     written = await con.fetch(_INSERT, *(list(column) for column in zip(*values, strict=True)))
     ids = {str(row["nonce"]): int(row["id"]) for row in written}
+    # A row its writer holds (it sends it itself) is not signalled: no other sender may take it.
     rows = [
         written_row(post, ids[nonce], nonce)
         for post, nonce in zip(posts, (str(v[4]) for v in values), strict=True)
+        if post.claimed_until is None
     ]
-    await con.execute("SELECT pg_notify($1, $2)", NEW_POSTS, heard_payload(rows))
+    if rows:
+        await con.execute("SELECT pg_notify($1, $2)", NEW_POSTS, heard_payload(rows))
 
 
 class OutboxQueries:
@@ -106,6 +110,28 @@ class OutboxQueries:
             post_id, now, message_id,
         )
         return row_count(done) == 1
+
+    async def post_sent_by_nonce(
+        self, nonce: str, *, now: float, message_id: int | None
+    ) -> bool:
+        done = await self._con.pool.execute(
+            "UPDATE outbox SET sent_at = $2, message_id = $3, claimed_until = NULL"
+            f" WHERE nonce = $1 AND {WAITING}",
+            nonce, now, message_id,
+        )
+        return row_count(done) == 1
+
+    async def hand_back_post(self, nonce: str) -> bool:
+        async with self._con.transaction() as (con, _):
+            row = await con.fetchrow(
+                f"UPDATE outbox SET claimed_until = NULL WHERE nonce = $1 AND {WAITING}"
+                f" RETURNING {POST_COLUMNS}",
+                nonce,
+            )
+            if row is None:
+                return False
+            await con.execute("SELECT pg_notify($1, $2)", NEW_POSTS, heard_payload([post_of(row)]))
+        return True
 
     async def post_retry(self, post_id: int, *, error: str, retry_at: float) -> None:
         await self._con.pool.execute(

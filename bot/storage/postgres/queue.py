@@ -225,6 +225,19 @@ class QueueQueries:
         )
         return [board_of(row) for row in rows]
 
+    async def mark_panned(self, game_id: int, guild_id: int) -> None:
+        await self._con.pool.execute(
+            "UPDATE queue_entries SET panned = TRUE WHERE game_id = $1 AND guild_id = $2"
+            " AND NOT panned",
+            game_id, guild_id,
+        )
+
+    async def panned_boards(self, game_id: int) -> frozenset[int]:
+        rows = await self._con.pool.fetch(
+            "SELECT guild_id FROM queue_entries WHERE game_id = $1 AND panned", game_id
+        )
+        return frozenset(int(row["guild_id"]) for row in rows)
+
     async def unposted_boards(self, *, shard_id: int = 0, shard_count: int = 1
                               ) -> list[GameBoard]:
         check_shard(shard_id, shard_count)

@@ -21,7 +21,7 @@ async def insert_posts(con: Connection, posts: Sequence[NewPost]) -> None:
     """Write `posts` (the caller holds the lock, and usually a transaction)."""
     if posts:
         await con.db.executemany(
-            f"INSERT INTO outbox ({POST_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO outbox ({POST_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [post_values(post) for post in posts],
         )
 
@@ -87,6 +87,24 @@ class OutboxQueries:
                 "UPDATE outbox SET sent_at = ?, message_id = ?, claimed_until = NULL"
                 f" WHERE id = ? AND {WAITING}",
                 (now, message_id, post_id),
+            )
+            return cur.rowcount == 1
+
+    async def post_sent_by_nonce(
+        self, nonce: str, *, now: float, message_id: int | None
+    ) -> bool:
+        async with self._con.lock:
+            cur = await self._con.db.execute(
+                "UPDATE outbox SET sent_at = ?, message_id = ?, claimed_until = NULL"
+                f" WHERE nonce = ? AND {WAITING}",
+                (now, message_id, nonce),
+            )
+            return cur.rowcount == 1
+
+    async def hand_back_post(self, nonce: str) -> bool:
+        async with self._con.lock:
+            cur = await self._con.db.execute(
+                f"UPDATE outbox SET claimed_until = NULL WHERE nonce = ? AND {WAITING}", (nonce,)
             )
             return cur.rowcount == 1
 

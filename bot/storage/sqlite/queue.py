@@ -226,6 +226,21 @@ class QueueQueries:
             )
         return [board_of(row) for row in rows]
 
+    async def mark_panned(self, game_id: int, guild_id: int) -> None:
+        async with self._con.lock:
+            await self._con.db.execute(
+                "UPDATE queue_entries SET panned = 1 WHERE game_id = ? AND guild_id = ?"
+                " AND panned = 0",
+                (game_id, guild_id),
+            )
+
+    async def panned_boards(self, game_id: int) -> frozenset[int]:
+        async with self._con.lock:
+            rows = await self._con.all(
+                "SELECT guild_id FROM queue_entries WHERE game_id = ? AND panned = 1", (game_id,)
+            )
+        return frozenset(int(row[0]) for row in rows)
+
     async def unposted_boards(self, *, shard_id: int = 0, shard_count: int = 1
                               ) -> list[GameBoard]:
         check_shard(shard_id, shard_count)

@@ -12,7 +12,7 @@ import signal
 from dataclasses import dataclass
 from typing import Any
 
-from testkit.boards import refusal
+from testkit.boards import cells, refusal
 from testkit.bot_process import BotHandle, text_of
 from testkit.gates import until
 from tests.bot.cogs.test_openings import typed
@@ -508,6 +508,42 @@ async def test_a_game_between_two_servers_goes_on_on_both_boards_after_a_restart
                                  timeout=10)
     assert [m for m in bot.double.store.channel_history(theirs) if "Type a move" in str(
         [b.get("label") for b in m.buttons])] == [there]
+
+
+async def test_a_board_its_member_panned_keeps_its_window_when_the_other_member_moves(
+    start_bot: Any,
+) -> None:
+    bot = await start_bot(DISCORD_GUILD_ID="")
+    game = await paired_across(bot)
+    alice, dave, board, there = game.alice, game.dave, game.board, game.there
+    x, o = (alice, dave) if f"<@{alice.id}> (X)" in str(text_of(board)) else (dave, alice)
+    boards = {alice.id: board, dave.id: there}
+
+    def window(message: Any) -> list[str]:
+        return [str(b["custom_id"]).rsplit(":", 1)[1] for b in cells(message)]
+
+    first = window(there)
+    assert (await dave.click(there, "down")).callback_type == 7
+    panned = window(there)
+    assert panned != first
+    assert bot.db_rows("SELECT user_id, panned FROM queue_entries ORDER BY user_id") == sorted(
+        [(int(alice.id), 0), (int(dave.id), 1)])
+    # Moves inside dave's window, each drawn on both boards: his stays where he panned it, and
+    # alice's, never panned, keeps the window that follows the moves.
+    for n, (member, cell) in enumerate([(x, panned[0]), (o, panned[-1])], start=1):
+        await typed(member, boards[member.id], cell)
+        for shown in (board, there):
+            await shown.wait_for(lambda m, n=n: f"Moves played: {n}." in str(text_of(m)),
+                                 timeout=10)
+        assert window(there) == panned
+        assert cell in window(board)
+    # Every redraw of the other board was sent once, none tried twice.
+    def redraws() -> list[tuple[Any, ...]]:
+        return bot.db_rows("SELECT sent_at IS NOT NULL, attempts FROM outbox WHERE kind = ?",
+                           ("game_board",))
+
+    await until(lambda: redraws() == [(1, 0), (1, 0)], timeout=10)
+    assert bot.double.violations == []
 
 
 async def test_the_second_board_held_when_the_bot_is_killed_is_posted_once_after_restart(

@@ -193,3 +193,47 @@ async def test_an_edit_written_is_heard_whole_and_a_new_message_only_wakes(
         [(signal,)] = heard
         assert signal.others
         assert [row.kind for row in signal.rows] == [PostKind.GAME_BOARD]
+
+
+def held_board(nonce: str, until: float = 115.0) -> NewPost:
+    return NewPost(GUILD, CHANNEL, PostKind.GAME_BOARD, {"game": 1, "guild": GUILD}, 100.0,
+                   nonce=nonce, claimed_until=until)
+
+
+async def test_a_row_held_by_its_writer_is_taken_by_no_other_sender_until_its_hold_runs_out(
+    storage: Storage,
+) -> None:
+    await storage.outbox.add_posts([held_board("caroheld1"), held_board("caroheld2")])
+    assert await storage.outbox.due_posts(now=100.0) == []
+    # The writer sent the first itself; the second it never did (it stopped): once its hold ran
+    # out, the sender of its server takes it.
+    assert await storage.outbox.post_sent_by_nonce("caroheld1", now=101.0, message_id=7)
+    assert not await storage.outbox.post_sent_by_nonce("caroheld1", now=102.0, message_id=7)
+    (late,) = await storage.outbox.due_posts(now=116.0)
+    assert late.nonce == "caroheld2" and late.attempts == 0
+    assert [row.nonce for row in await every_post(storage) if row.nonce != late.nonce] == [
+        "caroheld1"]
+
+
+async def test_a_row_its_writer_hands_back_is_due_at_once_and_heard_whole(
+    backend: Backend,
+) -> None:
+    writer, other = await backend.open(), await backend.open()
+    heard: list[tuple[Any, ...]] = []
+    async with listening(backend, other.outbox.listen_posts, heard) as woken:
+        await writer.outbox.add_posts([held_board("caroheld3")])
+        if woken is not None:
+            # Written held: nobody is told of it.
+            await asyncio.sleep(0.3)
+            assert heard == []
+        assert await other.outbox.due_posts(now=100.0) == []
+        assert await writer.outbox.hand_back_post("caroheld3")
+        (row,) = await other.outbox.due_posts(now=100.0)
+        assert row.nonce == "caroheld3"
+        if woken is not None:
+            await asyncio.wait_for(woken.wait(), 5.0)
+            [(signal,)] = heard
+            assert signal == Heard((row,), others=False)
+        # Sent meanwhile by the one that took it: there is nothing to hand back.
+        assert await other.outbox.post_sent(row.id, now=101.0, message_id=8)
+        assert not await writer.outbox.hand_back_post("caroheld3")

@@ -312,6 +312,21 @@ async def test_entries_open_to_any_server_are_paired_by_any_shard_with_a_second_
     assert await storage.queue.board_game(there, 21, 2) is None
 
 
+async def test_a_board_panned_by_its_member_is_remembered_per_game_and_server(
+    storage: Storage,
+) -> None:
+    one, other = await paired_across(storage, 1 << 22, 2 << 22)
+    assert one.game_id is not None
+    assert await storage.queue.panned_boards(one.game_id) == frozenset()
+    await storage.queue.mark_panned(one.game_id, 2 << 22)
+    await storage.queue.mark_panned(one.game_id, 2 << 22)  # twice: the same
+    assert await storage.queue.panned_boards(one.game_id) == frozenset({2 << 22})
+    await storage.queue.mark_panned(one.game_id + 1, 1 << 22)  # no such game: nothing
+    await storage.queue.mark_panned(one.game_id, 1 << 22)
+    assert await storage.queue.panned_boards(one.game_id) == frozenset({1 << 22, 2 << 22})
+    assert await storage.queue.panned_boards(one.game_id + 1) == frozenset()
+
+
 async def test_a_game_within_one_server_has_no_second_board(storage: Storage) -> None:
     await join(storage, new(1, at=90.0, guild=5, channel=51))
     await join(storage, new(2, at=95.0, guild=5, channel=52))

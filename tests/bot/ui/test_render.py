@@ -527,3 +527,29 @@ def test_each_leaderboard_says_which_games_it_counts() -> None:
     assert footer["server"][1] == footer["season"][1] == footer["stats"][1] == here
     assert footer["global"][1] == everywhere
     assert footer["vi"][1] == "Tính mọi ván tính điểm của mọi máy chủ."
+
+
+def test_one_picture_is_rendered_once_for_the_two_boards_that_show_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bot.ui import render
+    from bot.ui.window import Window
+
+    drawn: list[object] = []
+    real = render.render_board
+
+    def counted(*args: Any, **kwargs: Any) -> bytes:
+        drawn.append(kwargs.get("window"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(render, "render_board", counted)
+    state = big_game(["H8", "I9", "H9"])
+    first = render.board_file(state, Window(5, 5, 4, 5), ("alice", "dave"))
+    second = render.board_file(state, Window(5, 5, 4, 5), ("alice", "dave"))
+    assert len(drawn) == 1 and first.fp.read() == second.fp.read()
+    # Anything the picture shows drawn otherwise is another picture.
+    render.board_file(state, Window(6, 5, 4, 5), ("alice", "dave"))
+    render.board_file(state, Window(5, 5, 4, 5), ("alice", "carol"))
+    render.board_file(big_game(["H8", "I9", "H10"]), Window(5, 5, 4, 5), ("alice", "dave"))
+    render.board_file(state, Window(5, 5, 4, 5), ("alice", "dave"), theme="paper")
+    assert len(drawn) == 5
