@@ -20,7 +20,6 @@ import discord
 from bot.game.model import GameState
 from bot.game.outbox import HELD_SEND_SECONDS
 from bot.game.outbox_model import NewPost
-from bot.game.queue_model import GameBoard
 from bot.ui.boards import Boards, Host
 from bot.ui.posts import no_mentions
 
@@ -42,16 +41,17 @@ class OtherBoards:
             for post in held:
                 await outbox.hand_back(post)
             return
-        queue = self._host.services.queue
-        boards, panned = await asyncio.gather(
-            queue.boards(state.id), queue.panned_boards(state.id))
-        await asyncio.gather(*(self._draw_one(state, post, boards, panned) for post in held))
+        await asyncio.gather(*(self._draw_one(state, post) for post in held))
 
-    async def _draw_one(
-        self, state: GameState, post: NewPost, boards: list[GameBoard], panned: frozenset[int]
-    ) -> None:
+    async def _draw_one(self, state: GameState, post: NewPost) -> None:
         outbox = self._host.services.outbox
+        queue = self._host.services.queue
         guild = post.guild_id
+        # Where the board is and whether its member panned it are read while it is drawn: the
+        # drawing is thrown away in the rare case it cannot be used.
+        parts, boards, panned = await asyncio.gather(
+            self._boards.look.drawing(state, edit=True, guild_id=guild, elsewhere=True),
+            queue.boards(state.id), queue.panned_boards(state.id))
         if guild == state.row.guild_id:
             message_id = state.row.message_id
         else:
@@ -62,8 +62,6 @@ class OtherBoards:
         message = self._host.get_partial_messageable(
             post.channel_id, guild_id=guild).get_partial_message(message_id)
         try:
-            parts = await self._boards.look.drawing(
-                state, edit=True, guild_id=guild, elsewhere=True)
             async with asyncio.timeout(HELD_SEND_SECONDS):
                 await message.edit(**parts, allowed_mentions=no_mentions())
         except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
