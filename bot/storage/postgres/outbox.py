@@ -104,20 +104,20 @@ class OutboxQueries:
         return row_count(done)
 
     async def post_sent(self, post_id: int, *, now: float, message_id: int | None) -> bool:
-        done = await self._con.pool.execute(
-            "UPDATE outbox SET sent_at = $2, message_id = $3, claimed_until = NULL"
-            f" WHERE id = $1 AND {WAITING}",
-            post_id, now, message_id,
-        )
-        return row_count(done) == 1
+        return await self._sent("id", post_id, now, message_id)
 
     async def post_sent_by_nonce(
         self, nonce: str, *, now: float, message_id: int | None
     ) -> bool:
+        return await self._sent("nonce", nonce, now, message_id)
+
+    async def _sent(self, column: str, key: int | str, now: float, message_id: int | None
+                    ) -> bool:
+        """Mark the unsent row whose `column` (id or nonce) is `key` sent."""
         done = await self._con.pool.execute(
             "UPDATE outbox SET sent_at = $2, message_id = $3, claimed_until = NULL"
-            f" WHERE nonce = $1 AND {WAITING}",
-            nonce, now, message_id,
+            f" WHERE {column} = $1 AND {WAITING}",
+            key, now, message_id,
         )
         return row_count(done) == 1
 

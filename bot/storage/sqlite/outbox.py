@@ -82,22 +82,21 @@ class OutboxQueries:
             return cur.rowcount
 
     async def post_sent(self, post_id: int, *, now: float, message_id: int | None) -> bool:
-        async with self._con.lock:
-            cur = await self._con.db.execute(
-                "UPDATE outbox SET sent_at = ?, message_id = ?, claimed_until = NULL"
-                f" WHERE id = ? AND {WAITING}",
-                (now, message_id, post_id),
-            )
-            return cur.rowcount == 1
+        return await self._sent("id", post_id, now, message_id)
 
     async def post_sent_by_nonce(
         self, nonce: str, *, now: float, message_id: int | None
     ) -> bool:
+        return await self._sent("nonce", nonce, now, message_id)
+
+    async def _sent(self, column: str, key: int | str, now: float, message_id: int | None
+                    ) -> bool:
+        """Mark the unsent row whose `column` (id or nonce) is `key` sent."""
         async with self._con.lock:
             cur = await self._con.db.execute(
                 "UPDATE outbox SET sent_at = ?, message_id = ?, claimed_until = NULL"
-                f" WHERE nonce = ? AND {WAITING}",
-                (now, message_id, nonce),
+                f" WHERE {column} = ? AND {WAITING}",
+                (now, message_id, key),
             )
             return cur.rowcount == 1
 

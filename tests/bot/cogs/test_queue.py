@@ -546,6 +546,26 @@ async def test_a_board_its_member_panned_keeps_its_window_when_the_other_member_
     assert bot.double.violations == []
 
 
+async def test_an_edit_of_the_other_board_discord_refuses_goes_to_its_servers_sender(
+    start_bot: Any,
+) -> None:
+    bot = await start_bot(DISCORD_GUILD_ID="")
+    game = await paired_across(bot)
+    alice, dave, board, there = game.alice, game.dave, game.board, game.there
+    x = alice if f"<@{alice.id}> (X)" in str(text_of(board)) else dave
+    mine, other = (board, there) if x is alice else (there, board)
+    # The clicking process's edit of the other board is refused once: it hands the board's row
+    # back, and the outbox's sender draws it, as for any row of its server.
+    refused = bot.double.fail_next(
+        "PATCH", rf"^/channels/{other.channel_id}/messages/{other.id}$", status=403)
+    await typed(x, mine, "H8")
+    await other.wait_for(lambda m: "Moves played: 1." in str(text_of(m)), timeout=10)
+    assert refused.times == 0
+    await until(lambda: bot.db_rows(
+        "SELECT sent_at IS NOT NULL, attempts FROM outbox WHERE kind = ?", ("game_board",)
+    ) == [(1, 0)], timeout=10)
+
+
 async def test_the_second_board_held_when_the_bot_is_killed_is_posted_once_after_restart(
     start_bot: Any,
 ) -> None:
