@@ -53,8 +53,9 @@ async def test_a_click_on_the_other_servers_board_behind_the_stored_game_redraws
     side = Sides(await paired_across(bot))
     double = bot.double
 
-    # X's move is stored and drawn on X's board; Discord refuses the redraw of O's for good.
-    double.fail_next("PATCH", rf"/messages/{side.o_board.id}$", status=403, times=1)
+    # X's move is stored and drawn on X's board; Discord refuses the redraw of O's for good:
+    # drawn by X's process, then by the outbox's sender it hands the board back to.
+    double.fail_next("PATCH", rf"/messages/{side.o_board.id}$", status=403, times=2)
     await typed(side.x, side.x_board, "H8")
     await side.x_board.wait_for(lambda m: "Moves played: 1." in str(text_of(m)), timeout=15)
     for _ in range(100):

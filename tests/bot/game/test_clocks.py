@@ -217,11 +217,13 @@ async def test_the_clock_warns_the_member_of_the_other_server_in_their_channel_w
     assert state is not None
     if state.mover_id == ALICE:
         state = await move(svc, state.id, ALICE, "H8")
-        # Her move redraws the boards through the outbox, sent here as their processes would.
-        outbox = svc.storage.outbox
-        for post in await outbox.due_posts(now=clock.now, shard_id=0, shard_count=1):
+        # Her move redraws the boards through rows held by this process, sent here as its
+        # drawing would send them.
+        held = svc.mirrors.take_held(state)
+        assert held
+        for post in held:
             assert post.kind is PostKind.GAME_BOARD
-            assert await outbox.post_sent(post.id, now=clock.now, message_id=None)
+            assert await svc.outbox.sent_itself(post, None)
     assert state.mover_id == BOB and state.row.deadline is not None
     clock.now = state.row.deadline - 10
     (due,), _ = await svc.timeouts.due_warnings()

@@ -156,10 +156,11 @@ async def test_joins_from_two_servers_in_turn_meet_one_cooldown(world) -> None:
 
 
 async def test_a_move_between_two_servers_writes_the_other_boards_redraw_with_it(world) -> None:
-    from bot.game.model import MoveRef
+    from bot.game.model import GameState, MoveRef
+    from bot.game.outbox import HELD_SECONDS
     from bot.game.outbox_model import PostKind
 
-    svc, _ = world
+    svc, clock = world
     home = {A: 1, B: 2}
     for member, guild in home.items():
         await join(svc, member, guild)
@@ -168,19 +169,25 @@ async def test_a_move_between_two_servers_writes_the_other_boards_redraw_with_it
     mover = state.user_of(state.board.turn)
     other = home[B if mover == A else A]
     svc.outbox.changed.clear()
-    await svc.moves.play(MoveRef(state.id, 0, "H8"), user_id=mover, message_id=None,
-                         guild_id=home[mover])
+    after = await svc.moves.play(MoveRef(state.id, 0, "H8"), user_id=mover, message_id=None,
+                                 guild_id=home[mover])
     # Written by the move's own transaction (a crash right after it cannot lose the redraw),
-    # and this process's sender is woken for it.
-    rows = await svc.outbox.due(shard_id=0, shard_count=1)
-    assert [(row.kind, row.guild_id, row.payload) for row in rows] == [
-        (PostKind.GAME_BOARD, other, {"game": state.id, "guild": other})]
-    assert svc.outbox.changed.is_set()
+    # held by this process, which draws that board itself: no sender takes it meanwhile.
+    assert isinstance(after, GameState)
+    (held,) = svc.mirrors.take_held(after)
+    assert (held.kind, held.guild_id, held.payload) == (
+        PostKind.GAME_BOARD, other, {"game": state.id, "guild": other})
+    assert svc.mirrors.take_held(after) == ()
+    assert await svc.outbox.due(shard_id=0, shard_count=1) == []
     # A click replayed on the old position is refused and writes nothing.
     with pytest.raises(UserError):
         await svc.moves.play(MoveRef(state.id, 0, "H9"), user_id=mover, message_id=None,
                              guild_id=home[mover])
-    assert len(await svc.outbox.due(shard_id=0, shard_count=1)) == 1
+    # Not drawn by this process (it stopped): once the hold runs out, the sender takes it.
+    clock.now += HELD_SECONDS + 1
+    rows = await svc.outbox.due(shard_id=0, shard_count=1)
+    assert [(row.kind, row.guild_id, row.payload, row.nonce) for row in rows] == [
+        (PostKind.GAME_BOARD, other, {"game": state.id, "guild": other}, held.nonce)]
 
 
 async def test_a_resignation_or_a_time_out_between_two_servers_writes_the_redraw_with_it(
