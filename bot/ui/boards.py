@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from typing import Any, Protocol, TypeVar
 
 import aiohttp
@@ -307,10 +307,7 @@ class Boards:
         # This process holds that server: a call to move it posted there goes if its turn
         # passed or the game ended (a resignation or the clock, drawn in the other server).
         self._host.spawn(self.notices.settle(state))
-        if guild_id == state.row.guild_id:
-            message_id = state.row.message_id
-        else:
-            message_id = next((b.message_id for b in boards if b.guild_id == guild_id), None)
+        message_id = board_message(state, boards, guild_id)
         if message_id is None:
             return None
         if self._drawn_ply.get(game_id, -1) > state.stage:
@@ -456,8 +453,16 @@ class Boards:
         return posted if posted is not None else state
 
 
+def board_message(state: GameState, boards: Sequence[GameBoard], guild_id: int) -> int | None:
+    """The message of the game's board in `guild_id`: its own, or one of its `boards` in other
+    servers (QueueService.boards); None while none is posted there."""
+    if guild_id == state.row.guild_id:
+        return state.row.message_id
+    return next((b.message_id for b in boards if b.guild_id == guild_id), None)
+
+
 def _age(interaction: discord.Interaction[Any]) -> float:
     return (discord.utils.utcnow() - interaction.created_at).total_seconds()
 
 
-__all__ = ["BAD_REQUEST", "INTERACTION_EDIT_WINDOW", "Boards", "Host"]
+__all__ = ["BAD_REQUEST", "INTERACTION_EDIT_WINDOW", "Boards", "Host", "board_message"]

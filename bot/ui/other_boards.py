@@ -20,7 +20,7 @@ import discord
 from bot.game.model import GameState
 from bot.game.outbox import HELD_SEND_SECONDS
 from bot.game.outbox_model import NewPost
-from bot.ui.boards import Boards, Host
+from bot.ui.boards import Boards, Host, board_message
 from bot.ui.posts import no_mentions
 
 log = logging.getLogger("caro.bot")
@@ -52,10 +52,7 @@ class OtherBoards:
         parts, boards, panned = await asyncio.gather(
             self._boards.look.drawing(state, edit=True, guild_id=guild, elsewhere=True),
             queue.boards(state.id), queue.panned_boards(state.id))
-        if guild == state.row.guild_id:
-            message_id = state.row.message_id
-        else:
-            message_id = next((b.message_id for b in boards if b.guild_id == guild), None)
+        message_id = board_message(state, boards, guild)
         if message_id is None or guild in panned:
             await outbox.hand_back(post)
             return
