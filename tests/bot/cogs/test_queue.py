@@ -47,6 +47,19 @@ class Across:
     there: Any
 
 
+class Sides:
+    """X and O of a game between two servers: each one's member, channel and board."""
+
+    def __init__(self, game: Across) -> None:
+        alice = (game.alice, game.board.channel_id, game.board)
+        dave = (game.dave, game.theirs, game.there)
+        x_is_alice = f"<@{game.alice.id}> (X)" in str(text_of(game.board))
+        (self.x, self.x_channel, self.x_board), (self.o, self.o_channel, self.o_board) = (
+            (alice, dave) if x_is_alice else (dave, alice))
+        # How each member is called on the other's board: display name and rating.
+        self.names = {game.alice.id: "**Alice** (1200)", game.dave.id: "**Dave** (1200)"}
+
+
 async def paired_across(bot: BotHandle, *, dave_locale: str | None = None,
                         rated: bool = True) -> Across:
     double = bot.double
@@ -515,9 +528,8 @@ async def test_a_board_its_member_panned_keeps_its_window_when_the_other_member_
 ) -> None:
     bot = await start_bot(DISCORD_GUILD_ID="")
     game = await paired_across(bot)
+    side = Sides(game)
     alice, dave, board, there = game.alice, game.dave, game.board, game.there
-    x, o = (alice, dave) if f"<@{alice.id}> (X)" in str(text_of(board)) else (dave, alice)
-    boards = {alice.id: board, dave.id: there}
 
     def window(message: Any) -> list[str]:
         return [str(b["custom_id"]).rsplit(":", 1)[1] for b in cells(message)]
@@ -530,8 +542,9 @@ async def test_a_board_its_member_panned_keeps_its_window_when_the_other_member_
         [(int(alice.id), 0), (int(dave.id), 1)])
     # Moves inside dave's window, each drawn on both boards: his stays where he panned it, and
     # alice's, never panned, keeps the window that follows the moves.
-    for n, (member, cell) in enumerate([(x, panned[0]), (o, panned[-1])], start=1):
-        await typed(member, boards[member.id], cell)
+    for n, (member, mine, cell) in enumerate(
+            [(side.x, side.x_board, panned[0]), (side.o, side.o_board, panned[-1])], start=1):
+        await typed(member, mine, cell)
         for shown in (board, there):
             await shown.wait_for(lambda m, n=n: f"Moves played: {n}." in str(text_of(m)),
                                  timeout=10)
@@ -550,15 +563,13 @@ async def test_an_edit_of_the_other_board_discord_refuses_goes_to_its_servers_se
     start_bot: Any,
 ) -> None:
     bot = await start_bot(DISCORD_GUILD_ID="")
-    game = await paired_across(bot)
-    alice, dave, board, there = game.alice, game.dave, game.board, game.there
-    x = alice if f"<@{alice.id}> (X)" in str(text_of(board)) else dave
-    mine, other = (board, there) if x is alice else (there, board)
+    side = Sides(await paired_across(bot))
+    other = side.o_board
     # The clicking process's edit of the other board is refused once: it hands the board's row
     # back, and the outbox's sender draws it, as for any row of its server.
     refused = bot.double.fail_next(
         "PATCH", rf"^/channels/{other.channel_id}/messages/{other.id}$", status=403)
-    await typed(x, mine, "H8")
+    await typed(side.x, side.x_board, "H8")
     await other.wait_for(lambda m: "Moves played: 1." in str(text_of(m)), timeout=10)
     assert refused.times == 0
     await until(lambda: bot.db_rows(

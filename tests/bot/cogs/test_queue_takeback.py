@@ -11,20 +11,7 @@ from typing import Any
 from testkit.boards import refusal
 from testkit.bot_process import text_of
 from tests.bot.cogs.test_openings import typed
-from tests.bot.cogs.test_queue import Across, paired_across
-
-
-class Sides:
-    """X and O of a game between two servers: each one's member, channel and board."""
-
-    def __init__(self, game: Across) -> None:
-        alice = (game.alice, game.board.channel_id, game.board)
-        dave = (game.dave, game.theirs, game.there)
-        x_is_alice = f"<@{game.alice.id}> (X)" in str(text_of(game.board))
-        (self.x, self.x_channel, self.x_board), (self.o, self.o_channel, self.o_board) = (
-            (alice, dave) if x_is_alice else (dave, alice))
-        # How each member is called on the other's board: display name and rating.
-        self.names = {game.alice.id: "**Alice** (1200)", game.dave.id: "**Dave** (1200)"}
+from tests.bot.cogs.test_queue import Across, Sides, paired_across
 
 
 async def new_message(double: Any, channel: str, wanted: str, timeout: float = 15.0) -> Any:

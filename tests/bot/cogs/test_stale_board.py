@@ -14,8 +14,7 @@ from testkit.boards import ply_of, refusal
 from testkit.bot_process import BotHandle, text_of
 from testkit.faults import free_cells
 from tests.bot.cogs.test_openings import typed
-from tests.bot.cogs.test_queue import paired_across
-from tests.bot.cogs.test_queue_takeback import Sides
+from tests.bot.cogs.test_queue import Sides, paired_across
 
 CASUAL = "3x4k4"  # too small a board to be rated: takebacks are allowed
 
