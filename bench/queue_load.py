@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import hashlib
 import json
 import os
@@ -167,6 +168,9 @@ class Report:
     never_paired: list[str] = field(default_factory=list)
     paired_twice: list[str] = field(default_factory=list)
     both_boards_ms: list[float] = field(default_factory=list)
+    first_board_ms: list[float] = field(default_factory=list)  # click -> the first of the two
+    second_after_ms: list[float] = field(default_factory=list)  # the first -> the other
+    last_moves_ms: list[float] = field(default_factory=list)  # the moves that ended a game
     slowest: list[str] = field(default_factory=list)  # the slowest such moves, step by step
     before_posted_ms: list[float] = field(default_factory=list)  # a board not posted yet
     one_board_ms: list[float] = field(default_factory=list)
@@ -180,6 +184,8 @@ class Report:
     load: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None
     seconds: float = 0.0
     transactions: int | None = None  # the database's, during the run (PostgreSQL)
+    # This process's garbage collections during the run, ms: the double answers from it too.
+    collections_ms: list[float] = field(default_factory=list)
 
     def failures(self) -> list[str]:
         found = [f"not paired within {PAIRED_WITHIN_S:.0f} s of a partner: {s}" for s in self.slow]
@@ -246,14 +252,25 @@ class QueueLoad:
         transactions = await self._transactions()
         round_trips: list[float] = []
         probe = asyncio.create_task(self._round_trips(round_trips))
+        collections: list[float] = []
+        began = [0.0]
+
+        def timed(phase: str, _: dict[str, Any]) -> None:
+            if phase == "start":
+                began[0] = time.perf_counter()
+            else:
+                collections.append((time.perf_counter() - began[0]) * 1000)
+
+        gc.callbacks.append(timed)
         try:
             results = await asyncio.gather(*(self._life(p) for p in self.players),
                                            return_exceptions=True)
         finally:
+            gc.callbacks.remove(timed)
             probe.cancel()
             await asyncio.gather(probe, return_exceptions=True)
         report = Report(members=len(self.players), seconds=time.monotonic() - started,
-                        round_trips_ms=round_trips)
+                        round_trips_ms=round_trips, collections_ms=collections)
         after = await self._transactions()
         if transactions is not None and after is not None:
             report.transactions = after - transactions
@@ -471,6 +488,9 @@ class QueueLoad:
                     report.posted_twice.append(f"game {game}: {len(ids)} boards in {channel}")
         report.moves = len(self.sent)
         across: list[tuple[float, Move, list[float]]] = []
+        last: dict[int, int] = {}
+        for move in self.sent:
+            last[move.game] = max(last.get(move.game, 0), move.ply)
         for move in self.sent:
             boards = sorted(m for ids in by_game.get(move.game, {}).values() for m in ids)
             times = []
@@ -494,6 +514,11 @@ class QueueLoad:
                 report.before_posted_ms.append(lag_ms)
                 continue
             report.both_boards_ms.append(lag_ms)
+            if move.ply == last[move.game]:
+                report.last_moves_ms.append(lag_ms)
+            times.sort()
+            report.first_board_ms.append((times[0] - move.sent) * 1000)
+            report.second_after_ms.append((times[1] - times[0]) * 1000)
             across.append((lag_ms, move, sorted(times)))
         across.sort(key=lambda found: -found[0])
         for lag_ms, move, times in across[:SLOWEST]:
@@ -586,6 +611,9 @@ def summary(report: Report) -> list[str]:
         f" of {report.compared} states compared; {len(report.differing)} differing (target 0)",
         f"boards posted twice                     {len(report.posted_twice)} (target 0)",
         f"click -> both boards updated            {ms(report.both_boards_ms)}",
+        f"  the first of the two boards           {ms(report.first_board_ms)}",
+        f"  the other board after the first       {ms(report.second_after_ms)}",
+        f"  of them, the moves that ended a game  {ms(report.last_moves_ms)}",
         *(f"  slowest: {line}" for line in report.slowest),
         f"  a move before the other board's post  {ms(report.before_posted_ms)}",
         f"click -> the board updated (one server) {ms(report.one_board_ms)}",
@@ -596,6 +624,9 @@ def summary(report: Report) -> list[str]:
         *([f"database transactions                   {report.transactions:,}"
            f" ({report.transactions / max(1, report.moves):.1f} a move played), every process"]
           if report.transactions is not None else []),
+        f"the double's process: collections       {len(report.collections_ms)}, of 20 ms or"
+        f" more {sum(1 for c in report.collections_ms if c >= 20)}, longest"
+        f" {max(report.collections_ms, default=0.0):.0f} ms",
         f"wall time                               {report.seconds:.0f} s",
     ]
     if report.load is not None:

@@ -201,6 +201,7 @@ class PlayCog(commands.Cog, name="Play"):
         moves = self.bot.services.moves
         # The clicker is the game's player (only they may move in it): the AI's answer is
         # searched in their turn of the fair pool, as owner_of says once the game is known.
+        # Its board in another server (a queued game between two) is as good as its own.
         try:
             return await moves.play(
                 ref,
@@ -209,22 +210,15 @@ class PlayCog(commands.Cog, name="Play"):
                 guild_id=interaction.guild_id,
             )
         except UserError as exc:
-            if exc.key != "click.moved" or message is None:
+            if exc.key != "click.moved":
                 raise
             state = await self.bot.services.games.state(ref.game_id)
-            if state is None:
+            if state is None or interaction.guild_id in (None, state.row.guild_id):
                 raise
-            if not await self.bot.boards.is_other_board(state, message.id):
-                if interaction.guild_id == state.row.guild_id:
-                    raise
-                # An old board in another server, reposted there: the link is to that server's
-                # board, never into the game's own.
-                link = await self.bot.boards.link_in(state, interaction.guild_id)
-                raise UserError("click.moved", link=link) from None
-        # Its board in another server (a queued game between two): as good as its own.
-        return await moves.play(
-            ref, user_id=interaction.user.id, message_id=None, guild_id=interaction.guild_id
-        )
+            # An old board in another server, reposted there: the link is to that server's
+            # board, never into the game's own.
+            link = await self.bot.boards.link_in(state, interaction.guild_id)
+            raise UserError("click.moved", link=link) from None
 
     async def _redraw_if_behind(
         self, game_id: int, drawn_ply: int, message_id: int, guild_id: int | None

@@ -26,6 +26,10 @@ class Mirrors:
         self._queue = queue
         self._outbox = outbox
         self._places: dict[int, Places] = {}
+        # Per game, the message last read as its board in each other server. A member's click
+        # on it comes to the process holding that server, which also reposts it (board_moved);
+        # a message not found here is read again.
+        self._messages: dict[int, dict[int, int]] = {}
         # Per game, the rows held by this process written with its last move, with that move's
         # stage, until the move's drawing takes them.
         self._held: dict[int, tuple[int, tuple[NewPost, ...]]] = {}
@@ -42,6 +46,23 @@ class Mirrors:
             found = (own, *((b.guild_id, b.channel_id) for b in boards)) if boards else ()
             self._places[state.id] = found
         return found
+
+    async def is_board(self, state: GameState, guild_id: int | None, message_id: int) -> bool:
+        """Whether `message_id` is the game's board in `guild_id`, another server than the
+        game's own: a click there is as good as one on the game's own board."""
+        if guild_id is None or guild_id == state.row.guild_id or state.mode is not Mode.PVP:
+            return False
+        if self._messages.get(state.id, {}).get(guild_id) == message_id:
+            return True
+        boards = await self._queue.game_boards(state.id)
+        self._messages[state.id] = {
+            b.guild_id: b.message_id for b in boards if b.message_id is not None}
+        return self._messages[state.id].get(guild_id) == message_id
+
+    def board_moved(self, game_id: int) -> None:
+        """A board of the game in another server was posted again (/caro board there): the
+        message it was is no longer its board."""
+        self._messages.pop(game_id, None)
 
     async def posts(
         self, state: GameState, drawn: int | None, *, held: bool = False
@@ -81,6 +102,7 @@ class Mirrors:
     def forget(self, game_id: int) -> None:
         """Forget the boards of a game that is over."""
         self._places.pop(game_id, None)
+        self._messages.pop(game_id, None)
         self._held.pop(game_id, None)
 
 

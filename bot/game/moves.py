@@ -121,8 +121,14 @@ class Moves:
         guild_id: int | None,
     ) -> GameState | MoveOutcome:
         state, mark = running(state, user_id)
-        if message_id is not None and state.row.message_id not in (None, message_id):
-            # A drawing of this game on another message: its board was reposted (/caro board).
+        if (
+            message_id is not None
+            and state.row.message_id not in (None, message_id)
+            and not (self._mirrors is not None
+                     and await self._mirrors.is_board(state, guild_id, message_id))
+        ):
+            # A drawing of this game on another message, and not its board in another server (a
+            # queued game between two) either: its board was reposted (/caro board).
             row = state.row
             link = jump_link(row.guild_id, row.channel_id, state.row.message_id)
             raise UserError("click.moved", link=link)

@@ -814,8 +814,9 @@ class QueueStore(Protocol):
         """The member of `guild_id` moved the pan window of their board of the game."""
         ...
 
-    async def panned_boards(self, game_id: int) -> frozenset[int]:
-        """The servers whose member moved the pan window of their board of the game."""
+    async def boards_panned(self, game_id: int) -> tuple[list[GameBoard], frozenset[int]]:
+        """In one read: the game's boards in servers other than its own (as game_boards), and
+        the servers whose member moved the pan window of their board of the game."""
         ...
 
     async def unposted_boards(self, *, shard_id: int = 0, shard_count: int = 1

@@ -157,9 +157,10 @@ class QueueService:
         on the process holding that server draws it (it remembers the window)."""
         await self._store.mark_panned(game_id, guild_id)
 
-    async def panned_boards(self, game_id: int) -> frozenset[int]:
-        """The servers whose board of the game its member panned."""
-        return await self._store.panned_boards(game_id)
+    async def boards_panned(self, game_id: int) -> tuple[list[GameBoard], frozenset[int]]:
+        """The game's boards in servers other than its own, and the servers whose board of the
+        game its member panned, in one trip to the database."""
+        return await self._store.boards_panned(game_id)
 
     async def listen(self, wake: Callable[[], None]) -> None:
         """Call `wake` whenever any process pairs two members of different servers, until

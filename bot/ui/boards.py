@@ -377,6 +377,7 @@ class Boards:
             if message_id is None:
                 message_id = (await interaction.original_response()).id
             await self._host.services.queue.board_posted(board, message_id)
+            self._host.services.mirrors.board_moved(state.id)
             if board.message_id is not None and board.message_id != message_id:
                 locale = await self.look.locale(state, guild_id) or state.row.locale
                 await self._point_to(state, board.message_id, message_id,

@@ -329,11 +329,14 @@ async def game_on_its_message(
         raise UserError("click.no_game")
     if not on_its_message(interaction, state.row.message_id, custom_id):
         message = interaction.message
-        boards = await bot_of(interaction).services.queue.boards(game)
-        if message is not None and any(board.message_id == message.id for board in boards):
+        services = bot_of(interaction).services
+        if message is not None and await services.mirrors.is_board(
+            state, interaction.guild_id, message.id
+        ):
             # Its board in another server (a queued game between two servers).
             return state
         if moved_from(interaction.message, state, custom_id):
+            boards = await services.queue.boards(game)
             row = state.row
             assert row.message_id is not None  # moved_from says it has a board elsewhere
             where = (row.guild_id, row.channel_id, row.message_id)

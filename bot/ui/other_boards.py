@@ -20,6 +20,7 @@ import discord
 from bot.game.model import GameState
 from bot.game.outbox import HELD_SEND_SECONDS
 from bot.game.outbox_model import NewPost
+from bot.game.queue_model import GameBoard
 from bot.ui.boards import Boards, Host, board_message
 from bot.ui.posts import no_mentions
 
@@ -41,21 +42,22 @@ class OtherBoards:
             for post in held:
                 await outbox.hand_back(post)
             return
-        await asyncio.gather(*(self._draw_one(state, post) for post in held))
+        # Where the boards are and which were panned, asked first and in one read: the caller
+        # lets this send the read before it draws its own board, and by the time that is on its
+        # way the answer is here.
+        boards, panned = await self._host.services.queue.boards_panned(state.id)
+        await asyncio.gather(*(self._draw_one(state, post, boards, panned) for post in held))
 
-    async def _draw_one(self, state: GameState, post: NewPost) -> None:
+    async def _draw_one(
+        self, state: GameState, post: NewPost, boards: Sequence[GameBoard], panned: frozenset[int]
+    ) -> None:
         outbox = self._host.services.outbox
-        queue = self._host.services.queue
         guild = post.guild_id
-        # Where the board is and whether its member panned it are read while it is drawn: the
-        # drawing is thrown away in the rare case it cannot be used.
-        parts, boards, panned = await asyncio.gather(
-            self._boards.look.drawing(state, edit=True, guild_id=guild, elsewhere=True),
-            queue.boards(state.id), queue.panned_boards(state.id))
         message_id = board_message(state, boards, guild)
         if message_id is None or guild in panned:
             await outbox.hand_back(post)
             return
+        parts = await self._boards.look.drawing(state, edit=True, guild_id=guild, elsewhere=True)
         message = self._host.get_partial_messageable(
             post.channel_id, guild_id=guild).get_partial_message(message_id)
         try:

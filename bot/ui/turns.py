@@ -128,12 +128,15 @@ class Turns:
         # from the rows written held with the move (Moves.play); a board it cannot draw goes
         # to the process holding that server (bot.ui.other_boards).
         held = self._host.services.mirrors.take_held(state)
-        if held:
-            self._host.spawn(self._others.draw(state, held))
         # Under the game's drawing lock, as the newest position drawn: a drawing of an older
         # one still on its way lands first or not at all, and a resignation answered meanwhile
         # sees this one on its way and draws the end again behind it (redraw_if_drawing).
         async with self._boards.draw_lock(state.id):
+            if held:
+                self._host.spawn(self._others.draw(state, held))
+                # One turn of the loop lets it send its read of where those boards are before
+                # this board's drawing holds the loop: the two edits then leave close together.
+                await asyncio.sleep(0)
             await self._acknowledge(interaction, state, then=None, locked=True)
             self._boards.drawn(state)
         self._boards.forget_if_over(state)

@@ -25,8 +25,9 @@ from bot.game.ports import (
     MoveOutcome,
     RatePolicy,
 )
+from bot.storage.outbox_rows import post_values
 from bot.storage.postgres.connection import Connection, row_count
-from bot.storage.postgres.outbox import insert_posts
+from bot.storage.postgres.outbox import insert_posts, insert_rows, post_arrays
 from bot.storage.postgres.standings import StandingQueries
 from bot.storage.rows import check_move, game_row, seat_columns
 from engine import Mark
@@ -58,13 +59,19 @@ _NEW_MOVES = (
 # and the moves are written only if it did. A second writer of the same position waits for the
 # first's row lock, then finds the ply moved on and writes nothing; UNIQUE(game_id, ply) backs
 # it. Parameters: deadline, game, ply, now, then the moves (see _NEW_MOVES), then takebacks.
-_MOVE = (
+_MOVED = (
     "WITH moved AS (UPDATE games SET ply = ply + cardinality($5::TEXT[]), deadline = $1,"
     " claimed_until = NULL, updated_at = now() WHERE id = $2 AND ply = $3 AND takebacks = $8"
     " AND status = 'active' AND (deadline IS NULL OR deadline > $4) RETURNING id)"
+)
+_INSERT_MOVES = (
     " INSERT INTO moves (game_id, ply, cell, by_ai, reason)"
     f" SELECT moved.id, new.ply, new.cell, new.by_ai, new.reason FROM moved, ({_NEW_MOVES}) AS new"
 )
+_MOVE = _MOVED + _INSERT_MOVES
+# The same with outbox rows held by their writer (no notification to send), from parameter 9
+# on: still one statement, its outbox rows written only if the move was.
+_MOVE_HELD = f"{_MOVED}, move AS ({_INSERT_MOVES}) {insert_rows(9, after='moved')}"
 # A write that ends the game, under the same checks: the game is finished, its seats freed and
 # the moves written in one statement, which returns the finished game with all its moves (the
 # stored ones are read in the statement's snapshot, which does not hold the new ones: they are
@@ -303,6 +310,16 @@ class GameQueries:
                 _MOVE, deadline, game_id, ply, now, cells, ais, reasons, takebacks
             )
             if row_count(done) == len(cells):
+                return MoveOutcome.STORED
+            return await self._why_not_stored(game_id, ply, takebacks, now)
+        if finish is None and all(post.claimed_until is not None for post in posts):
+            # A member's move between two servers: the other boards' rows, held by this
+            # process, go in the move's one statement too.
+            done = await self._con.pool.execute(
+                _MOVE_HELD, deadline, game_id, ply, now, cells, ais, reasons, takebacks,
+                *post_arrays([post_values(post) for post in posts]),
+            )
+            if row_count(done) == len(posts):
                 return MoveOutcome.STORED
             return await self._why_not_stored(game_id, ply, takebacks, now)
 

@@ -26,14 +26,29 @@ from bot.storage.postgres.connection import Connection, check_shard, row_count, 
 # payload carries the edits written whole (bot.storage.outbox_rows.heard_payload): the process
 # holding their server sends them without reading the rows due first.
 NEW_POSTS = "caro_outbox"
-# One statement for any number of rows, each column an array.
-_INSERT = (
-    f"INSERT INTO outbox ({POST_INSERT_COLUMNS})"
-    " SELECT g, c, k, p::jsonb, n, a, d, h FROM unnest($1::bigint[], $2::bigint[], $3::text[],"
-    " $4::text[], $5::text[], $6::float8[], $7::float8[], $8::float8[])"
-    " AS r(g, c, k, p, n, a, d, h)"
-    " RETURNING id, nonce"
-)
+
+
+def insert_rows(first: int, after: str = "") -> str:
+    """One INSERT for any number of rows, each column an array (post_arrays) from parameter
+    `first` on; with `after`, a data-changing query of the same statement named so, the rows
+    are written only if it changed a row."""
+    arrays = ", ".join(
+        f"${first + n}::{kind}[]"
+        for n, kind in enumerate(
+            ("bigint", "bigint", "text", "text", "text", "float8", "float8", "float8")))
+    source = f"{after}, " if after else ""
+    return (
+        f"INSERT INTO outbox ({POST_INSERT_COLUMNS}) SELECT g, c, k, p::jsonb, n, a, d, h"
+        f" FROM {source}unnest({arrays}) AS r(g, c, k, p, n, a, d, h)"
+    )
+
+
+def post_arrays(values: Sequence[tuple[object, ...]]) -> list[list[object]]:
+    """The parameters of insert_rows for rows of post_values: one list per column."""
+    return [list(column) for column in zip(*values, strict=True)]
+
+
+_INSERT = insert_rows(1) + " RETURNING id, nonce"
 
 
 async def insert_posts(con: Any, posts: Sequence[NewPost]) -> None:
@@ -42,7 +57,7 @@ async def insert_posts(con: Any, posts: Sequence[NewPost]) -> None:
     if not posts:
         return
     values = [post_values(post) for post in posts]
-    written = await con.fetch(_INSERT, *(list(column) for column in zip(*values, strict=True)))
+    written = await con.fetch(_INSERT, *post_arrays(values))
     ids = {str(row["nonce"]): int(row["id"]) for row in written}
     # A row its writer holds (it sends it itself) is not signalled: no other sender may take it.
     rows = [

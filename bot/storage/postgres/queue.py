@@ -232,11 +232,16 @@ class QueueQueries:
             game_id, guild_id,
         )
 
-    async def panned_boards(self, game_id: int) -> frozenset[int]:
+    async def boards_panned(self, game_id: int) -> tuple[list[GameBoard], frozenset[int]]:
+        # One row with no board where the game has none, so the pans always come back.
         rows = await self._con.pool.fetch(
-            "SELECT guild_id FROM queue_entries WHERE game_id = $1 AND panned", game_id
+            f"SELECT {', '.join('b.' + c for c in BOARD_COLUMNS.split(', '))}, ARRAY(SELECT"
+            " guild_id FROM queue_entries WHERE game_id = $1 AND panned) AS panned"
+            " FROM (SELECT 1) AS one LEFT JOIN game_boards b ON b.game_id = $1 ORDER BY b.guild_id",
+            game_id,
         )
-        return frozenset(int(row["guild_id"]) for row in rows)
+        boards = [board_of(row) for row in rows if row["game_id"] is not None]
+        return boards, frozenset(int(guild) for guild in rows[0]["panned"])
 
     async def unposted_boards(self, *, shard_id: int = 0, shard_count: int = 1
                               ) -> list[GameBoard]:

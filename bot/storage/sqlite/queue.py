@@ -234,12 +234,16 @@ class QueueQueries:
                 (game_id, guild_id),
             )
 
-    async def panned_boards(self, game_id: int) -> frozenset[int]:
+    async def boards_panned(self, game_id: int) -> tuple[list[GameBoard], frozenset[int]]:
         async with self._con.lock:
-            rows = await self._con.all(
+            boards = await self._con.all(
+                f"SELECT {BOARD_COLUMNS} FROM game_boards WHERE game_id = ? ORDER BY guild_id",
+                (game_id,),
+            )
+            panned = await self._con.all(
                 "SELECT guild_id FROM queue_entries WHERE game_id = ? AND panned = 1", (game_id,)
             )
-        return frozenset(int(row[0]) for row in rows)
+        return [board_of(row) for row in boards], frozenset(int(row[0]) for row in panned)
 
     async def unposted_boards(self, *, shard_id: int = 0, shard_count: int = 1
                               ) -> list[GameBoard]:

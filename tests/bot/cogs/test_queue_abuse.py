@@ -17,7 +17,7 @@ from testkit.boards import refusal
 from testkit.bot_process import text_of
 from testkit.gates import until
 from tests.bot.cogs.test_openings import typed
-from tests.bot.cogs.test_queue import PAIRED, Across, paired_across, posted_board
+from tests.bot.cogs.test_queue import PAIRED, Across, Sides, paired_across, posted_board
 from tests.bot.runtime import test_clusters
 from tests.bot.runtime.test_clusters import TWO_CLUSTERS, fetch, guild_on, member_in
 
@@ -89,6 +89,45 @@ async def test_the_commands_in_the_other_servers_channel_act_on_its_own_board(
     # Over: still no rematch from either channel.
     assert refusal(await dave.slash("caro rematch", channel_id=theirs)) == no_rematch
     assert refusal(await alice.slash("caro rematch")) == no_rematch
+    assert double.violations == []
+
+
+async def test_a_move_sent_from_the_other_servers_board_after_it_was_reposted_leads_to_the_new_one(
+    start_bot: Any,
+) -> None:
+    bot = await start_bot(DISCORD_GUILD_ID="")
+    double = bot.double
+    game = await paired_across(bot)
+    sides = Sides(game)
+    dave, there = game.dave, game.there
+    # Moves on both boards until dave is to move, one of them his on this board: its process
+    # knows it as the game's board in his server.
+    moves = [(sides.x, sides.x_board, "H8"), (sides.o, sides.o_board, "A1"),
+             (sides.x, sides.x_board, "H9")]
+    if sides.x is dave:
+        moves.append((sides.o, sides.o_board, "A2"))
+    for n, (member, board, cell) in enumerate(moves, start=1):
+        assert (await typed(member, board, cell)).callback_type in (4, 6, 7)
+        for shown in (game.board, there):
+            await shown.wait_for(lambda m, n=n: f"Moves played: {n}." in str(text_of(m)),
+                                 timeout=10)
+    # Dave opens the move form on his board, then posts it again (another device) and sends
+    # the form from the old one.
+    form = await dave.click(there, "Type a move")
+    assert form.modal is not None
+    moved = await dave.slash("caro board", channel_id=game.theirs)
+    new = moved.message
+    await there.wait_for(lambda m: m.buttons == [])
+    edits = there.edits
+    link = f"https://discord.com/channels/{game.other}/{game.theirs}/{new.id}"
+    answer = refusal(await dave.submit_modal(there, form.modal["custom_id"], {"cell": "B2"}))
+    assert link in answer and f"/{double.channel_id}/" not in answer
+    assert text_of(there) == f"This board moved here: {link}" and there.edits == edits
+    assert bot.db_rows("SELECT COUNT(*) FROM moves") == [(len(moves),)]
+    # From the new board the move is his.
+    assert (await typed(dave, new, "B2")).callback_type in (4, 6, 7)
+    await game.board.wait_for(
+        lambda m: f"Moves played: {len(moves) + 1}." in str(text_of(m)), timeout=10)
     assert double.violations == []
 
 

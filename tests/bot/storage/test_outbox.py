@@ -9,9 +9,10 @@ import asyncio
 from typing import Any
 
 from bot.game.outbox_model import NONCE_LENGTH, Heard, NewPost, PostKind, PostRow
-from bot.game.ports import Storage
+from bot.game.ports import MoveOutcome, Storage
 from bot.game.tournament_model import NewPairing, TournamentStatus
 from testkit.storage_backends import Backend, listening
+from tests.bot.storage.test_storage import new_game
 from tests.bot.storage.test_tournaments import GUILD, A, B, C, D, guild_on_shard, running
 
 CHANNEL = 222
@@ -213,6 +214,26 @@ async def test_a_row_held_by_its_writer_is_taken_by_no_other_sender_until_its_ho
     assert late.nonce == "caroheld2" and late.attempts == 0
     assert [row.nonce for row in await every_post(storage) if row.nonce != late.nonce] == [
         "caroheld1"]
+
+
+async def test_a_move_writes_the_rows_its_writer_holds_with_it_and_a_refused_move_writes_none(
+    storage: Storage,
+) -> None:
+    game = await storage.games.create_game(new_game())
+    held = [held_board("caroheld4"), held_board("caroheld5")]
+    assert await storage.games.add_move(game.id, 0, "A1", by_ai=False, now=0.0,
+                                        posts=held) is MoveOutcome.STORED
+    # Played at a move count gone by: neither the move nor its rows.
+    assert await storage.games.add_move(game.id, 0, "B2", by_ai=False, now=0.0,
+                                        posts=[held_board("caroheld6")]) is MoveOutcome.STALE
+    stored = await storage.games.game(game.id)
+    assert stored is not None and [m.cell for m in stored.moves] == ["A1"]
+    rows = await every_post(storage)
+    assert [(row.nonce, row.payload) for row in rows] == [
+        ("caroheld4", held[0].payload), ("caroheld5", held[1].payload)]
+    # Held: no sender takes them before their hold runs out.
+    assert await storage.outbox.due_posts(now=100.0) == []
+    assert len(await storage.outbox.due_posts(now=116.0)) == 2
 
 
 async def test_a_row_its_writer_hands_back_is_due_at_once_and_heard_whole(

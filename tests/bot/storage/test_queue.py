@@ -317,14 +317,17 @@ async def test_a_board_panned_by_its_member_is_remembered_per_game_and_server(
 ) -> None:
     one, other = await paired_across(storage, 1 << 22, 2 << 22)
     assert one.game_id is not None
-    assert await storage.queue.panned_boards(one.game_id) == frozenset()
+    boards = await storage.queue.game_boards(one.game_id)
+    assert [b.guild_id for b in boards] == [2 << 22]
+    assert await storage.queue.boards_panned(one.game_id) == (boards, frozenset())
     await storage.queue.mark_panned(one.game_id, 2 << 22)
     await storage.queue.mark_panned(one.game_id, 2 << 22)  # twice: the same
-    assert await storage.queue.panned_boards(one.game_id) == frozenset({2 << 22})
+    assert await storage.queue.boards_panned(one.game_id) == (boards, frozenset({2 << 22}))
     await storage.queue.mark_panned(one.game_id + 1, 1 << 22)  # no such game: nothing
     await storage.queue.mark_panned(one.game_id, 1 << 22)
-    assert await storage.queue.panned_boards(one.game_id) == frozenset({1 << 22, 2 << 22})
-    assert await storage.queue.panned_boards(one.game_id + 1) == frozenset()
+    assert await storage.queue.boards_panned(one.game_id) == (
+        boards, frozenset({1 << 22, 2 << 22}))
+    assert await storage.queue.boards_panned(one.game_id + 1) == ([], frozenset())
 
 
 async def test_a_game_within_one_server_has_no_second_board(storage: Storage) -> None:
