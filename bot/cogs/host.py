@@ -19,6 +19,7 @@ from bot.game.clocks import Clocks, Timeouts
 from bot.game.games import GameService
 from bot.game.hints import Hints
 from bot.game.levels import ExternalLevel
+from bot.game.mirrors import Mirrors
 from bot.game.moves import Moves
 from bot.game.outbox import OutboxService
 from bot.game.ports import UNAVAILABLE_RETRY_SECONDS, StandingStore, StorageUnavailable
@@ -77,6 +78,8 @@ class Services(Protocol):
     def blocks(self) -> Blocks: ...
     @property
     def queue(self) -> QueueService: ...
+    @property
+    def mirrors(self) -> Mirrors: ...
 
 
 class Host(Protocol):

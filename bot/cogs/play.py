@@ -233,7 +233,9 @@ class PlayCog(commands.Cog, name="Play"):
         if state is None or not state.active or state.board.ply == drawn_ply:
             return
         if state.row.message_id != message_id:
-            if guild_id is None or not await self.bot.boards.is_other_board(state, message_id):
+            if guild_id is None or not await self.bot.services.mirrors.is_board(
+                state, guild_id, message_id
+            ):
                 return
             log.info("game %d: its board in another server showed move %d, %d stored: redrawn",
                      game_id, drawn_ply, state.board.ply)

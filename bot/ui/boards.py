@@ -249,17 +249,12 @@ class Boards:
         game between two servers has a board in each: either is."""
         message = interaction.message
         if message is not None:
-            return state.row.message_id in (None, message.id) or await self.is_other_board(
-                state, message.id
+            return state.row.message_id in (
+                None, message.id
+            ) or await self._host.services.mirrors.is_board(
+                state, interaction.guild_id, message.id
             )
         return state.id not in self._reposted
-
-    async def is_other_board(self, state: GameState, message_id: int) -> bool:
-        """Whether `message_id` is the game's board in another server."""
-        if await self.look.cross(state) is None:
-            return False
-        boards = await self._host.services.queue.boards(state.id)
-        return any(board.message_id == message_id for board in boards)
 
     async def link_in(self, state: GameState, guild_id: int | None) -> str:
         """A link to the game's board in `guild_id` (the game's own server if None, or if it has

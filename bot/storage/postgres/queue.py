@@ -33,6 +33,8 @@ from bot.storage.queue_rows import (
     member_pairs,
 )
 
+# The board columns of game_boards joined as "b".
+_BOARDS_B = ", ".join("b." + column for column in BOARD_COLUMNS.split(", "))
 # The transaction lock every pairing takes (the first key of the two-key advisory locks; the
 # challenges and blocks use other classes): one process pairs at a time, so two never hand out
 # the same entry, and each pairs the whole queue rather than a share of it.
@@ -235,7 +237,7 @@ class QueueQueries:
     async def boards_panned(self, game_id: int) -> tuple[list[GameBoard], frozenset[int]]:
         # One row with no board where the game has none, so the pans always come back.
         rows = await self._con.pool.fetch(
-            f"SELECT {', '.join('b.' + c for c in BOARD_COLUMNS.split(', '))}, ARRAY(SELECT"
+            f"SELECT {_BOARDS_B}, ARRAY(SELECT"
             " guild_id FROM queue_entries WHERE game_id = $1 AND panned) AS panned"
             " FROM (SELECT 1) AS one LEFT JOIN game_boards b ON b.game_id = $1 ORDER BY b.guild_id",
             game_id,
@@ -248,7 +250,7 @@ class QueueQueries:
         check_shard(shard_id, shard_count)
         shard = shard_filter("$1", "$2", "b.guild_id")
         rows = await self._con.pool.fetch(
-            f"SELECT {', '.join('b.' + c for c in BOARD_COLUMNS.split(', '))}"
+            f"SELECT {_BOARDS_B}"
             " FROM game_boards b JOIN games g ON g.id = b.game_id"
             f" WHERE b.message_id IS NULL AND g.status = 'active' AND {shard} ORDER BY b.game_id",
             shard_count, shard_id,
