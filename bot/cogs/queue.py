@@ -18,6 +18,7 @@ from discord.ext import commands
 from bot.cogs.group import choices, option_names, size_suggestions, text
 from bot.cogs.host import keep_listening
 from bot.game.errors import UserError
+from bot.game.mirrors import TIDY
 from bot.game.model import GameState, shard_of_guild
 from bot.game.options import RULES, parse_options
 from bot.game.outbox_model import NewPost, PostKind, PostRow
@@ -339,9 +340,8 @@ class QueueCog(commands.Cog, name="Queue"):
 
     async def render_post(self, post: PostRow) -> Rendered:
         """A game's board in one server redrawn after a change drawn on another of its boards
-        (bot.ui.boards.Boards.mirror): the game as stored now; nothing if that board is not
-        posted yet (its post draws the game as it is then). Or the call to the member to move
-        in a game between two servers, in their own server (bot.ui.notices.Notices.turn)."""
+        (Boards.mirror, Boards.board_edit), from the game as stored now. Or the call to the
+        member to move in a game between two servers, in their own server (Notices.turn)."""
         if post.kind is PostKind.TURN_PING:
             state = await self.bot.services.games.state(post.number("game"))
             if state is None:
@@ -355,7 +355,8 @@ class QueueCog(commands.Cog, name="Queue"):
             return await self.bot.boards.notices.opponent_gone(state, post.number("member"))
         if post.kind is not PostKind.GAME_BOARD:
             raise ValueError(f"post {post.id}: {post.kind} is not the queue's")
-        return await self.bot.boards.board_edit(post.number("game"), post.number("guild"))
+        return await self.bot.boards.board_edit(
+            post.number("game"), post.number("guild"), tidy=bool(post.payload.get(TIDY)))
 
     async def present(self, entries: list[QueueEntry]) -> set[int]:
         """The entries (by id) whose members are still in their server. An entry whose member

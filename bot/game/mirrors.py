@@ -16,6 +16,10 @@ from bot.game.ports import QueueStore
 
 # (guild, channel) of each board of a game: its own first, then those in other servers.
 Places = tuple[tuple[int, int], ...]
+# The payload key of a game's row that asks the process holding its server only to tidy up
+# after the game's end, whose board another process drew. A process that does not know the key
+# redraws the board instead, which shows the same.
+TIDY = "tidy"
 
 
 class Mirrors:
@@ -65,18 +69,28 @@ class Mirrors:
         self._messages.pop(game_id, None)
 
     async def posts(
-        self, state: GameState, drawn: int | None, *, held: bool = False
+        self, state: GameState, drawn: int | None, *, held: bool = False, ends: bool = False
     ) -> list[NewPost]:
         """The outbox rows that redraw the game's boards in servers other than `drawn` (all of
         them if None), each from the game as stored when it is sent; none for a game of one
         server. `held`: written held by this process, which draws them itself right after the
-        change (see keep_held)."""
+        change (see keep_held). `ends`: the change ends the game; with `held`, the process
+        holding each other server is still told, by a row that draws nothing (TIDY), so it
+        removes what it posted or keeps for the game there."""
+        places = [(guild, channel) for guild, channel in await self.places(state)
+                  if guild != drawn]
         posts = [
             self._outbox.post(guild, channel, PostKind.GAME_BOARD, game=state.id, guild=guild)
-            for guild, channel in await self.places(state)
-            if guild != drawn
+            for guild, channel in places
         ]
-        return [self._outbox.held(post) for post in posts] if held else posts
+        if not held:
+            return posts
+        tidy = [
+            self._outbox.post(
+                guild, channel, PostKind.GAME_BOARD, game=state.id, guild=guild, **{TIDY: 1})
+            for guild, channel in places
+        ] if ends else []
+        return [*(self._outbox.held(post) for post in posts), *tidy]
 
     def written(self, posts: list[NewPost]) -> None:
         """Rows of `posts` were written with a change: the sender is told."""
@@ -106,4 +120,4 @@ class Mirrors:
         self._held.pop(game_id, None)
 
 
-__all__ = ["Mirrors", "Places"]
+__all__ = ["TIDY", "Mirrors", "Places"]

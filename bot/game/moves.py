@@ -157,12 +157,12 @@ class Moves:
             raise UserError("click.taken", cell=ref.cell) from None
         now = self._clocks.now()
         answer = await self._searches.answer(state, board, user_id)
-        # A move that leaves the game running draws the other boards of a game between two
-        # servers from this process (Turns.answer_move): their rows are written held by it.
-        held = answer is None and finish_of(board) is None
+        # A member's move draws the other boards of a game between two servers from this
+        # process (Turns.answer_move): their rows are written held by it.
         posts = (
             [] if self._mirrors is None
-            else await self._mirrors.posts(state, guild_id, held=held)
+            else await self._mirrors.posts(
+                state, guild_id, held=answer is None, ends=finish_of(board) is not None)
         )
         after = await self._store_move(
             state, board, by_ai=False, reason=None, now=now, answer=answer, posts=posts
@@ -347,12 +347,14 @@ class Moves:
         if isinstance(outcome, Finished):
             # The result, end reason and ratings are the database's to say: the write returned
             # them.
-            return self._cache.finished(outcome, board)
-        if outcome is not MoveOutcome.STORED:
+            after = self._cache.finished(outcome, board)
+        elif outcome is not MoveOutcome.STORED:
             return outcome
-        row = replace(state.row, ply=board.ply, deadline=deadline, moves=(*state.row.moves, *moves))
-        after = GameState(row=row, board=board)
-        self._cache.remember(after)
+        else:
+            row = replace(
+                state.row, ply=board.ply, deadline=deadline, moves=(*state.row.moves, *moves))
+            after = GameState(row=row, board=board)
+            self._cache.remember(after)
         if posts and self._mirrors is not None:
             self._mirrors.keep_held(after, posts)
         return after

@@ -292,9 +292,12 @@ class Boards:
         """The outbox rows of `mirror`, unwritten (see Mirrors.posts)."""
         return await self._host.services.mirrors.posts(state, drawn)
 
-    async def board_edit(self, game_id: int, guild_id: int) -> MessageEdit | None:
+    async def board_edit(
+        self, game_id: int, guild_id: int, *, tidy: bool = False
+    ) -> MessageEdit | None:
         """The game's board in `guild_id` drawn as the game is stored now (an outbox row of
-        mirror's, the game and its boards read at once); None if it has no posted board there."""
+        mirror's, the game and its boards read at once); None if it has no posted board there,
+        or with `tidy` (the end drawn there by another process: bot.game.mirrors.TIDY)."""
         state, boards = await asyncio.gather(
             self.games.state(game_id), self._host.services.queue.boards(game_id))
         if state is None:
@@ -303,12 +306,14 @@ class Boards:
         # passed or the game ended (a resignation or the clock, drawn in the other server).
         self._host.spawn(self.notices.settle(state))
         message_id = board_message(state, boards, guild_id)
-        if message_id is None:
-            return None
-        if self._drawn_ply.get(game_id, -1) > state.stage:
-            self._drawn_ply[game_id] = state.stage  # taken back: later moves draw on from here
-        parts = await self.look.drawing(state, edit=True, guild_id=guild_id)
-        return MessageEdit(message_id, parts)
+        edit = None
+        if message_id is not None and not tidy:
+            if self._drawn_ply.get(game_id, -1) > state.stage:
+                self._drawn_ply[game_id] = state.stage  # taken back: draw on from here
+            edit = MessageEdit(message_id, await self.look.drawing(
+                state, edit=True, guild_id=guild_id))
+        self.forget_if_over(state)
+        return edit
 
     async def post_board(self, state: GameState, board: GameBoard) -> None:
         """Post a game's board in another server (a queued game between two), mentioning the

@@ -37,11 +37,6 @@ class OtherBoards:
         straight to Discord and marked sent, or hand them back."""
         if not held:
             return
-        outbox = self._host.services.outbox
-        if not state.active:
-            for post in held:
-                await outbox.hand_back(post)
-            return
         # Where the boards are and which were panned, asked first and in one read: the caller
         # lets this send the read before it draws its own board, and by the time that is on its
         # way the answer is here.

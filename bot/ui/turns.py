@@ -131,15 +131,20 @@ class Turns:
         # Under the game's drawing lock, as the newest position drawn: a drawing of an older
         # one still on its way lands first or not at all, and a resignation answered meanwhile
         # sees this one on its way and draws the end again behind it (redraw_if_drawing).
+        others = None
         async with self._boards.draw_lock(state.id):
             if held:
-                self._host.spawn(self._others.draw(state, held))
+                others = self._host.spawn(self._others.draw(state, held))
                 # One turn of the loop lets it send its read of where those boards are before
                 # this board's drawing holds the loop: the two edits then leave close together.
                 await asyncio.sleep(0)
             await self._acknowledge(interaction, state, then=None, locked=True)
             self._boards.drawn(state)
-        self._boards.forget_if_over(state)
+        if others is None or others.done():
+            self._boards.forget_if_over(state)
+        else:
+            # The game's end drawn on its other boards still reads what is kept of it here.
+            others.add_done_callback(lambda _: self._boards.forget_if_over(state))
         self._host.spawn(self._boards.notices.turn(state, actor=interaction.user.id))
 
     async def _acknowledge(

@@ -19,7 +19,7 @@ from bot.game.model import (
 )
 from bot.game.ports import GLOBAL_SCOPE, RatePolicy
 from bot.game.ratings import START_RATING
-from bot.game.seasons import Season, season_of, soft_reset, stored_length
+from bot.game.seasons import Season, SeasonLength, season_of, soft_reset, stored_length
 from bot.storage.postgres.connection import Connection
 from bot.storage.rows import ai_results, in_stored_order, rated_rows, rating_points
 from engine import Mark
@@ -186,29 +186,30 @@ class StandingQueries:
             " VALUES ($8, $1, $2, $3, $9, $4)",
             writes,
         )
-        await self._count_season(con, game, winner, rate, homes, in_server)
+        lengths = {int(r["scope"]): stored_length(r["season_length"]) for r in rows
+                   if r["scope"] != GLOBAL_SCOPE}
+        finished = rows[0]["finished_at"] or datetime.now(UTC)
+        await self._count_season(con, game, winner, rate, homes, in_server, (lengths, finished))
         return in_stored_order(changes)
 
     async def _count_season(
         self, con: Any, game: GameRow, winner: Mark | None, rate: RatePolicy,
         homes: dict[int, int], befores: dict[int, float],
+        settings: tuple[dict[int, SeasonLength], datetime],
     ) -> None:
         """Move each member's rating in the season of their server (its season length at the
         game's finish time), if it has seasons on, in the caller's transaction. A member whose
         server has none is rated at their server's all-time rating from before the game
         (`befores`), so the other member's season still moves against them. Season rows are
         locked after the all-time rows, by server then member, as every finishing game does,
-        so the order stays one."""
+        so the order stays one. `settings`: each server's season length and the game's finish
+        time, read with the rows locked."""
         mode = game.mode.value
         current = dict(befores)
         seasons: dict[int, Season] = {}
+        lengths, finished = settings
         for guild in sorted(set(homes.values())):
-            found = await con.fetchrow(
-                "SELECT g.finished_at, s.season_length FROM games g"
-                " LEFT JOIN guild_settings s ON s.guild_id = $2 WHERE g.id = $1",
-                game.id, guild,
-            )
-            season = season_of(stored_length(found[1]), found[0] or datetime.now(UTC))
+            season = season_of(lengths.get(guild, stored_length(None)), finished)
             if season is None:
                 continue
             seasons[guild] = season
@@ -265,8 +266,12 @@ _HOMES = (
 # The standing rows of a finishing game (each member's server scope and the global one), locked
 # in the rows' order (servers' scopes first, then the global one; by member, then scope). The
 # same parameters.
+# Beside each row, what the game's seasons need (_count_season): the season length of a
+# server's scope and the game's finish time.
 _LOCK_ROWS = (
-    " SELECT s.scope, s.user_id, s.rating FROM standings s"
+    " SELECT s.scope, s.user_id, s.rating, g.season_length,"
+    " (SELECT finished_at FROM games WHERE id = $1) AS finished_at FROM standings s"
+    " LEFT JOIN guild_settings g ON g.guild_id = s.scope AND s.scope <> $4"
     " WHERE s.mode = $2 AND s.user_id = ANY($3::BIGINT[])"
     " AND (s.scope = $4 OR (s.scope, s.user_id) IN (SELECT scope, user_id FROM homes))"
     " ORDER BY s.scope = $4, s.user_id, s.scope FOR UPDATE OF s"

@@ -647,6 +647,89 @@ async def test_a_ping_in_one_cluster_goes_when_the_game_ends_in_the_other(
                             if text_of(m) == f"<@{o.id}>, your move."), 15.0)
 
 
+# X's line on the H file, O's on the A file: X wins with its fifth move, the game's ninth.
+WINNING_LINE = [("x", "H8"), ("o", "A1"), ("x", "H9"), ("o", "A2"), ("x", "H10"), ("o", "A3"),
+                ("x", "H11"), ("o", "A4"), ("x", "H12")]
+
+
+async def test_the_winning_move_shows_on_both_boards_while_the_other_boards_cluster_is_down(
+    postgres_dsn: str, start_clusters: StartClusters
+) -> None:
+    """The cluster of the click draws the game's end on the other server's board too, ratings
+    included: it needs nothing of the cluster holding that server, which tidies up after the
+    game once it is back."""
+    from tests.bot.cogs.test_openings import typed
+
+    game = await paired_across(start_clusters, postgres_dsn)
+    servers, board, there = game.servers, game.board, game.there
+    sides = {"x": game.x, "o": game.o}
+    *before, (_, last) = WINNING_LINE
+    for n, (side, cell) in enumerate(before, start=1):
+        await typed(sides[side], game.board_of(sides[side]), cell)
+        for shown in (board, there):
+            await shown.wait_for(lambda m, n=n: f"Moves played: {n}." in str(text_of(m)),
+                                 timeout=15)
+    victim = servers.deployment.clusters[0 if game.o is servers.alice else 1]
+    assert await victim.stop(signal.SIGKILL) == -signal.SIGKILL
+    await typed(game.x, game.board_of(game.x), last)
+    for shown in (board, there):
+        await shown.wait_for(lambda m: "wins!" in str(text_of(m)), timeout=15)
+        assert "Global rating" in str(text_of(shown))
+    await victim.start()
+    unsent = "SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL"
+    for _ in range(200):
+        if await fetch(postgres_dsn, unsent) == [(0,)]:
+            break
+        await asyncio.sleep(0.1)
+    assert await fetch(postgres_dsn, unsent) == [(0,)]
+    # The end's row for the other board was drawn by the click's cluster; the one that told
+    # the other cluster to tidy up drew nothing.
+    assert await fetch(
+        postgres_dsn, "SELECT payload->>'tidy', message_id IS NOT NULL, attempts FROM outbox"
+        " WHERE kind = 'game_board' ORDER BY id DESC LIMIT 2") == [("1", False, 0),
+                                                                   (None, True, 0)]
+    assert servers.double.violations == []
+
+
+async def test_a_call_sent_late_in_one_cluster_goes_when_a_move_in_the_other_ends_the_game(
+    postgres_dsn: str, start_clusters: StartClusters
+) -> None:
+    """O's call to move reaches Discord only after O moved (Discord was slow to answer it): it
+    stays until the game's end, which X's cluster draws on both boards; O's cluster, told by the
+    end's row for its server, removes it."""
+    from testkit.gates import until
+    from tests.bot.cogs.test_openings import typed
+
+    game = await paired_across(start_clusters, postgres_dsn)
+    double, board, there = game.servers.double, game.board, game.there
+    sides = {"x": game.x, "o": game.o}
+    call = f"<@{game.o.id}>, your move."
+
+    async def move(n: int) -> None:
+        side, cell = WINNING_LINE[n - 1]
+        await typed(sides[side], game.board_of(sides[side]), cell)
+        for shown in (board, there):
+            await shown.wait_for(lambda m: f"Moves played: {n}." in str(text_of(m)), timeout=15)
+
+    for n in range(1, 7):
+        await move(n)
+    # The call after X's seventh move is held by Discord.
+    held = double.fail_next("POST", rf"^/channels/{game.channel_of(game.o)}/messages$",
+                            status=500, mode="hold", content=re.escape(call))
+    await move(7)
+    await until(lambda: held.held == 1, 15.0)
+    await move(8)
+    # O moved: Discord answers the held call with a 500, and discord.py's retry makes it.
+    held.release()
+    await until(lambda: any(text_of(m) == call and not m.deleted for m in double.store.order),
+                20.0)
+    await move(9)
+    for shown in (board, there):
+        await shown.wait_for(lambda m: "wins!" in str(text_of(m)), timeout=15)
+    await until(lambda: all(m.deleted for m in double.store.order if text_of(m) == call), 15.0)
+    assert double.violations == []
+
+
 async def test_members_queueing_at_random_on_two_clusters_are_paired_once_with_identical_boards(
     postgres_dsn: str, start_clusters: StartClusters
 ) -> None:

@@ -455,6 +455,39 @@ async def test_a_game_between_two_servers_rates_each_member_in_their_own_server_
     assert (await storage.standings.standing(there, 2, Mode.PVP)).record.wins == 1
 
 
+async def test_a_game_between_two_servers_moves_each_members_season_by_their_servers_length(
+    storage: Storage,
+) -> None:
+    from bot.game import ratings
+    from bot.game.model import EndReason, Finish, GuildSettings, Mode
+    from bot.game.seasons import SeasonLength, season_of
+    from engine import Mark
+
+    here, there = 1 << 22, 2 << 22
+    # Quarterly seasons here, none there.
+    await storage.settings.save_guild_settings(
+        here, GuildSettings(600.0, 600.0, season_length=SeasonLength.QUARTERLY))
+    await storage.settings.save_guild_settings(
+        there, GuildSettings(600.0, 600.0, season_length=SeasonLength.OFF))
+    one, _ = await paired_across(storage, here, there)
+    game = await storage.games.game(one.game_id)
+    assert game is not None
+    winner = Mark.X if game.x == 1 else Mark.O  # the member of the game's own server wins
+    finished = await storage.games.finish_game(
+        game.id, Finish(winner, EndReason.RESIGN), rate=ratings.game_updates)
+    assert finished is not None
+    quarter = season_of(SeasonLength.QUARTERLY, datetime.now(UTC))
+    assert quarter is not None
+    # Member 1's quarter moved against member 2's all-time rating in their server; member 2 has
+    # no season, in their server or in member 1's.
+    start = ratings.START_RATING
+    here_seasons = await storage.standings.seasons(here)
+    assert [s.name for s in here_seasons] == [quarter.name]
+    board = await storage.standings.season_leaderboard(here, quarter.name, Mode.PVP, min_games=0)
+    assert [(r.user_id, r.rating) for r in board] == [(1, ratings.updated(start, start, "win"))]
+    assert await storage.standings.seasons(there) == []
+
+
 async def test_a_game_between_two_servers_is_each_members_finished_game_in_their_own_server(
     storage: Storage,
 ) -> None:
