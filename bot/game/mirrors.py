@@ -85,9 +85,10 @@ class Mirrors:
         ]
         if not held:
             return posts
+        # No hurry for those: they go without a notification (OutboxService.quiet).
         tidy = [
-            self._outbox.post(
-                guild, channel, PostKind.GAME_BOARD, game=state.id, guild=guild, **{TIDY: 1})
+            self._outbox.quiet(self._outbox.post(
+                guild, channel, PostKind.GAME_BOARD, game=state.id, guild=guild, **{TIDY: 1}))
             for guild, channel in places
         ] if ends else []
         return [*(self._outbox.held(post) for post in posts), *tidy]
@@ -100,7 +101,8 @@ class Mirrors:
     def keep_held(self, state: GameState, posts: list[NewPost]) -> None:
         """Rows of `posts` were written with the change that made `state`: those held by this
         process wait here for the drawing of `state` (take_held)."""
-        held = tuple(post for post in posts if post.claimed_until is not None)
+        held = tuple(post for post in posts
+                     if post.claimed_until is not None and TIDY not in post.payload)
         if held:
             self._held[state.id] = (state.stage, held)
 

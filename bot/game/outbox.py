@@ -62,6 +62,13 @@ class OutboxService:
         change (see NewPost.claimed_until)."""
         return replace(post, nonce=new_nonce(), claimed_until=self.now() + HELD_SECONDS)
 
+    def quiet(self, post: NewPost) -> NewPost:
+        """`post` written with a hold already run out: no process is told of it when it is
+        written, and the sender of the process holding its server takes it at its next look
+        (within LOOK_EVERY_S, bot.cogs.outbox). For a row that need not be quick, where the
+        notification would cost the change one more trip to the database."""
+        return replace(post, claimed_until=self.now())
+
     async def sent_itself(self, post: NewPost, message_id: int | None) -> bool:
         """A held row sent by its writer; False if it was marked already."""
         if post.nonce is None:

@@ -80,7 +80,8 @@ class NewPost:
     # Set for a row its writer sends itself right after the change (the other board of a game
     # between two servers, drawn by the process of the click): the row is written with this
     # nonce and held by its writer until `claimed_until`, so no other sender takes it meanwhile;
-    # if the writer stops or fails, the row goes to the server's own process after that.
+    # if the writer stops or fails, the row goes to the server's own process after that. A row
+    # nobody need hurry for is written with a hold already run out (OutboxService.quiet).
     nonce: str | None = None
     claimed_until: float | None = None
 

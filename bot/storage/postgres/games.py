@@ -77,7 +77,7 @@ _MOVE_HELD = f"{_MOVED}, move AS ({_INSERT_MOVES}) {insert_rows(9, after='moved'
 # stored ones are read in the statement's snapshot, which does not hold the new ones: they are
 # added by hand). Parameters: game, winner, ply, now, the moves (see _NEW_MOVES), end reason,
 # takebacks.
-_FINISHING_MOVE = (
+_FINISHED = (
     "WITH moved AS (UPDATE games SET ply = ply + cardinality($5::TEXT[]), status = 'finished',"
     " winner = $2, end_reason = $8, deadline = NULL, claimed_until = NULL, updated_at = now(),"
     " finished_at = now() WHERE id = $1 AND ply = $3 AND takebacks = $9 AND status = 'active'"
@@ -85,10 +85,18 @@ _FINISHING_MOVE = (
     " move AS (INSERT INTO moves (game_id, ply, cell, by_ai, reason)"
     f" SELECT moved.id, new.ply, new.cell, new.by_ai, new.reason FROM moved, ({_NEW_MOVES}) AS new),"
     " freed AS (DELETE FROM live_seats WHERE game_id IN (SELECT id FROM moved))"
+)
+_FINISHED_GAME = (
     f" SELECT {_GAME_COLUMNS}, (SELECT json_agg(json_build_array(a.ply, a.cell, a.by_ai,"
     " a.reason) ORDER BY a.ply) FROM (SELECT m.ply, m.cell, m.by_ai, m.reason FROM moves m"
     f" WHERE m.game_id = moved.id UNION ALL {_NEW_MOVES}) AS a) AS moves_json"
     " FROM moved"
+)
+_FINISHING_MOVE = _FINISHED + _FINISHED_GAME
+# The same with outbox rows no notification is sent for (held by their writer, or quiet), from
+# parameter 10 on: written in the same statement, only if the move was.
+_FINISHING_MOVE_HELD = (
+    f"{_FINISHED}, posted AS ({insert_rows(10, after='moved')}){_FINISHED_GAME}"
 )
 # A new game with its members' seats (the seats' key refuses a member's second running game in a
 # channel), returned as read. Parameters: the games columns in order, then the members' ids.
@@ -335,10 +343,14 @@ class GameQueries:
                     await insert_posts(con, posts)
                     return MoveOutcome.STORED
                 assert rate is not None
+                # Rows that need no notification go in the finishing statement: a trip fewer.
+                unsignalled = bool(posts) and all(
+                    post.claimed_until is not None for post in posts)
                 row = await con.fetchrow(
-                    _FINISHING_MOVE, game_id,
+                    _FINISHING_MOVE_HELD if unsignalled else _FINISHING_MOVE, game_id,
                     None if finish.winner is None else Mark(finish.winner).name,
                     ply, now, cells, ais, reasons, EndReason(finish.reason).value, takebacks,
+                    *(post_arrays([post_values(post) for post in posts]) if unsignalled else ()),
                 )
                 if row is None:
                     ok.rollback()
@@ -347,7 +359,8 @@ class GameQueries:
                 changes = (
                     await self._standings.count_result(con, game, finish.winner, rate) if game.rated else ()
                 )
-                await insert_posts(con, posts)
+                if not unsignalled:
+                    await insert_posts(con, posts)
                 return Finished(game, changes)
 
         return await self._con.retrying(attempt)

@@ -38,7 +38,8 @@ def insert_rows(first: int, after: str = "") -> str:
             ("bigint", "bigint", "text", "text", "text", "float8", "float8", "float8")))
     source = f"{after}, " if after else ""
     return (
-        f"INSERT INTO outbox ({POST_INSERT_COLUMNS}) SELECT g, c, k, p::jsonb, n, a, d, h"
+        f"INSERT INTO outbox ({POST_INSERT_COLUMNS})"
+        " SELECT r.g, r.c, r.k, r.p::jsonb, r.n, r.a, r.d, r.h"
         f" FROM {source}unnest({arrays}) AS r(g, c, k, p, n, a, d, h)"
     )
 

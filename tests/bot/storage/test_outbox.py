@@ -236,6 +236,37 @@ async def test_a_move_writes_the_rows_its_writer_holds_with_it_and_a_refused_mov
     assert len(await storage.outbox.due_posts(now=116.0)) == 2
 
 
+async def test_a_finishing_move_writes_its_held_and_quiet_rows_unheard_and_a_refused_one_none(
+    backend: Backend,
+) -> None:
+    from bot.game import ratings
+    from bot.game.model import EndReason, Finish
+    from bot.game.ports import Finished
+    from engine import Mark
+
+    writer, other = await backend.open(), await backend.open()
+    game = await writer.games.create_game(new_game())
+    win = Finish(winner=Mark.X, reason=EndReason.LINE)
+    # A row held by its writer, and one whose hold has run out already: nobody need hurry.
+    quiet = held_board("caroquiet1", until=100.0)
+    heard: list[tuple[Any, ...]] = []
+    async with listening(backend, other.outbox.listen_posts, heard) as woken:
+        assert await writer.games.add_move(
+            game.id, 1, "A1", by_ai=False, now=0.0, finish=win, rate=ratings.game_updates,
+            posts=[held_board("caroheld7")]) is MoveOutcome.STALE
+        finished = await writer.games.add_move(
+            game.id, 0, "A1", by_ai=False, now=0.0, finish=win, rate=ratings.game_updates,
+            posts=[held_board("caroheld8"), quiet])
+        assert isinstance(finished, Finished) and finished.game.ply == 1
+        assert [m.cell for m in finished.game.moves] == ["A1"]
+        if woken is not None:
+            await asyncio.sleep(0.3)
+            assert heard == []
+    assert [row.nonce for row in await every_post(writer)] == ["caroheld8", "caroquiet1"]
+    # The quiet one is any sender's at once; the held one once its hold runs out.
+    assert [row.nonce for row in await other.outbox.due_posts(now=101.0)] == ["caroquiet1"]
+
+
 async def test_a_row_its_writer_hands_back_is_due_at_once_and_heard_whole(
     backend: Backend,
 ) -> None:
