@@ -375,6 +375,16 @@ async def fetch(dsn: str, sql: str, *args: Any) -> list[tuple[Any, ...]]:
         await con.close()
 
 
+async def every_row_sent(dsn: str, timeout: float) -> None:
+    """Wait until every row of the outbox is sent (none left waiting, none given up)."""
+    unsent = "SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL"
+    for _ in range(int(timeout * 10)):
+        if await fetch(dsn, unsent) == [(0,)]:
+            return
+        await asyncio.sleep(0.1)
+    assert await fetch(dsn, unsent) == [(0,)]
+
+
 def cells_of(message: Any) -> list[tuple[str, str, bool]]:
     """A board's cell buttons: cell and ply drawn at (the id), stone, whether clickable."""
     return [(str(b["custom_id"]), str(b.get("label")), bool(b.get("disabled")))
@@ -676,12 +686,7 @@ async def test_the_winning_move_shows_on_both_boards_while_the_other_boards_clus
         await shown.wait_for(lambda m: "wins!" in str(text_of(m)), timeout=15)
         assert "Global rating" in str(text_of(shown))
     await victim.start()
-    unsent = "SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL"
-    for _ in range(200):
-        if await fetch(postgres_dsn, unsent) == [(0,)]:
-            break
-        await asyncio.sleep(0.1)
-    assert await fetch(postgres_dsn, unsent) == [(0,)]
+    await every_row_sent(postgres_dsn, 20.0)
     # The end's row for the other board was drawn by the click's cluster; the one that told
     # the other cluster to tidy up drew nothing.
     assert await fetch(
@@ -832,12 +837,7 @@ async def test_a_game_between_servers_goes_on_on_both_boards_after_either_cluste
                  and text_of(m) == f"<@{member.id}>, your move."]
         assert len(pings) <= turns[member.id], pings
     # Every row of the outbox was sent in the end, none given up.
-    unsent = "SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL"
-    for _ in range(100):
-        if await fetch(postgres_dsn, unsent) == [(0,)]:
-            break
-        await asyncio.sleep(0.1)
-    assert await fetch(postgres_dsn, unsent) == [(0,)]
+    await every_row_sent(postgres_dsn, 10.0)
     assert double.violations == []
 
 
