@@ -188,7 +188,7 @@ class StandingQueries:
         )
         lengths = {int(r["scope"]): stored_length(r["season_length"]) for r in rows
                    if r["scope"] != GLOBAL_SCOPE}
-        finished = rows[0]["finished_at"] or datetime.now(UTC)
+        finished = next((r["finished_at"] for r in rows), None) or datetime.now(UTC)
         await self._count_season(con, game, winner, rate, homes, in_server, (lengths, finished))
         return in_stored_order(changes)
 
@@ -264,10 +264,9 @@ _HOMES = (
     " LEFT JOIN game_boards b ON b.game_id = $1 AND b.user_id = m.user_id)"
 )
 # The standing rows of a finishing game (each member's server scope and the global one), locked
-# in the rows' order (servers' scopes first, then the global one; by member, then scope). The
-# same parameters.
-# Beside each row, what the game's seasons need (_count_season): the season length of a
-# server's scope and the game's finish time.
+# in the rows' order (servers' scopes first, then the global one; by member, then scope), each
+# with what the game's seasons need (_count_season): the season length of a server's scope and
+# the game's finish time. The same parameters.
 _LOCK_ROWS = (
     " SELECT s.scope, s.user_id, s.rating, g.season_length,"
     " (SELECT finished_at FROM games WHERE id = $1) AS finished_at FROM standings s"
