@@ -528,7 +528,7 @@ class QueueLoad:
             times.sort()
             report.first_board_ms.append((times[0] - move.sent) * 1000)
             report.second_after_ms.append((times[1] - times[0]) * 1000)
-            across.append((lag_ms, move, sorted(times)))
+            across.append((lag_ms, move, times))
         across.sort(key=lambda found: -found[0])
         for lag_ms, move, times in across[:SLOWEST]:
             report.slowest.append(await self._steps(lag_ms, move, times))

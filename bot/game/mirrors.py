@@ -9,6 +9,8 @@ No Discord code here.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.game.model import GameState, Mode
 from bot.game.outbox import OutboxService
 from bot.game.outbox_model import NewPost, PostKind
@@ -77,20 +79,17 @@ class Mirrors:
         change (see keep_held). `ends`: the change ends the game; with `held`, the process
         holding each other server is still told, by a row that draws nothing (TIDY), so it
         removes what it posted or keeps for the game there."""
-        places = [(guild, channel) for guild, channel in await self.places(state)
-                  if guild != drawn]
         posts = [
             self._outbox.post(guild, channel, PostKind.GAME_BOARD, game=state.id, guild=guild)
-            for guild, channel in places
+            for guild, channel in await self.places(state)
+            if guild != drawn
         ]
         if not held:
             return posts
-        # No hurry for those: they go without a notification (OutboxService.quiet).
-        tidy = [
-            self._outbox.quiet(self._outbox.post(
-                guild, channel, PostKind.GAME_BOARD, game=state.id, guild=guild, **{TIDY: 1}))
-            for guild, channel in places
-        ] if ends else []
+        # The same rows, asking only to tidy up; no hurry for those: they go without a
+        # notification (OutboxService.quiet).
+        tidy = [self._outbox.quiet(replace(post, payload={**post.payload, TIDY: 1}))
+                for post in posts] if ends else []
         return [*(self._outbox.held(post) for post in posts), *tidy]
 
     def written(self, posts: list[NewPost]) -> None:
@@ -101,8 +100,7 @@ class Mirrors:
     def keep_held(self, state: GameState, posts: list[NewPost]) -> None:
         """Rows of `posts` were written with the change that made `state`: those held by this
         process wait here for the drawing of `state` (take_held)."""
-        held = tuple(post for post in posts
-                     if post.claimed_until is not None and TIDY not in post.payload)
+        held = tuple(post for post in posts if post.sent_by_writer)
         if held:
             self._held[state.id] = (state.stage, held)
 

@@ -85,6 +85,18 @@ class NewPost:
     nonce: str | None = None
     claimed_until: float | None = None
 
+    @property
+    def heard(self) -> bool:
+        """Whether the processes listening are told of the row when it is written: not when its
+        writer holds it, nor when it is quiet (its hold run out already)."""
+        return self.claimed_until is None
+
+    @property
+    def sent_by_writer(self) -> bool:
+        """Whether its writer sends it itself (OutboxService.held): held, by the nonce it
+        chose."""
+        return self.nonce is not None and self.claimed_until is not None
+
     def payload_json(self) -> str:
         return json.dumps(dict(self.payload), sort_keys=True, separators=(",", ":"))
 

@@ -320,7 +320,7 @@ class GameQueries:
             if row_count(done) == len(cells):
                 return MoveOutcome.STORED
             return await self._why_not_stored(game_id, ply, takebacks, now)
-        if finish is None and all(post.claimed_until is not None for post in posts):
+        if finish is None and not any(post.heard for post in posts):
             # A member's move between two servers: the other boards' rows, held by this
             # process, go in the move's one statement too.
             done = await self._con.pool.execute(
@@ -344,8 +344,7 @@ class GameQueries:
                     return MoveOutcome.STORED
                 assert rate is not None
                 # Rows that need no notification go in the finishing statement: a trip fewer.
-                unsignalled = bool(posts) and all(
-                    post.claimed_until is not None for post in posts)
+                unsignalled = bool(posts) and not any(post.heard for post in posts)
                 row = await con.fetchrow(
                     _FINISHING_MOVE_HELD if unsignalled else _FINISHING_MOVE, game_id,
                     None if finish.winner is None else Mark(finish.winner).name,

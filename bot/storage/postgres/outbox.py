@@ -60,11 +60,12 @@ async def insert_posts(con: Any, posts: Sequence[NewPost]) -> None:
     values = [post_values(post) for post in posts]
     written = await con.fetch(_INSERT, *post_arrays(values))
     ids = {str(row["nonce"]): int(row["id"]) for row in written}
-    # A row its writer holds (it sends it itself) is not signalled: no other sender may take it.
+    # A row its writer holds (it sends it itself) is not signalled, so no other sender takes it;
+    # nor is a quiet one (NewPost.heard).
     rows = [
         written_row(post, ids[nonce], nonce)
         for post, nonce in zip(posts, (str(v[4]) for v in values), strict=True)
-        if post.claimed_until is None
+        if post.heard
     ]
     if rows:
         await con.execute("SELECT pg_notify($1, $2)", NEW_POSTS, heard_payload(rows))
