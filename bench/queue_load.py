@@ -174,6 +174,8 @@ class Report:
     first_board_ms: list[float] = field(default_factory=list)  # click -> the first of the two
     second_after_ms: list[float] = field(default_factory=list)  # the first -> the other
     last_moves_ms: list[float] = field(default_factory=list)  # the moves that ended a game
+    first_moves_ms: list[float] = field(default_factory=list)  # a game's first move
+    other_moves_ms: list[float] = field(default_factory=list)  # neither first nor last
     slowest: list[str] = field(default_factory=list)  # the slowest such moves, step by step
     before_posted_ms: list[float] = field(default_factory=list)  # a board not posted yet
     one_board_ms: list[float] = field(default_factory=list)
@@ -525,6 +527,10 @@ class QueueLoad:
             report.both_boards_ms.append(lag_ms)
             if move.ply == last[move.game]:
                 report.last_moves_ms.append(lag_ms)
+            elif move.ply == 1:
+                report.first_moves_ms.append(lag_ms)
+            else:
+                report.other_moves_ms.append(lag_ms)
             times.sort()
             report.first_board_ms.append((times[0] - move.sent) * 1000)
             report.second_after_ms.append((times[1] - times[0]) * 1000)
@@ -623,6 +629,8 @@ def summary(report: Report) -> list[str]:
         f"  the first of the two boards           {ms(report.first_board_ms)}",
         f"  the other board after the first       {ms(report.second_after_ms)}",
         f"  of them, the moves that ended a game  {ms(report.last_moves_ms)}",
+        f"  of them, the first moves of a game    {ms(report.first_moves_ms)}",
+        f"  of them, every other move             {ms(report.other_moves_ms)}",
         *(f"  slowest: {line}" for line in report.slowest),
         f"  a move before the other board's post  {ms(report.before_posted_ms)}",
         f"click -> the board updated (one server) {ms(report.one_board_ms)}",

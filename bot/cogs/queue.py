@@ -443,8 +443,8 @@ class QueueCog(commands.Cog, name="Queue"):
             return
         self._refused_boards.pop(board.game_id, None)
         # A move made on the other board while this one was being posted was mirrored to no
-        # message yet: draw this board again as the game now stands.
-        now = await self.bot.services.games.state(board.game_id)
+        # message yet: draw this board again as the game now stands (kept: see state).
+        now = await self.bot.services.games.state(board.game_id, keep=True)
         edit = None
         if now is not None and now.stage != state.stage:
             edit = await self.bot.boards.board_edit(board.game_id, board.guild_id)

@@ -53,13 +53,13 @@ class GameCache:
         """Forget the latest state of `game_id` (it changed in a way not kept here)."""
         self._recent.pop(game_id, None)
 
-    async def read(self, store: GameStore, game_id: int) -> GameState | None:
-        """The game as stored; kept as the newest if this process keeps it."""
+    async def read(self, store: GameStore, game_id: int, *, keep: bool = False) -> GameState | None:
+        """The game as stored; kept as the newest if this process keeps it, or with `keep`."""
         row = await store.game(game_id)
         if row is None:
             return None
         state = load_state(row)
-        if game_id in self._recent:
+        if keep or game_id in self._recent:
             self.remember(state)
         return state
 

@@ -291,8 +291,14 @@ class GameService:
         self._cache.drop(game_id)
         await self._store.abandon_game(game_id)
 
-    async def state(self, game_id: int) -> GameState | None:
-        return await self._cache.read(self._store, game_id)
+    async def state(self, game_id: int, *, keep: bool = False) -> GameState | None:
+        """The game as stored. With `keep` (its board was just posted by this process, whose
+        members click there next) it is kept as the newest known here, and so is where its
+        boards are: the first click then reads neither."""
+        state = await self._cache.read(self._store, game_id, keep=keep)
+        if keep and state is not None and self._mirrors is not None:
+            await self._mirrors.learn(state)
+        return state
 
     async def running_game_of(self, game_id: int, user_id: int) -> tuple[GameState, Mark]:
         """The running game `game_id` and the mark `user_id` plays in it; UserError if it is

@@ -46,12 +46,22 @@ class Mirrors:
             return ()
         found = self._places.get(state.id)
         if found is None:
-            boards = await self._queue.game_boards(state.id)
-            row = state.row
-            own = (row.guild_id, row.channel_id)
-            found = (own, *((b.guild_id, b.channel_id) for b in boards)) if boards else ()
-            self._places[state.id] = found
+            await self.learn(state)
+            found = self._places[state.id]
         return found
+
+    async def learn(self, state: GameState) -> None:
+        """Read where the game's boards are, for its first click here (places, is_board): a
+        process that posts a board of the game learns them then, not on that click."""
+        if state.mode is not Mode.PVP:
+            return
+        boards = await self._queue.game_boards(state.id)
+        row = state.row
+        own = (row.guild_id, row.channel_id)
+        self._places[state.id] = (
+            (own, *((b.guild_id, b.channel_id) for b in boards)) if boards else ())
+        self._messages[state.id] = {
+            b.guild_id: b.message_id for b in boards if b.message_id is not None}
 
     async def is_board(self, state: GameState, guild_id: int | None, message_id: int) -> bool:
         """Whether `message_id` is the game's board in `guild_id`, another server than the
@@ -60,9 +70,7 @@ class Mirrors:
             return False
         if self._messages.get(state.id, {}).get(guild_id) == message_id:
             return True
-        boards = await self._queue.game_boards(state.id)
-        self._messages[state.id] = {
-            b.guild_id: b.message_id for b in boards if b.message_id is not None}
+        await self.learn(state)
         return self._messages[state.id].get(guild_id) == message_id
 
     def board_moved(self, game_id: int) -> None:

@@ -450,7 +450,8 @@ class Boards:
         )
         await self.games.attach_message(state.id, message.id)
         self.drawn(state)
-        posted = await self.games.state(state.id)
+        # Kept: its members click here next, and their first move then reads nothing.
+        posted = await self.games.state(state.id, keep=True)
         return posted if posted is not None else state
 
 

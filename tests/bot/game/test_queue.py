@@ -217,3 +217,44 @@ async def test_a_resignation_or_a_time_out_between_two_servers_writes_the_redraw
         for row in rows:
             await svc.storage.outbox.post_sent(row.id, now=clock.now, message_id=None)
         clock.now += 3600  # the same pair again, an hour on
+
+
+async def test_the_process_that_posted_a_board_plays_the_first_click_on_it_reading_nothing(
+    world, backend: Backend
+) -> None:
+    from bot.game.games import Limits
+    from bot.game.model import GameState, GuildSettings, MoveRef
+    from bot.game.services import build_services
+    from testkit.thinkers import Thinker
+
+    svc, clock = world
+    # A's second entry and B's: the lot of that pair gives X to B, whose board is in the other
+    # server, so the game's first move is a click there.
+    await join(svc, A, 1)
+    await svc.queue.leave(A)
+    for member, guild in ((A, 1), (B, 2)):
+        await join(svc, member, guild)
+    (pairing,) = await svc.queue.pair()
+    game = await svc.games.state(pairing.game_id)
+    assert game is not None and game.row.guild_id == 1 and game.user_of(game.board.turn) == B
+    # The process holding the other server (another set of services on the same database)
+    # posts its board there, and reads the game back as kept (QueueCog.post_board).
+    there = build_services(
+        await backend.open(), Thinker(), clock=clock,
+        default_timeouts=GuildSettings(pvp_timeout=60.0, ai_timeout=120.0),
+        limits=Limits(ai_games_per_member=2, ai_games_per_server=3, watches_per_server=2,
+                      challenges_per_challenger=2, challenges_per_challenged=3),
+    )
+    (board,) = await there.queue.boards(game.id)
+    await there.queue.board_posted(board, 777)
+    assert await there.games.state(game.id, keep=True) is not None
+
+    async def unread(*_: object) -> None:
+        raise AssertionError("read on the first click")
+
+    there.moves._store.game = unread  # type: ignore[method-assign]
+    there.mirrors._queue.game_boards = unread  # type: ignore[method-assign]
+    after = await there.moves.play(MoveRef(game.id, 0, "H8"), user_id=B, message_id=777,
+                                   guild_id=2)
+    assert isinstance(after, GameState) and after.board.ply == 1
+    assert [post.guild_id for post in there.mirrors.take_held(after)] == [1]
