@@ -54,12 +54,14 @@ class GameCache:
         self._recent.pop(game_id, None)
 
     async def read(self, store: GameStore, game_id: int, *, keep: bool = False) -> GameState | None:
-        """The game as stored; kept as the newest if this process keeps it, or with `keep`."""
+        """The game as stored; kept as the newest if this process keeps it, or with `keep`
+        once the game's own board is posted (kept before, it would go on naming no message for
+        that board here: the message is attached by the process that posts it)."""
         row = await store.game(game_id)
         if row is None:
             return None
         state = load_state(row)
-        if keep or game_id in self._recent:
+        if (keep and state.row.message_id is not None) or game_id in self._recent:
             self.remember(state)
         return state
 

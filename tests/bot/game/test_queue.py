@@ -247,7 +247,13 @@ async def test_the_process_that_posted_a_board_plays_the_first_click_on_it_readi
     )
     (board,) = await there.queue.boards(game.id)
     await there.queue.board_posted(board, 777)
+    # Not while the game's own board is unposted: kept then, the game would go on naming no
+    # message for that board in this process.
     assert await there.games.state(game.id, keep=True) is not None
+    assert there.moves._cache.recent(game.id) is None
+    await svc.games.attach_message(game.id, 555)
+    assert await there.games.state(game.id, keep=True) is not None
+    assert there.moves._cache.recent(game.id).row.message_id == 555
 
     async def unread(*_: object) -> None:
         raise AssertionError("read on the first click")
