@@ -18,6 +18,11 @@ For each deviation, the brain's compiled search (this tree's, in this process) i
   reply is played and the position after it read). Where it values the expected reply higher
   once made to read it, the search did not find it in time (its order, pruning or depth); where
   it still values its own move higher, its evaluation and horizon disagree with the opponent's.
+
+Before the searches, a tally of the cell patterns (engine.ai.patterns) the moves played take
+against the expected replies: for the brain (what a move makes) and for the opponent (what it
+blocks). Where its moves block less than the expected replies, the brain values defence below
+what the opponent's deeper reading does.
 """
 
 from __future__ import annotations
@@ -92,6 +97,35 @@ def deviations(records: Iterable[dict[str, object]], name: str, jump: int,
     return out, read, same
 
 
+@dataclass(frozen=True, slots=True)
+class Shapes:
+    """How the moves played at deviations compare with the expected replies by the cell
+    patterns they take (engine.ai.patterns.CATEGORIES, ranked in that order): for the brain
+    (what the move makes) and for the opponent (what it blocks)."""
+
+    makes_more: int
+    makes_less: int
+    blocks_more: int
+    blocks_less: int
+
+
+def shapes(found: Iterable[Deviation]) -> Shapes:
+    """The tally of Shapes over the deviations `found`."""
+    from engine.ai.patterns import cell_patterns
+
+    tally = [0, 0, 0, 0]
+    for d in found:
+        board = _board(d)
+        me = int(board.turn)
+        for side, mark in ((0, me), (2, 3 - me)):
+            cells = cell_patterns(list(board.grid), d.size, d.size, d.rule, mark)
+            played = int(cells[d.played[0] * d.size + d.played[1]])
+            expected = int(cells[d.expected[0] * d.size + d.expected[1]])
+            tally[side] += played > expected
+            tally[side + 1] += played < expected
+    return Shapes(*tally)
+
+
 def _board(d: Deviation, extra: tuple[Cell, ...] = ()) -> Board:
     board = Board(d.size, d.size, 5, d.rule)
     for cell in (*d.before, *extra):
@@ -154,6 +188,11 @@ def main(argv: list[str] | None = None) -> int:
         found = [d for d in found if d.lost]
     print(f"{args.name}: {read} moves with the opponent's values around them; the expected reply "
           f"at {same} ({same / max(1, read):.0%}); deviations of {args.jump}+ points: {len(found)}")
+    taken = shapes(found)
+    print(f"  the cell pattern of the move played against the expected reply's: for "
+          f"{args.name} (what it makes), stronger at {taken.makes_more} and weaker at "
+          f"{taken.makes_less}; for the opponent (what it blocks), stronger at "
+          f"{taken.blocks_more} and weaker at {taken.blocks_less}")
     if args.limit:
         found = found[: args.limit]
     from engine.ai import compiled, core

@@ -298,8 +298,8 @@ class Boards:
         """The game's board in `guild_id` drawn as the game is stored now (an outbox row of
         mirror's, the game and its boards read at once); None if it has no posted board there,
         or with `tidy` (the end drawn there by another process: bot.game.mirrors.TIDY)."""
-        state, boards = await asyncio.gather(
-            self.games.state(game_id), self._host.services.queue.boards(game_id))
+        state, boards = await asyncio.gather(self.games.state(game_id), (
+            _nothing() if tidy else self._host.services.queue.boards(game_id)))
         if state is None:
             return None
         # This process holds that server: a call to move it posted there goes if its turn
@@ -453,6 +453,11 @@ class Boards:
         # Kept: its members click here next, and their first move then reads nothing.
         posted = await self.games.state(state.id, keep=True)
         return posted if posted is not None else state
+
+
+async def _nothing() -> list[GameBoard]:
+    """No boards: what a tidy row's board_edit reads, as it draws none."""
+    return []
 
 
 def board_message(state: GameState, boards: Sequence[GameBoard], guild_id: int) -> int | None:

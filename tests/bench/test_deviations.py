@@ -96,3 +96,18 @@ def test_the_report_asks_the_compiled_search_on_each_deviation(
 def test_logs_without_the_brain_are_refused(tmp_path: Path) -> None:
     with pytest.raises(SystemExit):
         deviations.main([str(write(tmp_path, GAME)), "--name", "someone"])
+
+
+def test_the_tally_of_shapes_says_what_the_move_played_blocks_against_the_expected_reply() -> None:
+    # O to move, X with an open three on row 7 (7,6)-(7,8): (7,5) and (7,9) block it; a far
+    # corner blocks nothing and makes nothing.
+    before: tuple[Cell, ...] = ((7, 6), (0, 0), (7, 7), (0, 14), (7, 8))
+    blocked = Deviation(0, 3, before, Rule.FREESTYLE, 15, played=(14, 14), expected=(7, 9),
+                        value_before=0, value_after=300, lost=True)
+    tally = deviations.shapes([blocked])
+    assert (tally.blocks_more, tally.blocks_less) == (0, 1)
+    assert tally.makes_more == 0
+    mirrored = Deviation(0, 3, before, Rule.FREESTYLE, 15, played=(7, 9), expected=(14, 14),
+                         value_before=0, value_after=300, lost=True)
+    assert (deviations.shapes([mirrored]).blocks_more,
+            deviations.shapes([mirrored]).blocks_less) == (1, 0)

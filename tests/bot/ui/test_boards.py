@@ -1,5 +1,6 @@
 """The board's look (bot/ui/board_look.py): its choice of the pan window of a big board, which
-stays where the member left it and moves only as far as the last move needs."""
+stays where the member left it and moves only as far as the last move needs. And what the
+boards (bot/ui/boards.py) read and draw for the outbox's rows."""
 
 from __future__ import annotations
 
@@ -124,3 +125,27 @@ async def test_a_tournament_boards_picture_names_its_players_as_the_standings_do
     two_of_a_level = load_state(replace(state.row, o=Level.EASY))
     _, placed = in_tournament(two_of_a_level, "easy#2", "easy")
     assert await look.players(two_of_a_level, placed) == ("AI easy #2", "AI easy")
+
+
+async def test_a_tidy_row_draws_nothing_and_reads_no_board_of_the_game() -> None:
+    finished = big_game(["H8"], status="finished")
+    spawned: list[object] = []
+
+    async def state(game_id: int) -> GameState:
+        return finished
+
+    async def boards_of(game_id: int) -> list[object]:
+        raise AssertionError("read where the boards are, for a row that draws none")
+
+    def spawn(coroutine: Any) -> None:
+        spawned.append(coroutine)
+        coroutine.close()
+
+    mirrors = Mirrors(cast(Any, None), cast(Any, None))
+    host = SimpleNamespace(spawn=spawn, services=SimpleNamespace(
+        mirrors=mirrors, games=SimpleNamespace(state=state),
+        queue=SimpleNamespace(boards=boards_of)))
+    boards = Boards(cast(Any, host))
+    assert await boards.board_edit(finished.id, 222, tidy=True) is None
+    # That server's calls to move are still settled.
+    assert len(spawned) == 1
