@@ -209,8 +209,9 @@ async def test_a_server_that_removes_the_bot_has_its_waiting_entries_taken_out(
     # Nothing shows on Discord: the database says it.
     await until(lambda: bot.db_rows("SELECT status FROM queue_entries ORDER BY id") == [
         ("left",), ("left",), ("waiting",)], 10.0)
-    assert (f"queue: the bot was removed from server {other}; entries taken out of the queue: 1, 2"
-            in bot.log_text())
+    # The log line follows the commit that the rows above show: wait for it too.
+    await until(lambda: (f"queue: the bot was removed from server {other}; entries taken out"
+                         " of the queue: 1, 2") in bot.log_text(), 5.0)
     # Out of that queue, dave may queue in the server he shares with the bot, and meets alice.
     assert not (await dave.slash("caro queue", channel_id=double.channel_id)).ephemeral
     assert await double.store.changes.wait_until(lambda: bot.db_rows(PAIRED) != [], 10.0)
