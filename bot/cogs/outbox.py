@@ -311,7 +311,7 @@ class OutboxCog(commands.Cog, name="Outbox"):
                 rendered = rendered.fallback
                 sent = await self._send(channel, rendered, row.nonce)
             if rendered.sent is not None:
-                rendered.sent(sent.id)
+                await rendered.sent(sent.id)
             return sent.id
         if isinstance(rendered, MessageEdit):
             message = channel.get_partial_message(rendered.message_id)

@@ -144,8 +144,8 @@ class Notices:
             await self._remove(state)
         content, reference = await self._call(state, member, "notice.turn", place)
 
-        def sent(message_id: int) -> None:
-            self._posted[state.id] = (stage, message_id, place.guild_id, place.channel_id)
+        async def sent(message_id: int) -> None:
+            await self._sent(state.id, (stage, message_id, place.guild_id, place.channel_id))
 
         alone = NewMessage(content, allowed_mentions=only(member), sent=sent)
         if reference is None:
@@ -199,8 +199,9 @@ class Notices:
         )
         where = state.row if place is None else place
 
-        def sent(message_id: int) -> None:
-            self._posted[state.id] = (state.stage, message_id, where.guild_id, where.channel_id)
+        async def sent(message_id: int) -> None:
+            await self._sent(
+                state.id, (state.stage, message_id, where.guild_id, where.channel_id))
 
         alone = NewMessage(content, allowed_mentions=only(member), sent=sent)
         if reference is None:
@@ -220,6 +221,22 @@ class Notices:
                     await self._remove(state)
         except Exception as exc:
             courtesy_failed(exc, "game %d: could not remove its notice (%r)", state.id)
+
+    async def _sent(self, game_id: int, posted: tuple[int, int, int, int]) -> None:
+        """Keep a call the outbox just sent as the game's notice, or remove it at once if its
+        turn passed while it was on its way: the drawing of that turn found no notice to remove
+        then, and none would come later."""
+        try:
+            async with self._lock(game_id):
+                self._posted[game_id] = posted
+                fresh = await self._host.services.games.state(game_id)
+                if fresh is None:
+                    await self._remove_posted(game_id, ended=True)
+                elif not self._current(fresh):
+                    await self._remove(fresh)
+        except Exception as exc:
+            # The call was sent: the row is done whatever happens to its tidying.
+            courtesy_failed(exc, "game %d: could not check its notice (%r)", game_id)
 
     def _current(self, state: GameState) -> bool:
         posted = self._posted.get(state.id)
@@ -286,9 +303,12 @@ class Notices:
         self._posted[state.id] = (state.stage, message.id, where.guild_id, where.channel_id)
 
     async def _remove(self, state: GameState) -> None:
-        posted = self._posted.pop(state.id, None)
-        if not state.active:
-            self._locks.pop(state.id, None)
+        await self._remove_posted(state.id, ended=not state.active)
+
+    async def _remove_posted(self, game_id: int, *, ended: bool) -> None:
+        posted = self._posted.pop(game_id, None)
+        if ended:
+            self._locks.pop(game_id, None)
         if posted is None:
             return
         try:
@@ -298,7 +318,7 @@ class Notices:
             ).get_partial_message(message_id).delete()
         except discord.HTTPException as exc:
             # Deleted by a moderator already, or no access: nothing is left to tidy.
-            log.info("game %d: could not delete its notice (%s)", state.id, exc)
+            log.info("game %d: could not delete its notice (%s)", game_id, exc)
 
 
 __all__ = ["Notices", "Place", "only"]

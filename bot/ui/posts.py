@@ -4,7 +4,7 @@ the database when the row is sent; the sender (bot.cogs.outbox) sends them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,8 +26,8 @@ class NewMessage:
     # Read Message History; the message alone needs only Send Messages).
     reference: discord.MessageReference | None = None
     fallback: NewMessage | None = None
-    # Told the id of the message once it is sent.
-    sent: Callable[[int], None] | None = None
+    # Told the id of the message once it is sent (awaited before the row is marked sent).
+    sent: Callable[[int], Awaitable[None]] | None = None
 
 
 @dataclass(frozen=True, slots=True)

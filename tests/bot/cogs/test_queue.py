@@ -606,6 +606,48 @@ async def test_the_second_board_held_when_the_bot_is_killed_is_posted_once_after
     assert bot.db_rows("SELECT message_id FROM game_boards") == [(int(there.id),)]
 
 
+async def test_a_call_to_move_still_on_its_way_when_the_game_ends_is_removed_once_it_lands(
+    start_bot: Any,
+) -> None:
+    bot = await start_bot(DISCORD_GUILD_ID="")
+    game = await paired_across(bot)
+    double, alice, dave = bot.double, game.alice, game.dave
+    call = f"<@{dave.id}>, your move."
+    # Dave lines up four, alice plays apart; then alice's last move makes it dave's turn.
+    daves, alices = ["H8", "H9", "H10", "H11"], ["A1", "A2", "A3", "A4", "A6"]
+    his = [(dave, game.there, cell) for cell in daves]
+    hers = [(alice, game.board, cell) for cell in alices]
+    if f"<@{alice.id}> (X)" in str(text_of(game.board)):
+        moves = [move for pair in zip(hers, his, strict=False) for move in pair] + [hers[4]]
+    else:
+        moves = [move for pair in zip(his, hers, strict=False) for move in pair]
+    for n, (member, board, cell) in enumerate(moves[:-1], start=1):
+        await typed(member, board, cell)
+        for shown in (game.board, game.there):
+            await shown.wait_for(lambda m, n=n: f"Moves played: {n}." in str(text_of(m)),
+                                 timeout=10)
+    # Discord sits on the call to dave in his server (an outbox row there), and he plays his
+    # winning move from his board meanwhile.
+    held = double.fail_next("POST", rf"^/channels/{game.theirs}/messages$", status=500,
+                            mode="hold", content=re.escape(call))
+    await typed(alice, game.board, moves[-1][2])
+    await until(lambda: held.held == 1, 15.0)
+    await typed(dave, game.there, "H12")
+    await game.there.wait_for(lambda m: "wins!" in str(text_of(m)), timeout=10)
+
+    def calls() -> list[Any]:
+        return [m for m in double.store.order
+                if m.channel_id == game.theirs and text_of(m) == call]
+
+    # discord.py sends it again after the 500, and it lands after the game's end: it goes.
+    before = len(calls())
+    held.release()
+    await until(lambda: len(calls()) == before + 1, 15.0)
+    await calls()[-1].wait_for(lambda m: m.deleted, timeout=10)
+    assert all(m.deleted for m in calls())
+    assert double.violations == []
+
+
 async def test_the_member_of_the_other_server_is_warned_of_their_clock_in_their_channel(
     start_bot: Any,
 ) -> None:
