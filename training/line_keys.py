@@ -175,20 +175,13 @@ def train_cells(ids: npt.NDArray[np.int32], empty: npt.NDArray[np.bool_],
     model = CellNet(key_ids()[1], args.cell_width, args.hidden, rng)
     fitted, kept = np.flatnonzero(~held), np.flatnonzero(held)
     best: tuple[float, net.Params] = (np.inf, model.p)
-    m = {k: np.zeros_like(v) for k, v in model.p.items()}
-    v = {k: np.zeros_like(v) for k, v in model.p.items()}
-    step = 0
+    adam = net.Adam(model.p)
     for epoch in range(1, args.epochs + 1):
         lr = args.lr * args.decay ** (epoch - 1)
         rng.shuffle(fitted)
         for b in range(0, len(fitted), args.batch):
             rows = fitted[b:b + args.batch]
-            step += 1
-            for k, g in model.grads(ids[rows], empty[rows], y[rows], args.cell_l2).items():
-                m[k] = 0.9 * m[k] + 0.1 * g
-                v[k] = 0.999 * v[k] + 0.001 * g * g
-                model.p[k] -= lr * (m[k] / (1 - 0.9**step)) / (
-                    np.sqrt(v[k] / (1 - 0.999**step)) + 1e-8)
+            adam.step(model.p, model.grads(ids[rows], empty[rows], y[rows], args.cell_l2), lr)
         z = model.logits(ids[kept], empty[kept])
         loss = net.fit.log_loss(1.0 / (1.0 + np.exp(-z)), y[kept]) if len(kept) else np.nan
         print(f"epoch {epoch}: held-out log-loss {loss:.4f}", flush=True)
