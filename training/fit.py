@@ -21,7 +21,9 @@ from __future__ import annotations
 import argparse
 import datetime
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -44,9 +46,9 @@ def design(data: dict[str, npt.NDArray[np.generic]]) -> npt.NDArray[np.float64]:
     return np.hstack([counts[:, 0, free], -counts[:, 1, free], windows])
 
 
-def combos(data: dict[str, npt.NDArray[np.generic]]) -> sp.csr_matrix:
-    """Per position, how many empty cells hold each combination of line classes: the side to
-    move's, then the side waiting's negated, read by replaying each game in the compiled core."""
+def replayed(data: dict[str, npt.NDArray[np.generic]]) -> Iterator[tuple[int, Any, int]]:
+    """Each position of the data replayed in the compiled core, in order: its row, the core's
+    state of it (engine.ai.core's, valid until the next one is yielded) and the mark to move."""
     from engine.ai import compiled, core
     from engine.game.types import Rule
 
@@ -57,7 +59,6 @@ def combos(data: dict[str, npt.NDArray[np.generic]]) -> sp.csr_matrix:
     g = compiled.geometry(15, 15, 5, rule)
     starts = list(np.asarray(data["game_start"])) + [len(data["game_moves"])]
     where = {int(seed): i for i, seed in enumerate(np.asarray(data["game_seed"]))}
-    rows, cols, vals = [], [], []
     state = None
     current, placed = -1, 0
     for row, (seed, ply) in enumerate(zip(np.asarray(data["game"]), np.asarray(data["ply"]), strict=True)):
@@ -69,7 +70,14 @@ def combos(data: dict[str, npt.NDArray[np.generic]]) -> sp.csr_matrix:
         while placed < ply:
             core.place(g, state, int(moves[placed]), 1 if placed % 2 == 0 else 2)
             placed += 1
-        me = 1 if ply % 2 == 0 else 2
+        yield row, state, 1 if ply % 2 == 0 else 2
+
+
+def combos(data: dict[str, npt.NDArray[np.generic]]) -> sp.csr_matrix:
+    """Per position, how many empty cells hold each combination of line classes: the side to
+    move's, then the side waiting's negated, read by replaying each game in the compiled core."""
+    rows, cols, vals = [], [], []
+    for row, state, me in replayed(data):
         empty = state.grid == 0
         for side, mark in enumerate((me, 3 - me)):
             counts = np.bincount(state.pkey[mark][empty], minlength=patterns.NCOMBO)

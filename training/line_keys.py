@@ -10,10 +10,13 @@ empty, off the board; a line read one way or the other is one key), and fits tra
 model twice on the same games: on the patterns alone, then with the counts of the keys added
 to it, starting from the first fit (so the second starts no worse). Both held-out log-losses are
 printed: the check that says whether a net over raw keys, which the core would keep per cell
-and direction as it keeps the classes, is worth its place there. With `--per-cell` it also fits
-a net of the shape the strongest engines read from line keys (CellNet: a vector per class of
-keys, summed over a cell's four directions and made non-negative per cell, then summed over the
-cells under a small layer) on the keys alone, and prints its held-out log-loss too.
+and direction as it keeps the classes, is worth its place there. With `--per-cell keys` it also
+fits a net of the shape the strongest engines read from line keys (CellNet: a vector per class
+of keys, summed over a cell's four directions and made non-negative per cell, then summed over
+the cells under a small layer) on the keys alone, and prints its held-out log-loss too; with
+`--per-cell both`, the same net with each cell's two combinations of line classes (the side to
+move's and the side waiting's) among its inputs, so it need not learn from the keys what a
+four or a three is.
 
 The held-out games are chosen by their opening (a tenth of the openings, the same in every
 file): several files of one set of openings, such as the `bench.match` logs of two builds
@@ -35,7 +38,8 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from training import net
+from engine.ai import patterns
+from training import fit, net
 from training.selfplay import SIZE
 
 REACH = 4  # cells read each side of an empty cell
@@ -43,6 +47,8 @@ DIGITS = 2 * REACH
 EMPTY, OWN, THEIRS, OFF = range(4)
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 Data = dict[str, npt.NDArray[np.generic]]
+# What --per-cell fits CellNet on.
+PER_CELL = {"keys": "the keys alone", "both": "the keys and the patterns"}
 
 
 @lru_cache(maxsize=1)
@@ -155,7 +161,7 @@ class CellNet:
             (cells > 0) & empty[:, :, None])
         live = dcells.reshape(-1, dcells.shape[2])
         keys = np.zeros_like(self.p["keys"])
-        for d in range(len(DIRECTIONS)):
+        for d in range(ids.shape[2]):
             at = ids[:, :, d].ravel()
             for j in range(keys.shape[1]):
                 keys[:, j] += np.bincount(at, weights=live[:, j], minlength=len(keys))
@@ -166,13 +172,14 @@ class CellNet:
         }
 
 
-def train_cells(ids: npt.NDArray[np.int32], empty: npt.NDArray[np.bool_],
+def train_cells(ids: npt.NDArray[np.uint16], empty: npt.NDArray[np.bool_],
                 y: npt.NDArray[np.float64], held: npt.NDArray[np.bool_],
-                args: argparse.Namespace) -> tuple[CellNet, float]:
-    """CellNet fitted as training.net fits its model (Adam, the step shrinking by args.decay
-    after each epoch), the best epoch on the held-out positions kept, with its log-loss."""
+                args: argparse.Namespace, classes: int) -> tuple[CellNet, float]:
+    """CellNet over `classes` inputs fitted as training.net fits its model (Adam, the step
+    shrinking by args.decay after each epoch), the best epoch on the held-out positions kept,
+    with its log-loss."""
     rng = np.random.default_rng(args.seed)
-    model = CellNet(key_ids()[1], args.cell_width, args.hidden, rng)
+    model = CellNet(classes, args.cell_width, args.hidden, rng)
     fitted, kept = np.flatnonzero(~held), np.flatnonzero(held)
     best: tuple[float, net.Params] = (np.inf, model.p)
     adam = net.Adam(model.p)
@@ -216,10 +223,21 @@ def cells_of(part: Data) -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.bool_]]
             np.array([f[1] for f in found], dtype=bool).reshape(-1, cells))
 
 
+def with_patterns(part: Data, ids: npt.NDArray[np.uint16]) -> npt.NDArray[np.uint16]:
+    """`ids` (cells_of's) with two more inputs per cell: its combination of line classes for the
+    side to move and for the side waiting (engine.ai.patterns), as classes after the keys'."""
+    keys = key_ids()[1]
+    combos = np.zeros((len(ids), SIZE * SIZE, 2), dtype=np.uint16)
+    for row, state, me in fit.replayed(part):
+        combos[row, :, 0] = keys + state.pkey[me]
+        combos[row, :, 1] = keys + patterns.NCOMBO + state.pkey[3 - me]
+    return np.concatenate([ids, combos], axis=2)
+
+
 def compare(parts: list[Data], args: argparse.Namespace) -> tuple[float, float, int, float | None]:
     """The held-out log-loss of training.net's model on the patterns, then with the keys seen in
     args.min_count fitted positions added, how many keys that is, and with args.per_cell, the
-    held-out log-loss of a CellNet on the keys alone."""
+    held-out log-loss of a CellNet on what it names (PER_CELL)."""
     xs, ks, ws, ys, held = [], [], [], [], []
     for part in parts:
         x, w = net.features(part)
@@ -240,22 +258,27 @@ def compare(parts: list[Data], args: argparse.Namespace) -> tuple[float, float, 
 
     scale = scale_of(x)
     print("the patterns alone:", flush=True)
-    patterns, alone = net.train((x @ sp.diags(1.0 / scale)).tocsr(), w, y, out, args)
+    fitted, alone = net.train((x @ sp.diags(1.0 / scale)).tocsr(), w, y, out, args)
     both = sp.hstack([x, keys]).tocsr()
     scale = np.concatenate([scale, np.maximum(scale_of(keys), args.key_floor)])
-    start = {**patterns,
-             "linear": np.concatenate([patterns["linear"][:-1], np.zeros(keys.shape[1]),
-                                       patterns["linear"][-1:]]),
-             "hidden": np.vstack([patterns["hidden"], np.zeros((keys.shape[1], args.hidden))])}
+    start = {**fitted,
+             "linear": np.concatenate([fitted["linear"][:-1], np.zeros(keys.shape[1]),
+                                       fitted["linear"][-1:]]),
+             "hidden": np.vstack([fitted["hidden"], np.zeros((keys.shape[1], args.hidden))])}
     print("with the keys:", flush=True)
     keyed = argparse.Namespace(**{**vars(args), "lr": args.key_lr})
     _, with_keys = net.train((both @ sp.diags(1.0 / scale)).tocsr(), w, y, out, keyed, start=start)
     per_cell = None
     if args.per_cell:
-        print("a net per cell on the keys alone:", flush=True)
         read = [cells_of(part) for part in parts]
-        _, per_cell = train_cells(np.concatenate([r[0] for r in read]),
-                                  np.concatenate([r[1] for r in read]), y, out, args)
+        ids, empty = np.concatenate([r[0] for r in read]), np.concatenate([r[1] for r in read])
+        classes = key_ids()[1]
+        if args.per_cell == "both":
+            ids = np.concatenate([with_patterns(part, r[0]) for part, r in zip(parts, read,
+                                                                                strict=True)])
+            classes += 2 * patterns.NCOMBO
+        print(f"a net per cell on {PER_CELL[args.per_cell]}:", flush=True)
+        _, per_cell = train_cells(ids, empty, y, out, args, classes)
     return alone, with_keys, keys.shape[1], per_cell
 
 
@@ -274,8 +297,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--l2", type=float, default=1e-3)
     parser.add_argument("--batch", type=int, default=512)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--per-cell", action="store_true",
-                        help="also fit a net per cell on the keys alone (CellNet)")
+    parser.add_argument("--per-cell", choices=sorted(PER_CELL),
+                        help="also fit a net per cell (CellNet) on the keys alone, or on the "
+                             "keys and each cell's two combinations of line classes")
     parser.add_argument("--cell-width", type=int, default=16, help="CellNet's numbers per cell")
     parser.add_argument("--cell-l2", type=float, default=1e-4, help="CellNet's L2 penalty")
     args = parser.parse_args(argv)
@@ -297,7 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     if len({str(p["rule"]) for p in parts}) != 1:
         parser.error("the data mixes rules")
     alone, with_keys, n, per_cell = compare(parts, args)
-    cells = "" if per_cell is None else f"; a net per cell on the keys alone {per_cell:.4f}"
+    cells = "" if per_cell is None else (
+        f"; a net per cell on {PER_CELL[args.per_cell]} {per_cell:.4f}")
     print(f"held-out log-loss: the patterns alone {alone:.4f}; with {n} classes of keys "
           f"{with_keys:.4f} ({with_keys - alone:+.4f}){cells}; "
           f"{time.perf_counter() - start:.0f} s")

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from engine.ai import compiled, patterns
 from engine.game.types import Rule
 from training import line_keys, selfplay
 
@@ -153,11 +154,29 @@ def test_the_per_cell_net_follows_its_gradient() -> None:
         assert (up - down) / 2e-5 == pytest.approx(grads[name][at], rel=1e-4, abs=1e-9), name
 
 
+@pytest.mark.parametrize("inputs, said", [("keys", "the keys alone"),
+                                          ("both", "the keys and the patterns")])
 def test_the_per_cell_net_is_fitted_on_request(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], inputs: str, said: str
 ) -> None:
     files = [str(selfplay_file(tmp_path / f"{s}.npz", s)) for s in (1, 2)]
     assert line_keys.main([*files, "--min-count", "1", "--epochs", "1", "--hidden", "2",
-                           "--per-cell", "--cell-width", "3"]) == 0
+                           "--per-cell", inputs, "--cell-width", "3"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
-    assert "; a net per cell on the keys alone 0." in last
+    assert f"; a net per cell on {said} 0." in last
+
+
+def test_the_patterns_among_the_per_cell_inputs_are_the_cores_combinations() -> None:
+    moves = [CENTRE, CENTRE + 1, CENTRE + 15, CENTRE + 2]
+    cells, _ = line_keys.cell_keys(moves)
+    part = {"game": np.array([0]), "ply": np.array([4]), "game_seed": np.array([0]),
+            "game_start": np.array([0]), "game_moves": np.array(moves, dtype=np.int16),
+            "rule": np.array("freestyle")}
+    both = line_keys.with_patterns(part, cells[None].astype(np.uint16))
+    keys = line_keys.key_ids()[1]
+    assert (both[0, :, :4] == cells).all()
+    # X to move: its combinations first, then O's, each after the classes before them.
+    state = compiled.new_state(compiled.geometry(15, 15, 5, Rule.FREESTYLE), moves)
+    assert (both[0, :, 4] == keys + state.pkey[1]).all()
+    assert (both[0, :, 5] == keys + patterns.NCOMBO + state.pkey[2]).all()
+    assert len(set(both[0, :, 4].tolist())) > 1  # not every cell the same combination
