@@ -126,10 +126,11 @@ def features(part: Data) -> sp.csr_matrix:
 
 class CellNet:
     """The shape of the nets the strongest engines read from line keys: per empty cell, the sum
-    of a vector per class of keys over its four directions, made non-negative (a unit below zero
-    counts 0), summed over the empty cells; a small layer over that sum gives the logit. Each
-    cell's vector changes only where a stone changes one of its keys, so the core could keep
-    the sum stone by stone as it keeps the cell patterns'."""
+    of a vector per input (the class of keys it reads in each of its four directions, and any
+    other class given per cell), made non-negative (a unit below zero counts 0), summed over the
+    empty cells; a small layer over that sum gives the logit. Each cell's vector changes only
+    where a stone changes one of its keys, so the core could keep the sum stone by stone as it
+    keeps the cell patterns'."""
 
     POOL = 32.0  # the cells' sum is divided by this: about how many cells a position's play is on
 
@@ -140,19 +141,19 @@ class CellNet:
             "b1": np.zeros(units), "out": rng.normal(0.0, 0.1, units), "bias": np.zeros(1),
         }
 
-    def _forward(self, ids: npt.NDArray[np.int32], empty: npt.NDArray[np.bool_]
+    def _forward(self, ids: npt.NDArray[np.uint16], empty: npt.NDArray[np.bool_]
                  ) -> tuple[npt.NDArray[np.float64], ...]:
         cells = self.p["keys"][ids].sum(axis=2) + self.p["cell_bias"]  # [position, cell, width]
         pooled = (np.maximum(cells, 0.0) * empty[:, :, None]).sum(axis=1) / self.POOL
         pre = pooled @ self.p["hidden"] + self.p["b1"]
         return np.maximum(pre, 0.0) @ self.p["out"] + self.p["bias"][0], cells, pooled, pre
 
-    def logits(self, ids: npt.NDArray[np.int32], empty: npt.NDArray[np.bool_]
+    def logits(self, ids: npt.NDArray[np.uint16], empty: npt.NDArray[np.bool_]
                ) -> npt.NDArray[np.float64]:
         return np.concatenate([self._forward(ids[b:b + 2048], empty[b:b + 2048])[0]
                                for b in range(0, len(ids), 2048)] or [np.zeros(0)])
 
-    def grads(self, ids: npt.NDArray[np.int32], empty: npt.NDArray[np.bool_],
+    def grads(self, ids: npt.NDArray[np.uint16], empty: npt.NDArray[np.bool_],
               y: npt.NDArray[np.float64], l2: float) -> net.Params:
         z, cells, pooled, pre = self._forward(ids, empty)
         dz = (1.0 / (1.0 + np.exp(-z)) - y) / len(y)
