@@ -132,8 +132,6 @@ class CellNet:
     where a stone changes one of its keys, so the core could keep the sum stone by stone as it
     keeps the cell patterns'."""
 
-    POOL = 32.0  # the cells' sum is divided by this: about how many cells a position's play is on
-
     def __init__(self, classes: int, width: int, units: int, rng: np.random.Generator) -> None:
         self.p: net.Params = {
             "keys": rng.normal(0.0, 0.05, (classes, width)), "cell_bias": np.zeros(width),
@@ -144,7 +142,10 @@ class CellNet:
     def _forward(self, ids: npt.NDArray[np.uint16], empty: npt.NDArray[np.bool_]
                  ) -> tuple[npt.NDArray[np.float64], ...]:
         cells = self.p["keys"][ids].sum(axis=2) + self.p["cell_bias"]  # [position, cell, width]
-        pooled = (np.maximum(cells, 0.0) * empty[:, :, None]).sum(axis=1) / self.POOL
+        # Not divided by the cells' number: a shape on one cell (a four-three to make) must move
+        # the layer above as much as the patterns' counts move training.net's, and a sum scaled
+        # down by 32 fitted far worse (docs/benchmarks.md, "Raw line keys").
+        pooled = (np.maximum(cells, 0.0) * empty[:, :, None]).sum(axis=1)
         pre = pooled @ self.p["hidden"] + self.p["b1"]
         return np.maximum(pre, 0.0) @ self.p["out"] + self.p["bias"][0], cells, pooled, pre
 
@@ -158,7 +159,7 @@ class CellNet:
         z, cells, pooled, pre = self._forward(ids, empty)
         dz = (1.0 / (1.0 + np.exp(-z)) - y) / len(y)
         dpre = dz[:, None] * self.p["out"][None, :] * (pre > 0)
-        dcells = (dpre @ self.p["hidden"].T / self.POOL)[:, None, :] * (
+        dcells = (dpre @ self.p["hidden"].T)[:, None, :] * (
             (cells > 0) & empty[:, :, None])
         live = dcells.reshape(-1, dcells.shape[2])
         keys = np.zeros_like(self.p["keys"])

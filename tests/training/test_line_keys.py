@@ -131,7 +131,7 @@ def test_the_per_cell_net_follows_its_gradient() -> None:
     rng = np.random.default_rng(1)
     model = line_keys.CellNet(50, 4, 3, rng)
     for name in model.p:
-        model.p[name] = model.p[name] + rng.normal(0.0, 0.3, model.p[name].shape)
+        model.p[name] = model.p[name] + rng.normal(0.0, 0.05, model.p[name].shape)
     ids = rng.integers(0, 50, (5, 225, 4)).astype(np.uint16)
     empty = rng.random((5, 225)) < 0.8
     y = np.array([1.0, 0.0, 1.0, 0.5, 0.0])
