@@ -245,9 +245,10 @@ class QueueLoad:
     def _landed(self, message: Any) -> None:
         if message.visible_to is not None or not message.buttons and message.id not in self.shown:
             return
+        landed = time.monotonic()  # before this process reads the board: not the bot's time
         look = look_of(message)
         if look.cells or look.ply is not None or message.id in self.shown:
-            self.shown.setdefault(message.id, Shown()).states.append((time.monotonic(), look))
+            self.shown.setdefault(message.id, Shown()).states.append((landed, look))
 
     async def run(self) -> Report:
         started = time.monotonic()
