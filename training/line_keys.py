@@ -142,9 +142,9 @@ class CellNet:
     def _forward(self, ids: npt.NDArray[np.uint16], empty: npt.NDArray[np.bool_]
                  ) -> tuple[npt.NDArray[np.float64], ...]:
         cells = self.p["keys"][ids].sum(axis=2) + self.p["cell_bias"]  # [position, cell, width]
-        # Not divided by the cells' number: a shape on one cell (a four-three to make) must move
-        # the layer above as much as the patterns' counts move training.net's, and a sum scaled
-        # down by 32 fitted far worse (docs/benchmarks.md, "Raw line keys").
+        # Not divided by the cells' number: a shape on one cell (a four-three to make) must
+        # reach the layer above with the weight a count has in training.net, whose inputs are
+        # each scaled to unit size.
         pooled = (np.maximum(cells, 0.0) * empty[:, :, None]).sum(axis=1)
         pre = pooled @ self.p["hidden"] + self.p["b1"]
         return np.maximum(pre, 0.0) @ self.p["out"] + self.p["bias"][0], cells, pooled, pre
